@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Proves the core is freestanding and prints its Cortex-M3 section sizes.
+# Arguments: the arm-none-eabi object files of the core.
+set -euo pipefail
+[ $# -gt 0 ] || { echo "cross-report: no objects"; exit 1; }
+# A freestanding object may need only these from outside the core: compiler
+# helpers and the memory/string functions a freestanding C environment has.
+allowed='^(memcpy|memset|memmove|memcmp|strlen|strcmp|strncmp|__aeabi_[a-z0-9_]+|__gnu_[a-z0-9_]+)$'
+defined=$(arm-none-eabi-nm -g --defined-only "$@" | awk 'NF==3{print $3}' | sort -u)
+bad=$(arm-none-eabi-nm -u "$@" | awk 'NF>=2{print $NF}' | sort -u | comm -23 - <(echo "$defined") | grep -Ev "$allowed" || true)
+if [ -n "$bad" ]; then
+    echo "cross: the core uses symbols a freestanding target does not have:"
+    echo "$bad" | sed 's/^/  /'
+    exit 1
+fi
+echo "Cortex-M3 (arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb -Os), freestanding core, per folder:"
+printf '  %-12s %8s %8s %8s\n' folder .text .data .bss
+for dir in $(printf '%s\n' "$@" | xargs -n1 dirname | sort -u); do
+    objs=$(printf '%s\n' "$@" | grep "^$dir/[^/]*\.o$")
+    # shellcheck disable=SC2086
+    arm-none-eabi-size -t $objs | tail -1 | awk -v d="${dir#build/arm/}" '{printf "  %-12s %8d %8d %8d\n", d, $1, $2, $3}'
+done
+arm-none-eabi-size -t "$@" | tail -1 | awk '{printf "  %-12s %8d %8d %8d\n", "total", $1, $2, $3}'
