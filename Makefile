@@ -4,6 +4,8 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := build
 .DELETE_ON_ERROR:
+# Objects are intermediates of pattern rules; keep them so rebuilds are incremental.
+.SECONDARY:
 
 BUILD    := build
 CC       ?= cc
@@ -44,19 +46,23 @@ build: lib $(TEST_BINS)
 
 $(BUILD)/host/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
+	@echo "  CC      $<"
+	@$(CC) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/san/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(SAN_CFLAGS) -MMD -MP -c $< -o $@
+	@echo "  CC/san  $<"
+	@$(CC) $(SAN_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/clang/%.o: %.c
 	@mkdir -p $(@D)
-	$(CLANG) $(CSTD) $(WARN) $(INC) -O2 -MMD -MP -c $< -o $@
+	@echo "  CLANG   $<"
+	@$(CLANG) $(CSTD) $(WARN) $(INC) -O2 -MMD -MP -c $< -o $@
 
 $(BUILD)/arm/%.o: %.c
 	@mkdir -p $(@D)
-	$(ARM_CC) $(ARM_CFLAGS) -MMD -MP -c $< -o $@
+	@echo "  ARM-CC  $<"
+	@$(ARM_CC) $(ARM_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/libsteady.so: $(LIB_OBJS)
 	$(CC) -shared -o $@ $^ -lm
@@ -69,7 +75,8 @@ $(BUILD)/libsteady.a: $(LIB_OBJS)
 # memory out of bounds fails.
 $(BUILD)/tests/%: tests/c/%.c $(SAN_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(SAN_CFLAGS) $< $(SAN_OBJS) -o $@ -lm
+	@echo "  LD/san  $@"
+	@$(CC) $(SAN_CFLAGS) $< $(SAN_OBJS) -o $@ -lm
 
 clang-check: $(CLANG_OBJS)
 	@echo "clang: $(words $(CLANG_OBJS)) files compile clean with -Wall -Wextra -Werror"

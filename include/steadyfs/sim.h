@@ -147,11 +147,40 @@ int sim_init(sim_dev *d, const sim_profile *p, uint32_t blocks, void *image,
              uint64_t image_len, sim_timing timing, uint64_t seed, int fresh);
 
 void sim_set_faults(sim_dev *d, const sim_faults *f);
+/* Change the timing mode of an attached device (the clock keeps running). */
+void sim_set_timing(sim_dev *d, sim_timing timing);
 /* Power back on after a cut: operations work again, counting restarts. */
 void sim_power_restore(sim_dev *d);
 /* Flip nbits bits of a page's stored data (retention errors), seeded. */
 int sim_flip_bits(sim_dev *d, uint32_t block, uint32_t page, uint32_t nbits);
 uint32_t sim_erase_count(const sim_dev *d, uint32_t block);
+
+/* Deterministic durations for worst-case bound calculators.  The models
+ * time every operation with this same arithmetic (sim_time.c), so a bound
+ * computed from it is exact, never an estimate.
+ *   op READ/PROG: len bytes starting at the beginning of a page (NAND and
+ *     NOR split them per page exactly as the models do);
+ *   op ERASE: len is the block count of one erase call (1, or
+ *     geo.big_erase_blocks for a NOR 64 KiB erase);
+ *   op SYNC: 0 (simulated devices have no write cache to flush).
+ * sim_cost_ns: mode SIM_TYPICAL gives the nominal typical duration (no
+ *   jitter); SIM_TAIL and SIM_WORST the datasheet maximum.
+ * sim_cost_bound_ns: the largest duration one operation can take in that
+ *   mode: typical gives the top of the jitter band, tail and worst the
+ *   maximum.
+ * SD cards: PROG gives the card's fast path (typical) or its 250 ms
+ * per-block busy limit (maximum) -- an SD write has no smaller bound. */
+uint64_t sim_cost_ns(const sim_profile *p, enum sim_op op, uint32_t len, sim_timing mode);
+uint64_t sim_cost_bound_ns(const sim_profile *p, enum sim_op op, uint32_t len,
+                           sim_timing mode);
+/* The general form: an operation at byte offset `off` in its block with
+ * spare_len spare bytes (they travel with the page containing `off`);
+ * bound = 0 is sim_cost_ns, 1 is sim_cost_bound_ns. */
+uint64_t sim_cost_op_ns(const sim_profile *p, enum sim_op op, uint32_t off, uint32_t len,
+                        uint32_t spare_len, sim_timing mode, int bound);
+
+/* Block count a profile has when sim_init is given blocks == 0. */
+uint32_t sim_profile_blocks(const sim_profile *p);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,106 @@
+/*
+ * steadyfs host handle API: what Python (ctypes) and host tools bind to.
+ * Host-only (malloc, files, mmap).  A handle is a simulated device on an
+ * image in RAM or in a file, or a Linux file / block device; either way
+ * sh_bd() gives the sbd interface the file system runs on, and every
+ * operation leaves its duration in sh_last_ns() and advances sh_now_ns()
+ * (virtual time for simulated devices, CLOCK_MONOTONIC for real ones).
+ *
+ * Functions returning int return 0 (or a count) on success and a negative
+ * SBD_ERR_* code on failure; sbd_strerror() names it.
+ */
+#ifndef STEADYFS_HOST_H
+#define STEADYFS_HOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "steadyfs/bd.h"
+#include "steadyfs/sim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sh_dev sh_dev;
+
+/* One recorded operation (sh_trace_enable). */
+typedef struct sh_trace_rec {
+    uint64_t start_ns;
+    uint64_t dur_ns;
+    uint32_t block;
+    uint32_t off;
+    uint32_t len;     /* bytes (erase: block count) */
+    int32_t rc;
+    uint32_t op;      /* enum sim_op */
+} sh_trace_rec;
+
+/* Open a simulated device.  path NULL or "": image in RAM.  Otherwise the
+ * image file is mapped MAP_SHARED (created and sized on first use, which
+ * formats it), so the device survives a process restart.  fresh != 0
+ * formats.  blocks 0: the profile's block count.  timing: enum sim_timing.
+ * On failure returns NULL and sets *err. */
+sh_dev *sh_open_sim(const char *profile, const char *path, uint32_t blocks, int timing,
+                    uint64_t seed, int fresh, int *err);
+
+/* Open a Linux regular file or block device (src/host/linuxdev.c).
+ * allow_write == 0 opens read-only and every prog/erase fails with
+ * SBD_ERR_INVAL.  With allow_write, a block device that is mounted (or any
+ * of its partitions is) is refused with SBD_ERR_INVAL, and the reason is
+ * left for sh_last_error().  page_size / block_size 0: 512 / 65536.
+ * size_bytes: regular files are created/extended to it (0: keep). */
+sh_dev *sh_open_path(const char *path, int allow_write, uint32_t page_size,
+                     uint32_t block_size, uint64_t size_bytes, int *err);
+/* 1 if a real device was opened with O_DIRECT (0: a regular file on a file
+ * system without O_DIRECT, written with O_DSYNC only; or a simulated one). */
+int sh_is_direct(const sh_dev *h);
+/* A human-readable reason for the last failed sh_open_* in this process. */
+const char *sh_last_error(void);
+
+void sh_close(sh_dev *h);
+
+const sbd *sh_bd(sh_dev *h);
+sim_dev *sh_sim(sh_dev *h);                 /* NULL for real devices */
+const char *sh_name(const sh_dev *h);       /* profile name, or the path */
+void sh_geometry(const sh_dev *h, sbd_geometry *out);
+
+int sh_read(sh_dev *h, uint32_t block, uint32_t off, void *buf, uint32_t len, void *spare,
+            uint32_t spare_len);
+int sh_prog(sh_dev *h, uint32_t block, uint32_t off, const void *buf, uint32_t len,
+            const void *spare, uint32_t spare_len);
+int sh_erase(sh_dev *h, uint32_t block, uint32_t count);
+int sh_sync(sh_dev *h);
+int sh_is_bad(sh_dev *h, uint32_t block);
+int sh_mark_bad(sh_dev *h, uint32_t block);
+
+uint64_t sh_now_ns(const sh_dev *h);
+uint64_t sh_last_ns(const sh_dev *h);
+void sh_stats(const sh_dev *h, sim_stats *out);
+
+/* Simulated devices only (SBD_ERR_INVAL / 0 on real ones). */
+int sh_set_faults(sh_dev *h, const sim_faults *f);
+int sh_set_timing(sh_dev *h, int timing);
+int sh_power_restore(sh_dev *h);
+int sh_flip_bits(sh_dev *h, uint32_t block, uint32_t page, uint32_t nbits);
+uint32_t sh_erase_count(const sh_dev *h, uint32_t block);
+
+/* Record every operation into a ring of `capacity` records (0: stop). */
+int sh_trace_enable(sh_dev *h, uint64_t capacity);
+/* Records recorded so far (capped at capacity: the oldest are overwritten). */
+uint64_t sh_trace_count(const sh_dev *h);
+/* Copy up to n records, oldest first, starting at index first; returns the
+ * number copied. */
+uint64_t sh_trace_copy(const sh_dev *h, uint64_t first, sh_trace_rec *out, uint64_t n);
+void sh_trace_clear(sh_dev *h);
+
+/* Profiles as JSON, so Python never mirrors C structs: one profile with
+ * all its parameters.  Returns the length of the JSON text (like
+ * snprintf: if >= len, the buffer was too small), or < 0 past the end. */
+unsigned sh_profile_count(void);
+int sh_profile_json(unsigned i, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STEADYFS_HOST_H */

@@ -1,0 +1,305 @@
+/*
+ * steadyfs: a power-loss-safe flash file system with a stated worst-case
+ * cost for every call.  This header is the manual.  docs/DESIGN.md says how
+ * it works and why; docs/SPEC.md gives the exact on-media format.
+ *
+ * ---------------------------------------------------------------------------
+ * Using it
+ *   steadyfs fs;                          // the context (fixed size)
+ *   static uint8_t work[...];             // steadyfs_work_size(&cfg) bytes
+ *   static uint8_t sector[2048];          // one sector buffer
+ *   steadyfs_config cfg = { .bd = &dev.bd, .work = work,
+ *                           .work_size = sizeof work, .sector_buf = sector };
+ *   steadyfs_format(&fs, &cfg);           // once, destroys the device
+ *   steadyfs_mount(&fs, &cfg);
+ *   int fd = steadyfs_open(&fs, "/log/a.bin", STEADYFS_O_WRONLY |
+ *                          STEADYFS_O_CREAT | STEADYFS_O_APPEND);
+ *   steadyfs_write(&fs, fd, buf, 4096);
+ *   steadyfs_sync(&fs, fd);               // durable, atomically
+ *   steadyfs_close(&fs, fd);
+ *   steadyfs_unmount(&fs);
+ *
+ * Memory.  No malloc.  The caller provides the context `steadyfs` (its size
+ * is sizeof(steadyfs)), one sector buffer of `sector_size` bytes and a work
+ * area of steadyfs_work_size(cfg) bytes:
+ *
+ *   work = nblocks                         block table: 1 byte per erase unit
+ *        + 4 * n_l2                        map roots (n_l2 = see below)
+ *        + 20 * pending_max                pending map changes
+ *        + ceil(max_inodes / 8)            inode allocation bitmap
+ *        + 48 * open_max                   open files and directories
+ *   n_l2 = ceil(ceil(max_inodes * 2^file_pages_log2 / E) / E),
+ *   E    = sector payload / 4 (map entries per map sector)
+ *
+ *   mt29f1g01 defaults, one open file (open_max = 1):
+ *     1024 + 4*64 + 20*32 + 64 + 48 = 2032 B work, + 2048 B sector buffer,
+ *     + sizeof(steadyfs) (about 200 B).  `steady` prints it per device.
+ *
+ * Threads.  None: calls on one steadyfs must not run concurrently.
+ *
+ * ---------------------------------------------------------------------------
+ * Durability (what survives a power cut at any instant)
+ *   - Every change to a file made through a handle (write, truncate, the
+ *     truncation of O_TRUNC) belongs to that file's open transaction.  The
+ *     transaction commits at steadyfs_sync() and steadyfs_close(): data and
+ *     metadata (size) become durable together, as one atomic step.  After a
+ *     power cut the file is exactly as it was at its last commit: never a
+ *     mix of two states, never a torn page.
+ *   - One exception, forced by bounded RAM: a transaction holds at most
+ *     steadyfs_txn_max(fs) pending sectors (see steadyfs_info.txn_sectors).
+ *     A write that would exceed it first commits the file as if
+ *     steadyfs_sync() had been called just before that write.  Applications
+ *     that need all-or-nothing larger updates write a new file and rename it.
+ *   - create, unlink, mkdir, rmdir and rename are each atomic and durable
+ *     when they return: after a cut the name is either fully old or fully
+ *     new.  rename replaces an existing target atomically.
+ *   - Nothing committed is ever lost by a later cut, a later bad block or a
+ *     later garbage collection.
+ *   - Mount after a cut needs no repair step and no scan: it reads the last
+ *     checkpoint and replays at most `replay_max` sectors.
+ *
+ * Real-time.  Every call performs a bounded number of device operations
+ * whatever the fill level (up to the format-time reserve) and history;
+ * steadyfs_bound() states the bound per call kind.  Garbage collection is
+ * paced by writes; steadyfs_gc_step() lets idle time get ahead.
+ *
+ * Identity.  Each file and directory has a 64-bit id (steadyfs_stat.id):
+ * inode number in the low 32 bits, a generation in the high 32 bits, so an
+ * id is never reused for a different file (9P qid.path).
+ *
+ * Directory positions.  steadyfs_telldir() returns a 64-bit cookie; after
+ * any other changes to the directory, steadyfs_seekdir() with that cookie
+ * resumes the listing: every entry that existed throughout is returned
+ * exactly once, entries added or removed meanwhile may or may not be.
+ * Cookies are usable as 9P Treaddir offsets (0 = start).
+ *
+ * Errors are negative numbers whose magnitude is the Linux errno of the
+ * same meaning (so 9P's Rlerror can pass -err through).
+ */
+#ifndef STEADYFS_STEADYFS_H
+#define STEADYFS_STEADYFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "steadyfs/bd.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum steadyfs_err {
+    STEADYFS_OK = 0,
+    STEADYFS_EPERM = -1,      /* operation not permitted (e.g. rename root) */
+    STEADYFS_ENOENT = -2,     /* no such file or directory */
+    STEADYFS_EIO = -5,        /* device error, uncorrectable data, power lost */
+    STEADYFS_EBADF = -9,      /* bad handle, or not open for this access */
+    STEADYFS_EBUSY = -16,     /* object in use (open file unlinked/renamed over) */
+    STEADYFS_EEXIST = -17,    /* exists (O_EXCL, mkdir) */
+    STEADYFS_EXDEV = -18,     /* reserved */
+    STEADYFS_ENOTDIR = -20,   /* a path component is not a directory */
+    STEADYFS_EISDIR = -21,    /* is a directory */
+    STEADYFS_EINVAL = -22,    /* bad argument or configuration */
+    STEADYFS_ENFILE = -23,    /* open table full (open_max) */
+    STEADYFS_EFBIG = -27,     /* file larger than the format allows */
+    STEADYFS_ENOSPC = -28,    /* no space (or directory full) */
+    STEADYFS_EROFS = -30,     /* file system not mounted writable */
+    STEADYFS_ENAMETOOLONG = -36, /* name longer than 255 bytes */
+    STEADYFS_ENOTEMPTY = -39, /* directory not empty */
+    STEADYFS_ECORRUPT = -117, /* on-media structure invalid (EUCLEAN) */
+};
+
+/* Open flags. */
+#define STEADYFS_O_RDONLY 0x0000
+#define STEADYFS_O_WRONLY 0x0001
+#define STEADYFS_O_RDWR 0x0002
+#define STEADYFS_O_ACCMODE 0x0003
+#define STEADYFS_O_CREAT 0x0100
+#define STEADYFS_O_EXCL 0x0200
+#define STEADYFS_O_TRUNC 0x0400
+#define STEADYFS_O_APPEND 0x0800
+
+#define STEADYFS_SEEK_SET 0
+#define STEADYFS_SEEK_CUR 1
+#define STEADYFS_SEEK_END 2
+
+#define STEADYFS_NAME_MAX 255
+
+#define STEADYFS_TYPE_FILE 1
+#define STEADYFS_TYPE_DIR 2
+
+/* Configuration.  Zero fields take the documented default.  The fields
+ * marked (format) are written to the medium by steadyfs_format and must
+ * have the same value (or 0 with the same default) at mount. */
+typedef struct steadyfs_config {
+    const sbd *bd;            /* the device */
+    void *work;               /* work area, steadyfs_work_size() bytes, 4-aligned */
+    uint32_t work_size;
+    void *sector_buf;         /* sector_size bytes */
+    uint16_t open_max;        /* open files + directories (default 4) */
+    uint16_t pending_max;     /* pending map changes K (default 32, >= 8) */
+    uint16_t replay_max;      /* sectors between checkpoints R (default 16) */
+    uint16_t max_inodes;      /* (format) files + directories, root included (512) */
+    uint16_t fill_permille;   /* (format) live data limit, per mille of the
+                                 sectors outside the reserve (default 750) */
+    uint8_t file_pages_log2;  /* (format) max sectors per file, log2 (15) */
+    uint8_t dir_pages;        /* (format) hash bucket sectors per directory (8) */
+    uint32_t sector_size;     /* (format) 0: 2048 (must be a multiple of the page) */
+    uint32_t erase_mult;      /* (format) device blocks per erase unit; 0: 1 on
+                                 NAND, the big erase on NOR, 16 without erase */
+} steadyfs_config;
+
+/* The context.  Fields are private; only sizeof matters to callers. */
+typedef struct steadyfs {
+    steadyfs_config cfg;
+    uint32_t sector_size, payload, tag_inline, pages_per_sector;
+    uint32_t nblocks, P, dev_per_block, reserved_blocks;
+    uint32_t e1, n_l1, n_l2, fbits;
+    uint32_t live, live_max;
+    uint32_t head_block, head_idx;
+    uint32_t gc_victim, gc_idx, gc_steps;
+    uint32_t wl_cursor, alloc_cursor, victims;
+    uint32_t anchor[2], anchor_cur, anchor_next_idx, anchor_dirty_other;
+    uint32_t since_ckpt, epoch;
+    uint32_t retire[4];
+    uint64_t seq, ckpt_seq, anchor_seq;
+    uint64_t gen;
+    uint32_t npend, uncommitted;
+    uint32_t nqueued, nfree;
+    uint8_t mounted, dead, need_ckpt, erase_budget;
+    uint8_t *blk;
+    uint32_t *root;
+    struct sfs_pend *pend;
+    uint8_t *ibm;
+    struct sfs_open *open;
+    uint8_t *buf;
+    uint32_t s_gc, txn_max;
+} steadyfs;
+
+typedef struct steadyfs_stat {
+    uint64_t id;      /* stable identity: ino | generation << 32 */
+    uint64_t size;    /* bytes (directories: entries) */
+    uint8_t type;     /* STEADYFS_TYPE_FILE / _DIR */
+} steadyfs_stat;
+
+typedef struct steadyfs_dirent {
+    uint64_t id;
+    uint64_t next;    /* cookie of the entry after this one */
+    uint8_t type;
+    uint8_t name_len;
+    char name[STEADYFS_NAME_MAX + 1];
+} steadyfs_dirent;
+
+typedef struct steadyfs_info {
+    uint64_t capacity;     /* bytes of file data the format allows */
+    uint64_t used;         /* bytes in live sectors (data and metadata) */
+    uint64_t free;         /* capacity - used, never negative */
+    uint32_t sector_size, data_per_sector, block_sectors, blocks;
+    uint32_t txn_sectors;  /* sectors one transaction may hold */
+    uint32_t gc_ratio;     /* victim sectors examined per sector written */
+} steadyfs_info;
+
+/* Bytes of work area the configuration needs (0 if the config is invalid). */
+uint32_t steadyfs_work_size(const steadyfs_config *cfg);
+
+/* Erase the device and write an empty file system (root directory only).
+ * Leaves fs unmounted. */
+int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg);
+/* Attach: reads the newest checkpoint and replays what followed it.  Reads a
+ * bounded number of sectors; writes nothing. */
+int steadyfs_mount(steadyfs *fs, const steadyfs_config *cfg);
+/* Commits every open handle (as close would) and detaches. */
+int steadyfs_unmount(steadyfs *fs);
+int steadyfs_info_get(steadyfs *fs, steadyfs_info *info);
+
+/* Returns a handle >= 0 or an error.  Paths are absolute ("/a/b"). */
+int steadyfs_open(steadyfs *fs, const char *path, int flags);
+/* Commits the file's transaction (like sync), then frees the handle. */
+int steadyfs_close(steadyfs *fs, int fd);
+/* Bytes read (0 at end of file) or an error. */
+int32_t steadyfs_read(steadyfs *fs, int fd, void *buf, uint32_t len);
+/* Bytes written (all of len unless an error after some progress) or an error. */
+int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len);
+/* New position or an error.  Seeking past the end is allowed; a later write
+ * there leaves a hole that reads as zeros. */
+int64_t steadyfs_seek(steadyfs *fs, int fd, int64_t off, int whence);
+int64_t steadyfs_tell(steadyfs *fs, int fd);
+int64_t steadyfs_size(steadyfs *fs, int fd);
+int steadyfs_truncate(steadyfs *fs, int fd, uint64_t size);
+/* Commit: the file's data and size become durable together. */
+int steadyfs_sync(steadyfs *fs, int fd);
+int steadyfs_fstat(steadyfs *fs, int fd, steadyfs_stat *st);
+
+int steadyfs_stat_path(steadyfs *fs, const char *path, steadyfs_stat *st);
+/* Removes a file; EBUSY if it is open. */
+int steadyfs_unlink(steadyfs *fs, const char *path);
+/* Atomic; replaces an existing target (a file, or an empty directory when
+ * the source is a directory); EBUSY if the replaced file is open. */
+int steadyfs_rename(steadyfs *fs, const char *from, const char *to);
+int steadyfs_mkdir(steadyfs *fs, const char *path);
+int steadyfs_rmdir(steadyfs *fs, const char *path);
+
+/* Directory listing (no "." or ".." entries). */
+int steadyfs_opendir(steadyfs *fs, const char *path);
+/* 1 and *ent filled, 0 at the end, or an error. */
+int steadyfs_readdir(steadyfs *fs, int dd, steadyfs_dirent *ent);
+uint64_t steadyfs_telldir(steadyfs *fs, int dd);
+int steadyfs_seekdir(steadyfs *fs, int dd, uint64_t cookie);
+int steadyfs_closedir(steadyfs *fs, int dd);
+
+/* Idle-time work: up to `budget` garbage-collection steps (a step examines
+ * one victim sector, or erases one block).  Returns steps done (0: nothing
+ * left to do) or an error. */
+int steadyfs_gc_step(steadyfs *fs, uint32_t budget);
+
+const char *steadyfs_strerror(int err);
+
+/* ---- worst-case cost ------------------------------------------------------
+ * Device operations a call may perform, whatever the fill level (up to the
+ * format-time fill limit) and the history.  Derivation: docs/DESIGN.md. */
+typedef enum steadyfs_call {
+    STEADYFS_CALL_MOUNT = 0,
+    STEADYFS_CALL_UNMOUNT,
+    STEADYFS_CALL_INFO,
+    STEADYFS_CALL_OPEN,         /* open of an existing file */
+    STEADYFS_CALL_CREATE,       /* open with O_CREAT of a new file */
+    STEADYFS_CALL_CLOSE,
+    STEADYFS_CALL_READ,         /* n bytes */
+    STEADYFS_CALL_WRITE,        /* n bytes */
+    STEADYFS_CALL_SYNC,
+    STEADYFS_CALL_WRITE_SYNC,   /* write of n bytes followed by sync */
+    STEADYFS_CALL_TRUNCATE,
+    STEADYFS_CALL_SEEK,
+    STEADYFS_CALL_STAT,
+    STEADYFS_CALL_UNLINK,
+    STEADYFS_CALL_RENAME,
+    STEADYFS_CALL_MKDIR,
+    STEADYFS_CALL_RMDIR,
+    STEADYFS_CALL_OPENDIR,
+    STEADYFS_CALL_READDIR,      /* one entry */
+    STEADYFS_CALL_CLOSEDIR,
+    STEADYFS_CALL_GC_STEP,      /* budget n */
+    STEADYFS_CALL_COUNT
+} steadyfs_call;
+
+typedef struct steadyfs_cost {
+    uint32_t reads;        /* sector (or part-sector) reads */
+    uint32_t progs;        /* sector programs */
+    uint32_t erases;       /* erase-unit erases */
+    uint64_t read_bytes;   /* bytes moved by the reads (main + spare) */
+    uint64_t prog_bytes;   /* bytes moved by the programs (main + spare) */
+} steadyfs_cost;
+
+/* Bound for one call of kind `call` with size argument n (bytes for
+ * read/write, steps for gc_step, ignored otherwise), for a file system
+ * formatted with `cfg` on `geo`.  Returns 0 or STEADYFS_EINVAL. */
+int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs_call call,
+                   uint64_t n, steadyfs_cost *out);
+/* Name of a call kind ("write_sync", ...), NULL past the end. */
+const char *steadyfs_call_name(steadyfs_call call);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STEADYFS_STEADYFS_H */

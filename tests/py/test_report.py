@@ -1,0 +1,143 @@
+"""Tests of plots, the report, the progress bar and `steady analyze`."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from steadyfs import plots
+from steadyfs.analysis import by_size, summarize
+from steadyfs.cli import main
+from steadyfs.progress import Progress, progress_iter
+from steadyfs.report import Run, format_table, render_table, write_report
+from steadyfs.trace import Trace, load_trace, make_metadata
+
+MS = 1_000_000
+
+
+def nand_trace(n: int = 256, fs: str = "raw", device: str = "mt29f1g01") -> Trace:
+    d = np.full(n, 470_000)
+    d[31::32] = 2_470_000
+    return Trace.from_durations(d, 4096, metadata=make_metadata(device=device, fs=fs, workload="w",
+                                                                timing="typical", seed=1))
+
+
+def sd_trace(n: int = 3000) -> Trace:
+    rng = np.random.default_rng(0)
+    d = rng.normal(2.5 * MS, 0.1 * MS, n).astype(np.int64)
+    d[rng.random(n) < 0.01] += 300 * MS
+    return Trace.from_durations(d, 4096, metadata=make_metadata(device="sd-consumer", workload="w"))
+
+
+def test_render_table_alignment() -> None:
+    t = render_table(["a", "bb"], [["x", "1"], ["yyy", "22"]], [False, True])
+    assert t.splitlines() == ["a    bb", "---  --", "x     1", "yyy  22"]
+
+
+def test_format_table_values() -> None:
+    s = summarize(nand_trace(), [1e6, 2e6, 4e6], ram_bytes=[8192])
+    text = format_table([s])
+    row = text.splitlines()[2]
+    # max block latency 2.47 ms; guaranteed 4096 B / 2.47 ms = 1658 kB/s;
+    # buffer at 2 MB/s = 2.47 ms * 2e6 - 4096 = 844 B; at 1 MB/s none.
+    assert "2.47" in row and "1658" in row and "844 B" in row
+    assert re.search(r"\s0\s", row)
+    assert "Rate@8KiB" in text
+
+
+def test_plots_write_png_and_svg(tmp_path: Path) -> None:
+    sd = sd_trace()
+    fig = plots.plot_latency(sd)
+    assert fig.axes[0].get_yscale() == "log"            # 2.5 ms .. 300 ms spans > 2 decades
+    paths = plots.save(fig, tmp_path, "lat")
+    assert [p.suffix for p in paths] == [".png", ".svg"]
+    assert all(p.stat().st_size > 1000 for p in paths)
+    assert plots.plot_latency(nand_trace()).axes[0].get_yscale() == "linear"
+    big = Trace.from_durations(np.tile(sd.duration_ns, 10), 4096)  # over MAX_POINTS: envelope
+    plots.save(plots.plot_latency(big), tmp_path, "big", ("png",))
+    fig = plots.plot_buffer(nand_trace(), [1e6, 2e6, 4e6])
+    assert len(fig.axes) == 3
+    plots.save(fig, tmp_path, "buf")
+    sizes = Trace.concat([Trace.from_durations(np.full(5, (s // 1024) * 30_000), s) for s in (2048, 4096, 8192)])
+    fig = plots.plot_vs_size({"a": by_size(sizes), "b": by_size(nand_trace())}, "max_latency")
+    plots.save(fig, tmp_path, "size")
+    with pytest.raises(ValueError):
+        plots.plot_vs_size({"a": by_size(sizes)}, "nonsense")
+    plots.save(plots.plot_latency_distribution({"sd": sd, "nand": nand_trace()}), tmp_path, "dist")
+    out = plots.run_plots(sizes, [1e6], tmp_path / "run", "x")
+    assert set(out) == {"latency", "buffer", "distribution", "throughput_vs_size", "latency_vs_size"}
+
+
+def test_report_links_and_comparison(tmp_path: Path) -> None:
+    runs = [Run(summarize(t, [1e6, 2e6]), t) for t in
+            (nand_trace(fs="steadyfs"), nand_trace(fs="littlefs"), nand_trace(fs="raw", device="em064lx"))]
+    index = write_report(tmp_path, runs, parameters={"seed": 1}, notes=["hello <world>"])
+    text = index.read_text()
+    assert "hello &lt;world&gt;" in text
+    assert "id='compare'" in text and "3 runs side by side" in text
+    srcs = re.findall(r'src="([^"]+)"', text)
+    assert len(srcs) >= 3 * 3 + 2
+    for src in srcs:
+        assert (tmp_path / src).is_file(), src
+        assert not src.startswith("/")                  # relative: works from file://
+    assert "<script" not in text
+    for r in runs:
+        assert f"id='{r.label.replace(' / ', '-')}'" in text
+
+
+def test_progress_bar() -> None:
+    buf = io.StringIO()
+    with Progress(10, "job", stream=buf, delay_s=0.0, enabled=True, interval_s=0.0) as bar:
+        for _ in range(10):
+            bar.update()
+        assert "100.0%" in bar.render()
+    assert "job [" in buf.getvalue() and buf.getvalue().endswith("\r")
+    quiet = io.StringIO()                                  # not a TTY: nothing drawn
+    assert list(progress_iter(range(5), stream=quiet, delay_s=0.0)) == list(range(5))
+    assert quiet.getvalue() == ""
+    slow = io.StringIO()                                   # quick runs stay silent
+    with Progress(3, stream=slow, enabled=True, delay_s=60) as bar:
+        bar.update(3)
+    assert slow.getvalue() == ""
+
+
+def test_analyze_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tr = nand_trace()
+    p = tmp_path / "n.trace"
+    tr.save(p)
+    assert main(["analyze", str(p), "--rate", "1M,2M", "--ram", "8KiB,0", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    s = out["runs"][0]
+    assert s["peak_buffer_bytes"] == {"1000000": 0, "2000000": 844}
+    assert s["max_rate_Bps_for_ram"]["0"] == pytest.approx(4096 / 2.47e-3)
+    assert s["max_latency_us"] == 2470.0 and s["device"] == "mt29f1g01"
+    csv = tmp_path / "n.csv"
+    assert main(["analyze", str(p), "--convert", str(csv), "--out", str(tmp_path / "rep")]) == 0
+    text = capsys.readouterr().out
+    assert "mt29f1g01" in text and "Buf@2M" in text
+    assert (tmp_path / "rep" / "index.html").is_file()
+    assert json.loads((tmp_path / "rep" / "summary.json").read_text())["runs"][0]["count"] == 256
+    np.testing.assert_array_equal(load_trace(csv).duration_ns, tr.duration_ns)
+    assert main(["analyze", str(csv), "--ops", "write", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["runs"][0]["count"] == 256
+
+
+@pytest.mark.parametrize("content,args,msg", [
+    ("duration_us,bytes\n1,x\n", [], ":2: column 'bytes'"),
+    ("bytes\n1\n", [], "duration_us"),
+    ("duration_us,bytes\n1,1\n", ["--rate", "fast"], "cannot parse rate"),
+    ("duration_us,bytes\n1,1\n", ["--ram", "8 apples"], "cannot parse size"),
+    ("duration_us,bytes,op\n1,1,write\n", ["--ops", "read"], "no accesses"),
+])
+def test_analyze_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str,
+                        args: list[str], msg: str) -> None:
+    p = tmp_path / "t.csv"
+    p.write_text(content)
+    assert main(["analyze", str(p), *args]) == 2
+    err = capsys.readouterr().err
+    assert "steady analyze: error:" in err and re.search(msg, err), err
