@@ -91,8 +91,9 @@ test-py: setup lib
 	$(PY) -m pytest -q tests/py
 
 test: setup
-	$(MAKE) --no-print-directory build clang-check cross
+	$(MAKE) --no-print-directory build clang-check cross firmware
 	$(MAKE) --no-print-directory test-c
+	$(MAKE) --no-print-directory fuzz-short
 	$(MAKE) --no-print-directory test-py
 
 demo: setup
@@ -103,3 +104,76 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# ---- firmware (issue 7): steadyfs on QEMU's mps2-an385 (Cortex-M3) --------
+# Board code from firmware/, linked with the freestanding core (ARM_OBJS:
+# src/bd, src/fs, src/p9 as they appear); -nostdlib: firmware/runtime.c is
+# the C runtime.  docs/FIRMWARE.md.
+ARM_OBJCOPY ?= arm-none-eabi-objcopy
+FW_SRCS := $(sort $(wildcard firmware/*.c))
+FW_OBJS := $(patsubst %.c,$(BUILD)/arm/%.o,$(FW_SRCS))
+FW_DIR  := $(BUILD)/firmware
+FW_ELF  := $(FW_DIR)/steadyfs-fw.elf
+# The core objects linked in; overridable (FW_CORE_OBJS=...) to build the
+# board against part of the core while another part is mid-change.
+FW_CORE_OBJS ?= $(ARM_OBJS)
+FW_LDFLAGS := -mcpu=cortex-m3 -mthumb -nostdlib -T firmware/mps2-an385.ld \
+              -Wl,--gc-sections -Wl,-Map=$(FW_DIR)/steadyfs-fw.map
+
+.PHONY: firmware
+firmware: $(FW_ELF) $(FW_DIR)/steadyfs-fw.bin
+	@firmware/size-report.sh $(FW_DIR)/steadyfs-fw.map
+
+$(FW_ELF): $(FW_OBJS) $(FW_CORE_OBJS) firmware/mps2-an385.ld
+	@mkdir -p $(@D)
+	@echo "  LD/arm  $@"
+	@$(ARM_CC) $(FW_LDFLAGS) $(FW_OBJS) $(FW_CORE_OBJS) -lgcc -o $@
+
+$(FW_DIR)/steadyfs-fw.bin: $(FW_ELF)
+	@$(ARM_OBJCOPY) -O binary $< $@
+
+# ---- 9P codec and UART framing fuzzers (libFuzzer; Debian libclang-rt-14-dev) ----
+# fuzz-short: ~25 s, seeded from tests/fuzz/corpus/<harness>/ (regenerate with
+# `make fuzz-corpus`); new inputs go to $(BUILD)/fuzz/, never into the repo.
+# fuzz-soak: FUZZ_SOAK_S seconds per harness, on demand.
+P9_FUZZERS  := fuzz_p9_wire fuzz_frame
+P9_SRCS     := $(sort $(wildcard src/p9/*.c))
+FUZZ_CFLAGS := $(CSTD) $(WARN) $(INC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_SHORT_S ?= 12
+FUZZ_SOAK_S  ?= 1800
+
+.PHONY: fuzz-build fuzz-short fuzz-soak fuzz-corpus
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(P9_SRCS) $(wildcard include/steadyfs/*.h src/p9/*.h)
+	@mkdir -p $(@D)
+	@echo "  FUZZ    $@"
+	@$(CLANG) $(FUZZ_CFLAGS) $< $(P9_SRCS) -o $@
+
+$(BUILD)/fuzz/p9_corpus_gen: tests/fuzz/p9_corpus_gen.c $(P9_SRCS) tests/c/p9_samples.h
+	@mkdir -p $(@D)
+	@$(CC) $(HOST_CFLAGS) $< $(P9_SRCS) -o $@
+
+fuzz-build: $(addprefix $(BUILD)/fuzz/,$(P9_FUZZERS))
+
+fuzz-corpus: $(BUILD)/fuzz/p9_corpus_gen
+	@mkdir -p tests/fuzz/corpus/fuzz_p9_wire tests/fuzz/corpus/fuzz_frame
+	$(BUILD)/fuzz/p9_corpus_gen tests/fuzz/corpus/fuzz_p9_wire tests/fuzz/corpus/fuzz_frame
+
+fuzz-short fuzz-soak: fuzz-build
+	@secs=$(if $(filter fuzz-soak,$@),$(FUZZ_SOAK_S),$(FUZZ_SHORT_S)); \
+	for h in $(P9_FUZZERS); do \
+	    mkdir -p $(BUILD)/fuzz/found-$$h; \
+	    echo "  $$h: $$secs s"; \
+	    $(BUILD)/fuzz/$$h -max_total_time=$$secs -timeout=5 -rss_limit_mb=1024 -print_final_stats=1 \
+	        -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/found-$$h tests/fuzz/corpus/$$h \
+	        2>$(BUILD)/fuzz/$$h.log || { tail -40 $(BUILD)/fuzz/$$h.log; exit 1; }; \
+	    grep -E 'stat::number_of_executed_units|stat::new_units_added' $(BUILD)/fuzz/$$h.log | sed 's/^/    /'; \
+	done
+
+# ---- file system power-loss torture (issue 4): build/steady-torture ---------
+# `steady torture ...` execs it; tests/c/test_fs_torture.c runs it at CI size.
+$(BUILD)/steady-torture: src/host/main/torture_main.c $(SAN_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(SAN_CFLAGS) $< $(SAN_OBJS) -o $@ -lm
+
+build: $(BUILD)/steady-torture

@@ -18,6 +18,6 @@ printf '  %-12s %8s %8s %8s\n' folder .text .data .bss
 for dir in $(printf '%s\n' "$@" | xargs -n1 dirname | sort -u); do
     objs=$(printf '%s\n' "$@" | grep "^$dir/[^/]*\.o$")
     # shellcheck disable=SC2086
-    arm-none-eabi-size -t $objs | tail -1 | awk -v d="${dir#build/arm/}" '{printf "  %-12s %8d %8d %8d\n", d, $1, $2, $3}'
+    arm-none-eabi-size -t $objs | tail -1 | awk -v d="${dir#*/arm/}" '{printf "  %-12s %8d %8d %8d\n", d, $1, $2, $3}'
 done
 arm-none-eabi-size -t "$@" | tail -1 | awk '{printf "  %-12s %8d %8d %8d\n", "total", $1, $2, $3}'

@@ -133,7 +133,7 @@ enum steadyfs_err {
  * have the same value (or 0 with the same default) at mount. */
 typedef struct steadyfs_config {
     const sbd *bd;            /* the device */
-    void *work;               /* work area, steadyfs_work_size() bytes, 4-aligned */
+    void *work;               /* work area, steadyfs_work_size() bytes, 8-aligned */
     uint32_t work_size;
     void *sector_buf;         /* sector_size bytes */
     uint16_t open_max;        /* open files + directories (default 4) */
@@ -152,28 +152,23 @@ typedef struct steadyfs_config {
 /* The context.  Fields are private; only sizeof matters to callers. */
 typedef struct steadyfs {
     steadyfs_config cfg;
-    uint32_t sector_size, payload, tag_inline, pages_per_sector;
-    uint32_t nblocks, P, dev_per_block, reserved_blocks;
-    uint32_t e1, n_l1, n_l2, fbits;
-    uint32_t live, live_max;
-    uint32_t head_block, head_idx;
-    uint32_t gc_victim, gc_idx, gc_steps;
-    uint32_t wl_cursor, alloc_cursor, victims;
+    uint32_t sector_size, payload, tag_inline, P, nblocks, dev_per_block;
+    uint32_t e1, n_l1, n_l2, fbits, vol, usable;
+    uint32_t live, live_max, s_gc, txn_max, gc_low, drift;
+    uint32_t head_block, head_idx, head_count;
+    uint32_t gc_victim, gc_idx, wl_cursor, alloc_cursor, victims, ino_cursor;
     uint32_t anchor[2], anchor_cur, anchor_next_idx, anchor_dirty_other;
-    uint32_t since_ckpt, epoch;
-    uint32_t retire[4];
-    uint64_t seq, ckpt_seq, anchor_seq;
-    uint64_t gen;
-    uint32_t npend, uncommitted;
-    uint32_t nqueued, nfree;
-    uint8_t mounted, dead, need_ckpt, erase_budget;
+    uint32_t since_ckpt, epoch, retire[4];
+    uint32_t npend, uncommitted, nqueued, nfree, nlimbo;
+    uint64_t seq, anchor_seq;
+    uint32_t n_data, n_copy, n_map, n_ckpt, n_erase, n_victim; /* statistics */
+    uint8_t mounted, dead, need_ckpt, erase_budget, in_gc;
     uint8_t *blk;
     uint32_t *root;
     struct sfs_pend *pend;
-    uint8_t *ibm;
     struct sfs_open *open;
+    uint8_t *ibm;
     uint8_t *buf;
-    uint32_t s_gc, txn_max;
 } steadyfs;
 
 typedef struct steadyfs_stat {

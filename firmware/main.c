@@ -1,0 +1,310 @@
+/*
+ * steadyfs firmware for mps2-an385: banner, flash image (load or format
+ * through semihosting), self-test over the device, stack high-water mark,
+ * exit status through semihosting.  The 9P service will run in the link
+ * loop (link.h) once the file system and server exist.
+ *
+ * Semihosting command line (set by `steady firmware run`):
+ *   steadyfs-fw [records=N] [writes=N] [period=MS] [echo] IMAGE-PATH
+ *     records  self-test records written and read back this boot (8)
+ *     writes   more records after the self-test, each acknowledged on
+ *              UART0 ("write seq=S ok") only once it is on the host file
+ *     period   milliseconds between those writes (0)
+ *     echo     run the link loop with the echo service until EOT (0x04)
+ *     fault    execute an undefined instruction (tests the fault report)
+ *   IMAGE-PATH is the rest of the line (spaces allowed).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "board.h"
+#include "flash.h"
+#include "fwmain.h"
+#include "link.h"
+#include "print.h"
+#include "selftest.h"
+#include "semihost.h"
+#include "stack.h"
+#include "tick.h"
+#include "uart.h"
+
+#define FW_VERSION "0.1"
+#define FW_BAUD 115200u
+#define FW_PROFILE "mt29f1g01"
+/* 32 of the part's 1024 blocks (4 MiB of its 128 MiB): the image, 4.3 MB
+ * with metadata, must fit the board's 16 MiB PSRAM with room to spare and
+ * load in a blink. */
+#define FW_NAND_BLOCKS 32u
+#define FW_FORMAT_SEED 1u
+
+typedef struct fw_args {
+    uint32_t records, writes, period_ms;
+    int echo, fault;
+    const char *image;
+} fw_args;
+
+static char cmdline[512];
+static fw_flash flash;
+static fw_log logst;
+static fw_echo echo;
+
+static void nl(void) { fw_puts("\r\n"); }
+
+static int parse_u32(const char *s, uint32_t n, uint32_t *out)
+{
+    uint32_t v = 0;
+    if (!n)
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9' || v > 429496728u)
+            return -1;
+        v = v * 10u + (uint32_t)(s[i] - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+static int key_is(const char *tok, uint32_t len, const char *key)
+{
+    uint32_t k = (uint32_t)strlen(key);
+    return len > k && strncmp(tok, key, k) == 0 && tok[k] == '=';
+}
+
+/* Options up to the first word that is not one; the rest is the path. */
+static int parse_args(char *line, fw_args *a)
+{
+    char *p = line;
+    a->records = 8;
+    a->writes = 0;
+    a->period_ms = 0;
+    a->echo = 0;
+    a->fault = 0;
+    a->image = NULL;
+    while (*p && *p != ' ')
+        p++; /* program name */
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            return -1;
+        char *tok = p;
+        uint32_t len = 0;
+        while (tok[len] && tok[len] != ' ')
+            len++;
+        uint32_t *dst = key_is(tok, len, "records") ? &a->records
+                        : key_is(tok, len, "writes") ? &a->writes
+                        : key_is(tok, len, "period") ? &a->period_ms
+                                                     : NULL;
+        if (dst) {
+            const char *v = tok;
+            while (*v != '=')
+                v++;
+            v++;
+            if (parse_u32(v, len - (uint32_t)(v - tok), dst))
+                return -1;
+        } else if (len == 4 && strncmp(tok, "echo", 4) == 0) {
+            a->echo = 1;
+        } else if (len == 5 && strncmp(tok, "fault", 5) == 0) {
+            a->fault = 1;
+        } else {
+            a->image = tok;
+            return 0;
+        }
+        p = tok + len;
+    }
+}
+
+__attribute__((noreturn)) static void finish(uint32_t status)
+{
+    if (flash.handle >= 0 && fw_flash_close(&flash) != 0) {
+        fw_puts("image: close failed");
+        nl();
+        if (status == FW_EXIT_OK)
+            status = FW_EXIT_IMAGE;
+    }
+    fw_puts("stack: high-water ");
+    fw_put_dec(fw_stack_used());
+    fw_puts(" of ");
+    fw_put_dec(fw_stack_size());
+    fw_puts(" bytes");
+    nl();
+    fw_puts("uptime: ");
+    fw_put_dec(fw_tick_ms());
+    fw_puts(" ms");
+    nl();
+    fw_puts("exit: ");
+    fw_put_dec(status);
+    nl();
+    sh_exit(status);
+}
+
+static void report_flash_stats(void)
+{
+    const sim_dev *d = &flash.sim;
+    fw_puts("device: ");
+    fw_put_dec(d->stats.reads);
+    fw_puts(" reads, ");
+    fw_put_dec(d->stats.progs);
+    fw_puts(" programs, ");
+    fw_put_dec(d->stats.erases);
+    fw_puts(" erases, virtual time ");
+    fw_put_dec(d->now_ns / 1000u);
+    fw_puts(" us; persisted ");
+    fw_put_dec(flash.persist_bytes);
+    fw_puts(" bytes in ");
+    fw_put_dec(flash.persist_calls);
+    fw_puts(" host writes");
+    nl();
+}
+
+static uint32_t append(uint32_t n, uint32_t period_ms, int ack)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t seq = logst.next_seq;
+        int rc = fw_log_append(&logst);
+        if (rc != 0 || flash.persist_errors) {
+            fw_puts("selftest: write seq=");
+            fw_put_dec(seq);
+            fw_puts(rc == 1 ? " read back differs" : " failed: ");
+            if (rc < 0)
+                fw_puts(sbd_strerror(rc));
+            else if (flash.persist_errors)
+                fw_puts(" (host write failed)");
+            nl();
+            return rc < 0 || flash.persist_errors ? FW_EXIT_IMAGE : FW_EXIT_SELFTEST;
+        }
+        if (ack) {
+            fw_puts("write seq=");
+            fw_put_dec(seq);
+            fw_puts(" ok");
+            nl();
+        }
+        if (period_ms)
+            fw_delay_ms(period_ms);
+    }
+    return FW_EXIT_OK;
+}
+
+void fw_main(void)
+{
+    fw_args args;
+    uint32_t status;
+    int rc;
+
+    fw_uart_init(FW_SYSCLK_HZ, FW_BAUD);
+    fw_tick_init(FW_SYSCLK_HZ);
+    fw_puts("steadyfs firmware " FW_VERSION " on mps2-an385 (Cortex-M3, 25 MHz)");
+    nl();
+
+    if (sh_get_cmdline(cmdline, sizeof cmdline) != 0 || parse_args(cmdline, &args) != 0) {
+        fw_puts("usage: steadyfs-fw [records=N] [writes=N] [period=MS] [echo] IMAGE");
+        nl();
+        finish(FW_EXIT_USAGE);
+    }
+
+    if (args.fault)
+        __asm__ volatile("udf #0"); /* UsageFault, escalated to HardFault */
+
+    const sim_profile *prof = sim_profile_find(FW_PROFILE);
+    uint32_t cap = (uint32_t)(__flashimg_end - __flashimg_start);
+    rc = prof ? fw_flash_open(&flash, args.image, prof, FW_NAND_BLOCKS, FW_FORMAT_SEED,
+                              __flashimg_start, cap)
+              : SBD_ERR_INVAL;
+    fw_puts("flash: " FW_PROFILE " ");
+    fw_put_dec(flash.sim.bd.geo.page_size);
+    fw_puts("+");
+    fw_put_dec(flash.sim.bd.geo.spare_size);
+    fw_puts(" B pages, ");
+    fw_put_dec(flash.sim.bd.geo.pages_per_block);
+    fw_puts(" pages/block, ");
+    fw_put_dec(FW_NAND_BLOCKS);
+    fw_puts(" blocks (part: ");
+    fw_put_dec(prof ? sim_profile_blocks(prof) : 0);
+    fw_puts("), image ");
+    fw_put_dec(prof ? sim_image_size(prof, FW_NAND_BLOCKS) : 0);
+    fw_puts(" bytes at ");
+    fw_put_hex((uint32_t)(uintptr_t)__flashimg_start, 8);
+    nl();
+    if (rc < 0) {
+        fw_puts("image: cannot use ");
+        fw_puts(args.image);
+        fw_puts(": ");
+        fw_puts(rc == SBD_ERR_INVAL ? "it holds another device's image (not overwritten)"
+                                    : sbd_strerror(rc));
+        nl();
+        finish(FW_EXIT_IMAGE);
+    }
+    fw_puts(rc == FW_FLASH_LOADED ? "image: loaded " : "image: formatted new ");
+    fw_puts(args.image);
+    nl();
+    fw_puts("boot: ready in ");
+    fw_put_dec(fw_tick_ms());
+    fw_puts(" ms");
+    nl();
+
+    rc = fw_log_scan(&logst, &flash.bd);
+    if (rc) {
+        fw_puts("selftest: scan failed: ");
+        fw_puts(sbd_strerror(rc));
+        nl();
+        finish(FW_EXIT_IMAGE);
+    }
+    fw_puts("selftest: boot ");
+    fw_put_dec(logst.boot);
+    fw_puts(", found ");
+    fw_put_dec(logst.records);
+    fw_puts(" records");
+    if (logst.records) {
+        fw_puts(" seq ");
+        fw_put_dec(logst.seq_min);
+        fw_puts("..");
+        fw_put_dec(logst.seq_max);
+    }
+    fw_puts(", corrupt ");
+    fw_put_dec(logst.corrupt);
+    fw_puts(", foreign ");
+    fw_put_dec(logst.foreign);
+    nl();
+    status = logst.corrupt ? FW_EXIT_SELFTEST : FW_EXIT_OK;
+
+    uint32_t seq0 = logst.next_seq;
+    uint32_t st = append(args.records, 0, 0);
+    fw_puts("selftest: wrote ");
+    fw_put_dec(logst.written);
+    fw_puts(" records seq ");
+    fw_put_dec(seq0);
+    fw_puts("..");
+    fw_put_dec(logst.next_seq - 1u);
+    fw_puts(", read back ");
+    fw_put_dec(logst.verified);
+    fw_puts(" ok, ");
+    fw_put_dec(logst.erases);
+    fw_puts(" erases");
+    nl();
+    if (st)
+        status = st;
+    if (status == FW_EXIT_OK && args.writes) {
+        fw_puts("writes: ");
+        fw_put_dec(args.writes);
+        fw_puts(" records, one every ");
+        fw_put_dec(args.period_ms);
+        fw_puts(" ms");
+        nl();
+        status = append(args.writes, args.period_ms, 1);
+    }
+    report_flash_stats();
+
+    if (status == FW_EXIT_OK && args.echo) {
+        fw_puts("link: echo until EOT");
+        nl();
+        uint32_t n = fw_link_run(&fw_link_echo, &echo);
+        nl();
+        fw_puts("link: ");
+        fw_put_dec(n);
+        fw_puts(" bytes received");
+        nl();
+    }
+    fw_puts(status == FW_EXIT_OK ? "selftest: PASS" : "selftest: FAIL");
+    nl();
+    finish(status);
+}

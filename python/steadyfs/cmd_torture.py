@@ -1,0 +1,53 @@
+"""`steady torture`: the power-loss torture runner (build/steady-torture).
+
+A random mix of every file-system call against an in-memory model, with
+power cut at (nearly) every program/erase or every Nth; after each cut the
+device is remounted and every file and directory checked.  Ends with
+"N power cuts, M checks, F failures"; exits non-zero on any failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def binary() -> Path:
+    """build/steady-torture of the build $STEADYFS_LIB points into."""
+    lib = os.environ.get("STEADYFS_LIB")
+    base = Path(lib).resolve().parent if lib else REPO / "build"
+    return base / "steady-torture"
+
+
+def _run(args: argparse.Namespace) -> int:
+    exe = binary()
+    if not exe.exists():
+        print(f"steady torture: {exe} not found; build it with `make build`")
+        return 2
+    argv = [str(exe), "--device", args.device, "--seed", str(args.seed), "--ops", str(args.ops),
+            "--powercut", args.powercut]
+    if args.blocks:
+        argv += ["--blocks", str(args.blocks)]
+    argv.append("--no-faults" if args.no_faults else "--faults")
+    if args.verbose:
+        argv.append("--verbose")
+    os.execv(str(exe), argv)
+    return 0  # not reached
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("torture", help="power-loss torture of the file system",
+                       description=__doc__)
+    p.add_argument("--device", default="mt29f1g01", help="device profile")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--ops", type=int, default=1000, help="API calls to run")
+    p.add_argument("--powercut", default="every",
+                   help="'every' (a cut within the next 1..8 program/erase ops), N, or 0")
+    p.add_argument("--blocks", type=int, default=0, help="device blocks (0: small default)")
+    p.add_argument("--no-faults", action="store_true",
+                   help="no bit flips or grown bad blocks (NAND)")
+    p.add_argument("--verbose", action="store_true")
+    p.set_defaults(func=_run)

@@ -1,0 +1,262 @@
+"""Run the steadyfs firmware on QEMU's mps2-an385 board.
+
+QEMU runs the ELF with semihosting (the firmware loads and writes its NAND
+image through it) and with two chardevs this module owns, both unix sockets
+that *we* listen on and QEMU connects to at start-up, so there is no race:
+
+- UART0 (``-serial chardev:uart0``): every byte the board sends is kept in
+  ``Board.output`` (and passed to an optional callback); ``Board.write``
+  sends bytes to the board.
+- QMP, the QEMU monitor's JSON protocol (``-mon chardev=qmp,mode=control``):
+  ``Board.reset()`` sends ``system_reset`` -- the board reboots in the same
+  QEMU process, as after a power cycle, while its image file stays.
+
+The firmware's exit status (semihosting SYS_EXIT_EXTENDED) is QEMU's exit
+status.  Paths: $STEADYFS_FW names the ELF; otherwise it is
+<build>/firmware/steadyfs-fw.elf where <build> is the directory of
+$STEADYFS_LIB (default <repo>/build), the same build `make BUILD=...` made.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Callable
+
+QEMU = "qemu-system-arm"
+MACHINE = "mps2-an385"
+REPO = Path(__file__).resolve().parents[2]
+
+
+class FirmwareError(RuntimeError):
+    """QEMU is missing, the ELF is missing, or the board did not answer."""
+
+
+def build_dir() -> Path:
+    lib = os.environ.get("STEADYFS_LIB")
+    return Path(lib).resolve().parent if lib else REPO / "build"
+
+
+def firmware_elf() -> Path:
+    env = os.environ.get("STEADYFS_FW")
+    return Path(env) if env else build_dir() / "firmware" / "steadyfs-fw.elf"
+
+
+def qemu_path() -> str | None:
+    return shutil.which(QEMU)
+
+
+def _qemu_opt(value: str) -> str:
+    """Escape a value for QEMU's key=value,... option syntax."""
+    return value.replace(",", ",,")
+
+
+def firmware_cmdline(image: Path, records: int | None = None, writes: int = 0,
+                     period_ms: int = 0, echo: bool = False, fault: bool = False) -> list[str]:
+    """The words of the firmware's semihosting command line (main.c)."""
+    words = ["steadyfs-fw"]
+    if records is not None:
+        words.append(f"records={records}")
+    if writes:
+        words.append(f"writes={writes}")
+    if period_ms:
+        words.append(f"period={period_ms}")
+    if echo:
+        words.append("echo")
+    if fault:
+        words.append("fault")
+    words.append(str(image))
+    return words
+
+
+class Board:
+    """One QEMU process running the firmware; use as a context manager."""
+
+    def __init__(self, image: Path, words: list[str] | None = None, elf: Path | None = None,
+                 on_output: Callable[[bytes], None] | None = None) -> None:
+        self.elf = elf or firmware_elf()
+        self.image = image.resolve()
+        self.words = words or firmware_cmdline(self.image)
+        self.on_output = on_output
+        self.output = bytearray()
+        self._cond = threading.Condition()
+        self._eof = False
+        self._tmp = tempfile.TemporaryDirectory(prefix="steadyfs-fw-")
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._uart: socket.socket | None = None
+        self._qmp: socket.socket | None = None
+        self._qmp_buf = b""
+        self._reader: threading.Thread | None = None
+        self.started = 0.0
+
+    # ---- life cycle -------------------------------------------------------
+    def start(self, connect_timeout: float = 10.0) -> Board:
+        qemu = qemu_path()
+        if not qemu:
+            raise FirmwareError(f"{QEMU} not found (Debian package qemu-system-arm)")
+        if not self.elf.is_file():
+            raise FirmwareError(f"no firmware at {self.elf}: run `make firmware`")
+        tmp = Path(self._tmp.name)
+        listeners = {}
+        for name in ("uart0", "qmp"):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.bind(str(tmp / f"{name}.sock"))
+            s.listen(1)
+            s.settimeout(connect_timeout)
+            listeners[name] = s
+        semi = "enable=on,target=native," + ",".join(f"arg={_qemu_opt(w)}" for w in self.words)
+        cmd = [qemu, "-M", MACHINE, "-nographic",
+               "-semihosting-config", semi,
+               "-chardev", f"socket,id=uart0,path={_qemu_opt(str(tmp / 'uart0.sock'))}",
+               "-serial", "chardev:uart0",
+               "-chardev", f"socket,id=qmp,path={_qemu_opt(str(tmp / 'qmp.sock'))}",
+               "-mon", "chardev=qmp,mode=control",
+               "-kernel", str(self.elf)]
+        self.started = time.monotonic()
+        self._proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                      stderr=subprocess.STDOUT, cwd=tmp)
+        try:
+            self._uart, _ = listeners["uart0"].accept()
+            self._qmp, _ = listeners["qmp"].accept()
+        except OSError as e:
+            self.close()
+            raise FirmwareError(f"QEMU did not connect its chardevs: {e}; "
+                                f"QEMU said: {self._stdout()}") from e
+        finally:
+            for s in listeners.values():
+                s.close()
+        self._qmp.settimeout(connect_timeout)
+        self._qmp_read()  # greeting
+        self.qmp("qmp_capabilities")
+        self._reader = threading.Thread(target=self._read_uart, daemon=True)
+        self._reader.start()
+        return self
+
+    def __enter__(self) -> Board:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._proc and self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.wait()
+        for s in (self._uart, self._qmp):
+            if s:
+                s.close()
+        if self._reader:
+            self._reader.join(timeout=2)
+        if self._proc and self._proc.stdout:
+            self._proc.stdout.close()
+        self._tmp.cleanup()
+
+    def wait(self, timeout: float) -> int:
+        """The firmware's exit status; FirmwareError if it does not exit in time."""
+        assert self._proc
+        try:
+            rc = self._proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired as e:
+            tail = self.text()[-2000:]
+            raise FirmwareError(f"board still running after {timeout} s; UART0 so far:\n"
+                                f"{tail}") from e
+        if self._reader:
+            self._reader.join(timeout=2)  # the rest of the UART output
+        return rc
+
+    def _stdout(self) -> str:
+        if self._proc and self._proc.poll() is not None and self._proc.stdout:
+            return self._proc.stdout.read().decode(errors="replace").strip()
+        return ""
+
+    # ---- UART0 ------------------------------------------------------------
+    def _read_uart(self) -> None:
+        assert self._uart
+        while True:
+            try:
+                data = self._uart.recv(4096)
+            except OSError:
+                data = b""
+            with self._cond:
+                if not data:
+                    self._eof = True
+                    self._cond.notify_all()
+                    return
+                self.output += data
+                self._cond.notify_all()
+            if self.on_output:
+                self.on_output(data)
+
+    def write(self, data: bytes) -> None:
+        assert self._uart
+        self._uart.sendall(data)
+
+    def text(self) -> str:
+        with self._cond:
+            return self.output.decode(errors="replace").replace("\r\n", "\n")
+
+    def wait_for(self, pattern: str, timeout: float, start: int = 0) -> re.Match[str]:
+        """Wait until the UART text from offset `start` matches `pattern`."""
+        rx = re.compile(pattern, re.M)
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                m = rx.search(self.output.decode(errors="replace").replace("\r\n", "\n"), start)
+                if m:
+                    return m
+                left = deadline - time.monotonic()
+                if left <= 0 or self._eof:
+                    why = "board stopped" if self._eof else f"{timeout} s passed"
+                    raise FirmwareError(f"no {pattern!r} on UART0 ({why}); got:\n"
+                                        + self.output.decode(errors="replace"))
+                self._cond.wait(left)
+
+    # ---- monitor (QMP) ----------------------------------------------------
+    def _qmp_read(self) -> dict[str, object]:
+        assert self._qmp
+        while b"\n" not in self._qmp_buf:
+            chunk = self._qmp.recv(4096)
+            if not chunk:
+                raise FirmwareError("QEMU monitor closed")
+            self._qmp_buf += chunk
+        line, self._qmp_buf = self._qmp_buf.split(b"\n", 1)
+        msg: dict[str, object] = json.loads(line)
+        return msg
+
+    def qmp(self, command: str, **arguments: object) -> object:
+        """Run a QMP command; its "return" value (events are skipped)."""
+        assert self._qmp
+        req: dict[str, object] = {"execute": command}
+        if arguments:
+            req["arguments"] = arguments
+        self._qmp.sendall(json.dumps(req).encode() + b"\n")
+        while True:
+            msg = self._qmp_read()
+            if "return" in msg:
+                return msg["return"]
+            if "error" in msg:
+                raise FirmwareError(f"QMP {command}: {msg['error']}")
+
+    def reset(self) -> None:
+        """system_reset: the board reboots now, mid-operation if it was busy."""
+        self.qmp("system_reset")
+
+
+def size_report(as_json: bool = False) -> str:
+    """The linked-size report of the firmware (firmware/size-report.sh)."""
+    elf = firmware_elf()
+    mapfile = elf.with_suffix(".map")
+    if not mapfile.is_file():
+        raise FirmwareError(f"no linker map at {mapfile}: run `make firmware`")
+    args = [str(REPO / "firmware" / "size-report.sh"), str(mapfile)]
+    if as_json:
+        args.append("--json")
+    return subprocess.run(args, check=True, capture_output=True, text=True).stdout

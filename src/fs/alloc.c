@@ -1,0 +1,442 @@
+/* Blocks: live-sector counts, the log head, erase-ahead, bad blocks, wear
+ * levelling and garbage collection paced by writes (DESIGN.md §4). */
+#include "fs/fs_internal.h"
+
+static int closed(const steadyfs *fs, uint32_t b) { return fs->blk[b] <= fs->P; }
+
+static void set_state(steadyfs *fs, uint32_t b, uint8_t s)
+{
+    uint8_t o = fs->blk[b];
+    fs->nqueued -= (o == BS_QUEUED);
+    fs->nfree -= (o == BS_FREE);
+    fs->nlimbo -= (o == BS_LIMBO);
+    fs->nqueued += (s == BS_QUEUED);
+    fs->nfree += (s == BS_FREE);
+    fs->nlimbo += (s == BS_LIMBO);
+    fs->blk[b] = s;
+}
+
+uint32_t sfs_free_blocks(const steadyfs *fs) { return fs->nqueued + fs->nfree + fs->nlimbo; }
+
+void sfs_count_inc(steadyfs *fs, uint32_t ppn)
+{
+    uint32_t b;
+    if (ppn >= SFS_UNKNOWN)
+        return;
+    b = sfs_blk(fs, ppn);
+    if (b == fs->head_block)
+        fs->head_count++;
+    else if (closed(fs, b) && fs->blk[b] < fs->P)
+        fs->blk[b]++;
+    else
+        return;
+    fs->live++;
+}
+
+void sfs_count_dec(steadyfs *fs, uint32_t ppn)
+{
+    uint32_t b;
+    if (ppn >= SFS_UNKNOWN)
+        return;
+    b = sfs_blk(fs, ppn);
+    if (b == fs->head_block && fs->head_count)
+        fs->head_count--;
+    else if (b != fs->head_block && closed(fs, b) && fs->blk[b] > 0)
+        fs->blk[b]--;
+    else
+        return;
+    fs->live--;
+}
+
+static int retire_idx(const steadyfs *fs, uint32_t b)
+{
+    int i;
+    for (i = 0; i < 4; i++)
+        if (fs->retire[i] != SFS_NONE && (fs->retire[i] & 0x7FFFFFFFu) == b)
+            return i;
+    return -1;
+}
+
+/* Erase a FREE block into the queue; a failing block is retired. */
+static int erase_free(steadyfs *fs, uint32_t b)
+{
+    int ri = retire_idx(fs, b), rc;
+    if (ri >= 0 && !(fs->retire[ri] & 0x80000000u)) {
+        fs->retire[ri] = SFS_NONE;
+        sbd_mark_bad(fs->cfg.bd, b * fs->dev_per_block);
+        set_state(fs, b, BS_BAD);
+        return 0;
+    }
+    if (ri >= 0)
+        fs->retire[ri] = SFS_NONE;
+    rc = sfs_erase(fs, b);
+    fs->n_erase++;
+    if (rc == SFS_EFAIL) {
+        sbd_mark_bad(fs->cfg.bd, b * fs->dev_per_block);
+        set_state(fs, b, BS_BAD);
+        return 0;
+    }
+    if (rc)
+        return rc;
+    set_state(fs, b, BS_QUEUED);
+    return 1;
+}
+
+/* Next block in state s after the cursor: allocation in round-robin order
+ * is the dynamic wear levelling. */
+static uint32_t find_state(steadyfs *fs, uint8_t s)
+{
+    uint32_t k, b;
+    for (k = 0; k < fs->nblocks; k++) {
+        b = (fs->alloc_cursor + k) % fs->nblocks;
+        if (fs->blk[b] == s)
+            return b;
+    }
+    return SFS_NONE;
+}
+
+int sfs_erase_ahead(steadyfs *fs)
+{
+    uint32_t b;
+    int rc;
+    if (!fs->erase_budget || fs->dead)
+        return 0;
+    if (fs->anchor_dirty_other && fs->anchor_next_idx >= fs->P / 2) {
+        fs->erase_budget--;
+        rc = sfs_erase(fs, fs->anchor[!fs->anchor_cur]);
+        if (rc && rc != SFS_EFAIL)
+            return rc;
+        fs->anchor_dirty_other = 0;
+        return 0;
+    }
+    if (fs->nqueued >= SFS_Q_TARGET || !fs->nfree)
+        return 0;
+    b = find_state(fs, BS_FREE);
+    if (b == SFS_NONE)
+        return 0;
+    fs->erase_budget--;
+    rc = erase_free(fs, b);
+    return rc < 0 ? rc : 0;
+}
+
+int sfs_log_reserve(steadyfs *fs)
+{
+    uint32_t b;
+    int rc;
+    if (fs->dead)
+        return STEADYFS_EIO;
+    if (fs->head_idx >= fs->P) {
+        uint32_t steps = 0;
+        /* the last erase unit is kept for garbage collection's copies:
+         * host writes reaching it first collect (emergency, DESIGN.md §4) */
+        while (!fs->in_gc && fs->nqueued + fs->nfree <= 2 && steps < 3 * fs->P) {
+            if (fs->nlimbo) {
+                rc = sfs_ckpt_write(fs);   /* emptied blocks become erasable */
+                if (rc)
+                    return rc;
+                continue;
+            }
+            for (b = 0; b < fs->nblocks; b++)
+                if (fs->blk[b] == 0 && b != fs->gc_victim)
+                    break;
+            if (b < fs->nblocks) {
+                set_state(fs, b, BS_LIMBO);   /* empty: nothing to copy */
+                continue;
+            }
+            if (fs->nqueued + fs->nfree == 0)
+                break;
+            fs->in_gc = 2;
+            rc = sfs_gc_one(fs);
+            fs->in_gc = 0;
+            steps++;
+            if (rc < 0)
+                return rc;
+            if (rc == 0)
+                break;
+        }
+        /* paced collection leaves the last units to the emergency path,
+         * which always has room to finish a victim (v* < P) */
+        if (fs->in_gc == 1 && fs->nqueued + fs->nfree <= 2)
+            return SFS_EAGAIN;
+        /* the collection may have moved the head on already */
+        while (fs->head_idx >= fs->P) {
+            b = find_state(fs, BS_QUEUED);
+            if (b == SFS_NONE) {
+                b = find_state(fs, BS_FREE);
+                if (b != SFS_NONE) {
+                    rc = erase_free(fs, b);
+                    if (rc < 0)
+                        return rc;
+                    continue;
+                }
+                if (!fs->nlimbo)
+                    return STEADYFS_ENOSPC;
+                rc = sfs_ckpt_write(fs);
+                if (rc)
+                    return rc;
+                continue;
+            }
+            fs->alloc_cursor = (b + 1) % fs->nblocks;
+            if (fs->head_block != SFS_NONE)
+                set_state(fs, fs->head_block, (uint8_t)fs->head_count);
+            set_state(fs, b, BS_HEAD);
+            fs->head_block = b;
+            fs->head_idx = 0;
+            fs->head_count = 0;
+            fs->erase_budget++;   /* a call pays for the blocks it fills */
+            fs->need_ckpt = 1;
+        }
+    }
+    if (fs->need_ckpt || fs->since_ckpt >= fs->cfg.replay_max)
+        return sfs_ckpt_write(fs);
+    return 0;
+}
+
+int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out)
+{
+    uint32_t ppn;
+    int rc;
+    if (fs->head_idx >= fs->P || fs->need_ckpt)
+        return STEADYFS_EINVAL;   /* caller forgot sfs_log_reserve */
+    ppn = fs->head_block * fs->P + fs->head_idx;
+    t->seq = fs->seq++;
+    rc = sfs_prog_sector(fs, ppn, buf, t);
+    fs->head_idx++;
+    fs->since_ckpt++;
+    if (rc == SFS_EFAIL) {
+        /* grown bad block: what it holds moves out by GC, then it is
+         * retired; the caller writes its sector again elsewhere */
+        int i;
+        for (i = 0; i < 4; i++)
+            if (fs->retire[i] == SFS_NONE) {
+                fs->retire[i] = fs->head_block;
+                break;
+            }
+        fs->head_idx = fs->P;
+        fs->need_ckpt = 1;
+        return SFS_RETRY;
+    }
+    if (rc)
+        return rc;
+    if (t->kind == TK_DATA && t->owner == OWNER_GC)
+        fs->n_copy++;
+    else if (t->kind == TK_DATA)
+        fs->n_data++;
+    else
+        fs->n_map++;
+    *ppn_out = ppn;
+    return 0;
+}
+
+static uint32_t pick_victim(steadyfs *fs)
+{
+    uint32_t b, k, best = SFS_NONE, bestc = fs->P;
+    int i;
+    for (i = 0; i < 4; i++)
+        if (fs->retire[i] != SFS_NONE) {
+            b = fs->retire[i] & 0x7FFFFFFFu;
+            if (closed(fs, b) && b != fs->head_block)
+                return b;
+        }
+    fs->victims++;
+    if (fs->victims % SFS_WL_PERIOD == 0) {
+        /* static wear levelling: now and then the next closed block in
+         * round-robin order, however full, so cold data moves too */
+        for (k = 0; k < fs->nblocks; k++) {
+            b = (fs->wl_cursor + k) % fs->nblocks;
+            if (closed(fs, b)) {
+                fs->wl_cursor = (b + 1) % fs->nblocks;
+                return b;
+            }
+        }
+    }
+    for (b = 0; b < fs->nblocks; b++)
+        if (closed(fs, b) && fs->blk[b] < bestc) {
+            best = b;
+            bestc = fs->blk[b];
+            if (!bestc)
+                break;
+        }
+    return best;
+}
+
+/* Is sector ppn with tag t live?  Fills *how: 1 data, 2 map1, 3 map2. */
+static int live_of(steadyfs *fs, uint32_t ppn, const sfs_tag *t, struct sfs_pend **unc)
+{
+    uint32_t cur;
+    int rc;
+    *unc = NULL;
+    if (t->kind == TK_DATA) {
+        struct sfs_pend *p;
+        uint32_t i;
+        for (i = 0; i < fs->npend; i++) {
+            p = &fs->pend[i];
+            if (p->type == PT_L1 && (p->flags & PF_UNC) && p->key == t->key && p->ppn == ppn) {
+                *unc = p;
+                return 1;
+            }
+        }
+        rc = sfs_lookup(fs, t->key, 0, &cur);
+        return rc ? rc : cur == ppn;
+    }
+    if (t->kind == TK_MAP1) {
+        rc = sfs_l1_locate(fs, t->key, &cur);
+        if (rc)
+            return rc;
+        return cur == ppn && !sfs_kill_covers_l1(fs, t->key);
+    }
+    if (t->kind == TK_MAP2)
+        return t->key < fs->n_l2 && fs->root[t->key] == ppn;
+    return 0;
+}
+
+int sfs_gc_one(steadyfs *fs)
+{
+    uint32_t ppn, np;
+    sfs_tag t;
+    struct sfs_pend *unc;
+    int rc, live;
+    if (fs->gc_victim == SFS_NONE) {
+        fs->gc_victim = pick_victim(fs);
+        fs->gc_idx = 0;
+        if (fs->gc_victim == SFS_NONE)
+            return 0;
+    }
+    if (fs->blk[fs->gc_victim] == 0 || fs->gc_idx >= fs->P) {
+        if (fs->blk[fs->gc_victim]) {
+            /* every sector examined, yet counted live: the count drifted
+             * (a bug); nothing here is reachable, so free it */
+            fs->live -= fs->blk[fs->gc_victim];
+            fs->drift++;
+        }
+        set_state(fs, fs->gc_victim, BS_LIMBO);
+        fs->gc_victim = SFS_NONE;
+        fs->n_victim++;
+        return 1;
+    }
+    ppn = fs->gc_victim * fs->P + fs->gc_idx;
+    rc = sfs_rd_tag(fs, ppn, &t);
+    if (rc == STEADYFS_ECORRUPT) {
+        fs->gc_idx++;
+        return 1;
+    }
+    if (rc < 0)
+        return rc;
+    live = live_of(fs, ppn, &t, &unc);
+    if (live < 0)
+        return live;
+    if (!live) {
+        fs->gc_idx++;
+        return 1;
+    }
+    if (t.kind == TK_MAP1)
+        rc = sfs_merge_l1(fs, t.key);
+    else if (t.kind == TK_MAP2)
+        rc = sfs_merge_l2(fs, t.key);
+    else {
+        rc = sfs_make_room(fs, 2);
+        if (!rc)
+            rc = sfs_log_reserve(fs);
+        if (rc)
+            return rc;
+        rc = sfs_rd_sector(fs, ppn, fs->buf, &t);
+        if (rc < 0) {
+            /* unreadable live data: nothing left to move */
+            fs->gc_idx++;
+            return rc == STEADYFS_EIO && !fs->dead ? 1 : rc;
+        }
+        if (unc) {
+            t.flags = 0;
+        } else {
+            t.owner = OWNER_GC;
+            t.flags = TF_COMMIT;
+            t.txn = (uint32_t)fs->seq;
+        }
+        rc = sfs_log_prog(fs, fs->buf, &t, &np);
+        if (rc == SFS_RETRY)
+            return 1;
+        if (rc)
+            return rc;
+        rc = sfs_apply_prog(fs, t.key, np, t.owner, t.txn, SFS_UNKNOWN);
+        if (!rc && !unc)
+            rc = sfs_apply_commit(fs, t.owner, t.txn);
+    }
+    if (rc == SFS_RETRY)
+        return 1;
+    if (rc)
+        return rc;
+    fs->gc_idx++;
+    return 1;
+}
+
+int sfs_gc_pace(steadyfs *fs)
+{
+    uint32_t i;
+    int rc;
+    if (sfs_free_blocks(fs) > fs->gc_low && fs->retire[0] == SFS_NONE &&
+        fs->retire[1] == SFS_NONE)
+        return 0;
+    fs->in_gc = 1;
+    for (i = 0, rc = 0; i < fs->s_gc; i++) {
+        rc = sfs_gc_one(fs);
+        if (rc <= 0)
+            break;
+    }
+    fs->in_gc = 0;
+    return rc < 0 && rc != SFS_EAGAIN ? rc : 0;
+}
+
+int sfs_begin(steadyfs *fs, int modify)
+{
+    (void)modify;
+    if (!fs || !fs->mounted)
+        return STEADYFS_EINVAL;
+    if (fs->dead)
+        return STEADYFS_EIO;
+    fs->erase_budget = 1;
+    return 0;
+}
+
+int sfs_end(steadyfs *fs, int rc)
+{
+    int r2;
+    if (!fs->dead && fs->erase_budget) {
+        r2 = sfs_erase_ahead(fs);
+        if (r2 < 0 && rc >= 0)
+            rc = r2;
+    }
+    if (fs->dead && rc >= 0)
+        rc = STEADYFS_EIO;
+    return rc;
+}
+
+int steadyfs_gc_step(steadyfs *fs, uint32_t budget)
+{
+    uint32_t done = 0;
+    int rc = sfs_begin(fs, 1);
+    if (rc)
+        return rc;
+    while (done < budget) {
+        if (fs->erase_budget && (fs->nqueued < SFS_Q_TARGET && fs->nfree)) {
+            rc = sfs_erase_ahead(fs);
+            done++;
+            fs->erase_budget = 1;
+            if (rc)
+                break;
+            continue;
+        }
+        if (sfs_free_blocks(fs) > fs->gc_low + 2 && fs->gc_victim == SFS_NONE)
+            break;
+        fs->in_gc = 1;
+        rc = sfs_gc_one(fs);
+        fs->in_gc = 0;
+        if (rc == SFS_EAGAIN)
+            rc = 0;
+        if (rc <= 0)
+            break;
+        done++;
+    }
+    fs->erase_budget = 0;
+    rc = sfs_end(fs, rc < 0 ? rc : 0);
+    return rc < 0 ? rc : (int)done;
+}

@@ -1,0 +1,2 @@
+/* placeholder replaced below */
+#include "fs/fs_internal.h"

@@ -1,0 +1,315 @@
+/* Checkpoints and mount.
+ *
+ * A checkpoint is one sector holding everything RAM knows: the block table,
+ * the map roots, the pending map changes (uncommitted ones included), the
+ * inode bitmap and the log head.  Checkpoints are appended to one of two
+ * anchor blocks; when one is full the other (erased ahead of time) takes
+ * over.  Mount finds the newest checkpoint by a binary search over the
+ * anchor block (sequence numbers rise by one per sector), then replays the
+ * at most replay_max sectors written to the head block after it.  Nothing
+ * on mount depends on the device size or the number of files. */
+#include "fs/fs_internal.h"
+
+#define CKPT_MAGIC 0x31434653u   /* "SFC1" */
+#define CKPT_HDR 128u
+
+static void pend_pack(uint8_t *p, const struct sfs_pend *e)
+{
+    sfs_put32(p, e->key);
+    sfs_put32(p + 4, e->ppn);
+    sfs_put32(p + 8, e->txn);
+    sfs_put32(p + 12, e->old);
+    p[16] = (uint8_t)e->owner;
+    p[17] = (uint8_t)(e->owner >> 8);
+    p[18] = e->type;
+    p[19] = e->flags;
+}
+
+static void pend_unpack(const uint8_t *p, struct sfs_pend *e)
+{
+    e->key = sfs_get32(p);
+    e->ppn = sfs_get32(p + 4);
+    e->txn = sfs_get32(p + 8);
+    e->old = sfs_get32(p + 12);
+    e->owner = (uint16_t)(p[16] | p[17] << 8);
+    e->type = p[18];
+    e->flags = p[19];
+}
+
+static void serialize(steadyfs *fs, uint8_t *b)
+{
+    uint32_t i, o = CKPT_HDR, nb = (fs->cfg.max_inodes + 7u) / 8u;
+    memset(b, 0, fs->payload);
+    sfs_put32(b + 0, CKPT_MAGIC);
+    sfs_put32(b + 4, 1);
+    sfs_put32(b + 8, fs->epoch);
+    sfs_put32(b + 12, fs->nblocks);
+    sfs_put32(b + 16, fs->P);
+    sfs_put32(b + 20, fs->sector_size);
+    b[24] = (uint8_t)fs->cfg.max_inodes;
+    b[25] = (uint8_t)(fs->cfg.max_inodes >> 8);
+    b[26] = fs->cfg.file_pages_log2;
+    b[27] = fs->cfg.dir_pages;
+    b[28] = (uint8_t)fs->cfg.fill_permille;
+    b[29] = (uint8_t)(fs->cfg.fill_permille >> 8);
+    sfs_put64(b + 32, fs->seq);
+    sfs_put32(b + 40, fs->head_block);
+    sfs_put32(b + 44, fs->head_idx);
+    sfs_put32(b + 48, fs->head_count);
+    sfs_put32(b + 52, fs->live);
+    sfs_put32(b + 56, fs->gc_victim);
+    sfs_put32(b + 60, fs->gc_idx);
+    sfs_put32(b + 64, fs->wl_cursor);
+    sfs_put32(b + 68, fs->alloc_cursor);
+    sfs_put32(b + 72, fs->victims);
+    for (i = 0; i < 4; i++)
+        sfs_put32(b + 76 + 4 * i, fs->retire[i]);
+    sfs_put32(b + 92, fs->npend);
+    sfs_put32(b + 96, fs->n_l2);
+    sfs_put32(b + 100, fs->dev_per_block);
+    sfs_put32(b + 104, fs->live_max);
+    sfs_put32(b + 108, fs->vol);
+    sfs_put32(b + 112, fs->usable);
+    for (i = 0; i < fs->nblocks; i++)
+        b[o + i] = fs->blk[i] == BS_LIMBO ? (uint8_t)BS_FREE : fs->blk[i];
+    o += fs->nblocks;
+    for (i = 0; i < fs->n_l2; i++, o += 4)
+        sfs_put32(b + o, fs->root[i]);
+    for (i = 0; i < fs->npend; i++, o += 20)
+        pend_pack(b + o, &fs->pend[i]);
+    memcpy(b + o, fs->ibm, nb);
+}
+
+static int deserialize(steadyfs *fs, const uint8_t *b)
+{
+    uint32_t i, o = CKPT_HDR, nb = (fs->cfg.max_inodes + 7u) / 8u;
+    if (sfs_get32(b) != CKPT_MAGIC || sfs_get32(b + 4) != 1 ||
+        sfs_get32(b + 12) != fs->nblocks || sfs_get32(b + 16) != fs->P ||
+        sfs_get32(b + 20) != fs->sector_size ||
+        (uint32_t)(b[24] | b[25] << 8) != fs->cfg.max_inodes ||
+        b[26] != fs->cfg.file_pages_log2 || b[27] != fs->cfg.dir_pages ||
+        sfs_get32(b + 96) != fs->n_l2 || sfs_get32(b + 100) != fs->dev_per_block)
+        return STEADYFS_EINVAL;
+    fs->cfg.fill_permille = (uint16_t)(b[28] | b[29] << 8);
+    fs->epoch = sfs_get32(b + 8);
+    fs->seq = sfs_get64(b + 32);
+    fs->head_block = sfs_get32(b + 40);
+    fs->head_idx = sfs_get32(b + 44);
+    fs->head_count = sfs_get32(b + 48);
+    fs->live = sfs_get32(b + 52);
+    fs->gc_victim = sfs_get32(b + 56);
+    fs->gc_idx = sfs_get32(b + 60);
+    fs->wl_cursor = sfs_get32(b + 64);
+    fs->alloc_cursor = sfs_get32(b + 68);
+    fs->victims = sfs_get32(b + 72);
+    for (i = 0; i < 4; i++)
+        fs->retire[i] = sfs_get32(b + 76 + 4 * i);
+    fs->npend = sfs_get32(b + 92);
+    fs->live_max = sfs_get32(b + 104);
+    fs->vol = sfs_get32(b + 108);
+    fs->usable = sfs_get32(b + 112);
+    if (fs->npend > fs->cfg.pending_max || fs->head_block >= fs->nblocks ||
+        fs->head_idx > fs->P || fs->alloc_cursor >= fs->nblocks || fs->wl_cursor >= fs->nblocks)
+        return STEADYFS_ECORRUPT;
+    fs->nqueued = fs->nfree = fs->nlimbo = 0;
+    for (i = 0; i < fs->nblocks; i++) {
+        uint8_t s = b[o + i];
+        if (s > fs->P && (s < BS_HEAD || s > BS_RESERVED || s == BS_LIMBO))
+            return STEADYFS_ECORRUPT;
+        fs->blk[i] = s;
+        fs->nqueued += s == BS_QUEUED;
+        fs->nfree += s == BS_FREE;
+    }
+    o += fs->nblocks;
+    for (i = 0; i < fs->n_l2; i++, o += 4)
+        fs->root[i] = sfs_get32(b + o);
+    fs->uncommitted = 0;
+    for (i = 0; i < fs->npend; i++, o += 20) {
+        pend_unpack(b + o, &fs->pend[i]);
+        if (fs->pend[i].type < PT_L1 || fs->pend[i].type > PT_KILL)
+            return STEADYFS_ECORRUPT;
+        fs->uncommitted += (fs->pend[i].flags & PF_UNC) != 0;
+    }
+    memcpy(fs->ibm, b + o, nb);
+    return 0;
+}
+
+int sfs_ckpt_write(steadyfs *fs)
+{
+    sfs_tag t;
+    uint32_t i, ppn;
+    int rc, tries;
+    for (tries = 0; tries < 3; tries++) {
+        if (fs->anchor_next_idx >= fs->P) {
+            uint32_t other = !fs->anchor_cur;
+            if (fs->anchor_dirty_other) {
+                if (fs->erase_budget)
+                    fs->erase_budget--;
+                rc = sfs_erase(fs, fs->anchor[other]);
+                if (rc && rc != SFS_EFAIL)
+                    return rc;
+                fs->anchor_dirty_other = 0;
+            }
+            fs->anchor_cur = other;
+            fs->anchor_next_idx = 0;
+            fs->anchor_dirty_other = 1;
+        }
+        serialize(fs, fs->buf);
+        memset(&t, 0, sizeof t);
+        t.kind = TK_CKPT;
+        t.key = fs->epoch;
+        t.seq = fs->anchor_seq;
+        ppn = fs->anchor[fs->anchor_cur] * fs->P + fs->anchor_next_idx;
+        rc = sfs_prog_sector(fs, ppn, fs->buf, &t);
+        fs->anchor_next_idx++;
+        if (rc == SFS_EFAIL) {
+            /* a failing anchor block: switch at once (it is not retired:
+             * mount must keep finding anchors in the same place) */
+            fs->anchor_next_idx = fs->P;
+            fs->anchor_seq += fs->P;
+            continue;
+        }
+        if (rc)
+            return rc;
+        fs->anchor_seq++;
+        fs->epoch++;
+        fs->n_ckpt++;
+        fs->need_ckpt = 0;
+        fs->since_ckpt = 0;
+        /* blocks emptied before this checkpoint may now be erased: no
+         * replay from it can need their old contents */
+        for (i = 0; i < fs->nblocks; i++)
+            if (fs->blk[i] == BS_LIMBO) {
+                fs->blk[i] = BS_FREE;
+                fs->nlimbo--;
+                fs->nfree++;
+            }
+        return 0;
+    }
+    return STEADYFS_EIO;
+}
+
+/* Checkpoint in anchor block a at index i (sequence base + i)? */
+static int anchor_ok(steadyfs *fs, uint32_t a, uint32_t i, uint64_t base)
+{
+    sfs_tag t;
+    int rc = sfs_rd_tag(fs, fs->anchor[a] * fs->P + i, &t);
+    if (rc < 0)
+        return rc == STEADYFS_ECORRUPT ? 0 : rc;
+    return t.kind == TK_CKPT && t.seq == base + i;
+}
+
+static int replay(steadyfs *fs)
+{
+    uint32_t b = fs->head_block, idx, ppn;
+    uint64_t exp = fs->seq;
+    sfs_tag t;
+    int rc;
+    for (idx = fs->head_idx; idx < fs->P; idx++) {
+        ppn = b * fs->P + idx;
+        rc = sfs_rd_tag(fs, ppn, &t);
+        if (rc < 0 && !fs->dead)
+            break;   /* torn or never written: the log ends here */
+        if (rc < 0)
+            return rc;
+        if (t.seq != exp)
+            break;
+        if (t.kind == TK_DATA) {
+            rc = sfs_apply_prog(fs, t.key, ppn, t.owner, t.txn, SFS_UNKNOWN);
+            if (!rc && (t.flags & TF_COMMIT))
+                rc = sfs_apply_commit(fs, t.owner, t.txn);
+            if (!rc && (t.flags & TF_COMMIT) && (t.flags & TF_KILL))
+                rc = sfs_apply_kill(fs, t.key, t.aux, (t.flags & TF_KILLALL) != 0);
+        } else if (t.kind == TK_MAP1 || t.kind == TK_MAP2) {
+            rc = sfs_apply_map(fs, &t, ppn);
+        } else {
+            break;
+        }
+        if (rc)
+            return rc;
+        exp++;
+        fs->head_idx = idx + 1;
+    }
+    /* never program over a torn sector: continue at the first sector that
+     * reads erased (a cut tears at most the one after the end of the log),
+     * after a checkpoint, with sequence numbers past anything torn */
+    fs->seq = exp + 1;
+    sfs_abort(fs, 1, 0, 0);
+    if (fs->cfg.bd->geo.needs_erase) {
+        int k, e = 0;
+        for (k = 0; k < 2 && fs->head_idx < fs->P; k++) {
+            e = sfs_rd_erased(fs, b * fs->P + fs->head_idx);
+            if (e < 0)
+                return e;
+            if (e)
+                break;
+            fs->head_idx++;
+        }
+        if (!e)
+            fs->head_idx = fs->P;
+    }
+    fs->need_ckpt = 1;
+    return 0;
+}
+
+int sfs_ckpt_mount(steadyfs *fs)
+{
+    sfs_tag t0[2], t;
+    int ok[2], rc, a;
+    uint32_t lo, hi, mid;
+    for (a = 0; a < 2; a++) {
+        rc = sfs_rd_tag(fs, fs->anchor[a] * fs->P, &t0[a]);
+        if (rc < 0 && rc != STEADYFS_ECORRUPT)
+            return rc;
+        ok[a] = rc >= 0 && t0[a].kind == TK_CKPT;
+    }
+    if (!ok[0] && !ok[1])
+        return STEADYFS_ECORRUPT;
+    a = ok[1] && (!ok[0] || t0[1].seq > t0[0].seq);
+    for (;;) {
+        uint64_t base = t0[a].seq;
+        lo = 0;
+        hi = fs->P;
+        while (hi - lo > 1) {
+            mid = (lo + hi) / 2;
+            rc = anchor_ok(fs, (uint32_t)a, mid, base);
+            if (rc < 0)
+                return rc;
+            if (rc)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        for (;;) {
+            rc = sfs_rd_sector(fs, fs->anchor[a] * fs->P + lo, fs->buf, &t);
+            if (rc >= 0 && t.kind == TK_CKPT && t.seq == base + lo)
+                break;
+            if (rc < 0 && fs->dead)
+                return rc;
+            if (lo == 0)
+                break;
+            lo--;
+        }
+        if (rc >= 0)
+            break;
+        if (!ok[!a])
+            return STEADYFS_ECORRUPT;
+        ok[a] = 0;
+        a = !a;
+    }
+    rc = deserialize(fs, fs->buf);
+    if (rc)
+        return rc;
+    fs->anchor_cur = (uint32_t)a;
+    fs->anchor_seq = t0[a].seq + lo + 1;
+    fs->anchor_next_idx = lo + 1;
+    fs->anchor_dirty_other = fs->cfg.bd->geo.needs_erase;
+    if (fs->anchor_next_idx < fs->P && fs->cfg.bd->geo.needs_erase) {
+        rc = sfs_rd_erased(fs, fs->anchor[a] * fs->P + fs->anchor_next_idx);
+        if (rc < 0)
+            return rc;
+        if (!rc)
+            fs->anchor_next_idx = fs->P;   /* torn leftovers: switch blocks */
+    }
+    return replay(fs);
+}

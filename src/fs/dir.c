@@ -1,0 +1,217 @@
+/* Directories: a fixed number (dir_pages) of hash-bucket sectors.
+ *
+ * A name lives in bucket hash % dir_pages, or, when that sector is full,
+ * in the next one with room (the full sector gets an overflow mark, so a
+ * lookup knows to probe on).  Lookup of a name reads one sector in the
+ * common case and dir_pages in the worst: never a scan of every entry of
+ * the file system, and a known bound.  Inside a sector, entries are kept
+ * sorted by (hash, inode), which makes the readdir cookie
+ * (sector, hash, inode) a stable position whatever else changes.
+ *
+ * Sector layout: u16 count, u16 bytes used, u8 overflow, 3 pad, then
+ * entries {u32 hash, u32 ino, u8 type, u8 name_len, name}. */
+#include "fs/fs_internal.h"
+
+#define DH 8u
+#define DE 10u
+
+uint32_t sfs_name_hash(const char *name, uint32_t len)
+{
+    uint32_t h = 2166136261u, i;
+    for (i = 0; i < len; i++)
+        h = (h ^ (uint8_t)name[i]) * 16777619u;
+    return h;
+}
+
+/* Load bucket sector d of directory dir into fs->buf (empty if never
+ * written).  *ppn: where it was. */
+static int load(steadyfs *fs, uint32_t dir, uint32_t d, uint32_t *ppn)
+{
+    sfs_tag t;
+    int rc = sfs_lookup(fs, sfs_data_lpn(fs, dir, d), 1, ppn);
+    if (rc)
+        return rc;
+    if (*ppn == SFS_NONE) {
+        memset(fs->buf, 0, fs->payload);
+        return 0;
+    }
+    rc = sfs_rd_sector(fs, *ppn, fs->buf, &t);
+    if (rc < 0)
+        return rc;
+    if ((uint32_t)(fs->buf[2] | fs->buf[3] << 8) > fs->payload - DH)
+        return STEADYFS_ECORRUPT;
+    return 0;
+}
+
+static uint32_t used(const uint8_t *b) { return (uint32_t)(b[2] | b[3] << 8); }
+static uint32_t count(const uint8_t *b) { return (uint32_t)(b[0] | b[1] << 8); }
+static void set_hdr(uint8_t *b, uint32_t n, uint32_t u)
+{
+    b[0] = (uint8_t)n; b[1] = (uint8_t)(n >> 8); b[2] = (uint8_t)u; b[3] = (uint8_t)(u >> 8);
+}
+
+/* Offset of name in the loaded sector, or 0. */
+static uint32_t find(const uint8_t *b, uint32_t h, const char *name, uint32_t len)
+{
+    uint32_t o = DH, end = DH + used(b);
+    while (o + DE <= end) {
+        uint32_t nl = b[o + 9];
+        if (sfs_get32(b + o) == h && nl == len && !memcmp(b + o + DE, name, len))
+            return o;
+        o += DE + nl;
+    }
+    return 0;
+}
+
+int sfs_dir_lookup(steadyfs *fs, uint32_t dir, const char *name, uint32_t len,
+                   uint32_t *ino, uint8_t *type)
+{
+    uint32_t h = sfs_name_hash(name, len), k, d, ppn, o;
+    int rc;
+    for (k = 0; k < fs->cfg.dir_pages; k++) {
+        d = (h + k) % fs->cfg.dir_pages;
+        rc = load(fs, dir, d, &ppn);
+        if (rc)
+            return rc;
+        o = find(fs->buf, h, name, len);
+        if (o) {
+            *ino = sfs_get32(fs->buf + o + 4);
+            *type = fs->buf[o + 8];
+            return 0;
+        }
+        if (!fs->buf[4])
+            break;
+    }
+    return STEADYFS_ENOENT;
+}
+
+static int write_page(steadyfs *fs, uint32_t dir, uint32_t d, uint32_t *txn, uint8_t flags,
+                      uint32_t old)
+{
+    return sfs_write_lpn(fs, sfs_data_lpn(fs, dir, d), OWNER_NS, txn, flags, 0, old, NULL);
+}
+
+/* Insert (or replace the inode of) name, as part of NS transaction *txn. */
+int sfs_dir_insert2(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t ino,
+                    uint8_t type, uint32_t *txn, uint8_t flags)
+{
+    uint32_t h = sfs_name_hash(name, len), k, d, ppn, o, need = DE + len, u, n;
+    int rc;
+    for (k = 0; k < fs->cfg.dir_pages; k++) {
+        d = (h + k) % fs->cfg.dir_pages;
+        do {
+            rc = sfs_prep(fs, dir);
+            if (!rc)
+                rc = load(fs, dir, d, &ppn);
+            if (rc)
+                return rc;
+            o = find(fs->buf, h, name, len);
+            u = used(fs->buf);
+            n = count(fs->buf);
+            if (o) {
+                sfs_put32(fs->buf + o + 4, ino);
+                fs->buf[o + 8] = type;
+            } else if (DH + u + need <= fs->payload) {
+                /* sorted by (hash, ino) */
+                uint32_t at = DH, end = DH + u;
+                while (at + DE <= end) {
+                    uint32_t eh = sfs_get32(fs->buf + at), ei = sfs_get32(fs->buf + at + 4);
+                    if (eh > h || (eh == h && ei > ino))
+                        break;
+                    at += DE + fs->buf[at + 9];
+                }
+                memmove(fs->buf + at + need, fs->buf + at, end - at);
+                sfs_put32(fs->buf + at, h);
+                sfs_put32(fs->buf + at + 4, ino);
+                fs->buf[at + 8] = type;
+                fs->buf[at + 9] = (uint8_t)len;
+                memcpy(fs->buf + at + DE, name, len);
+                set_hdr(fs->buf, n + 1, u + need);
+            } else {
+                if (fs->buf[4])
+                    break;   /* already marked: probe on */
+                fs->buf[4] = 1;
+                rc = write_page(fs, dir, d, txn, 0, ppn);
+                if (rc == SFS_RETRY)
+                    continue;
+                if (rc)
+                    return rc;
+                break;
+            }
+            rc = write_page(fs, dir, d, txn, flags, ppn);
+        } while (rc == SFS_RETRY);
+        if (o || DH + u + need <= fs->payload)
+            return rc;
+    }
+    return STEADYFS_ENOSPC;
+}
+
+int sfs_dir_remove2(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t *txn,
+                    uint8_t flags)
+{
+    uint32_t h = sfs_name_hash(name, len), k, d, ppn, o, nl;
+    int rc;
+    for (k = 0; k < fs->cfg.dir_pages; k++) {
+        d = (h + k) % fs->cfg.dir_pages;
+        do {
+            rc = sfs_prep(fs, dir);
+            if (!rc)
+                rc = load(fs, dir, d, &ppn);
+            if (rc)
+                return rc;
+            o = find(fs->buf, h, name, len);
+            if (!o)
+                break;
+            nl = DE + fs->buf[o + 9];
+            memmove(fs->buf + o, fs->buf + o + nl, DH + used(fs->buf) - o - nl);
+            set_hdr(fs->buf, count(fs->buf) - 1, used(fs->buf) - nl);
+            memset(fs->buf + DH + used(fs->buf), 0, nl);
+            rc = write_page(fs, dir, d, txn, flags, ppn);
+        } while (rc == SFS_RETRY);
+        if (o)
+            return rc;
+        if (!fs->buf[4])
+            break;
+    }
+    return STEADYFS_ENOENT;
+}
+
+int sfs_dir_empty(steadyfs *fs, uint32_t dir)
+{
+    uint32_t d, ppn;
+    int rc;
+    for (d = 0; d < fs->cfg.dir_pages; d++) {
+        rc = load(fs, dir, d, &ppn);
+        if (rc)
+            return rc;
+        if (count(fs->buf))
+            return 0;
+    }
+    return 1;
+}
+
+/* The first entry whose position is after cookie. */
+int sfs_dir_next(steadyfs *fs, uint32_t dir, uint64_t cookie, steadyfs_dirent *ent)
+{
+    uint32_t d = cookie ? (uint32_t)(cookie >> 48) - 1u : 0, ppn, o, end;
+    int rc;
+    for (; d < fs->cfg.dir_pages; d++) {
+        rc = load(fs, dir, d, &ppn);
+        if (rc)
+            return rc;
+        for (o = DH, end = DH + used(fs->buf); o + DE <= end; o += DE + fs->buf[o + 9]) {
+            uint32_t h = sfs_get32(fs->buf + o), ino = sfs_get32(fs->buf + o + 4);
+            uint64_t key = (uint64_t)(d + 1) << 48 | (uint64_t)h << 16 | (ino & 0xFFFFu);
+            if (key <= cookie)
+                continue;
+            ent->id = ino;
+            ent->next = key;
+            ent->type = fs->buf[o + 8];
+            ent->name_len = fs->buf[o + 9];
+            memcpy(ent->name, fs->buf + o + DE, ent->name_len);
+            ent->name[ent->name_len] = 0;
+            return 1;
+        }
+    }
+    return 0;
+}

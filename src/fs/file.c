@@ -1,0 +1,432 @@
+/* Files: handles, read, write, truncate and the commit (sync).
+ *
+ * Page i of inode X is logical page (X << fbits) + 1 + i; the inode sector
+ * is logical page X (the range of the unused inode 0 is a dense inode
+ * table, so small files share map sectors), and writing it with the COMMIT
+ * flag is what commits the file's
+ * transaction: data sectors written since the last commit become the
+ * file's committed content in the same instant as its new size. */
+#include "fs/fs_internal.h"
+
+void sfs_inode_pack(steadyfs *fs, uint8_t *buf, const sfs_inode *in)
+{
+    memset(buf, 0, fs->payload);
+    sfs_put32(buf, INODE_MAGIC);
+    sfs_put32(buf + 4, in->ino);
+    sfs_put32(buf + 8, in->gen);
+    buf[12] = in->type;
+    sfs_put32(buf + 16, in->parent);
+    sfs_put64(buf + 24, in->size);
+}
+
+int sfs_inode_unpack(steadyfs *fs, const uint8_t *buf, sfs_inode *in)
+{
+    (void)fs;
+    if (sfs_get32(buf) != INODE_MAGIC)
+        return STEADYFS_ECORRUPT;
+    in->ino = sfs_get32(buf + 4);
+    in->gen = sfs_get32(buf + 8);
+    in->type = buf[12];
+    in->parent = sfs_get32(buf + 16);
+    in->size = sfs_get64(buf + 24);
+    if (in->type != STEADYFS_TYPE_FILE && in->type != STEADYFS_TYPE_DIR)
+        return STEADYFS_ENOENT;
+    return 0;
+}
+
+int sfs_inode_read(steadyfs *fs, uint32_t ino, sfs_inode *in, uint32_t *ppn)
+{
+    sfs_tag t;
+    uint32_t p;
+    int rc;
+    if (ino == 0 || ino >= fs->cfg.max_inodes)
+        return STEADYFS_ECORRUPT;
+    rc = sfs_lookup(fs, ino, 1, &p);
+    if (rc)
+        return rc;
+    if (p == SFS_NONE)
+        return STEADYFS_ECORRUPT;
+    rc = sfs_rd_sector(fs, p, fs->buf, &t);
+    if (rc < 0)
+        return rc;
+    if (ppn)
+        *ppn = p;
+    rc = sfs_inode_unpack(fs, fs->buf, in);
+    if (!rc && in->ino != ino)
+        rc = STEADYFS_ECORRUPT;
+    return rc;
+}
+
+struct sfs_open *sfs_primary(steadyfs *fs, uint32_t ino)
+{
+    uint32_t i;
+    for (i = 0; i < fs->cfg.open_max; i++)
+        if (fs->open[i].ino == ino && fs->open[i].kind == STEADYFS_TYPE_FILE)
+            return &fs->open[i];
+    return NULL;
+}
+
+static struct sfs_open *handle(steadyfs *fs, int fd, uint8_t kind)
+{
+    if (fd < 0 || (uint32_t)fd >= fs->cfg.open_max || !fs->open[fd].ino ||
+        fs->open[fd].kind != kind)
+        return NULL;
+    return &fs->open[fd];
+}
+
+static uint32_t txn_entries(steadyfs *fs, uint32_t ino)
+{
+    uint32_t i, n = 0;
+    for (i = 0; i < fs->npend; i++)
+        n += (fs->pend[i].flags & PF_UNC) && fs->pend[i].owner == ino;
+    return n;
+}
+
+/* Write the inode sector with COMMIT (and KILL from `kill_pg` if not
+ * SFS_NONE). */
+static int commit_sector(steadyfs *fs, struct sfs_open *p, uint32_t kill_pg)
+{
+    sfs_inode in;
+    uint8_t flags = TF_COMMIT;
+    uint32_t ppn;
+    int rc;
+    if (kill_pg != SFS_NONE)
+        flags |= TF_KILL;
+    rc = sfs_gc_pace(fs);
+    if (rc)
+        return rc;
+    do {
+        rc = sfs_prep(fs, p->ino);
+        if (rc)
+            return rc;
+        in.ino = p->ino;
+        in.gen = p->gen;
+        in.type = STEADYFS_TYPE_FILE;
+        in.parent = 0;
+        in.size = p->size;
+        sfs_inode_pack(fs, fs->buf, &in);
+        rc = sfs_write_lpn(fs, p->ino, (uint16_t)p->ino, &p->txn, flags,
+                           kill_pg == SFS_NONE ? 0 : kill_pg, p->ino_ppn, &ppn);
+    } while (rc == SFS_RETRY);
+    if (rc)
+        return rc;
+    p->ino_ppn = ppn;
+    p->csize = p->size;
+    p->txn = 0;
+    p->dirty = 0;
+    return 0;
+}
+
+int sfs_file_commit(steadyfs *fs, struct sfs_open *o)
+{
+    struct sfs_open *p = sfs_primary(fs, o->ino);
+    if (!p || !p->dirty)
+        return 0;
+    return commit_sector(fs, p, SFS_NONE);
+}
+
+static uint32_t npages(const steadyfs *fs, uint64_t size)
+{
+    return (uint32_t)((size + fs->payload - 1) / fs->payload);
+}
+
+/* Shrink: zero the tail of the new last page, commit, unmap the rest. */
+static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
+{
+    uint32_t off = (uint32_t)(size % fs->payload), pg = (uint32_t)(size / fs->payload), old;
+    sfs_tag t;
+    int rc;
+    if (off) {
+        do {
+            rc = sfs_prep(fs, p->ino);
+            if (!rc)
+                rc = sfs_lookup(fs, sfs_data_lpn(fs, p->ino, pg), 1, &old);
+            if (rc)
+                return rc;
+            if (old == SFS_NONE)
+                break;
+            rc = sfs_rd_sector(fs, old, fs->buf, &t);
+            if (rc < 0)
+                return rc;
+            memset(fs->buf + off, 0, fs->payload - off);
+            rc = sfs_write_lpn(fs, sfs_data_lpn(fs, p->ino, pg), (uint16_t)p->ino, &p->txn, 0, 0,
+                               SFS_UNKNOWN, NULL);
+        } while (rc == SFS_RETRY);
+        if (rc)
+            return rc;
+    }
+    p->size = size;
+    return commit_sector(fs, p, npages(fs, size));
+}
+
+int steadyfs_close(steadyfs *fs, int fd)
+{
+    struct sfs_open *o;
+    uint32_t i;
+    int rc = sfs_begin(fs, 1);
+    if (rc)
+        return rc;
+    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    if (!o)
+        return sfs_end(fs, STEADYFS_EBADF);
+    rc = sfs_file_commit(fs, o);
+    if (sfs_primary(fs, o->ino) == o) {
+        /* hand the file state to another handle of the same file */
+        for (i = 0; i < fs->cfg.open_max; i++) {
+            struct sfs_open *q = &fs->open[i];
+            if (q != o && q->ino == o->ino && q->kind == STEADYFS_TYPE_FILE) {
+                uint64_t pos = q->pos;
+                uint8_t acc = q->acc;
+                *q = *o;
+                q->pos = pos;
+                q->acc = acc;
+                break;
+            }
+        }
+    }
+    o->ino = 0;
+    o->kind = 0;
+    return sfs_end(fs, rc);
+}
+
+int32_t steadyfs_read(steadyfs *fs, int fd, void *buf, uint32_t len)
+{
+    struct sfs_open *o, *p;
+    uint8_t *dst = buf;
+    uint32_t done = 0, n, off, ppn;
+    sfs_tag t;
+    int rc = sfs_begin(fs, 0);
+    if (rc)
+        return rc;
+    fs->erase_budget = 0;
+    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    if (!o || (o->acc & STEADYFS_O_ACCMODE) == STEADYFS_O_WRONLY)
+        return STEADYFS_EBADF;
+    p = sfs_primary(fs, o->ino);
+    while (done < len && o->pos < p->size) {
+        uint32_t pg = (uint32_t)(o->pos / fs->payload);
+        off = (uint32_t)(o->pos % fs->payload);
+        n = fs->payload - off;
+        if (n > len - done)
+            n = len - done;
+        if (n > p->size - o->pos)
+            n = (uint32_t)(p->size - o->pos);
+        rc = sfs_lookup(fs, sfs_data_lpn(fs, o->ino, pg), 1, &ppn);
+        if (rc)
+            return rc;
+        if (ppn == SFS_NONE) {
+            memset(dst + done, 0, n);
+        } else {
+            rc = sfs_rd_sector(fs, ppn, fs->buf, &t);
+            if (rc < 0)
+                return rc == STEADYFS_ECORRUPT ? STEADYFS_EIO : rc;
+            memcpy(dst + done, fs->buf + off, n);
+        }
+        done += n;
+        o->pos += n;
+    }
+    return (int32_t)done;
+}
+
+int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
+{
+    struct sfs_open *o, *p;
+    const uint8_t *src = buf;
+    uint32_t done = 0, n, off, pg, old, hint;
+    sfs_tag t;
+    int rc = sfs_begin(fs, 1);
+    if (rc)
+        return rc;
+    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    if (!o || (o->acc & STEADYFS_O_ACCMODE) == STEADYFS_O_RDONLY)
+        return sfs_end(fs, STEADYFS_EBADF);
+    p = sfs_primary(fs, o->ino);
+    if (o->acc & 0x80)
+        o->pos = p->size;
+    while (done < len) {
+        pg = (uint32_t)(o->pos / fs->payload);
+        off = (uint32_t)(o->pos % fs->payload);
+        n = fs->payload - off;
+        if (n > len - done)
+            n = len - done;
+        if ((uint64_t)pg + 2 > (1ull << fs->fbits)) {
+            rc = STEADYFS_EFBIG;
+            break;
+        }
+        if (fs->live + 2 > fs->live_max) {
+            rc = STEADYFS_ENOSPC;
+            break;
+        }
+        if (txn_entries(fs, o->ino) >= fs->txn_max) {
+            rc = commit_sector(fs, p, SFS_NONE);   /* documented implicit commit */
+            if (rc)
+                break;
+        }
+        rc = sfs_gc_pace(fs);
+        if (rc)
+            break;
+        do {
+            rc = sfs_prep(fs, o->ino);
+            if (rc)
+                break;
+            hint = pg >= npages(fs, p->csize) ? SFS_NONE : SFS_UNKNOWN;
+            if (off || (n < fs->payload && o->pos + n < p->size)) {
+                rc = sfs_lookup(fs, sfs_data_lpn(fs, o->ino, pg), 1, &old);
+                if (rc)
+                    break;
+                if (old == SFS_NONE || (uint64_t)pg * fs->payload >= p->size) {
+                    memset(fs->buf, 0, fs->payload);
+                } else {
+                    rc = sfs_rd_sector(fs, old, fs->buf, &t);
+                    if (rc < 0)
+                        break;
+                }
+            } else {
+                memset(fs->buf + n, 0, fs->payload - n);
+            }
+            memcpy(fs->buf + off, src + done, n);
+            rc = sfs_write_lpn(fs, sfs_data_lpn(fs, o->ino, pg), (uint16_t)o->ino, &p->txn, 0, 0,
+                               hint, NULL);
+        } while (rc == SFS_RETRY);
+        if (rc)
+            break;
+        p->dirty = 1;
+        done += n;
+        o->pos += n;
+        if (o->pos > p->size)
+            p->size = o->pos;
+    }
+    if (done && rc != STEADYFS_EIO)
+        rc = 0;
+    rc = sfs_end(fs, rc);
+    return rc ? rc : (int32_t)done;
+}
+
+int64_t steadyfs_seek(steadyfs *fs, int fd, int64_t off, int whence)
+{
+    struct sfs_open *o;
+    int64_t base;
+    int rc = sfs_begin(fs, 0);
+    if (rc)
+        return rc;
+    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    if (!o)
+        return STEADYFS_EBADF;
+    base = whence == STEADYFS_SEEK_SET ? 0
+         : whence == STEADYFS_SEEK_CUR ? (int64_t)o->pos
+         : whence == STEADYFS_SEEK_END ? (int64_t)sfs_primary(fs, o->ino)->size : -1;
+    if (base < 0 || base + off < 0)
+        return STEADYFS_EINVAL;
+    o->pos = (uint64_t)(base + off);
+    return (int64_t)o->pos;
+}
+
+int64_t steadyfs_tell(steadyfs *fs, int fd) { return steadyfs_seek(fs, fd, 0, STEADYFS_SEEK_CUR); }
+
+int64_t steadyfs_size(steadyfs *fs, int fd)
+{
+    struct sfs_open *o;
+    int rc = sfs_begin(fs, 0);
+    if (rc)
+        return rc;
+    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    if (!o)
+        return STEADYFS_EBADF;
+    return (int64_t)sfs_primary(fs, o->ino)->size;
+}
+
+int steadyfs_truncate(steadyfs *fs, int fd, uint64_t size)
+{
+    struct sfs_open *o, *p;
+    int rc = sfs_begin(fs, 1);
+    if (rc)
+        return rc;
+    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    if (!o || (o->acc & STEADYFS_O_ACCMODE) == STEADYFS_O_RDONLY)
+        return sfs_end(fs, STEADYFS_EBADF);
+    p = sfs_primary(fs, o->ino);
+    if (size + 2 * fs->payload > ((uint64_t)1 << fs->fbits) * fs->payload)
+        return sfs_end(fs, STEADYFS_EFBIG);
+    if (size > p->size) {
+        p->size = size;
+        p->dirty = 1;
+    } else if (size < p->size || (size < p->csize)) {
+        rc = shrink(fs, p, size);
+    }
+    return sfs_end(fs, rc);
+}
+
+int steadyfs_sync(steadyfs *fs, int fd)
+{
+    struct sfs_open *o;
+    int rc = sfs_begin(fs, 1);
+    if (rc)
+        return rc;
+    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    if (!o)
+        return sfs_end(fs, STEADYFS_EBADF);
+    return sfs_end(fs, sfs_file_commit(fs, o));
+}
+
+int steadyfs_fstat(steadyfs *fs, int fd, steadyfs_stat *st)
+{
+    struct sfs_open *o, *p;
+    int rc = sfs_begin(fs, 0);
+    if (rc)
+        return rc;
+    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    if (!o)
+        return STEADYFS_EBADF;
+    p = sfs_primary(fs, o->ino);
+    st->id = (uint64_t)o->ino | (uint64_t)p->gen << 32;
+    st->size = p->size;
+    st->type = STEADYFS_TYPE_FILE;
+    return 0;
+}
+
+/* Open an existing inode as a file handle (ns.c resolved the path). */
+int sfs_open_ino(steadyfs *fs, uint32_t ino, int flags)
+{
+    struct sfs_open *o = NULL, *p;
+    sfs_inode in;
+    uint32_t i, ppn;
+    int rc;
+    for (i = 0; i < fs->cfg.open_max; i++)
+        if (!fs->open[i].ino) {
+            o = &fs->open[i];
+            break;
+        }
+    if (!o)
+        return STEADYFS_ENFILE;
+    p = sfs_primary(fs, ino);
+    memset(o, 0, sizeof *o);
+    if (p) {
+        *o = *p;
+        o->pos = 0;
+    } else {
+        rc = sfs_inode_read(fs, ino, &in, &ppn);
+        if (rc)
+            return rc;
+        if (in.type != STEADYFS_TYPE_FILE)
+            return STEADYFS_EISDIR;
+        o->ino = ino;
+        o->gen = in.gen;
+        o->ino_ppn = ppn;
+        o->size = o->csize = in.size;
+    }
+    o->kind = STEADYFS_TYPE_FILE;
+    o->ino = ino;
+    o->acc = (uint8_t)((flags & STEADYFS_O_ACCMODE) | ((flags & STEADYFS_O_APPEND) ? 0x80 : 0));
+    if ((flags & STEADYFS_O_TRUNC) && (flags & STEADYFS_O_ACCMODE) != STEADYFS_O_RDONLY) {
+        p = sfs_primary(fs, ino);
+        if (p->size || p->csize) {
+            rc = shrink(fs, p, 0);
+            if (rc) {
+                o->ino = 0;
+                o->kind = 0;
+                return rc;
+            }
+        }
+    }
+    return (int)(o - fs->open);
+}

@@ -1,0 +1,286 @@
+/* Configuration, format, mount, unmount and info. */
+#include "fs/fs_internal.h"
+
+#define GC_RESERVE (SFS_Q_TARGET + 3u)   /* blocks outside the fill limit */
+
+static uint32_t log2u(uint32_t v)
+{
+    uint32_t r = 0;
+    while (v > 1) {
+        v >>= 1;
+        r++;
+    }
+    return r;
+}
+
+static uint32_t align4(uint32_t v) { return (v + 3u) & ~3u; }
+
+int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
+{
+    const sbd_geometry *g;
+    uint32_t dsize, bbytes, ck, l1s;
+    uint8_t *w;
+    if (!fs || !cfg || !cfg->bd || !cfg->bd->ops)
+        return STEADYFS_EINVAL;
+    memset(fs, 0, sizeof *fs);
+    fs->cfg = *cfg;
+    g = &cfg->bd->geo;
+    if (!fs->cfg.open_max)
+        fs->cfg.open_max = 4;
+    if (!fs->cfg.pending_max)
+        fs->cfg.pending_max = 32;
+    if (!fs->cfg.replay_max)
+        fs->cfg.replay_max = 16;
+    if (!fs->cfg.max_inodes)
+        fs->cfg.max_inodes = 512;
+    if (!fs->cfg.fill_permille)
+        fs->cfg.fill_permille = 750;
+    if (!fs->cfg.dir_pages)
+        fs->cfg.dir_pages = 8;
+    if (!fs->cfg.sector_size)
+        fs->cfg.sector_size = 2048;
+    /* erase unit: the device block on NAND, the 64 KiB sector on NOR (far
+     * cheaper per byte than 4 KiB subsectors), 64 KiB without erase */
+    if (!fs->cfg.erase_mult) {
+        uint32_t db = g->page_size * g->pages_per_block;
+        fs->cfg.erase_mult = g->spare_size >= SFS_TAG_SIZE ? 1u
+                           : g->needs_erase ? (g->big_erase_blocks ? g->big_erase_blocks : 1u)
+                           : (db >= 65536u ? 1u : 65536u / db);
+    }
+    fs->sector_size = fs->cfg.sector_size;
+    if (!g->page_size || fs->sector_size % g->page_size || fs->sector_size < 512 ||
+        fs->cfg.pending_max < 8 || fs->cfg.fill_permille > 950 || fs->cfg.max_inodes < 4 ||
+        fs->cfg.max_inodes > 0xFFF0u)
+        return STEADYFS_EINVAL;
+    fs->tag_inline = !(g->spare_size >= SFS_TAG_SIZE && fs->sector_size == g->page_size);
+    fs->payload = fs->sector_size - (fs->tag_inline ? SFS_TAG_SIZE : 0);
+    dsize = g->page_size * g->pages_per_block;
+    fs->dev_per_block = fs->cfg.erase_mult;
+    bbytes = dsize * fs->dev_per_block;
+    if (bbytes % fs->sector_size || fs->dev_per_block == 0)
+        return STEADYFS_EINVAL;
+    fs->P = bbytes / fs->sector_size;
+    fs->nblocks = g->block_count / fs->dev_per_block;
+    if (fs->P < 8 || fs->P > 128 || fs->nblocks < SFS_RESERVED_BLOCKS + GC_RESERVE + 4)
+        return STEADYFS_EINVAL;
+    fs->e1 = 1u << log2u(fs->payload / 4u);
+    if (!fs->cfg.file_pages_log2)
+        fs->cfg.file_pages_log2 = (uint8_t)(log2u(fs->e1) + 6u);
+    fs->fbits = fs->cfg.file_pages_log2;
+    if ((1u << fs->fbits) < fs->e1 || (1u << fs->fbits) / fs->e1 > 64u ||
+        (uint64_t)fs->cfg.max_inodes << fs->fbits >= 0xFFFF0000ull ||
+        2u * fs->cfg.max_inodes > (1u << fs->fbits))
+        return STEADYFS_EINVAL;
+    l1s = (uint32_t)(((uint64_t)fs->cfg.max_inodes << fs->fbits) / fs->e1);
+    fs->n_l1 = l1s;
+    fs->n_l2 = (l1s + fs->e1 - 1) / fs->e1;
+    ck = 128 + fs->nblocks + 4 * fs->n_l2 + 20u * fs->cfg.pending_max +
+         (fs->cfg.max_inodes + 7u) / 8u;
+    if (ck > fs->payload)
+        return STEADYFS_EINVAL;   /* checkpoint must fit one sector */
+    fs->txn_max = (fs->cfg.pending_max - 8u) / fs->cfg.open_max;
+    if (fs->txn_max < 1)
+        return STEADYFS_EINVAL;
+    if (cfg->work) {
+        if (cfg->work_size < steadyfs_work_size(cfg) || ((uintptr_t)cfg->work & 7u) ||
+            !cfg->sector_buf)
+            return STEADYFS_EINVAL;
+        w = cfg->work;
+        fs->open = (struct sfs_open *)(void *)w;   /* 8-aligned first */
+        w += sizeof(struct sfs_open) * fs->cfg.open_max;
+        fs->pend = (struct sfs_pend *)(void *)w;
+        w += sizeof(struct sfs_pend) * fs->cfg.pending_max;
+        fs->root = (uint32_t *)(void *)w;
+        w += 4 * fs->n_l2;
+        fs->blk = w;
+        w += align4(fs->nblocks);
+        fs->ibm = w;
+        fs->buf = cfg->sector_buf;
+        memset(cfg->work, 0, steadyfs_work_size(cfg));
+    }
+    fs->head_block = SFS_NONE;
+    fs->gc_victim = SFS_NONE;
+    fs->gc_low = SFS_Q_TARGET + 3;
+    fs->retire[0] = fs->retire[1] = fs->retire[2] = fs->retire[3] = SFS_NONE;
+    return 0;
+}
+
+uint32_t steadyfs_work_size(const steadyfs_config *cfg)
+{
+    steadyfs tmp;
+    steadyfs_config c;
+    if (!cfg)
+        return 0;
+    c = *cfg;
+    c.work = NULL;
+    if (sfs_setup(&tmp, &c))
+        return 0;
+    return align4(tmp.nblocks) + 4 * tmp.n_l2 +
+           (uint32_t)sizeof(struct sfs_pend) * tmp.cfg.pending_max +
+           (uint32_t)sizeof(struct sfs_open) * tmp.cfg.open_max +
+           align4((tmp.cfg.max_inodes + 7u) / 8u);
+}
+
+static int block_bad(steadyfs *fs, uint32_t b)
+{
+    uint32_t i;
+    for (i = 0; i < fs->dev_per_block; i++)
+        if (sbd_is_bad(fs->cfg.bd, b * fs->dev_per_block + i) > 0)
+            return 1;
+    return 0;
+}
+
+static int find_anchors(steadyfs *fs)
+{
+    uint32_t b, n = 0;
+    for (b = 0; b < SFS_RESERVED_BLOCKS && n < 2; b++)
+        if (!block_bad(fs, b))
+            fs->anchor[n++] = b;
+    return n == 2 ? 0 : STEADYFS_EIO;
+}
+
+/* Garbage-collection pace from the fill limit (DESIGN.md §4): with at most
+ * v live sectors per closed block on average, the greedy victim has at most
+ * v, so examining ceil(W*P / ((W-1)*(P-v))) victim sectors per written
+ * sector frees space as fast as writes use it, static picks included. */
+static void derive(steadyfs *fs)
+{
+    uint32_t closed = fs->usable > GC_RESERVE ? fs->usable - GC_RESERVE : 1;
+    uint32_t v = fs->live_max / closed, W = SFS_WL_PERIOD;
+    if (v >= fs->P)
+        v = fs->P - 1;
+    fs->s_gc = (W * fs->P + (W - 1) * (fs->P - v) - 1) / ((W - 1) * (fs->P - v));
+}
+
+int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
+{
+    uint32_t b, vol = 0x5EED0001u, txn = 0;
+    sfs_tag t;
+    sfs_inode in;
+    uint64_t aseq = 1;
+    int rc = sfs_setup(fs, cfg);
+    if (rc)
+        return rc;
+    if (!cfg->work)
+        return STEADYFS_EINVAL;
+    rc = find_anchors(fs);
+    if (rc)
+        return rc;
+    /* an earlier file system's anchors: continue its numbering so that
+     * nothing it left behind can pass for ours */
+    for (b = 0; b < 2; b++) {
+        uint32_t i;
+        for (i = 0; i < fs->P; i++) {
+            if (sfs_rd_sector(fs, fs->anchor[b] * fs->P + i, fs->buf, &t) < 0 ||
+                t.kind != TK_CKPT)
+                continue;
+            if (t.seq + fs->P + 1 > aseq)
+                aseq = t.seq + fs->P + 1;
+            if (sfs_get32(fs->buf + 108) + 1 > vol)
+                vol = sfs_get32(fs->buf + 108) + 1;
+        }
+    }
+    fs->dead = 0;
+    fs->vol = vol;
+    fs->anchor_seq = aseq;
+    for (b = 0; b < fs->nblocks; b++) {
+        if (b < SFS_RESERVED_BLOCKS)
+            fs->blk[b] = BS_RESERVED;
+        else if (block_bad(fs, b))
+            fs->blk[b] = BS_BAD;
+        else {
+            fs->blk[b] = BS_FREE;
+            fs->nfree++;
+            fs->usable++;
+        }
+    }
+    fs->live_max = (uint32_t)((uint64_t)fs->cfg.fill_permille *
+                              (fs->usable > GC_RESERVE ? fs->usable - GC_RESERVE : 0) * fs->P /
+                              1000u);
+    for (b = 0; b < fs->n_l2; b++)
+        fs->root[b] = SFS_NONE;
+    for (b = 0; b < 2; b++) {
+        rc = sfs_erase(fs, fs->anchor[b]);
+        if (rc)
+            return rc;
+    }
+    fs->anchor_cur = 0;
+    fs->anchor_next_idx = 0;
+    fs->seq = 1;
+    fs->head_idx = fs->P;
+    fs->alloc_cursor = SFS_RESERVED_BLOCKS;
+    fs->mounted = 1;
+    fs->erase_budget = 4;
+    fs->ibm[0] = 0x03;   /* 0 invalid, 1 root */
+    memset(&in, 0, sizeof in);
+    in.ino = 1;
+    in.gen = 1;
+    in.type = STEADYFS_TYPE_DIR;
+    in.parent = 1;
+    do {
+        rc = sfs_prep(fs, 0);
+        if (rc)
+            break;
+        sfs_inode_pack(fs, fs->buf, &in);
+        rc = sfs_write_lpn(fs, 1, OWNER_NS, &txn, TF_COMMIT, 0, SFS_NONE, NULL);
+    } while (rc == SFS_RETRY);
+    if (!rc)
+        rc = sfs_ckpt_write(fs);
+    fs->mounted = 0;
+    return rc;
+}
+
+int steadyfs_mount(steadyfs *fs, const steadyfs_config *cfg)
+{
+    int rc = sfs_setup(fs, cfg);
+    if (rc)
+        return rc;
+    if (!cfg->work)
+        return STEADYFS_EINVAL;
+    rc = find_anchors(fs);
+    if (!rc)
+        rc = sfs_ckpt_mount(fs);
+    if (rc) {
+        fs->mounted = 0;
+        return rc == STEADYFS_EINVAL ? rc : (rc == STEADYFS_EIO ? rc : STEADYFS_ECORRUPT);
+    }
+    derive(fs);
+    fs->mounted = 1;
+    return 0;
+}
+
+int steadyfs_unmount(steadyfs *fs)
+{
+    uint32_t i;
+    int rc = 0, r2;
+    if (!fs || !fs->mounted)
+        return STEADYFS_EINVAL;
+    for (i = 0; i < fs->cfg.open_max; i++) {
+        if (fs->open[i].ino && fs->open[i].kind == STEADYFS_TYPE_FILE) {
+            r2 = steadyfs_close(fs, (int)i);
+            if (r2 && !rc)
+                rc = r2;
+        }
+        fs->open[i].ino = 0;
+    }
+    fs->mounted = 0;
+    return fs->dead ? STEADYFS_EIO : rc;
+}
+
+int steadyfs_info_get(steadyfs *fs, steadyfs_info *info)
+{
+    int rc = sfs_begin(fs, 0);
+    if (rc)
+        return rc;
+    memset(info, 0, sizeof *info);
+    info->capacity = (uint64_t)fs->live_max * fs->payload;
+    info->used = (uint64_t)fs->live * fs->payload;
+    info->free = info->capacity > info->used ? info->capacity - info->used : 0;
+    info->sector_size = fs->sector_size;
+    info->data_per_sector = fs->payload;
+    info->block_sectors = fs->P;
+    info->blocks = fs->nblocks;
+    info->txn_sectors = fs->txn_max;
+    info->gc_ratio = fs->s_gc;
+    return 0;
+}

@@ -1,0 +1,211 @@
+/*
+ * Private interfaces between the files of the steadyfs core (src/fs).
+ * Layout on media: docs/SPEC.md.  Why it is built this way: docs/DESIGN.md.
+ */
+#ifndef STEADYFS_FS_INTERNAL_H
+#define STEADYFS_FS_INTERNAL_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "steadyfs/steadyfs.h"
+
+#define SFS_NONE 0xFFFFFFFFu      /* no sector */
+#define SFS_UNKNOWN 0xFFFFFFFEu   /* committed old location not known yet */
+#define SFS_TAG_SIZE 32u
+#define SFS_RETRY 1               /* a program failed and was moved: redo */
+#define SFS_EAGAIN (-1006)        /* paced collection stops: last unit is reserved */
+#define SFS_EFAIL (-1005)         /* device reported program/erase failure */
+#define SFS_Q_TARGET 2u           /* erased blocks kept ready (erase-ahead) */
+#define SFS_WL_PERIOD 32u         /* every Nth victim is the static-WL pick */
+#define SFS_RESERVED_BLOCKS 4u    /* anchor area: first good two of these */
+
+/* Block table states (values 0..P are closed blocks with that many live
+ * sectors). */
+#define BS_HEAD 0xF0u
+#define BS_QUEUED 0xF1u   /* erased, ready to become the head */
+#define BS_FREE 0xF2u     /* holds nothing live, needs an erase */
+#define BS_LIMBO 0xF3u    /* emptied since the last checkpoint: not erasable yet */
+#define BS_BAD 0xF4u
+#define BS_RESERVED 0xF5u /* anchor area */
+
+/* Sector kinds (tag.kind). */
+#define TK_DATA 1u
+#define TK_MAP1 2u
+#define TK_MAP2 3u
+#define TK_CKPT 4u
+
+/* Tag flags. */
+#define TF_COMMIT 0x01u   /* commits transaction (owner, txn) */
+#define TF_KILL 0x02u     /* with COMMIT: unmap pages >= aux of inode `owner` */
+#define TF_KILLALL 0x04u  /* with KILL: the inode itself too */
+#define TF_KILLMERGE 0x08u/* MAP2 written by merging the kill of inode aux */
+
+#define OWNER_GC 0xFFFEu  /* a garbage-collection copy: commits itself */
+#define OWNER_NS 0xFFFFu  /* a namespace operation (create, rename, ...) */
+
+/* Pending entry types. */
+#define PT_L1 1u          /* lpn -> sector */
+#define PT_L2 2u          /* L1 map index -> map sector */
+#define PT_KILL 3u        /* inode `key`: pages >= ppn unmapped */
+#define PF_UNC 0x01u      /* uncommitted (belongs to transaction owner/txn) */
+#define PF_KILLALL 0x02u  /* kill: the inode page too */
+
+struct sfs_pend {
+    uint32_t key;
+    uint32_t ppn;
+    uint32_t txn;
+    uint32_t old;     /* uncommitted L1: committed location it replaces */
+    uint16_t owner;
+    uint8_t type;
+    uint8_t flags;
+};
+
+/* Open handle.  File state lives in the first handle of an inode (the
+ * primary); other handles of the same inode only keep a position. */
+struct sfs_open {
+    uint32_t ino;      /* 0: free slot */
+    uint8_t kind;      /* STEADYFS_TYPE_FILE / _DIR */
+    uint8_t acc;       /* O_ACCMODE bits | append */
+    uint8_t dirty;     /* transaction has changes */
+    uint8_t trunc;     /* transaction shrinks the file */
+    uint32_t gen;
+    uint32_t ino_ppn;  /* committed inode sector */
+    uint32_t txn;      /* transaction id (0: none yet) */
+    uint32_t nunc;     /* uncommitted sectors */
+    uint64_t size;     /* working size */
+    uint64_t csize;    /* committed size */
+    uint64_t pos;      /* file position, or directory cookie */
+};
+
+typedef struct sfs_tag {
+    uint8_t kind, flags;
+    uint16_t owner;
+    uint64_t seq;
+    uint32_t key, txn, aux, dcrc;
+} sfs_tag;
+
+/* Inode sector payload. */
+#define INODE_MAGIC 0x31494653u  /* "SFI1" */
+typedef struct sfs_inode {
+    uint32_t ino, gen;
+    uint8_t type;
+    uint32_t parent;
+    uint64_t size;
+} sfs_inode;
+
+/* crc.c */
+uint32_t sfs_crc32(uint32_t crc, const void *data, uint32_t len);
+
+/* little-endian helpers */
+static inline void sfs_put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+static inline uint32_t sfs_get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline void sfs_put64(uint8_t *p, uint64_t v)
+{
+    sfs_put32(p, (uint32_t)v); sfs_put32(p + 4, (uint32_t)(v >> 32));
+}
+static inline uint64_t sfs_get64(const uint8_t *p)
+{
+    return (uint64_t)sfs_get32(p) | (uint64_t)sfs_get32(p + 4) << 32;
+}
+
+static inline uint32_t sfs_blk(const steadyfs *fs, uint32_t ppn) { return ppn / fs->P; }
+static inline uint32_t sfs_lpn(const steadyfs *fs, uint32_t ino, uint32_t pg)
+{
+    return ino << fs->fbits | pg;
+}
+/* Logical page of data page i of inode ino.  The range of the unused inode
+ * 0 is a dense table: inode sectors at [0, max_inodes) and every file's
+ * first data page at [max_inodes, 2 max_inodes), so small files and
+ * directories share map sectors.  Pages i >= 1 are in the inode's range. */
+static inline uint32_t sfs_data_lpn(const steadyfs *fs, uint32_t ino, uint32_t i)
+{
+    return i ? sfs_lpn(fs, ino, i) : fs->cfg.max_inodes + ino;
+}
+
+/* media.c: sector I/O.  Reads return >= 0 (bit errors corrected in the
+ * worst codeword) or an error; ECORRUPT when the tag or checksum fails. */
+int sfs_rd_tag(steadyfs *fs, uint32_t ppn, sfs_tag *t);
+int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t);
+int sfs_rd_word(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t *val);
+int sfs_rd_words(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t *out);
+int sfs_rd_erased(steadyfs *fs, uint32_t ppn);  /* 1 all erased, 0 not, <0 err */
+int sfs_prog_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, const sfs_tag *t);
+int sfs_erase(steadyfs *fs, uint32_t block);
+int sfs_dev_err(steadyfs *fs, int rc);           /* map SBD errors; power: dead */
+void sfs_note_flips(steadyfs *fs, uint32_t ppn, int corrected);
+
+/* alloc.c: blocks, head, erase-ahead, garbage collection. */
+void sfs_count_inc(steadyfs *fs, uint32_t ppn);
+void sfs_count_dec(steadyfs *fs, uint32_t ppn);
+int sfs_log_reserve(steadyfs *fs);               /* head has a free sector */
+int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out);
+int sfs_erase_ahead(steadyfs *fs);
+int sfs_gc_pace(steadyfs *fs);                   /* after a host sector */
+int sfs_gc_one(steadyfs *fs);                    /* one step; 0 nothing to do */
+uint32_t sfs_free_blocks(const steadyfs *fs);
+int sfs_begin(steadyfs *fs, int modify);         /* API call prologue */
+int sfs_end(steadyfs *fs, int rc);               /* API call epilogue */
+
+/* map.c: the map, pending changes, transactions. */
+struct sfs_pend *sfs_pend_find(steadyfs *fs, uint8_t type, uint32_t key, int unc);
+void sfs_pend_del(steadyfs *fs, struct sfs_pend *p);
+int sfs_lookup(steadyfs *fs, uint32_t lpn, int working, uint32_t *ppn);
+int sfs_l1_locate(steadyfs *fs, uint32_t m, uint32_t *ppn);
+int sfs_make_room(steadyfs *fs, uint32_t need);
+int sfs_apply_prog(steadyfs *fs, uint32_t lpn, uint32_t ppn, uint16_t owner, uint32_t txn,
+                   uint32_t old_hint);
+int sfs_apply_commit(steadyfs *fs, uint16_t owner, uint32_t txn);
+int sfs_apply_kill(steadyfs *fs, uint32_t ino, uint32_t from, int all);
+int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn);
+int sfs_kill_pending(steadyfs *fs, uint32_t ino);
+int sfs_merge_kill(steadyfs *fs, uint32_t ino);
+int sfs_merge_l1(steadyfs *fs, uint32_t m);
+int sfs_merge_l2(steadyfs *fs, uint32_t l2);
+int sfs_kill_covers_l1(steadyfs *fs, uint32_t m);
+void sfs_abort(steadyfs *fs, int any, uint16_t owner, uint32_t txn);
+/* Write one data sector of lpn from fs->buf as part of (owner, txn). */
+int sfs_prep(steadyfs *fs, uint32_t ino);
+int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uint8_t flags,
+                  uint32_t aux, uint32_t old_hint, uint32_t *ppn_out);
+
+/* ckpt.c: checkpoints, anchor, mount. */
+int sfs_ckpt_write(steadyfs *fs);
+int sfs_ckpt_mount(steadyfs *fs);
+
+/* inode.c-like helpers (file.c) */
+void sfs_inode_pack(steadyfs *fs, uint8_t *buf, const sfs_inode *in);
+int sfs_inode_unpack(steadyfs *fs, const uint8_t *buf, sfs_inode *in);
+int sfs_inode_read(steadyfs *fs, uint32_t ino, sfs_inode *in, uint32_t *ppn);
+int sfs_file_commit(steadyfs *fs, struct sfs_open *o);
+struct sfs_open *sfs_primary(steadyfs *fs, uint32_t ino);
+int sfs_open_ino(steadyfs *fs, uint32_t ino, int flags);
+
+/* dir.c */
+uint32_t sfs_name_hash(const char *name, uint32_t len);
+int sfs_dir_lookup(steadyfs *fs, uint32_t dir, const char *name, uint32_t len,
+                   uint32_t *ino, uint8_t *type);
+/* Insert (or re-point) / remove a name, writing the bucket sector as part
+ * of namespace transaction *txn with tag flags `flags`. */
+int sfs_dir_insert2(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t ino,
+                    uint8_t type, uint32_t *txn, uint8_t flags);
+int sfs_dir_remove2(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t *txn,
+                    uint8_t flags);
+int sfs_dir_empty(steadyfs *fs, uint32_t dir);
+int sfs_dir_next(steadyfs *fs, uint32_t dir, uint64_t cookie, steadyfs_dirent *ent);
+
+/* ns.c */
+int sfs_resolve(steadyfs *fs, const char *path, uint32_t *parent, const char **name,
+                uint32_t *nlen, uint32_t *ino, uint8_t *type);
+int sfs_ino_alloc(steadyfs *fs, uint32_t *ino);
+
+/* geometry derived from config (fs.c) */
+int sfs_setup(steadyfs *fs, const steadyfs_config *cfg);
+
+#endif

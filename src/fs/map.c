@@ -1,0 +1,576 @@
+/* The map (logical page -> sector) and transactions.
+ *
+ * Two levels on media: L1 map sectors hold E sector addresses each, L2 map
+ * sectors hold E addresses of L1 sectors, and the L2 addresses (roots) live
+ * in RAM and in every checkpoint.  Changes are not written through: they
+ * wait in the pending table (K entries, in RAM and in every checkpoint) and
+ * are merged into map sectors only when the table needs room, the map
+ * sector that absorbs the most changes first.  Uncommitted changes belong
+ * to a transaction (owner, txn) and are never merged.  Every rule here is
+ * used twice: at run time and, identically, when mount replays the log. */
+#include "fs/fs_internal.h"
+
+#define MAX_L1_PER_INODE 64u
+
+static uint32_t ino_of(const steadyfs *fs, uint32_t lpn) { return lpn >> fs->fbits; }
+static uint32_t pg_of(const steadyfs *fs, uint32_t lpn) { return lpn & ((1u << fs->fbits) - 1u); }
+
+struct sfs_pend *sfs_pend_find(steadyfs *fs, uint8_t type, uint32_t key, int unc)
+{
+    uint32_t i;
+    for (i = 0; i < fs->npend; i++) {
+        struct sfs_pend *p = &fs->pend[i];
+        if (p->type == type && p->key == key && !(p->flags & PF_UNC) == !unc)
+            return p;
+    }
+    return NULL;
+}
+
+static struct sfs_pend *find_txn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t txn)
+{
+    uint32_t i;
+    for (i = 0; i < fs->npend; i++) {
+        struct sfs_pend *p = &fs->pend[i];
+        if (p->type == PT_L1 && (p->flags & PF_UNC) && p->key == lpn && p->owner == owner &&
+            p->txn == txn)
+            return p;
+    }
+    return NULL;
+}
+
+void sfs_pend_del(steadyfs *fs, struct sfs_pend *p)
+{
+    if (p->flags & PF_UNC)
+        fs->uncommitted--;
+    *p = fs->pend[--fs->npend];
+}
+
+static struct sfs_pend *pend_add(steadyfs *fs, uint8_t type, uint32_t key, uint32_t ppn)
+{
+    struct sfs_pend *p;
+    if (fs->npend >= fs->cfg.pending_max)
+        return NULL;
+    p = &fs->pend[fs->npend++];
+    memset(p, 0, sizeof *p);
+    p->type = type;
+    p->key = key;
+    p->ppn = ppn;
+    p->old = SFS_UNKNOWN;
+    return p;
+}
+
+int sfs_kill_pending(steadyfs *fs, uint32_t ino) { return sfs_pend_find(fs, PT_KILL, ino, 0) != NULL; }
+
+/* First page a kill of ino covers (pages >= it are unmapped), or ~0. */
+static uint32_t kill_from(steadyfs *fs, uint32_t ino)
+{
+    struct sfs_pend *k = sfs_pend_find(fs, PT_KILL, ino, 0);
+    if (!k)
+        return SFS_NONE;
+    return (k->flags & PF_KILLALL) ? 0 : k->ppn;
+}
+
+int sfs_kill_covers_l1(steadyfs *fs, uint32_t m)
+{
+    uint32_t lpn0 = m * fs->e1;
+    return pg_of(fs, lpn0) >= kill_from(fs, ino_of(fs, lpn0));
+}
+
+int sfs_l1_locate(steadyfs *fs, uint32_t m, uint32_t *ppn)
+{
+    struct sfs_pend *p = sfs_pend_find(fs, PT_L2, m, 0);
+    uint32_t r;
+    if (p) {
+        *ppn = p->ppn;
+        return 0;
+    }
+    r = fs->root[m / fs->e1];
+    if (r == SFS_NONE) {
+        *ppn = SFS_NONE;
+        return 0;
+    }
+    return sfs_rd_word(fs, r, m % fs->e1, ppn);
+}
+
+int sfs_lookup(steadyfs *fs, uint32_t lpn, int working, uint32_t *ppn)
+{
+    struct sfs_pend *p;
+    uint32_t l1;
+    int rc;
+    if (working && (p = sfs_pend_find(fs, PT_L1, lpn, 1)) != NULL) {
+        *ppn = p->ppn;
+        return 0;
+    }
+    if ((p = sfs_pend_find(fs, PT_L1, lpn, 0)) != NULL) {
+        *ppn = p->ppn;
+        return 0;
+    }
+    if (pg_of(fs, lpn) >= kill_from(fs, ino_of(fs, lpn))) {
+        *ppn = SFS_NONE;
+        return 0;
+    }
+    rc = sfs_l1_locate(fs, lpn / fs->e1, &l1);
+    if (rc)
+        return rc;
+    if (l1 == SFS_NONE) {
+        *ppn = SFS_NONE;
+        return 0;
+    }
+    return sfs_rd_word(fs, l1, lpn % fs->e1, ppn);
+}
+
+int sfs_apply_prog(steadyfs *fs, uint32_t lpn, uint32_t ppn, uint16_t owner, uint32_t txn,
+                   uint32_t old_hint)
+{
+    struct sfs_pend *p = find_txn(fs, lpn, owner, txn);
+    if (p) {
+        sfs_count_dec(fs, p->ppn);   /* superseded inside its own transaction */
+        p->ppn = ppn;
+    } else {
+        p = pend_add(fs, PT_L1, lpn, ppn);
+        if (!p)
+            return STEADYFS_ENOSPC;
+        p->flags = PF_UNC;
+        p->owner = owner;
+        p->txn = txn;
+        p->old = old_hint;
+        fs->uncommitted++;
+    }
+    sfs_count_inc(fs, ppn);
+    return 0;
+}
+
+int sfs_apply_commit(steadyfs *fs, uint16_t owner, uint32_t txn)
+{
+    uint32_t i, j, old;
+    int rc;
+restart:
+    for (i = 0; i < fs->npend; i++) {
+        struct sfs_pend *p = &fs->pend[i], *c;
+        if (p->type != PT_L1 || !(p->flags & PF_UNC) || p->owner != owner || p->txn != txn)
+            continue;
+        old = p->old;
+        if (old == SFS_UNKNOWN) {
+            rc = sfs_lookup(fs, p->key, 0, &old);
+            if (rc)
+                return rc;
+        }
+        sfs_count_dec(fs, old);
+        /* other transactions' record of the committed location follows */
+        for (j = 0; j < fs->npend; j++) {
+            struct sfs_pend *q = &fs->pend[j];
+            if (q != p && q->type == PT_L1 && (q->flags & PF_UNC) && q->key == p->key &&
+                q->old == old)
+                q->old = p->ppn;
+        }
+        if (p->key < fs->cfg.max_inodes) {
+            uint32_t ino = p->key;
+            struct sfs_open *o = sfs_primary(fs, ino);
+            if (o && o->ino_ppn == old)
+                o->ino_ppn = p->ppn;
+            fs->ibm[ino >> 3] |= (uint8_t)(1u << (ino & 7u));
+        }
+        c = sfs_pend_find(fs, PT_L1, p->key, 0);   /* p is still uncommitted */
+        p->flags &= (uint8_t)~PF_UNC;
+        p->owner = 0;
+        p->txn = 0;
+        p->old = SFS_UNKNOWN;
+        fs->uncommitted--;
+        if (c) {
+            sfs_pend_del(fs, c);
+            goto restart;
+        }
+    }
+    return 0;
+}
+
+/* Read the L1 addresses of inode ino's pages into l1[] (L2 changes
+ * pending included).  Returns the count. */
+static int l1_of_inode(steadyfs *fs, uint32_t ino, uint32_t *l1, uint32_t *m0)
+{
+    uint32_t n = (1u << fs->fbits) / fs->e1, i, r;
+    int rc;
+    *m0 = (ino << fs->fbits) / fs->e1;
+    r = fs->root[*m0 / fs->e1];
+    if (r == SFS_NONE) {
+        for (i = 0; i < n; i++)
+            l1[i] = SFS_NONE;
+    } else {
+        /* one read of the inode's run of L2 entries */
+        rc = sfs_rd_words(fs, r, *m0 % fs->e1, n, l1);
+        if (rc)
+            return rc;
+    }
+    for (i = 0; i < n; i++) {
+        struct sfs_pend *p = sfs_pend_find(fs, PT_L2, *m0 + i, 0);
+        if (p)
+            l1[i] = p->ppn;
+    }
+    return (int)n;
+}
+
+int sfs_apply_kill(steadyfs *fs, uint32_t ino, uint32_t from, int all)
+{
+    uint32_t l1[MAX_L1_PER_INODE], m0, i, j, pg0, s = all ? 0 : from;
+    uint32_t oldk = kill_from(fs, ino);
+    struct sfs_pend *k;
+    sfs_tag t;
+    int n, rc;
+    if (s < oldk) {
+        n = l1_of_inode(fs, ino, l1, &m0);
+        if (n < 0)
+            return n;
+        for (i = 0; i < (uint32_t)n; i++) {
+            pg0 = i * fs->e1;
+            if (l1[i] == SFS_NONE || pg0 + fs->e1 <= s || pg0 >= oldk)
+                continue;
+            rc = sfs_rd_sector(fs, l1[i], fs->buf, &t);
+            if (rc < 0)
+                return rc;
+            for (j = 0; j < fs->e1; j++) {
+                uint32_t pg = pg0 + j, v = sfs_get32(fs->buf + 4 * j);
+                if (pg < s || pg >= oldk || v == SFS_NONE)
+                    continue;
+                if (sfs_pend_find(fs, PT_L1, sfs_lpn(fs, ino, pg), 0))
+                    continue;   /* superseded; counted through the entry */
+                sfs_count_dec(fs, v);
+            }
+            if (pg0 >= s)
+                sfs_count_dec(fs, l1[i]);   /* the whole map sector dies */
+        }
+        for (i = 0; i < fs->npend;) {
+            struct sfs_pend *p = &fs->pend[i];
+            if (p->type == PT_L1 && ino_of(fs, p->key) == ino && pg_of(fs, p->key) >= s) {
+                sfs_count_dec(fs, p->ppn);
+                sfs_pend_del(fs, p);
+                continue;
+            }
+            i++;
+        }
+    }
+    for (j = 0; j < (all ? 2u : s == 0 ? 1u : 0u); j++) {
+        /* the first data page (and, when the inode dies, its sector) live in
+         * the dense table: unmap them by a committed change to "none" */
+        uint32_t d = j ? ino : fs->cfg.max_inodes + ino, cur;
+        struct sfs_pend *p;
+        rc = sfs_lookup(fs, d, 0, &cur);
+        if (rc)
+            return rc;
+        sfs_count_dec(fs, cur);
+        for (i = 0; i < fs->npend;) {
+            p = &fs->pend[i];
+            if (p->type == PT_L1 && p->key == d) {
+                if (p->flags & PF_UNC)
+                    sfs_count_dec(fs, p->ppn);
+                sfs_pend_del(fs, p);
+                continue;
+            }
+            i++;
+        }
+        if (cur != SFS_NONE && !pend_add(fs, PT_L1, d, SFS_NONE))
+            return STEADYFS_ENOSPC;
+    }
+    k = sfs_pend_find(fs, PT_KILL, ino, 0);
+    if (!k) {
+        k = pend_add(fs, PT_KILL, ino, s);
+        if (!k)
+            return STEADYFS_ENOSPC;
+    }
+    if (s < k->ppn)
+        k->ppn = s;
+    if (all) {
+        k->flags |= PF_KILLALL;
+        k->ppn = 0;
+        fs->ibm[ino >> 3] &= (uint8_t)~(1u << (ino & 7u));
+    }
+    return 0;
+}
+
+/* Effect of a map sector written at ppn (run time and replay alike). */
+int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
+{
+    uint32_t i, old;
+    int rc;
+    if (t->kind == TK_MAP1) {
+        struct sfs_pend *p;
+        if (t->key >= fs->n_l1)
+            return STEADYFS_ECORRUPT;
+        rc = sfs_l1_locate(fs, t->key, &old);
+        if (rc)
+            return rc;
+        for (i = 0; i < fs->npend;) {
+            p = &fs->pend[i];
+            if (p->type == PT_L1 && !(p->flags & PF_UNC) && p->key / fs->e1 == t->key) {
+                sfs_pend_del(fs, p);
+                continue;
+            }
+            i++;
+        }
+        if (!sfs_kill_covers_l1(fs, t->key))
+            sfs_count_dec(fs, old);
+        sfs_count_inc(fs, ppn);
+        p = sfs_pend_find(fs, PT_L2, t->key, 0);
+        if (!p)
+            p = pend_add(fs, PT_L2, t->key, ppn);
+        if (!p)
+            return STEADYFS_ENOSPC;
+        p->ppn = ppn;
+        return 0;
+    }
+    if (t->kind == TK_MAP2) {
+        if (t->key >= fs->n_l2)
+            return STEADYFS_ECORRUPT;
+        for (i = 0; i < fs->npend;) {
+            struct sfs_pend *p = &fs->pend[i];
+            if (p->type == PT_L2 && p->key / fs->e1 == t->key) {
+                sfs_pend_del(fs, p);
+                continue;
+            }
+            i++;
+        }
+        if (t->flags & TF_KILLMERGE) {
+            struct sfs_pend *k = sfs_pend_find(fs, PT_KILL, t->aux, 0);
+            if (k)
+                sfs_pend_del(fs, k);
+        }
+        sfs_count_dec(fs, fs->root[t->key]);
+        sfs_count_inc(fs, ppn);
+        fs->root[t->key] = ppn;
+        return 0;
+    }
+    return 0;
+}
+
+/* Write a map sector from fs->buf and apply it. */
+static int map_prog(steadyfs *fs, uint8_t kind, uint32_t key, uint8_t flags, uint32_t aux)
+{
+    sfs_tag t;
+    uint32_t ppn;
+    int rc;
+    memset(&t, 0, sizeof t);
+    t.kind = kind;
+    t.key = key;
+    t.flags = flags;
+    t.aux = aux;
+    rc = sfs_log_prog(fs, fs->buf, &t, &ppn);
+    if (rc)
+        return rc;
+    return sfs_apply_map(fs, &t, ppn);
+}
+
+static int l1_build(steadyfs *fs, uint32_t m, uint32_t kill_pg)
+{
+    uint32_t old, i;
+    sfs_tag t;
+    int rc = sfs_l1_locate(fs, m, &old);
+    if (rc)
+        return rc;
+    if (old == SFS_NONE)
+        memset(fs->buf, 0xFF, fs->payload);
+    else if ((rc = sfs_rd_sector(fs, old, fs->buf, &t)) < 0)
+        return rc;
+    for (i = 0; i < fs->npend; i++) {
+        struct sfs_pend *p = &fs->pend[i];
+        if (p->type == PT_L1 && !(p->flags & PF_UNC) && p->key / fs->e1 == m)
+            sfs_put32(fs->buf + 4 * (p->key % fs->e1), p->ppn);
+    }
+    if (kill_pg != SFS_NONE)
+        for (i = 0; i < fs->e1; i++)
+            if (pg_of(fs, m * fs->e1 + i) >= kill_pg)
+                sfs_put32(fs->buf + 4 * i, SFS_NONE);
+    return 0;
+}
+
+static int merge_l1_k(steadyfs *fs, uint32_t m, uint32_t kill_pg)
+{
+    int rc;
+    do {
+        rc = sfs_log_reserve(fs);
+        if (!rc)
+            rc = l1_build(fs, m, kill_pg);
+        if (!rc)
+            rc = map_prog(fs, TK_MAP1, m, 0, 0);
+    } while (rc == SFS_RETRY);
+    return rc;
+}
+
+int sfs_merge_l1(steadyfs *fs, uint32_t m) { return merge_l1_k(fs, m, SFS_NONE); }
+
+static int merge_l2_k(steadyfs *fs, uint32_t l2, uint32_t kill_ino)
+{
+    uint32_t i, m0 = 0, n = 0, first = 0;
+    sfs_tag t;
+    int rc;
+    if (kill_ino != SFS_NONE) {
+        uint32_t from = kill_from(fs, kill_ino);
+        m0 = (kill_ino << fs->fbits) / fs->e1;
+        n = (1u << fs->fbits) / fs->e1;
+        first = (from + fs->e1 - 1) / fs->e1;   /* first L1 fully covered */
+    }
+    do {
+        rc = sfs_log_reserve(fs);
+        if (rc)
+            break;
+        if (fs->root[l2] == SFS_NONE)
+            memset(fs->buf, 0xFF, fs->payload);
+        else if ((rc = sfs_rd_sector(fs, fs->root[l2], fs->buf, &t)) < 0)
+            return rc;
+        for (i = 0; i < fs->npend; i++) {
+            struct sfs_pend *p = &fs->pend[i];
+            if (p->type == PT_L2 && p->key / fs->e1 == l2)
+                sfs_put32(fs->buf + 4 * (p->key % fs->e1), p->ppn);
+        }
+        for (i = first; i < n; i++)
+            sfs_put32(fs->buf + 4 * ((m0 + i) % fs->e1), SFS_NONE);
+        rc = map_prog(fs, TK_MAP2, l2, kill_ino != SFS_NONE ? TF_KILLMERGE : 0,
+                      kill_ino != SFS_NONE ? kill_ino : 0);
+    } while (rc == SFS_RETRY);
+    return rc;
+}
+
+int sfs_merge_l2(steadyfs *fs, uint32_t l2) { return merge_l2_k(fs, l2, SFS_NONE); }
+
+int sfs_merge_kill(steadyfs *fs, uint32_t ino)
+{
+    uint32_t from = kill_from(fs, ino), m0 = (ino << fs->fbits) / fs->e1;
+    int rc;
+    if (from == SFS_NONE)
+        return 0;
+    if (from % fs->e1) {
+        uint32_t mb = m0 + from / fs->e1, cur;
+        rc = sfs_l1_locate(fs, mb, &cur);
+        if (rc)
+            return rc;
+        if (cur != SFS_NONE) {
+            rc = merge_l1_k(fs, mb, from);
+            if (rc)
+                return rc;
+        }
+    }
+    return merge_l2_k(fs, m0 / fs->e1, ino);
+}
+
+int sfs_make_room(steadyfs *fs, uint32_t need)
+{
+    uint32_t i, j, best, bestn, n;
+    int rc;
+    /* one slot always stays spare for the L2 change an L1 merge adds */
+    while (fs->npend + need + 1 > fs->cfg.pending_max) {
+        struct sfs_pend *k = NULL;
+        for (i = 0; i < fs->npend && !k; i++)
+            if (fs->pend[i].type == PT_KILL)
+                k = &fs->pend[i];
+        if (k) {
+            rc = sfs_merge_kill(fs, k->key);
+            if (rc)
+                return rc;
+            continue;
+        }
+        /* merge the map sector that absorbs the most changes (an L1 merge
+         * adds one L2 change, so on a tie the L2 sector goes first) */
+        best = SFS_NONE;
+        bestn = 0;
+        for (i = 0; i < fs->npend; i++) {
+            struct sfs_pend *p = &fs->pend[i];
+            if (p->type != PT_L2 && (p->type != PT_L1 || (p->flags & PF_UNC)))
+                continue;
+            for (j = 0, n = 0; j < fs->npend; j++)
+                n += fs->pend[j].type == p->type && !(fs->pend[j].flags & PF_UNC) &&
+                     fs->pend[j].key / fs->e1 == p->key / fs->e1;
+            if (p->type == PT_L2)
+                n = 2 * n + 1;
+            else
+                n = 2 * n;
+            if (n > bestn) {
+                bestn = n;
+                best = p->key / fs->e1 | (p->type == PT_L2 ? 0x80000000u : 0);
+            }
+        }
+        if (best == SFS_NONE)
+            return STEADYFS_ENOSPC;
+        if (best & 0x80000000u) {
+            rc = sfs_merge_l2(fs, best & 0x7FFFFFFFu);
+            if (rc)
+                return rc;
+            continue;
+        }
+        rc = sfs_merge_l1(fs, best);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+void sfs_abort(steadyfs *fs, int any, uint16_t owner, uint32_t txn)
+{
+    uint32_t i;
+    for (i = 0; i < fs->npend;) {
+        struct sfs_pend *p = &fs->pend[i];
+        if ((p->flags & PF_UNC) && (any || (p->owner == owner && p->txn == txn))) {
+            uint32_t lpn = p->key, cur = SFS_NONE;
+            sfs_count_dec(fs, p->ppn);
+            sfs_pend_del(fs, p);
+            if (lpn < fs->cfg.max_inodes && sfs_lookup(fs, lpn, 0, &cur) == 0) {
+                /* an aborted create leaves its inode number free again */
+                sfs_tag t;
+                sfs_inode in;
+                if (cur == SFS_NONE || sfs_rd_sector(fs, cur, fs->buf, &t) < 0 ||
+                    sfs_inode_unpack(fs, fs->buf, &in) != 0)
+                    fs->ibm[lpn >> 3] &= (uint8_t)~(1u << (lpn & 7u));
+            }
+            continue;
+        }
+        i++;
+    }
+}
+
+int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uint8_t flags,
+                  uint32_t aux, uint32_t old_hint, uint32_t *ppn_out)
+{
+    sfs_tag t;
+    uint32_t ppn;
+    int rc;
+    memset(&t, 0, sizeof t);
+    t.kind = TK_DATA;
+    t.key = lpn;
+    t.owner = owner;
+    t.flags = flags;
+    t.aux = aux;
+    if (!*txn)
+        *txn = (uint32_t)fs->seq ? (uint32_t)fs->seq : 1u;
+    t.txn = *txn;
+    rc = sfs_log_prog(fs, fs->buf, &t, &ppn);
+    if (rc)
+        return rc;
+    rc = sfs_apply_prog(fs, lpn, ppn, owner, *txn, old_hint);
+    if (!rc && (flags & TF_COMMIT)) {
+        rc = sfs_apply_commit(fs, owner, *txn);
+        if (!rc && (flags & TF_KILL))
+            rc = sfs_apply_kill(fs, lpn, aux, (flags & TF_KILLALL) != 0);
+    }
+    if (ppn_out)
+        *ppn_out = ppn;
+    return rc;
+}
+
+/* Before a data sector of inode ino is built in fs->buf: merge a pending
+ * kill of ino (so no change survives next to an older kill), make room in
+ * the pending table and make sure the head has a free sector. */
+int sfs_prep(steadyfs *fs, uint32_t ino)
+{
+    int rc;
+    if (ino && sfs_kill_pending(fs, ino)) {
+        rc = sfs_merge_kill(fs, ino);
+        if (rc)
+            return rc;
+    }
+    for (;;) {
+        /* room for the sector's change and a commit's kill (three) */
+        rc = sfs_make_room(fs, 4);
+        if (!rc)
+            rc = sfs_log_reserve(fs);
+        /* a collection inside the reserve may have used pending room */
+        if (rc || fs->npend + 5 <= fs->cfg.pending_max)
+            return rc;
+    }
+}

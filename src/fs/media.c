@@ -1,0 +1,204 @@
+/* Sector I/O: the file system's sector (2 KiB by default) on top of the
+ * device's pages, with its 32-byte tag in the NAND spare area or inline at
+ * the end of the sector (NOR, MRAM).  Every tag and payload is checked
+ * against its CRC on read, so a torn program is never taken for data. */
+#include "fs/fs_internal.h"
+
+static void tag_pack(const steadyfs *fs, uint8_t *p, const sfs_tag *t)
+{
+    p[0] = t->kind;
+    p[1] = t->flags;
+    p[2] = (uint8_t)t->owner;
+    p[3] = (uint8_t)(t->owner >> 8);
+    sfs_put64(p + 4, t->seq);
+    sfs_put32(p + 12, t->key);
+    sfs_put32(p + 16, t->txn);
+    sfs_put32(p + 20, t->aux);
+    sfs_put32(p + 24, t->dcrc);
+    /* the volume id seeds the CRC: sectors of an earlier format left on
+     * an erase-less device never pass as ours */
+    sfs_put32(p + 28, sfs_crc32(t->kind == TK_CKPT ? 0 : fs->vol, p, 28));
+}
+
+static int tag_unpack(const steadyfs *fs, const uint8_t *p, sfs_tag *t)
+{
+    if (p[0] == 0 || p[0] > TK_CKPT ||
+        sfs_get32(p + 28) != sfs_crc32(p[0] == TK_CKPT ? 0 : fs->vol, p, 28))
+        return STEADYFS_ECORRUPT;
+    t->kind = p[0];
+    t->flags = p[1];
+    t->owner = (uint16_t)(p[2] | p[3] << 8);
+    t->seq = sfs_get64(p + 4);
+    t->key = sfs_get32(p + 12);
+    t->txn = sfs_get32(p + 16);
+    t->aux = sfs_get32(p + 20);
+    t->dcrc = sfs_get32(p + 24);
+    return 0;
+}
+
+/* Device block and offset of byte `off` of sector ppn. */
+static void where(const steadyfs *fs, uint32_t ppn, uint32_t off, uint32_t *dblk, uint32_t *doff)
+{
+    uint32_t dsize = fs->cfg.bd->geo.page_size * fs->cfg.bd->geo.pages_per_block;
+    uint64_t byte = (uint64_t)(ppn % fs->P) * fs->sector_size + off;
+    *dblk = (ppn / fs->P) * fs->dev_per_block + (uint32_t)(byte / dsize);
+    *doff = (uint32_t)(byte % dsize);
+}
+
+int sfs_dev_err(steadyfs *fs, int rc)
+{
+    if (rc >= 0)
+        return rc;
+    if (rc == SBD_ERR_POWER)
+        fs->dead = 1;
+    return STEADYFS_EIO;
+}
+
+void sfs_note_flips(steadyfs *fs, uint32_t ppn, int corrected)
+{
+    uint16_t lim = fs->cfg.bd->geo.ecc_bits;
+    uint32_t b = sfs_blk(fs, ppn), i;
+    /* close to the ECC limit: move the block's data before it becomes
+     * uncorrectable (refresh; the block itself is fine after an erase) */
+    if (!lim || corrected < (int)(lim > 2 ? lim - 2 : lim))
+        return;
+    for (i = 0; i < 4; i++)
+        if ((fs->retire[i] & 0x7FFFFFFFu) == b)
+            return;
+    for (i = 0; i < 4; i++)
+        if (fs->retire[i] == SFS_NONE) {
+            fs->retire[i] = b | 0x80000000u;
+            return;
+        }
+}
+
+int sfs_rd_tag(steadyfs *fs, uint32_t ppn, sfs_tag *t)
+{
+    uint8_t raw[SFS_TAG_SIZE];
+    uint32_t db, off;
+    int rc;
+    if (fs->tag_inline) {
+        where(fs, ppn, fs->payload, &db, &off);
+        rc = sbd_read(fs->cfg.bd, db, off, raw, SFS_TAG_SIZE, NULL, 0);
+    } else {
+        where(fs, ppn, 0, &db, &off);
+        rc = sbd_read(fs->cfg.bd, db, off, NULL, 0, raw, SFS_TAG_SIZE);
+    }
+    if (rc < 0)
+        return rc == SBD_ERR_ECC ? STEADYFS_ECORRUPT : sfs_dev_err(fs, rc);
+    sfs_note_flips(fs, ppn, rc);
+    return tag_unpack(fs, raw, t);
+}
+
+int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t)
+{
+    uint8_t raw[SFS_TAG_SIZE];
+    uint32_t db, off;
+    int rc, rc2;
+    where(fs, ppn, 0, &db, &off);
+    if (fs->tag_inline)
+        rc = sbd_read(fs->cfg.bd, db, off, buf, fs->sector_size, NULL, 0);
+    else
+        rc = sbd_read(fs->cfg.bd, db, off, buf, fs->sector_size, raw, SFS_TAG_SIZE);
+    if (rc < 0)
+        return rc == SBD_ERR_ECC ? STEADYFS_EIO : sfs_dev_err(fs, rc);
+    sfs_note_flips(fs, ppn, rc);
+    rc2 = tag_unpack(fs, fs->tag_inline ? buf + fs->payload : raw, t);
+    if (rc2)
+        return rc2;
+    if (t->dcrc != sfs_crc32(0, buf, fs->payload))
+        return STEADYFS_ECORRUPT;
+    return rc;
+}
+
+int sfs_rd_word(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t *val)
+{
+    uint8_t w[4];
+    uint32_t db, off;
+    int rc;
+    where(fs, ppn, idx * 4u, &db, &off);
+    rc = sbd_read(fs->cfg.bd, db, off, w, 4, NULL, 0);
+    if (rc < 0)
+        return sfs_dev_err(fs, rc);
+    *val = sfs_get32(w);
+    return 0;
+}
+
+int sfs_rd_words(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t *out)
+{
+    uint8_t w[256];
+    uint32_t db, off, i;
+    int rc;
+    if (n > 64)
+        return STEADYFS_EINVAL;
+    where(fs, ppn, idx * 4u, &db, &off);
+    rc = sbd_read(fs->cfg.bd, db, off, w, 4 * n, NULL, 0);
+    if (rc < 0)
+        return sfs_dev_err(fs, rc);
+    for (i = 0; i < n; i++)
+        out[i] = sfs_get32(w + 4 * i);
+    return 0;
+}
+
+int sfs_rd_erased(steadyfs *fs, uint32_t ppn)
+{
+    uint8_t raw[SFS_TAG_SIZE];
+    uint8_t e = fs->cfg.bd->geo.erased_byte;
+    uint32_t db, off, i;
+    int rc;
+    where(fs, ppn, 0, &db, &off);
+    rc = sbd_read(fs->cfg.bd, db, off, fs->buf, fs->sector_size, raw,
+                  fs->tag_inline ? 0 : SFS_TAG_SIZE);
+    if (rc < 0 && rc != SBD_ERR_ECC)
+        return sfs_dev_err(fs, rc);
+    for (i = 0; i < fs->sector_size; i++)
+        if (fs->buf[i] != e)
+            return 0;
+    if (!fs->tag_inline)
+        for (i = 0; i < SFS_TAG_SIZE; i++)
+            if (raw[i] != e)
+                return 0;
+    return 1;
+}
+
+int sfs_prog_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, const sfs_tag *t)
+{
+    uint8_t raw[SFS_TAG_SIZE];
+    sfs_tag tt = *t;
+    uint32_t db, off, o, chunk;
+    int rc = 0;
+    tt.dcrc = sfs_crc32(0, buf, fs->payload);
+    if (fs->tag_inline) {
+        tag_pack(fs, buf + fs->payload, &tt);
+        /* NOR programs one device page per command */
+        chunk = fs->cfg.bd->geo.needs_erase ? fs->cfg.bd->geo.page_size : fs->sector_size;
+        for (o = 0; o < fs->sector_size && rc >= 0; o += chunk) {
+            where(fs, ppn, o, &db, &off);
+            rc = sbd_prog(fs->cfg.bd, db, off, buf + o, chunk, NULL, 0);
+        }
+    } else {
+        tag_pack(fs, raw, &tt);
+        where(fs, ppn, 0, &db, &off);
+        rc = sbd_prog(fs->cfg.bd, db, off, buf, fs->sector_size, raw, SFS_TAG_SIZE);
+    }
+    if (rc == SBD_ERR_PROG)
+        return SFS_EFAIL;
+    return rc < 0 ? sfs_dev_err(fs, rc) : 0;
+}
+
+int sfs_erase(steadyfs *fs, uint32_t block)
+{
+    const sbd_geometry *g = &fs->cfg.bd->geo;
+    uint32_t i;
+    int rc = 0;
+    if (!g->needs_erase)
+        return 0;   /* MRAM: nothing to pay for */
+    if (fs->dev_per_block > 1 && fs->dev_per_block == g->big_erase_blocks)
+        rc = sbd_erase(fs->cfg.bd, block * fs->dev_per_block, fs->dev_per_block);
+    else
+        for (i = 0; i < fs->dev_per_block && rc == 0; i++)
+            rc = sbd_erase(fs->cfg.bd, block * fs->dev_per_block + i, 1);
+    if (rc == SBD_ERR_ERASE || rc == SBD_ERR_BAD_BLOCK)
+        return SFS_EFAIL;
+    return rc < 0 ? sfs_dev_err(fs, rc) : 0;
+}

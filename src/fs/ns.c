@@ -1,0 +1,414 @@
+/* The namespace: paths, create, unlink, rename, mkdir, rmdir, stat and
+ * directory listing.  Each changing operation is one namespace transaction
+ * (owner OWNER_NS): its sectors are written, the last one with COMMIT, all
+ * inside the call, so after a power cut it happened entirely or not at all. */
+#include "fs/fs_internal.h"
+
+
+
+int sfs_resolve(steadyfs *fs, const char *path, uint32_t *parent, const char **name,
+                uint32_t *nlen, uint32_t *ino, uint8_t *type)
+{
+    uint32_t cur = 1, len, child;
+    uint8_t ctype = STEADYFS_TYPE_DIR;
+    int rc;
+    if (!path || path[0] != '/')
+        return STEADYFS_EINVAL;
+    *parent = 1;
+    *name = path;
+    *nlen = 0;
+    *ino = 1;
+    *type = STEADYFS_TYPE_DIR;
+    for (;;) {
+        while (*path == '/')
+            path++;
+        if (!*path)
+            return 0;
+        for (len = 0; path[len] && path[len] != '/'; len++)
+            ;
+        if (len > STEADYFS_NAME_MAX)
+            return STEADYFS_ENAMETOOLONG;
+        if (ctype != STEADYFS_TYPE_DIR)
+            return STEADYFS_ENOTDIR;
+        *parent = cur;
+        *name = path;
+        *nlen = len;
+        rc = sfs_dir_lookup(fs, cur, path, len, &child, &ctype);
+        path += len;
+        if (rc == STEADYFS_ENOENT) {
+            while (*path == '/')
+                path++;
+            *ino = 0;
+            *type = 0;
+            return *path ? STEADYFS_ENOENT : 0;
+        }
+        if (rc)
+            return rc;
+        if (child == 0 || child >= fs->cfg.max_inodes)
+            return STEADYFS_ECORRUPT;
+        cur = child;
+        *ino = child;
+        *type = ctype;
+    }
+}
+
+int sfs_ino_alloc(steadyfs *fs, uint32_t *ino)
+{
+    uint32_t k, i, n = fs->cfg.max_inodes;
+    for (k = 0; k < n; k++) {
+        i = (fs->ino_cursor + k) % n;
+        if (i < 2)
+            continue;
+        if (!(fs->ibm[i >> 3] & (1u << (i & 7u)))) {
+            fs->ino_cursor = i + 1;
+            *ino = i;
+            return 0;
+        }
+    }
+    return STEADYFS_ENOSPC;
+}
+
+static int busy(steadyfs *fs, uint32_t ino)
+{
+    uint32_t i;
+    for (i = 0; i < fs->cfg.open_max; i++)
+        if (fs->open[i].ino == ino)
+            return 1;
+    return 0;
+}
+
+/* Write an inode sector (new, moved or tombstone) in NS transaction txn. */
+static int ns_inode(steadyfs *fs, const sfs_inode *in, uint32_t *txn, uint8_t flags)
+{
+    int rc;
+    do {
+        rc = sfs_prep(fs, in->ino);
+        if (rc)
+            return rc;
+        sfs_inode_pack(fs, fs->buf, in);
+        rc = sfs_write_lpn(fs, in->ino, OWNER_NS, txn, flags, 0, SFS_UNKNOWN,
+                           NULL);
+    } while (rc == SFS_RETRY);
+    return rc;
+}
+
+static int ns_fail(steadyfs *fs, uint32_t txn, int rc)
+{
+    if (txn)
+        sfs_abort(fs, 0, OWNER_NS, txn);
+    return rc;
+}
+
+static int room_for_ns(steadyfs *fs)
+{
+    if (fs->live + 4 > fs->live_max)
+        return STEADYFS_ENOSPC;
+    return sfs_gc_pace(fs);
+}
+
+static int create(steadyfs *fs, uint32_t parent, const char *name, uint32_t len, uint8_t type,
+                  uint32_t *ino_out)
+{
+    sfs_inode in;
+    uint32_t txn = 0, ino;
+    int rc = room_for_ns(fs);
+    if (rc)
+        return rc;
+    rc = sfs_ino_alloc(fs, &ino);
+    if (rc)
+        return rc;
+    rc = sfs_dir_insert2(fs, parent, name, len, ino, type, &txn, 0);
+    if (rc)
+        return ns_fail(fs, txn, rc);
+    in.ino = ino;
+    in.gen = (uint32_t)fs->seq;
+    in.type = type;
+    in.parent = parent;
+    in.size = 0;
+    rc = ns_inode(fs, &in, &txn, TF_COMMIT);
+    if (rc)
+        return ns_fail(fs, txn, rc);
+    *ino_out = ino;
+    return 0;
+}
+
+int steadyfs_open(steadyfs *fs, const char *path, int flags)
+{
+    uint32_t parent, nlen, ino;
+    const char *name;
+    uint8_t type;
+    int rc = sfs_begin(fs, 1);
+    if (rc)
+        return rc;
+    rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &type);
+    if (rc)
+        return sfs_end(fs, rc);
+    if (!ino) {
+        if (!(flags & STEADYFS_O_CREAT))
+            return sfs_end(fs, STEADYFS_ENOENT);
+        if (!nlen)
+            return sfs_end(fs, STEADYFS_EINVAL);
+        rc = create(fs, parent, name, nlen, STEADYFS_TYPE_FILE, &ino);
+        if (rc)
+            return sfs_end(fs, rc);
+    } else {
+        if ((flags & STEADYFS_O_CREAT) && (flags & STEADYFS_O_EXCL))
+            return sfs_end(fs, STEADYFS_EEXIST);
+        if (type == STEADYFS_TYPE_DIR)
+            return sfs_end(fs, STEADYFS_EISDIR);
+    }
+    return sfs_end(fs, sfs_open_ino(fs, ino, flags));
+}
+
+int steadyfs_mkdir(steadyfs *fs, const char *path)
+{
+    uint32_t parent, nlen, ino;
+    const char *name;
+    uint8_t type;
+    int rc = sfs_begin(fs, 1);
+    if (rc)
+        return rc;
+    rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &type);
+    if (!rc && ino)
+        rc = STEADYFS_EEXIST;
+    if (!rc)
+        rc = create(fs, parent, name, nlen, STEADYFS_TYPE_DIR, &ino);
+    return sfs_end(fs, rc);
+}
+
+static int remove_name(steadyfs *fs, const char *path, int want_dir)
+{
+    uint32_t parent, nlen, ino, txn = 0;
+    const char *name;
+    uint8_t type;
+    sfs_inode in;
+    int rc = sfs_begin(fs, 1);
+    if (rc)
+        return rc;
+    rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &type);
+    if (!rc && !ino)
+        rc = STEADYFS_ENOENT;
+    if (!rc && ino == 1)
+        rc = STEADYFS_EBUSY;
+    if (!rc && want_dir && type != STEADYFS_TYPE_DIR)
+        rc = STEADYFS_ENOTDIR;
+    if (!rc && !want_dir && type == STEADYFS_TYPE_DIR)
+        rc = STEADYFS_EISDIR;
+    if (!rc && busy(fs, ino))
+        rc = STEADYFS_EBUSY;
+    if (!rc && want_dir) {
+        rc = sfs_dir_empty(fs, ino);
+        rc = rc < 0 ? rc : rc ? 0 : STEADYFS_ENOTEMPTY;
+    }
+    if (!rc)
+        rc = sfs_gc_pace(fs);
+    if (!rc)
+        rc = sfs_dir_remove2(fs, parent, name, nlen, &txn, 0);
+    if (!rc) {
+        memset(&in, 0, sizeof in);
+        in.ino = ino;
+        rc = ns_inode(fs, &in, &txn, TF_COMMIT | TF_KILL | TF_KILLALL);
+    }
+    if (rc && txn)
+        rc = ns_fail(fs, txn, rc);
+    return sfs_end(fs, rc);
+}
+
+int steadyfs_unlink(steadyfs *fs, const char *path) { return remove_name(fs, path, 0); }
+int steadyfs_rmdir(steadyfs *fs, const char *path) { return remove_name(fs, path, 1); }
+
+/* Is `dir` equal to or below `anc`?  Walks parents: bounded by depth. */
+static int below(steadyfs *fs, uint32_t dir, uint32_t anc)
+{
+    sfs_inode in;
+    uint32_t hops;
+    int rc;
+    for (hops = 0; hops < 256; hops++) {
+        if (dir == anc)
+            return 1;
+        if (dir == 1)
+            return 0;
+        rc = sfs_inode_read(fs, dir, &in, NULL);
+        if (rc)
+            return rc;
+        dir = in.parent;
+    }
+    return STEADYFS_ECORRUPT;
+}
+
+int steadyfs_rename(steadyfs *fs, const char *from, const char *to)
+{
+    uint32_t sp, sl, si, dp, dl, di, txn = 0;
+    const char *sn, *dn;
+    uint8_t st, dt;
+    sfs_inode in;
+    int rc = sfs_begin(fs, 1);
+    if (rc)
+        return rc;
+    rc = sfs_resolve(fs, from, &sp, &sn, &sl, &si, &st);
+    if (!rc && !si)
+        rc = STEADYFS_ENOENT;
+    if (!rc && si == 1)
+        rc = STEADYFS_EBUSY;
+    if (!rc)
+        rc = sfs_resolve(fs, to, &dp, &dn, &dl, &di, &dt);
+    if (rc)
+        return sfs_end(fs, rc);
+    if (!dl)
+        return sfs_end(fs, STEADYFS_EBUSY);
+    if (di == si)
+        return sfs_end(fs, 0);
+    if (di) {
+        if (st == STEADYFS_TYPE_DIR && dt != STEADYFS_TYPE_DIR)
+            return sfs_end(fs, STEADYFS_ENOTDIR);
+        if (st != STEADYFS_TYPE_DIR && dt == STEADYFS_TYPE_DIR)
+            return sfs_end(fs, STEADYFS_EISDIR);
+        if (busy(fs, di))
+            return sfs_end(fs, STEADYFS_EBUSY);
+        if (dt == STEADYFS_TYPE_DIR) {
+            rc = sfs_dir_empty(fs, di);
+            if (rc <= 0)
+                return sfs_end(fs, rc < 0 ? rc : STEADYFS_ENOTEMPTY);
+        }
+    }
+    if (st == STEADYFS_TYPE_DIR) {
+        if (busy(fs, si))
+            return sfs_end(fs, STEADYFS_EBUSY);
+        rc = below(fs, dp, si);
+        if (rc)
+            return sfs_end(fs, rc < 0 ? rc : STEADYFS_EINVAL);
+    }
+    rc = room_for_ns(fs);
+    if (!rc)
+        rc = sfs_dir_remove2(fs, sp, sn, sl, &txn, 0);
+    /* the last sector of the transaction carries COMMIT */
+    if (!rc)
+        rc = sfs_dir_insert2(fs, dp, dn, dl, si, st, &txn,
+                             (!di && (st != STEADYFS_TYPE_DIR || dp == sp)) ? TF_COMMIT : 0);
+    if (!rc && st == STEADYFS_TYPE_DIR && dp != sp) {
+        rc = sfs_inode_read(fs, si, &in, NULL);
+        if (!rc) {
+            in.parent = dp;
+            rc = ns_inode(fs, &in, &txn, di ? 0 : TF_COMMIT);
+        }
+    }
+    if (!rc && di) {
+        memset(&in, 0, sizeof in);
+        in.ino = di;
+        rc = ns_inode(fs, &in, &txn, TF_COMMIT | TF_KILL | TF_KILLALL);
+    }
+    if (rc && txn)
+        rc = ns_fail(fs, txn, rc);
+    return sfs_end(fs, rc);
+}
+
+int steadyfs_stat_path(steadyfs *fs, const char *path, steadyfs_stat *st)
+{
+    uint32_t parent, nlen, ino;
+    const char *name;
+    uint8_t type;
+    sfs_inode in;
+    struct sfs_open *p;
+    int rc = sfs_begin(fs, 0);
+    if (rc)
+        return rc;
+    rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &type);
+    if (!rc && !ino)
+        rc = STEADYFS_ENOENT;
+    if (!rc)
+        rc = sfs_inode_read(fs, ino, &in, NULL);
+    if (rc)
+        return rc;
+    st->id = (uint64_t)ino | (uint64_t)in.gen << 32;
+    st->type = in.type;
+    st->size = in.size;
+    p = sfs_primary(fs, ino);
+    if (p)
+        st->size = p->size;
+    return 0;
+}
+
+static struct sfs_open *dhandle(steadyfs *fs, int dd)
+{
+    if (dd < 0 || (uint32_t)dd >= fs->cfg.open_max || !fs->open[dd].ino ||
+        fs->open[dd].kind != STEADYFS_TYPE_DIR)
+        return NULL;
+    return &fs->open[dd];
+}
+
+int steadyfs_opendir(steadyfs *fs, const char *path)
+{
+    uint32_t parent, nlen, ino, i;
+    const char *name;
+    uint8_t type;
+    int rc = sfs_begin(fs, 0);
+    if (rc)
+        return rc;
+    rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &type);
+    if (!rc && !ino)
+        rc = STEADYFS_ENOENT;
+    if (!rc && type != STEADYFS_TYPE_DIR)
+        rc = STEADYFS_ENOTDIR;
+    if (rc)
+        return rc;
+    for (i = 0; i < fs->cfg.open_max; i++)
+        if (!fs->open[i].ino) {
+            memset(&fs->open[i], 0, sizeof fs->open[i]);
+            fs->open[i].ino = ino;
+            fs->open[i].kind = STEADYFS_TYPE_DIR;
+            return (int)i;
+        }
+    return STEADYFS_ENFILE;
+}
+
+int steadyfs_readdir(steadyfs *fs, int dd, steadyfs_dirent *ent)
+{
+    struct sfs_open *o;
+    sfs_inode in;
+    int rc = sfs_begin(fs, 0);
+    if (rc)
+        return rc;
+    o = dhandle(fs, dd);
+    if (!o)
+        return STEADYFS_EBADF;
+    rc = sfs_dir_next(fs, o->ino, o->pos, ent);
+    if (rc <= 0)
+        return rc;
+    o->pos = ent->next;
+    if (sfs_inode_read(fs, (uint32_t)ent->id, &in, NULL) == 0)
+        ent->id |= (uint64_t)in.gen << 32;
+    return 1;
+}
+
+uint64_t steadyfs_telldir(steadyfs *fs, int dd)
+{
+    struct sfs_open *o = fs && fs->mounted ? dhandle(fs, dd) : NULL;
+    return o ? o->pos : 0;
+}
+
+int steadyfs_seekdir(steadyfs *fs, int dd, uint64_t cookie)
+{
+    struct sfs_open *o;
+    int rc = sfs_begin(fs, 0);
+    if (rc)
+        return rc;
+    o = dhandle(fs, dd);
+    if (!o)
+        return STEADYFS_EBADF;
+    o->pos = cookie;
+    return 0;
+}
+
+int steadyfs_closedir(steadyfs *fs, int dd)
+{
+    struct sfs_open *o;
+    int rc = sfs_begin(fs, 0);
+    if (rc)
+        return rc;
+    o = dhandle(fs, dd);
+    if (!o)
+        return STEADYFS_EBADF;
+    o->ino = 0;
+    o->kind = 0;
+    return 0;
+}

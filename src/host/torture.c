@@ -1,0 +1,704 @@
+/*
+ * Power-loss torture for steadyfs: a random mix of every API call, run
+ * against an in-memory model, with power cut at (nearly) every program or
+ * erase, or every Nth.  After each cut the device is powered back on,
+ * mounted, and every file and directory is checked against the model: a
+ * file must be exactly as at its last commit (sync, close, shrinking
+ * truncate); a namespace operation that was cut may have happened or not,
+ * never half.  Bit flips within the ECC's strength and grown bad blocks are
+ * injected on NAND.  Deterministic for a seed: a failure prints the seed and
+ * op index that replay it.
+ */
+#include "host/torture.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "steadyfs/sim.h"
+#include "steadyfs/steadyfs.h"
+
+#define ME 24       /* model entries */
+#define MF 6000     /* largest model file: a transaction never reaches txn_max */
+#define MH 2        /* open handles */
+#define PL 96
+
+typedef struct ment {
+    char path[PL];
+    uint8_t used, type;
+    uint32_t csize, wsize;
+    uint8_t dirty;
+    uint8_t c[MF], w[MF];
+} ment;
+
+typedef struct mhandle {
+    int fd;       /* -1: closed */
+    int e;        /* model entry */
+    uint32_t pos;
+    uint8_t append, wr;
+} mhandle;
+
+typedef struct model {
+    ment e[ME];
+    mhandle h[MH];
+} model;
+
+typedef struct tctx {
+    const steady_torture_opts *o;
+    steady_torture_result *r;
+    FILE *out;
+    sim_dev dev;
+    uint8_t *image;
+    uint64_t image_len;
+    steadyfs fs;
+    steadyfs_config cfg;
+    void *work;
+    uint8_t sector[4096];
+    uint64_t rng;
+    model cur, pre, post;
+    uint64_t op;
+    int armed;
+} tctx;
+
+static uint64_t rnd(tctx *t)
+{
+    t->rng ^= t->rng >> 12;
+    t->rng ^= t->rng << 25;
+    t->rng ^= t->rng >> 27;
+    return t->rng * 2685821657736338717ull;
+}
+static uint32_t rn(tctx *t, uint32_t n) { return n ? (uint32_t)(rnd(t) % n) : 0; }
+
+static void fail(tctx *t, const char *what, const char *path, long a, long b)
+{
+    t->r->failures++;
+    if (t->r->failures == 1)
+        t->r->fail_op = t->op;
+    fprintf(t->out, "FAIL seed %llu op %llu: %s %s (%ld vs %ld)\n", (unsigned long long)t->o->seed,
+            (unsigned long long)t->op, what, path ? path : "", a, b);
+}
+
+/* ---- the model ------------------------------------------------------------ */
+
+static int mfind(const model *m, const char *path)
+{
+    int i;
+    if (!strcmp(path, "/"))
+        return -2;   /* root */
+    for (i = 0; i < ME; i++)
+        if (m->e[i].used && !strcmp(m->e[i].path, path))
+            return i;
+    return -1;
+}
+
+static void parent_of(const char *path, char *par)
+{
+    const char *s = strrchr(path, '/');
+    size_t n = (size_t)(s - path);
+    if (n == 0) {
+        strcpy(par, "/");
+        return;
+    }
+    memcpy(par, path, n);
+    par[n] = 0;
+}
+
+static int is_dir(const model *m, const char *path)
+{
+    int i = mfind(m, path);
+    return i == -2 || (i >= 0 && m->e[i].type == STEADYFS_TYPE_DIR);
+}
+
+static int has_children(const model *m, const char *path)
+{
+    size_t n = strlen(path);
+    int i;
+    for (i = 0; i < ME; i++)
+        if (m->e[i].used && !strncmp(m->e[i].path, path, n) && m->e[i].path[n] == '/')
+            return 1;
+    return 0;
+}
+
+static int is_open(const model *m, int e)
+{
+    int k;
+    for (k = 0; k < MH; k++)
+        if (m->h[k].fd >= 0 && m->h[k].e == e)
+            return 1;
+    return 0;
+}
+
+static int mnew(model *m, const char *path, uint8_t type)
+{
+    int i;
+    for (i = 0; i < ME; i++)
+        if (!m->e[i].used) {
+            memset(&m->e[i], 0, sizeof m->e[i] - 2 * MF);
+            m->e[i].used = 1;
+            m->e[i].type = type;
+            snprintf(m->e[i].path, PL, "%s", path);
+            m->e[i].csize = m->e[i].wsize = 0;
+            m->e[i].dirty = 0;
+            return i;
+        }
+    return -1;
+}
+
+static void mcommit(ment *e)
+{
+    e->csize = e->wsize;
+    memcpy(e->c, e->w, e->wsize);
+    e->dirty = 0;
+}
+
+/* After a power cut: handles are gone, working state falls back. */
+static void mcrash(model *m)
+{
+    int i;
+    for (i = 0; i < MH; i++)
+        m->h[i].fd = -1;
+    for (i = 0; i < ME; i++)
+        if (m->e[i].used) {
+            m->e[i].wsize = m->e[i].csize;
+            memcpy(m->e[i].w, m->e[i].c, m->e[i].csize);
+            m->e[i].dirty = 0;
+        }
+}
+
+/* ---- checking --------------------------------------------------------------- */
+
+static int check_state(tctx *t, const model *m, int report)
+{
+    static uint8_t buf[MF + 16];
+    int i, bad = 0, fd, n;
+    steadyfs_stat st;
+    for (i = 0; i < ME && !bad; i++) {
+        const ment *e = &m->e[i];
+        if (!e->used)
+            continue;
+        t->r->checks++;
+        if (steadyfs_stat_path(&t->fs, e->path, &st) != 0 || st.type != e->type) {
+            if (report)
+                fail(t, "missing or wrong type", e->path, st.type, e->type);
+            bad = 1;
+            break;
+        }
+        if (e->type != STEADYFS_TYPE_FILE)
+            continue;
+        fd = steadyfs_open(&t->fs, e->path, STEADYFS_O_RDONLY);
+        if (fd < 0) {
+            if (report)
+                fail(t, "open for check", e->path, fd, 0);
+            bad = 1;
+            break;
+        }
+        n = steadyfs_read(&t->fs, fd, buf, sizeof buf);
+        steadyfs_close(&t->fs, fd);
+        if (n != (int)e->csize || memcmp(buf, e->c, e->csize)) {
+            if (report)
+                fail(t, "content differs from last commit", e->path, n, (long)e->csize);
+            bad = 1;
+        }
+    }
+    /* directories hold exactly the model's names */
+    for (i = -1; i < ME && !bad; i++) {
+        const char *dpath = i < 0 ? "/" : m->e[i].path;
+        steadyfs_dirent de;
+        int dd, cnt = 0, want = 0, j;
+        size_t dl = strlen(dpath);
+        if (i >= 0 && (!m->e[i].used || m->e[i].type != STEADYFS_TYPE_DIR))
+            continue;
+        t->r->checks++;
+        dd = steadyfs_opendir(&t->fs, dpath);
+        if (dd < 0) {
+            if (report)
+                fail(t, "opendir", dpath, dd, 0);
+            bad = 1;
+            break;
+        }
+        for (j = 0; j < ME; j++) {
+            const char *p = m->e[j].path;
+            if (m->e[j].used && !strncmp(p, dpath, dl) && strchr(p + (dl == 1 ? 1 : dl + 1), '/') == NULL &&
+                (dl == 1 || p[dl] == '/'))
+                want++;
+        }
+        while (steadyfs_readdir(&t->fs, dd, &de) == 1) {
+            char full[PL + 300];
+            snprintf(full, sizeof full, "%s/%s", dl == 1 ? "" : dpath, de.name);
+            cnt++;
+            if (mfind(m, full) < 0) {
+                if (report)
+                    fail(t, "unexpected directory entry", full, 0, 0);
+                bad = 1;
+            }
+        }
+        steadyfs_closedir(&t->fs, dd);
+        if (!bad && cnt != want) {
+            if (report)
+                fail(t, "directory entry count", dpath, cnt, want);
+            bad = 1;
+        }
+    }
+    return bad;
+}
+
+static void arm(tctx *t)
+{
+    sim_faults f;
+    memset(&f, 0, sizeof f);
+    f.seed = t->o->seed * 7919u + t->op;
+    if (t->o->powercut_every) {
+        /* NOR programs a sector as many page programs: widen the window */
+        uint32_t w = t->dev.bd.geo.spare_size || !t->dev.bd.geo.needs_erase
+                         ? 8u : 8u * (2048u / t->dev.bd.geo.page_size);
+        f.powercut_after = 1 + rn(t, w);
+    }
+    else if (t->o->powercut)
+        f.powercut_after = t->o->powercut;
+    if (t->o->faults && t->dev.bd.geo.ecc_bits) {
+        f.flip_ppm = 3000;
+        f.flip_bits = (uint16_t)(t->dev.bd.geo.ecc_bits / 2);
+        f.fail_ppm = 1500;
+    }
+    sim_set_faults(&t->dev, &f);
+    t->armed = 1;
+}
+
+static void disarm(tctx *t)
+{
+    sim_faults f;
+    memset(&f, 0, sizeof f);
+    sim_set_faults(&t->dev, &f);
+    t->armed = 0;
+}
+
+/* After a cut: power on, mount, and find the model state the device is in. */
+static int recover(tctx *t)
+{
+    int rc;
+    t->r->cuts++;
+    sim_power_restore(&t->dev);
+    disarm(t);
+    rc = steadyfs_mount(&t->fs, &t->cfg);
+    if (rc) {
+        fail(t, "mount after power cut", steadyfs_strerror(rc), rc, 0);
+        return -1;
+    }
+    mcrash(&t->pre);
+    mcrash(&t->post);
+    if (!check_state(t, &t->post, 0))
+        t->cur = t->post;
+    else if (!check_state(t, &t->pre, 1))
+        t->cur = t->pre;
+    else
+        return -1;
+    arm(t);
+    return 0;
+}
+
+/* ---- operations -------------------------------------------------------------- */
+
+static const char *names[] = {"f0", "f1", "f2", "f3", "d0", "d1", "long_file_name_0123456789_abcdefghij"};
+
+static void rand_path(tctx *t, char *out, int want_dir_parent_depth)
+{
+    int dirs[ME + 1], nd = 0, i;
+    const char *par;
+    (void)want_dir_parent_depth;
+    dirs[nd++] = -2;
+    for (i = 0; i < ME; i++)
+        if (t->cur.e[i].used && t->cur.e[i].type == STEADYFS_TYPE_DIR && strlen(t->cur.e[i].path) < 40)
+            dirs[nd++] = i;
+    i = dirs[rn(t, (uint32_t)nd)];
+    par = i == -2 ? "" : t->cur.e[i].path;
+    snprintf(out, PL, "%s/%s", par, names[rn(t, sizeof names / sizeof names[0])]);
+}
+
+static int free_handle(const model *m)
+{
+    int k;
+    for (k = 0; k < MH; k++)
+        if (m->h[k].fd < 0)
+            return k;
+    return -1;
+}
+
+static int open_handle(tctx *t)
+{
+    int k, c = 0, pick[MH];
+    for (k = 0; k < MH; k++)
+        if (t->cur.h[k].fd >= 0)
+            pick[c++] = k;
+    return c ? pick[rn(t, (uint32_t)c)] : -1;
+}
+
+/* Runs one op: fills post (the model if it succeeds), calls the FS.
+ * Returns the FS rc; *expect_ok says whether the model predicts success. */
+static int do_op(tctx *t, int *expect_ok, const char **what)
+{
+    model *m = &t->post;
+    char path[PL], path2[PL], par[PL];
+    static uint8_t data[MF];
+    uint32_t kind = rn(t, 100), len, i;
+    int e, e2, k, rc = 0;
+    *expect_ok = 1;
+    if (kind < 16) {                                /* open / create */
+        int flags;
+        *what = "open";
+        k = free_handle(m);
+        if (k < 0)
+            return 0;
+        rand_path(t, path, 0);
+        flags = rn(t, 4) ? STEADYFS_O_RDWR : STEADYFS_O_RDONLY;
+        if (flags != STEADYFS_O_RDONLY) {
+            if (rn(t, 3))
+                flags |= STEADYFS_O_CREAT;
+            if (!rn(t, 5))
+                flags |= STEADYFS_O_TRUNC;
+            if (!rn(t, 8))
+                flags |= STEADYFS_O_EXCL;
+            if (!rn(t, 6))
+                flags |= STEADYFS_O_APPEND;
+        }
+        e = mfind(m, path);
+        parent_of(path, par);
+        if (e == -1 && (!(flags & STEADYFS_O_CREAT) || !is_dir(m, par)))
+            *expect_ok = 0;
+        else if (e >= 0 && m->e[e].type == STEADYFS_TYPE_DIR)
+            *expect_ok = 0;
+        else if (e >= 0 && (flags & STEADYFS_O_CREAT) && (flags & STEADYFS_O_EXCL))
+            *expect_ok = 0;
+        else if (e == -1 && (e = mnew(m, path, STEADYFS_TYPE_FILE)) < 0)
+            return 0;
+        if (*expect_ok && (flags & STEADYFS_O_TRUNC) && m->e[e].wsize) {
+            m->e[e].wsize = 0;
+            mcommit(&m->e[e]);
+        }
+        if (t->o->verbose)
+            fprintf(t->out, "  open %s flags %x h%d\n", path, flags, k);
+        rc = steadyfs_open(&t->fs, path, flags);
+        if (rc >= 0) {
+            m->h[k].fd = rc;
+            m->h[k].e = e;
+            m->h[k].pos = 0;
+            m->h[k].append = (flags & STEADYFS_O_APPEND) != 0;
+            m->h[k].wr = flags != STEADYFS_O_RDONLY;
+            rc = 0;
+        }
+        return rc;
+    }
+    if (kind < 44) {                                /* write */
+        *what = "write";
+        k = open_handle(t);
+        if (k < 0 || !m->h[k].wr)
+            return 0;
+        e = m->h[k].e;
+        if (m->h[k].append)
+            m->h[k].pos = m->e[e].wsize;
+        if (m->h[k].pos >= MF - 1)
+            return 0;
+        len = 1 + rn(t, rn(t, 4) ? 700 : 3000);
+        if (m->h[k].pos + len > MF)
+            len = MF - m->h[k].pos;
+        for (i = 0; i < len; i++)
+            data[i] = (uint8_t)rnd(t);
+        if (m->h[k].pos > m->e[e].wsize)
+            memset(m->e[e].w + m->e[e].wsize, 0, m->h[k].pos - m->e[e].wsize);
+        memcpy(m->e[e].w + m->h[k].pos, data, len);
+        m->h[k].pos += len;
+        if (m->h[k].pos > m->e[e].wsize)
+            m->e[e].wsize = m->h[k].pos;
+        m->e[e].dirty = 1;
+        if (!m->h[k].append)
+            steadyfs_seek(&t->fs, m->h[k].fd, t->cur.h[k].pos, STEADYFS_SEEK_SET);
+        if (t->o->verbose)
+            fprintf(t->out, "  write %s h%d pos %u len %u\n", m->e[e].path, k, m->h[k].pos - len, len);
+        rc = steadyfs_write(&t->fs, m->h[k].fd, data, len);
+        return rc == (int)len ? 0 : rc < 0 ? rc : -1000;
+    }
+    if (kind < 50) {                                /* read and compare */
+        *what = "read";
+        k = open_handle(t);
+        if (k < 0)
+            return 0;
+        e = m->h[k].e;
+        len = 1 + rn(t, 3000);
+        steadyfs_seek(&t->fs, m->h[k].fd, m->h[k].pos, STEADYFS_SEEK_SET);
+        rc = steadyfs_read(&t->fs, m->h[k].fd, data, len);
+        if (rc >= 0) {
+            uint32_t want = m->h[k].pos >= m->e[e].wsize ? 0 : m->e[e].wsize - m->h[k].pos;
+            if (want > len)
+                want = len;
+            if ((uint32_t)rc != want || memcmp(data, m->e[e].w + m->h[k].pos, want))
+                fail(t, "read differs from working state", m->e[e].path, rc, (long)want);
+            m->h[k].pos += (uint32_t)rc;
+            rc = 0;
+        }
+        return rc;
+    }
+    if (kind < 54) {                                /* seek */
+        *what = "seek";
+        k = open_handle(t);
+        if (k < 0)
+            return 0;
+        m->h[k].pos = rn(t, MF / 2);
+        rc = (int)steadyfs_seek(&t->fs, m->h[k].fd, m->h[k].pos, STEADYFS_SEEK_SET);
+        return rc < 0 ? rc : 0;
+    }
+    if (kind < 60) {                                /* truncate */
+        *what = "truncate";
+        k = open_handle(t);
+        if (k < 0 || !m->h[k].wr)
+            return 0;
+        e = m->h[k].e;
+        len = rn(t, MF);
+        if (len < m->e[e].wsize) {
+            m->e[e].wsize = len;
+            mcommit(&m->e[e]);
+        } else {
+            memset(m->e[e].w + m->e[e].wsize, 0, len - m->e[e].wsize);
+            m->e[e].wsize = len;
+            m->e[e].dirty = 1;
+        }
+        return steadyfs_truncate(&t->fs, m->h[k].fd, len);
+    }
+    if (kind < 68 || kind < 78) {                   /* sync or close */
+        int close = kind >= 68;
+        *what = close ? "close" : "sync";
+        k = open_handle(t);
+        if (k < 0)
+            return 0;
+        e = m->h[k].e;
+        if (t->o->verbose)
+            fprintf(t->out, "  %s %s h%d dirty %d wsize %u\n", *what, m->e[e].path, k, m->e[e].dirty, m->e[e].wsize);
+        if (m->e[e].dirty)
+            mcommit(&m->e[e]);
+        if (close) {
+            rc = steadyfs_close(&t->fs, m->h[k].fd);
+            m->h[k].fd = -1;
+            return rc;
+        }
+        return steadyfs_sync(&t->fs, m->h[k].fd);
+    }
+    if (kind < 83) {                                /* unlink / rmdir */
+        int dir = rn(t, 3) == 0;
+        *what = dir ? "rmdir" : "unlink";
+        rand_path(t, path, 0);
+        if (dir && rn(t, 2)) {
+            for (i = 0; i < ME; i++)
+                if (m->e[i].used && m->e[i].type == STEADYFS_TYPE_DIR) {
+                    snprintf(path, PL, "%s", m->e[i].path);
+                    break;
+                }
+        }
+        e = mfind(m, path);
+        if (e < 0 || (dir && m->e[e].type != STEADYFS_TYPE_DIR) ||
+            (!dir && m->e[e].type != STEADYFS_TYPE_FILE) || (dir && has_children(m, path)) ||
+            is_open(m, e))
+            *expect_ok = 0;
+        else
+            m->e[e].used = 0;
+        return dir ? steadyfs_rmdir(&t->fs, path) : steadyfs_unlink(&t->fs, path);
+    }
+    if (kind < 90) {                                /* rename */
+        *what = "rename";
+        rand_path(t, path, 0);
+        rand_path(t, path2, 0);
+        e = mfind(m, path);
+        e2 = mfind(m, path2);
+        parent_of(path2, par);
+        if (e < 0 || !is_dir(m, par))
+            *expect_ok = 0;
+        else if (e == e2)
+            ;
+        else if (e2 >= 0 && m->e[e].type != m->e[e2].type)
+            *expect_ok = 0;
+        else if (e2 >= 0 && (is_open(m, e2) || has_children(m, path2)))
+            *expect_ok = 0;
+        else if (m->e[e].type == STEADYFS_TYPE_DIR &&
+                 (!strncmp(par, path, strlen(path)) &&
+                  (par[strlen(path)] == 0 || par[strlen(path)] == '/')))
+            *expect_ok = 0;
+        else {
+            size_t n = strlen(path);
+            if (e2 >= 0)
+                m->e[e2].used = 0;
+            for (i = 0; i < ME; i++) {
+                char np[PL * 2];
+                if (!m->e[i].used || (int)i == e)
+                    continue;
+                if (!strncmp(m->e[i].path, path, n) && m->e[i].path[n] == '/') {
+                    size_t l;
+                    snprintf(np, sizeof np, "%s%s", path2, m->e[i].path + n);
+                    l = strlen(np) < PL - 1 ? strlen(np) : PL - 1;
+                    memcpy(m->e[i].path, np, l);
+                    m->e[i].path[l] = 0;
+                }
+            }
+            snprintf(m->e[e].path, PL, "%s", path2);
+        }
+        return steadyfs_rename(&t->fs, path, path2);
+    }
+    if (kind < 95) {                                /* mkdir */
+        *what = "mkdir";
+        rand_path(t, path, 0);
+        e = mfind(m, path);
+        parent_of(path, par);
+        if (e != -1 || !is_dir(m, par))
+            *expect_ok = 0;
+        else if (mnew(m, path, STEADYFS_TYPE_DIR) < 0)
+            return 0;
+        return steadyfs_mkdir(&t->fs, path);
+    }
+    if (kind < 97) {                                /* stat */
+        steadyfs_stat st;
+        *what = "stat";
+        rand_path(t, path, 0);
+        e = mfind(m, path);
+        *expect_ok = e >= 0;
+        rc = steadyfs_stat_path(&t->fs, path, &st);
+        if (!rc && e >= 0 && st.type != m->e[e].type)
+            fail(t, "stat type", path, st.type, m->e[e].type);
+        return rc;
+    }
+    if (kind < 99) {                                /* idle-time collection */
+        *what = "gc_step";
+        rc = steadyfs_gc_step(&t->fs, 1 + rn(t, 64));
+        return rc < 0 ? rc : 0;
+    }
+    /* clean remount; open files are closed one per op first, so that a cut
+     * leaves one commit in doubt, never two */
+    for (k = 0; k < MH; k++)
+        if (m->h[k].fd >= 0) {
+            *what = "close";
+            e = m->h[k].e;
+            if (m->e[e].dirty)
+                mcommit(&m->e[e]);
+            rc = steadyfs_close(&t->fs, m->h[k].fd);
+            m->h[k].fd = -1;
+            return rc;
+        }
+    *what = "remount";
+    rc = steadyfs_unmount(&t->fs);
+    if (!rc)
+        rc = steadyfs_mount(&t->fs, &t->cfg);
+    return rc;
+}
+
+static int setup(tctx *t)
+{
+    const sim_profile *p = sim_profile_find(t->o->device);
+    uint32_t blocks = t->o->blocks, ws;
+    int rc, k;
+    if (!p) {
+        fprintf(t->out, "torture: unknown device %s\n", t->o->device);
+        return -1;
+    }
+    if (!blocks)
+        blocks = p->kind == SIM_NAND ? 24 : p->kind == SIM_NOR ? 384 : 24;
+    t->image_len = sim_image_size(p, blocks);
+    t->image = calloc(1, (size_t)t->image_len);
+    if (!t->image || sim_init(&t->dev, p, blocks, t->image, t->image_len, SIM_TYPICAL, t->o->seed, 1)) {
+        fprintf(t->out, "torture: cannot create %s with %u blocks\n", t->o->device, blocks);
+        return -1;
+    }
+    memset(&t->cfg, 0, sizeof t->cfg);
+    t->cfg.bd = &t->dev.bd;
+    t->cfg.max_inodes = 128;
+    ws = steadyfs_work_size(&t->cfg);
+    t->work = calloc(1, ws ? ws : 1);
+    t->cfg.work = t->work;
+    t->cfg.work_size = ws;
+    t->cfg.sector_buf = t->sector;
+    rc = steadyfs_format(&t->fs, &t->cfg);
+    if (!rc)
+        rc = steadyfs_mount(&t->fs, &t->cfg);
+    if (rc) {
+        fprintf(t->out, "torture: format/mount: %s\n", steadyfs_strerror(rc));
+        return -1;
+    }
+    memset(&t->cur, 0, sizeof t->cur);
+    for (k = 0; k < MH; k++)
+        t->cur.h[k].fd = -1;
+    return 0;
+}
+
+int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, FILE *out)
+{
+    tctx *t = calloc(1, sizeof *t);
+    int rc, ok;
+    const char *what = "";
+    memset(r, 0, sizeof *r);
+    if (!t)
+        return -1;
+    t->o = o;
+    t->r = r;
+    t->out = out;
+    t->rng = o->seed * 0x9E3779B97F4A7C15ull + 1;
+    if (setup(t)) {
+        r->failures++;
+        free(t->image);
+        free(t->work);
+        free(t);
+        return 1;
+    }
+    arm(t);
+    for (t->op = 0; t->op < o->ops && !r->failures; t->op++) {
+        t->pre = t->cur;
+        t->post = t->cur;
+        rc = do_op(t, &ok, &what);
+        if (t->fs.dead || (rc == STEADYFS_EIO && t->dev.stats.power_cuts > r->cuts)) {
+            if (o->verbose)
+                fprintf(out, "op %llu %s: power cut\n", (unsigned long long)t->op, what);
+            if (recover(t))
+                break;
+            continue;
+        }
+        if (rc == STEADYFS_EIO && t->armed) {
+            fail(t, what, "EIO without a power cut", rc, 0);
+            break;
+        }
+        if (rc == STEADYFS_ENOSPC)
+            fprintf(out, "ENOSPC: live %u of %u sectors, free blocks q%u f%u l%u, pending %u\n",
+                    t->fs.live, t->fs.live_max, t->fs.nqueued, t->fs.nfree, t->fs.nlimbo, t->fs.npend);
+        if (rc == STEADYFS_ENOSPC && o->verbose) {
+            uint32_t b;
+            for (b = 0; b < t->fs.nblocks; b++)
+                fprintf(out, "%u ", t->fs.blk[b]);
+            fprintf(out, "\nhead %u/%u victim %u idx %u in_gc %u\n", t->fs.head_block, t->fs.head_idx,
+                    t->fs.gc_victim, t->fs.gc_idx, t->fs.in_gc);
+        }
+        if ((rc == 0) != (ok != 0)) {
+            fail(t, what, ok ? "failed, model expected success" : "succeeded, model expected failure", rc, ok);
+            break;
+        }
+        t->cur = rc == 0 ? t->post : t->pre;
+        if (o->verbose)
+            fprintf(out, "op %llu %s rc %d pool %u+%u+%u head %u/%u victim %u/%u live %u\n", (unsigned long long)t->op, what, rc, t->fs.nqueued, t->fs.nfree, t->fs.nlimbo, t->fs.head_block, t->fs.head_idx, t->fs.gc_victim, t->fs.gc_idx, t->fs.live);
+    }
+    if (!r->failures) {
+        /* final: everything synced must be there after a clean remount */
+        disarm(t);
+        mcrash(&t->cur);
+        if (steadyfs_mount(&t->fs, &t->cfg) || check_state(t, &t->cur, 1))
+            if (!r->failures)
+                fail(t, "final check", "", 0, 0);
+    }
+    {
+        uint32_t b, bad = 0;
+        for (b = 0; b < t->dev.bd.geo.block_count; b++)
+            bad += sbd_is_bad(&t->dev.bd, b) > 0;
+        fprintf(out, "%s: %llu ops, %llu programs, %llu erases, %u bad blocks, %u GC victims\n",
+                o->device, (unsigned long long)t->op, (unsigned long long)t->dev.stats.progs,
+                (unsigned long long)t->dev.stats.erases, bad, t->fs.n_victim);
+    }
+    fprintf(out, "%llu power cuts, %llu checks, %llu failures\n", (unsigned long long)r->cuts,
+            (unsigned long long)r->checks, (unsigned long long)r->failures);
+    if (r->failures)
+        fprintf(out, "replay: steady torture --device %s --seed %llu --ops %llu --powercut %s%s\n",
+                o->device, (unsigned long long)o->seed, (unsigned long long)r->fail_op + 1,
+                o->powercut_every ? "every" : o->powercut ? "N" : "0", o->faults ? " --faults" : "");
+    free(t->image);
+    free(t->work);
+    free(t);
+    return r->failures ? 1 : 0;
+}

@@ -1,0 +1,28 @@
+/* Power-loss torture runner for steadyfs (host only). */
+#ifndef STEADYFS_HOST_TORTURE_H
+#define STEADYFS_HOST_TORTURE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct steady_torture_opts {
+    const char *device;   /* profile name, e.g. "mt29f1g01" */
+    uint64_t seed;
+    uint32_t ops;         /* API calls to run */
+    uint32_t powercut;    /* 0: none; N: a cut every N program/erase operations */
+    int powercut_every;   /* 1: a cut armed within the next 1..8 program/erase ops */
+    uint32_t blocks;      /* device blocks (0: a small default per profile) */
+    int faults;           /* 1: bit flips (within ECC) and grown bad blocks */
+    int verbose;
+} steady_torture_opts;
+
+typedef struct steady_torture_result {
+    uint64_t cuts, checks, failures;
+    uint64_t fail_op;     /* op index of the first failure */
+} steady_torture_result;
+
+/* Runs the torture; prints progress and the final line
+ * "N power cuts, M checks, F failures" to out.  Returns 0 if no failure. */
+int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, FILE *out);
+
+#endif

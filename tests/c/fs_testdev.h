@@ -1,0 +1,54 @@
+/* Test helper: a simulated device in a malloc'd image plus a steadyfs
+ * configuration with its buffers.  Header-only (static), for tests. */
+#ifndef STEADYFS_TEST_FS_TESTDEV_H
+#define STEADYFS_TEST_FS_TESTDEV_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "steadyfs/sim.h"
+#include "steadyfs/steadyfs.h"
+
+typedef struct tdev {
+    sim_dev dev;
+    void *image;
+    uint64_t image_len;
+    steadyfs fs;
+    steadyfs_config cfg;
+    uint32_t *work;
+    uint8_t *sector;
+} tdev;
+
+/* blocks: device blocks (0: the profile's).  Returns 0 or -1. */
+static inline int tdev_open(tdev *t, const char *profile, uint32_t blocks, uint64_t seed)
+{
+    const sim_profile *p = sim_profile_find(profile);
+    uint32_t ws;
+    memset(t, 0, sizeof *t);
+    if (!p)
+        return -1;
+    t->image_len = sim_image_size(p, blocks);
+    t->image = calloc(1, (size_t)t->image_len);
+    if (!t->image || sim_init(&t->dev, p, blocks, t->image, t->image_len, SIM_TYPICAL, seed, 1))
+        return -1;
+    t->cfg.bd = &t->dev.bd;
+    t->cfg.open_max = 4;
+    ws = steadyfs_work_size(&t->cfg);
+    if (!ws)
+        return -1;
+    t->work = calloc(1, ws);
+    t->sector = calloc(1, 4096);
+    t->cfg.work = t->work;
+    t->cfg.work_size = ws;
+    t->cfg.sector_buf = t->sector;
+    return 0;
+}
+
+static inline void tdev_close(tdev *t)
+{
+    free(t->image);
+    free(t->work);
+    free(t->sector);
+}
+
+#endif

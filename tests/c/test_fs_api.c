@@ -1,0 +1,261 @@
+/* steadyfs API semantics on the simulated NAND: files, directories, long
+ * names, rename, truncate, seek, many files, persistence across remount,
+ * and a full device. */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "fs_testdev.h"
+
+static tdev T;
+#define FS (&T.fs)
+
+static void remount(void)
+{
+    CHECK_EQ(steadyfs_unmount(FS), 0);
+    CHECK_EQ(steadyfs_mount(FS, &T.cfg), 0);
+}
+
+static void fill(uint8_t *b, uint32_t n, uint32_t seed)
+{
+    uint32_t i;
+    for (i = 0; i < n; i++)
+        b[i] = (uint8_t)(seed * 131u + i * 7u + (i >> 8));
+}
+
+static void test_basic(void)
+{
+    static uint8_t a[10000], b[10000];
+    int fd;
+    fill(a, sizeof a, 1);
+    fd = steadyfs_open(FS, "/hello.txt", STEADYFS_O_RDWR | STEADYFS_O_CREAT);
+    CHECK(fd >= 0);
+    CHECK_EQ(steadyfs_write(FS, fd, a, 5000), 5000);
+    CHECK_EQ(steadyfs_write(FS, fd, a + 5000, 5000), 5000);
+    CHECK_EQ(steadyfs_size(FS, fd), 10000);
+    CHECK_EQ(steadyfs_seek(FS, fd, 0, STEADYFS_SEEK_SET), 0);
+    memset(b, 0, sizeof b);
+    CHECK_EQ(steadyfs_read(FS, fd, b, sizeof b), 10000);
+    CHECK(!memcmp(a, b, sizeof a));
+    CHECK_EQ(steadyfs_close(FS, fd), 0);
+    remount();
+    fd = steadyfs_open(FS, "/hello.txt", STEADYFS_O_RDONLY);
+    CHECK(fd >= 0);
+    memset(b, 0, sizeof b);
+    CHECK_EQ(steadyfs_read(FS, fd, b, sizeof b), 10000);
+    CHECK(!memcmp(a, b, sizeof a));
+    CHECK_EQ(steadyfs_write(FS, fd, a, 1), STEADYFS_EBADF);
+    CHECK_EQ(steadyfs_close(FS, fd), 0);
+    CHECK_EQ(steadyfs_open(FS, "/hello.txt", STEADYFS_O_CREAT | STEADYFS_O_EXCL | STEADYFS_O_WRONLY),
+             STEADYFS_EEXIST);
+    CHECK_EQ(steadyfs_open(FS, "/nope", STEADYFS_O_RDONLY), STEADYFS_ENOENT);
+}
+
+static void test_unsynced_lost(void)
+{
+    static uint8_t a[3000], b[3000];
+    int fd;
+    fill(a, sizeof a, 2);
+    fd = steadyfs_open(FS, "/u", STEADYFS_O_RDWR | STEADYFS_O_CREAT);
+    CHECK_EQ(steadyfs_write(FS, fd, a, 1000), 1000);
+    CHECK_EQ(steadyfs_sync(FS, fd), 0);
+    CHECK_EQ(steadyfs_write(FS, fd, a + 1000, 2000), 2000);
+    /* simulated crash: remount without close (the handle is forgotten) */
+    CHECK_EQ(steadyfs_mount(FS, &T.cfg), 0);
+    fd = steadyfs_open(FS, "/u", STEADYFS_O_RDONLY);
+    CHECK(fd >= 0);
+    CHECK_EQ(steadyfs_size(FS, fd), 1000);
+    CHECK_EQ(steadyfs_read(FS, fd, b, sizeof b), 1000);
+    CHECK(!memcmp(a, b, 1000));
+    steadyfs_close(FS, fd);
+}
+
+static void test_dirs(void)
+{
+    char name[300], path[600];
+    steadyfs_dirent e;
+    steadyfs_stat st, st2;
+    int dd, n = 0, fd, i;
+    CHECK_EQ(steadyfs_mkdir(FS, "/d1"), 0);
+    CHECK_EQ(steadyfs_mkdir(FS, "/d1"), STEADYFS_EEXIST);
+    CHECK_EQ(steadyfs_mkdir(FS, "/d1/d2"), 0);
+    CHECK_EQ(steadyfs_mkdir(FS, "/nope/d3"), STEADYFS_ENOENT);
+    memset(name, 'x', 255);
+    name[255] = 0;
+    snprintf(path, sizeof path, "/d1/d2/%s", name);
+    fd = steadyfs_open(FS, path, STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
+    CHECK(fd >= 0);
+    CHECK_EQ(steadyfs_write(FS, fd, "abc", 3), 3);
+    CHECK_EQ(steadyfs_close(FS, fd), 0);
+    memset(name, 'y', 256);
+    name[256] = 0;
+    snprintf(path, sizeof path, "/d1/%s", name);
+    CHECK_EQ(steadyfs_open(FS, path, STEADYFS_O_WRONLY | STEADYFS_O_CREAT), STEADYFS_ENAMETOOLONG);
+    CHECK_EQ(steadyfs_rmdir(FS, "/d1"), STEADYFS_ENOTEMPTY);
+    CHECK_EQ(steadyfs_unlink(FS, "/d1"), STEADYFS_EISDIR);
+    for (i = 0; i < 40; i++) {
+        snprintf(path, sizeof path, "/d1/f%02d", i);
+        fd = steadyfs_open(FS, path, STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
+        CHECK(fd >= 0);
+        steadyfs_close(FS, fd);
+    }
+    remount();
+    dd = steadyfs_opendir(FS, "/d1");
+    CHECK(dd >= 0);
+    while (steadyfs_readdir(FS, dd, &e) == 1)
+        n++;
+    CHECK_EQ(n, 41);
+    /* resumable positions survive other changes */
+    CHECK_EQ(steadyfs_seekdir(FS, dd, 0), 0);
+    n = 0;
+    for (i = 0; i < 10; i++)
+        n += steadyfs_readdir(FS, dd, &e) == 1;
+    {
+        uint64_t pos = steadyfs_telldir(FS, dd);
+        char seen[64];
+        memcpy(seen, e.name, e.name_len + 1);
+        CHECK_EQ(steadyfs_unlink(FS, "/d1/f39"), strcmp(seen, "f39") ? 0 : 0);
+        CHECK_EQ(steadyfs_seekdir(FS, dd, pos), 0);
+        while (steadyfs_readdir(FS, dd, &e) == 1) {
+            CHECK(strcmp(e.name, seen) != 0);
+            n++;
+        }
+        CHECK(n == 40 || n == 41);
+    }
+    CHECK_EQ(steadyfs_closedir(FS, dd), 0);
+    CHECK_EQ(steadyfs_stat_path(FS, "/d1/f01", &st), 0);
+    CHECK_EQ(st.type, STEADYFS_TYPE_FILE);
+    CHECK_EQ(steadyfs_rename(FS, "/d1/f01", "/d1/d2/g"), 0);
+    CHECK_EQ(steadyfs_stat_path(FS, "/d1/f01", &st2), STEADYFS_ENOENT);
+    CHECK_EQ(steadyfs_stat_path(FS, "/d1/d2/g", &st2), 0);
+    CHECK_EQ(st.id, st2.id);
+    /* rename replaces */
+    CHECK_EQ(steadyfs_rename(FS, "/d1/f02", "/d1/f03"), 0);
+    remount();
+    CHECK_EQ(steadyfs_stat_path(FS, "/d1/f02", &st2), STEADYFS_ENOENT);
+    CHECK_EQ(steadyfs_stat_path(FS, "/d1/f03", &st2), 0);
+    CHECK_EQ(steadyfs_rename(FS, "/d1", "/d1/d2/z"), STEADYFS_EINVAL);
+    CHECK_EQ(steadyfs_rename(FS, "/d1/d2", "/d9"), 0);
+    CHECK_EQ(steadyfs_stat_path(FS, "/d9/g", &st2), 0);
+    CHECK_EQ(st.id, st2.id);
+    CHECK_EQ(steadyfs_unlink(FS, "/d9/g"), 0);
+    memset(name, 'x', 255);
+    name[255] = 0;
+    snprintf(path, sizeof path, "/d9/%s", name);
+    CHECK_EQ(steadyfs_unlink(FS, path), 0);
+    CHECK_EQ(steadyfs_rmdir(FS, "/d9"), 0);
+    CHECK_EQ(steadyfs_stat_path(FS, "/d9", &st2), STEADYFS_ENOENT);
+}
+
+static void test_truncate_seek(void)
+{
+    static uint8_t a[9000], b[9000];
+    int fd;
+    fill(a, sizeof a, 3);
+    fd = steadyfs_open(FS, "/t", STEADYFS_O_RDWR | STEADYFS_O_CREAT);
+    CHECK_EQ(steadyfs_write(FS, fd, a, 9000), 9000);
+    CHECK_EQ(steadyfs_truncate(FS, fd, 3000), 0);
+    CHECK_EQ(steadyfs_size(FS, fd), 3000);
+    CHECK_EQ(steadyfs_truncate(FS, fd, 6000), 0);
+    CHECK_EQ(steadyfs_seek(FS, fd, 0, STEADYFS_SEEK_SET), 0);
+    CHECK_EQ(steadyfs_read(FS, fd, b, 9000), 6000);
+    CHECK(!memcmp(a, b, 3000));
+    memset(a + 3000, 0, 3000);
+    CHECK(!memcmp(a, b, 6000));
+    CHECK_EQ(steadyfs_seek(FS, fd, 10000, STEADYFS_SEEK_SET), 10000);
+    CHECK_EQ(steadyfs_write(FS, fd, "Z", 1), 1);
+    CHECK_EQ(steadyfs_size(FS, fd), 10001);
+    CHECK_EQ(steadyfs_seek(FS, fd, -2, STEADYFS_SEEK_END), 9999);
+    CHECK_EQ(steadyfs_read(FS, fd, b, 10), 2);
+    CHECK_EQ(b[0], 0);
+    CHECK_EQ(b[1], 'Z');
+    CHECK_EQ(steadyfs_close(FS, fd), 0);
+    remount();
+    fd = steadyfs_open(FS, "/t", STEADYFS_O_RDWR | STEADYFS_O_TRUNC);
+    CHECK_EQ(steadyfs_size(FS, fd), 0);
+    CHECK_EQ(steadyfs_close(FS, fd), 0);
+}
+
+static void test_many_and_full(void)
+{
+    static uint8_t a[4096];
+    char path[64];
+    steadyfs_info info;
+    int i, fd, rc = 0;
+    uint64_t total = 0;
+    CHECK_EQ(steadyfs_mkdir(FS, "/many"), 0);
+    for (i = 0; i < 200; i++) {
+        snprintf(path, sizeof path, "/many/file%d", i);
+        fd = steadyfs_open(FS, path, STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
+        CHECK(fd >= 0);
+        if (fd < 0)
+            break;
+        fill(a, 100, (uint32_t)i);
+        CHECK_EQ(steadyfs_write(FS, fd, a, 100), 100);
+        CHECK_EQ(steadyfs_close(FS, fd), 0);
+    }
+    remount();
+    for (i = 0; i < 200; i += 17) {
+        uint8_t b[100];
+        snprintf(path, sizeof path, "/many/file%d", i);
+        fd = steadyfs_open(FS, path, STEADYFS_O_RDONLY);
+        CHECK(fd >= 0);
+        fill(a, 100, (uint32_t)i);
+        CHECK_EQ(steadyfs_read(FS, fd, b, 100), 100);
+        CHECK(!memcmp(a, b, 100));
+        steadyfs_close(FS, fd);
+    }
+    /* fill the device: ENOSPC, cleanly */
+    CHECK_EQ(steadyfs_info_get(FS, &info), 0);
+    fd = steadyfs_open(FS, "/big", STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
+    CHECK(fd >= 0);
+    for (i = 0; i < 100000; i++) {
+        fill(a, sizeof a, (uint32_t)i);
+        rc = steadyfs_write(FS, fd, a, sizeof a);
+        if (rc < 0)
+            break;
+        total += (uint64_t)rc;
+        if ((i & 7) == 7 && steadyfs_sync(FS, fd) < 0)
+            break;
+    }
+    CHECK(rc == STEADYFS_ENOSPC || rc == STEADYFS_EFBIG);
+    printf("at full: live %u/%u q %u f %u l %u npend %u unc %u head %u/%u drift %u\n", FS->live,
+           FS->live_max, FS->nqueued, FS->nfree, FS->nlimbo, FS->npend, FS->uncommitted,
+           FS->head_block, FS->head_idx, FS->drift);
+    printf("progs: data %u copy %u map %u ckpt %u erase %u victims %u\n", FS->n_data, FS->n_copy,
+           FS->n_map, FS->n_ckpt, FS->n_erase, FS->n_victim);
+    {
+        uint32_t b;
+        for (b = 0; b < FS->nblocks; b++)
+            printf("%u ", FS->blk[b]);
+        printf("\n");
+    }
+    CHECK(total > 0);
+    CHECK_EQ(steadyfs_close(FS, fd), 0);
+    remount();
+    fd = steadyfs_open(FS, "/many/file5", STEADYFS_O_RDONLY);
+    CHECK(fd >= 0);
+    steadyfs_close(FS, fd);
+    CHECK_EQ(steadyfs_unlink(FS, "/big"), 0);
+    fd = steadyfs_open(FS, "/after", STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
+    CHECK(fd >= 0);
+    CHECK_EQ(steadyfs_write(FS, fd, a, sizeof a), (int)sizeof a);
+    CHECK_EQ(steadyfs_close(FS, fd), 0);
+    printf("full: %llu bytes written before ENOSPC/EFBIG (capacity %llu)\n",
+           (unsigned long long)total, (unsigned long long)info.capacity);
+}
+
+int main(void)
+{
+    CHECK_EQ(tdev_open(&T, "mt29f1g01", 64, 1), 0);
+    CHECK_EQ(steadyfs_format(FS, &T.cfg), 0);
+    CHECK_EQ(steadyfs_mount(FS, &T.cfg), 0);
+    test_basic();
+    test_unsynced_lost();
+    test_dirs();
+    test_truncate_seek();
+    test_many_and_full();
+    CHECK_EQ(steadyfs_unmount(FS), 0);
+    tdev_close(&T);
+    return check_done("test_fs_api");
+}
