@@ -156,9 +156,9 @@ typedef struct steadyfs {
     uint32_t e1, n_l1, n_l2, fbits, vol, usable;
     uint32_t live, live_max, s_gc, txn_max, gc_low, drift;
     uint32_t head_block, head_idx, head_count;
-    uint32_t gc_victim, gc_idx, wl_cursor, alloc_cursor, victims, ino_cursor;
+    uint32_t gc_victim, gc_idx, gc_c0, gc_static, wl_tick, wl_cursor, alloc_cursor, victims, ino_cursor;
     uint32_t anchor[2], anchor_cur, anchor_next_idx, anchor_dirty_other;
-    uint32_t since_ckpt, epoch, retire[4];
+    uint32_t since_ckpt, epoch, retire[4], call_ops;
     uint32_t npend, uncommitted, nqueued, nfree, nlimbo;
     uint64_t seq, anchor_seq;
     uint32_t n_data, n_copy, n_map, n_ckpt, n_erase, n_victim; /* statistics */

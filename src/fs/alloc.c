@@ -200,6 +200,7 @@ int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out)
         return STEADYFS_EINVAL;   /* caller forgot sfs_log_reserve */
     ppn = fs->head_block * fs->P + fs->head_idx;
     t->seq = fs->seq++;
+    fs->call_ops++;
     rc = sfs_prog_sector(fs, ppn, buf, t);
     fs->head_idx++;
     fs->since_ckpt++;
@@ -246,6 +247,7 @@ static uint32_t pick_victim(steadyfs *fs)
             b = (fs->wl_cursor + k) % fs->nblocks;
             if (closed(fs, b)) {
                 fs->wl_cursor = (b + 1) % fs->nblocks;
+                fs->gc_static = 1;
                 return b;
             }
         }
@@ -297,10 +299,12 @@ int sfs_gc_one(steadyfs *fs)
     struct sfs_pend *unc;
     int rc, live;
     if (fs->gc_victim == SFS_NONE) {
+        fs->gc_static = 0;
         fs->gc_victim = pick_victim(fs);
         fs->gc_idx = 0;
         if (fs->gc_victim == SFS_NONE)
             return 0;
+        fs->gc_c0 = fs->blk[fs->gc_victim];
     }
     if (fs->blk[fs->gc_victim] == 0 || fs->gc_idx >= fs->P) {
         if (fs->blk[fs->gc_victim]) {
@@ -334,7 +338,7 @@ int sfs_gc_one(steadyfs *fs)
     else if (t.kind == TK_MAP2)
         rc = sfs_merge_l2(fs, t.key);
     else {
-        rc = sfs_make_room(fs, 2);
+        rc = sfs_make_room(fs, 4);
         if (!rc)
             rc = sfs_log_reserve(fs);
         if (rc)
@@ -371,13 +375,25 @@ int sfs_gc_one(steadyfs *fs)
 
 int sfs_gc_pace(steadyfs *fs)
 {
-    uint32_t i;
+    uint32_t i, n;
     int rc;
     if (sfs_free_blocks(fs) > fs->gc_low && fs->retire[0] == SFS_NONE &&
         fs->retire[1] == SFS_NONE)
         return 0;
+    /* the pace the current victim needs (P / (P - its live count)), never
+     * more than the fill limit's worst case s_gc; a wear-levelling pick
+     * frees nothing and moves one sector per write */
+    n = fs->s_gc;
+    if (fs->gc_victim != SFS_NONE) {
+        uint32_t c0 = fs->gc_c0 < fs->P ? fs->gc_c0 : fs->P - 1;
+        uint32_t need = (fs->P + (fs->P - c0) - 1) / (fs->P - c0);
+        if (fs->gc_static)   /* one sector per four written: wear, not space */
+            need = (fs->wl_tick++ & 3u) == 0 && fs->nqueued + fs->nfree > 2;
+        if (need < n)
+            n = need;
+    }
     fs->in_gc = 1;
-    for (i = 0, rc = 0; i < fs->s_gc; i++) {
+    for (i = 0, rc = 0; i < n; i++) {
         rc = sfs_gc_one(fs);
         if (rc <= 0)
             break;
@@ -394,13 +410,17 @@ int sfs_begin(steadyfs *fs, int modify)
     if (fs->dead)
         return STEADYFS_EIO;
     fs->erase_budget = 1;
+    fs->call_ops = 0;
     return 0;
 }
 
 int sfs_end(steadyfs *fs, int rc)
 {
     int r2;
-    if (!fs->dead && fs->erase_budget) {
+    /* erase ahead in light calls: a call that already programmed more
+     * than a 4 KiB write and its commit leaves it to the next one, unless
+     * no erased unit is left */
+    if (!fs->dead && fs->erase_budget && (fs->call_ops <= 3 || !fs->nqueued)) {
         r2 = sfs_erase_ahead(fs);
         if (r2 < 0 && rc >= 0)
             rc = r2;

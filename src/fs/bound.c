@@ -1,2 +1,338 @@
-/* placeholder replaced below */
+/* The worst-case cost of every call (DESIGN.md §6 derives each term).
+ *
+ * Built from the costs of the few primitives every call is made of, each
+ * counted at its worst: a map lookup (two small reads), a merge of pending
+ * map changes (worst: a kill merge, 5 reads and 2 programs), making room in
+ * the pending table (at most 2 merges per entry to free), a paced garbage
+ * collection step (a tag read, a lookup, a copy and the room its change
+ * needs), a checkpoint (one program), and the host sector itself.  Nothing
+ * depends on the fill level (the pace comes from the format-time fill
+ * limit) or on history. */
 #include "fs/fs_internal.h"
+
+typedef struct acc {
+    uint64_t r, p, e, rb, pb;
+} acc;
+
+typedef struct model {
+    uint32_t S, spare, pps, small, nl, K, R, D, s, P, txn, depth;
+} model;
+
+static void add(acc *a, const acc *b, uint64_t times)
+{
+    a->r += b->r * times;
+    a->p += b->p * times;
+    a->e += b->e * times;
+    a->rb += b->rb * times;
+    a->pb += b->pb * times;
+}
+
+static void rd(const model *m, acc *a, uint32_t n)   /* full sector reads */
+{
+    a->r += n;
+    a->rb += (uint64_t)n * (m->S + m->spare);
+}
+
+static void rds(const model *m, acc *a, uint32_t n)  /* small reads (tag, word, run) */
+{
+    a->r += n;
+    a->rb += (uint64_t)n * m->small;
+}
+
+static void pr(const model *m, acc *a, uint32_t n)   /* sector programs */
+{
+    a->p += (uint64_t)n * m->pps;
+    a->pb += (uint64_t)n * (m->S + m->spare);
+}
+
+/* Freeing one pending entry: at worst an L1 merge that adds an L2 change
+ * and the L2 merge after it, or a kill merge (boundary L1 and L2): 3 small
+ * reads, 2 sector reads, 2 programs.  Every sector's changes take at most
+ * one entry net (a kill commit three, paid for in the same call), and
+ * make-room keeps the same slack before each sector, so a sector frees one
+ * entry (DESIGN.md §6). */
+static acc free_one(const model *m)
+{
+    acc a = {0, 0, 0, 0, 0};
+    rds(m, &a, 3);
+    rd(m, &a, 2);
+    pr(m, &a, 2);
+    return a;
+}
+
+/* Examine one victim sector: tag and liveness lookup, then at worst a copy
+ * (read, program), the lookup its self-commit does and the entry it adds. */
+static acc exam(const model *m)
+{
+    acc a = {0, 0, 0, 0, 0}, f = free_one(m);
+    rds(m, &a, 1 + 2 + 2);
+    rd(m, &a, 1);
+    pr(m, &a, 1);
+    add(&a, &f, 1);
+    return a;
+}
+
+/* A host sector: the paced collection steps, its own entry, read-modify-
+ * write, the program. */
+static acc host_sector(const model *m, int rmw)
+{
+    acc a = {0, 0, 0, 0, 0}, ex = exam(m), f = free_one(m);
+    add(&a, &ex, m->s);
+    add(&a, &f, 1);
+    pr(m, &a, 1);
+    if (rmw) {
+        rds(m, &a, 2);
+        rd(m, &a, 1);
+    }
+    return a;
+}
+
+/* Commit: the inode sector, the lookups of the committed locations the
+ * transaction replaces. */
+static acc commit(const model *m)
+{
+    acc a = host_sector(m, 0);
+    rds(m, &a, 2 * m->txn);
+    return a;
+}
+
+/* A kill (unlink, shrink): the inode's L1 run and every L1 sector of it,
+ * its dense pages' lookups, and the two entries more it needs. */
+static acc kill(const model *m)
+{
+    acc a = {0, 0, 0, 0, 0}, f = free_one(m);
+    rds(m, &a, 1 + 2 + 2);
+    rd(m, &a, m->nl);
+    add(&a, &f, 2);
+    return a;
+}
+
+static acc lookup_name(const model *m)
+{
+    acc a = {0, 0, 0, 0, 0};
+    rds(m, &a, 2 * m->D);
+    rd(m, &a, m->D);
+    return a;
+}
+
+static acc inode_read(const model *m)
+{
+    acc a = {0, 0, 0, 0, 0};
+    rds(m, &a, 2);
+    rd(m, &a, 1);
+    return a;
+}
+
+static acc resolve(const model *m)
+{
+    acc a = {0, 0, 0, 0, 0}, l = lookup_name(m);
+    add(&a, &l, m->depth);
+    return a;
+}
+
+/* Directory insert or remove: every probed bucket loaded, an overflow mark
+ * and the edited bucket written. */
+static acc dir_edit(const model *m)
+{
+    acc a = {0, 0, 0, 0, 0}, h = host_sector(m, 0);
+    rds(m, &a, 2 * m->D);
+    rd(m, &a, m->D);
+    add(&a, &h, 2);
+    return a;
+}
+
+static acc ns_create(const model *m)
+{
+    acc a = resolve(m), d = dir_edit(m), c = commit(m);
+    add(&a, &d, 1);
+    add(&a, &c, 1);
+    return a;
+}
+
+static acc ns_unlink(const model *m)
+{
+    acc a = resolve(m), d = dir_edit(m), c = commit(m), k = kill(m);
+    add(&a, &d, 1);
+    add(&a, &c, 1);
+    add(&a, &k, 1);
+    return a;
+}
+
+static acc write_n(const model *m, uint64_t n, int with_sync)
+{
+    acc a = {0, 0, 0, 0, 0}, h = host_sector(m, 1), c = commit(m);
+    uint64_t w = (n + m->S - 1) / m->S + 1, commits = w / (m->txn ? m->txn : 1) + (with_sync ? 1 : 0);
+    add(&a, &h, w);
+    add(&a, &c, commits);
+    return a;
+}
+
+/* What every changing call adds: checkpoints (one per replay_max sectors,
+ * one per head block, the first after mount), the erases (the erase-ahead,
+ * one per head block filled, an anchor switch). */
+static void finish(const model *m, acc *a)
+{
+    uint64_t sectors = a->p / m->pps, ck = sectors / m->R + sectors / m->P + 2;
+    pr(m, a, (uint32_t)ck);
+    a->e += 2 + sectors / m->P + 1;
+}
+
+int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs_call call,
+                   uint64_t n, steadyfs_cost *out)
+{
+    steadyfs fs;
+    steadyfs_config c;
+    sbd dummy_bd;
+    static const sbd_ops no_ops;
+    model m;
+    acc a = {0, 0, 0, 0, 0}, t;
+    uint32_t v, W = SFS_WL_PERIOD, closed;
+    if (!cfg || !geo || !out)
+        return STEADYFS_EINVAL;
+    c = *cfg;
+    c.work = NULL;
+    dummy_bd.ops = &no_ops;
+    dummy_bd.ctx = NULL;
+    dummy_bd.geo = *geo;
+    c.bd = &dummy_bd;
+    if (sfs_setup(&fs, &c))
+        return STEADYFS_EINVAL;
+    m.S = fs.sector_size;
+    m.spare = fs.tag_inline ? 0 : SFS_TAG_SIZE;
+    m.pps = fs.tag_inline && geo->needs_erase ? fs.sector_size / geo->page_size : 1;
+    m.nl = (1u << fs.fbits) / fs.e1;
+    m.small = 4 * m.nl > SFS_TAG_SIZE ? 4 * m.nl : SFS_TAG_SIZE;
+    m.K = fs.cfg.pending_max;
+    m.R = fs.cfg.replay_max;
+    m.D = fs.cfg.dir_pages;
+    m.P = fs.P;
+    m.txn = fs.txn_max;
+    m.depth = call == STEADYFS_CALL_READ || call == STEADYFS_CALL_WRITE ||
+                      call == STEADYFS_CALL_WRITE_SYNC || call == STEADYFS_CALL_GC_STEP || !n
+                  ? 4u : (uint32_t)(n > 64 ? 64 : n);
+    /* the pace, as derive() computes it at mount, from the format fill
+     * limit with every good block usable (fewer good blocks only lower v) */
+    closed = fs.nblocks - SFS_RESERVED_BLOCKS - (SFS_Q_TARGET + 3u);
+    v = (uint32_t)((uint64_t)fs.cfg.fill_permille * closed * fs.P / 1000u / closed);
+    if (v >= fs.P)
+        v = fs.P - 1;
+    m.s = (W * fs.P + (W - 1) * (fs.P - v) - 1) / ((W - 1) * (fs.P - v));
+    switch (call) {
+    case STEADYFS_CALL_MOUNT: {
+        uint32_t lg = 0;
+        while ((1u << lg) < fs.P)
+            lg++;
+        rds(&m, &a, 2 + lg + 1);          /* anchors, binary search */
+        rd(&m, &a, 2 * 2);                /* newest valid checkpoint, one back; both anchors */
+        rds(&m, &a, m.R * 3);             /* replay: tag, commit lookups */
+        rds(&m, &a, 1 + 2 + 2);           /* at most one kill since a checkpoint */
+        rd(&m, &a, m.nl);
+        rds(&m, &a, 2 * 4);               /* aborted creates: at most one namespace */
+        rd(&m, &a, 4 + 2);                /* transaction's inodes; where to resume */
+        break;
+    }
+    case STEADYFS_CALL_UNMOUNT:
+        t = commit(&m);
+        add(&a, &t, fs.cfg.open_max);
+        finish(&m, &a);
+        a.e += fs.cfg.open_max;
+        break;
+    case STEADYFS_CALL_INFO:
+    case STEADYFS_CALL_SEEK:
+    case STEADYFS_CALL_CLOSEDIR:
+        break;
+    case STEADYFS_CALL_OPEN:
+    case STEADYFS_CALL_OPENDIR:
+    case STEADYFS_CALL_STAT:
+        a = resolve(&m);
+        t = inode_read(&m);
+        add(&a, &t, 1);
+        a.e += 1;   /* open's erase-ahead */
+        break;
+    case STEADYFS_CALL_CREATE:
+    case STEADYFS_CALL_MKDIR:
+        a = ns_create(&m);
+        t = inode_read(&m);
+        add(&a, &t, 1);
+        finish(&m, &a);
+        break;
+    case STEADYFS_CALL_CLOSE:
+    case STEADYFS_CALL_SYNC:
+        a = commit(&m);
+        finish(&m, &a);
+        break;
+    case STEADYFS_CALL_READ: {
+        uint64_t pages = n / fs.payload + 2;
+        rds(&m, &a, (uint32_t)(2 * pages));
+        rd(&m, &a, (uint32_t)pages);
+        break;
+    }
+    case STEADYFS_CALL_WRITE:
+        a = write_n(&m, n, 0);
+        finish(&m, &a);
+        break;
+    case STEADYFS_CALL_WRITE_SYNC:
+        a = write_n(&m, n, 1);
+        finish(&m, &a);
+        break;
+    case STEADYFS_CALL_TRUNCATE: {
+        acc h = host_sector(&m, 1), k = kill(&m);
+        a = commit(&m);
+        add(&a, &h, 1);
+        add(&a, &k, 1);
+        finish(&m, &a);
+        break;
+    }
+    case STEADYFS_CALL_UNLINK:
+    case STEADYFS_CALL_RMDIR:
+        a = ns_unlink(&m);
+        t = lookup_name(&m);   /* rmdir: the emptiness check */
+        add(&a, &t, 1);
+        finish(&m, &a);
+        break;
+    case STEADYFS_CALL_RENAME: {
+        acc d = dir_edit(&m), h = commit(&m), k = kill(&m);
+        a = resolve(&m);
+        add(&a, &a, 1);               /* both paths */
+        t = inode_read(&m);
+        add(&a, &t, m.depth + 1);     /* the loop check walks parents */
+        t = lookup_name(&m);
+        add(&a, &t, 1);               /* replaced directory empty? */
+        add(&a, &d, 2);
+        add(&a, &h, 2);               /* moved directory's inode, tombstone */
+        add(&a, &k, 1);
+        finish(&m, &a);
+        break;
+    }
+    case STEADYFS_CALL_READDIR:
+        a = lookup_name(&m);
+        t = inode_read(&m);
+        add(&a, &t, 1);
+        break;
+    case STEADYFS_CALL_GC_STEP: {
+        acc ex = exam(&m);
+        add(&a, &ex, n);
+        finish(&m, &a);
+        a.e += n;
+        break;
+    }
+    default:
+        return STEADYFS_EINVAL;
+    }
+    out->reads = (uint32_t)(a.r > 0xFFFFFFFFu ? 0xFFFFFFFFu : a.r);
+    out->progs = (uint32_t)(a.p > 0xFFFFFFFFu ? 0xFFFFFFFFu : a.p);
+    out->erases = (uint32_t)a.e;
+    out->read_bytes = a.rb;
+    out->prog_bytes = a.pb;
+    return 0;
+}
+
+const char *steadyfs_call_name(steadyfs_call call)
+{
+    static const char *const names[STEADYFS_CALL_COUNT] = {
+        "mount", "unmount", "info", "open", "create", "close", "read", "write", "sync",
+        "write_sync", "truncate", "seek", "stat", "unlink", "rename", "mkdir", "rmdir",
+        "opendir", "readdir", "closedir", "gc_step",
+    };
+    return (unsigned)call < STEADYFS_CALL_COUNT ? names[call] : NULL;
+}

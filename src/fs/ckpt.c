@@ -255,7 +255,7 @@ static int replay(steadyfs *fs)
 int sfs_ckpt_mount(steadyfs *fs)
 {
     sfs_tag t0[2], t;
-    int ok[2], rc, a;
+    int ok[2], rc, a, back = 0;
     uint32_t lo, hi, mid;
     for (a = 0; a < 2; a++) {
         rc = sfs_rd_tag(fs, fs->anchor[a] * fs->P, &t0[a]);
@@ -286,7 +286,8 @@ int sfs_ckpt_mount(steadyfs *fs)
                 break;
             if (rc < 0 && fs->dead)
                 return rc;
-            if (lo == 0)
+            /* only the newest sector can be torn: one step back at most */
+            if (lo == 0 || ++back > 1)
                 break;
             lo--;
         }
@@ -296,6 +297,7 @@ int sfs_ckpt_mount(steadyfs *fs)
             return STEADYFS_ECORRUPT;
         ok[a] = 0;
         a = !a;
+        back = 0;
     }
     rc = deserialize(fs, fs->buf);
     if (rc)

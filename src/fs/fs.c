@@ -31,8 +31,6 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
         fs->cfg.pending_max = 32;
     if (!fs->cfg.replay_max)
         fs->cfg.replay_max = 16;
-    if (!fs->cfg.max_inodes)
-        fs->cfg.max_inodes = 512;
     if (!fs->cfg.fill_permille)
         fs->cfg.fill_permille = 750;
     if (!fs->cfg.dir_pages)
@@ -49,8 +47,7 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     }
     fs->sector_size = fs->cfg.sector_size;
     if (!g->page_size || fs->sector_size % g->page_size || fs->sector_size < 512 ||
-        fs->cfg.pending_max < 8 || fs->cfg.fill_permille > 950 || fs->cfg.max_inodes < 4 ||
-        fs->cfg.max_inodes > 0xFFF0u)
+        fs->cfg.pending_max < 8 || fs->cfg.fill_permille > 950 || fs->cfg.max_inodes > 0xFFF0u)
         return STEADYFS_EINVAL;
     fs->tag_inline = !(g->spare_size >= SFS_TAG_SIZE && fs->sector_size == g->page_size);
     fs->payload = fs->sector_size - (fs->tag_inline ? SFS_TAG_SIZE : 0);
@@ -64,6 +61,20 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     if (fs->P < 8 || fs->P > 128 || fs->nblocks < SFS_RESERVED_BLOCKS + GC_RESERVE + 4)
         return STEADYFS_EINVAL;
     fs->e1 = 1u << log2u(fs->payload / 4u);
+    if (!fs->cfg.max_inodes) {
+        /* the most inodes (up to 1024) whose checkpoint still fits a sector */
+        uint32_t mi = 1024, fb = fs->cfg.file_pages_log2 ? fs->cfg.file_pages_log2
+                                                         : log2u(fs->e1) + 6u;
+        while (mi > 16) {
+            uint32_t nl2 = (uint32_t)((((uint64_t)mi << fb) / fs->e1 + fs->e1 - 1) / fs->e1);
+            if (128 + fs->nblocks + 4 * nl2 + 20u * fs->cfg.pending_max + mi / 8 <= fs->payload)
+                break;
+            mi /= 2;
+        }
+        fs->cfg.max_inodes = (uint16_t)mi;
+    }
+    if (fs->cfg.max_inodes < 4)
+        return STEADYFS_EINVAL;
     if (!fs->cfg.file_pages_log2)
         fs->cfg.file_pages_log2 = (uint8_t)(log2u(fs->e1) + 6u);
     fs->fbits = fs->cfg.file_pages_log2;

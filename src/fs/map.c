@@ -545,8 +545,13 @@ int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uin
     rc = sfs_apply_prog(fs, lpn, ppn, owner, *txn, old_hint);
     if (!rc && (flags & TF_COMMIT)) {
         rc = sfs_apply_commit(fs, owner, *txn);
-        if (!rc && (flags & TF_KILL))
+        if (!rc && (flags & TF_KILL)) {
             rc = sfs_apply_kill(fs, lpn, aux, (flags & TF_KILLALL) != 0);
+            /* a kill adds up to three entries: the call that made it pays
+             * for the room, so every call starts with the same slack */
+            if (!rc)
+                rc = sfs_make_room(fs, 4);
+        }
     }
     if (ppn_out)
         *ppn_out = ppn;

@@ -1,0 +1,44 @@
+/* steadyfs_bound() in nanoseconds.  Uses the device models' own cost
+ * arithmetic (sim_cost_op_ns, the same code that times every simulated
+ * operation), so a bound and a measurement are in the same units.  Each
+ * operation's worst time is affine in its length, so reads, programs and
+ * bytes moved sum to a bound. */
+#include "host/fs_bound.h"
+
+static uint64_t slope_ns(uint64_t full, uint64_t zero, uint64_t bytes, uint64_t unit)
+{
+    return full > zero ? ((full - zero) * bytes + unit - 1) / unit : 0;
+}
+
+uint64_t steady_fs_cost_ns(const sim_profile *p, const steadyfs_config *cfg,
+                           const steadyfs_cost *c, sim_timing mode)
+{
+    const sbd_geometry *g = &p->geo;
+    uint32_t S = cfg->sector_size ? cfg->sector_size : 2048;
+    uint32_t spare = g->spare_size >= 32 && S == g->page_size ? 32 : 0;
+    uint32_t punit = spare || !g->needs_erase ? S : g->page_size;
+    uint32_t mult = cfg->erase_mult;
+    uint64_t r0, rS, p0, pU, e, ns;
+    if (!mult)
+        mult = spare ? 1 : g->needs_erase ? (g->big_erase_blocks ? g->big_erase_blocks : 1) : 1;
+    r0 = sim_cost_op_ns(p, SIM_OP_READ, 0, 0, 0, mode, 1);
+    rS = sim_cost_op_ns(p, SIM_OP_READ, 0, S, spare, mode, 1);
+    p0 = sim_cost_op_ns(p, SIM_OP_PROG, 0, 0, 0, mode, 1);
+    pU = sim_cost_op_ns(p, SIM_OP_PROG, 0, punit, spare, mode, 1);
+    e = sim_cost_op_ns(p, SIM_OP_ERASE, 0, mult, 0, mode, 1);
+    if (!g->needs_erase)
+        e = 0;
+    ns = c->reads * r0 + slope_ns(rS, r0, c->read_bytes, S + spare);
+    ns += c->progs * p0 + slope_ns(pU, p0, c->prog_bytes, punit + spare);
+    ns += c->erases * e;
+    return ns;
+}
+
+uint64_t steady_fs_bound_ns(const sim_profile *p, const steadyfs_config *cfg, steadyfs_call call,
+                            uint64_t n, sim_timing mode)
+{
+    steadyfs_cost c;
+    if (steadyfs_bound(cfg, &p->geo, call, n, &c))
+        return 0;
+    return steady_fs_cost_ns(p, cfg, &c, mode);
+}

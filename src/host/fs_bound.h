@@ -1,0 +1,19 @@
+/* Worst-case call durations: steadyfs_bound() counts turned into virtual
+ * nanoseconds with a device profile's timings (host only). */
+#ifndef STEADYFS_HOST_FS_BOUND_H
+#define STEADYFS_HOST_FS_BOUND_H
+
+#include <stdint.h>
+
+#include "steadyfs/sim.h"
+#include "steadyfs/steadyfs.h"
+
+/* Upper bound in ns of the operations in *c on profile p in timing mode
+ * `mode`, for a file system whose sector is sector_size bytes. */
+uint64_t steady_fs_cost_ns(const sim_profile *p, const steadyfs_config *cfg,
+                           const steadyfs_cost *c, sim_timing mode);
+/* steadyfs_bound() and steady_fs_cost_ns() in one: 0 on a bad config. */
+uint64_t steady_fs_bound_ns(const sim_profile *p, const steadyfs_config *cfg, steadyfs_call call,
+                            uint64_t n, sim_timing mode);
+
+#endif

@@ -1,0 +1,196 @@
+/* Property test for the real-time issue: in worst timing mode, random
+ * sequences of every call, each call's measured virtual duration (the
+ * device clock before and after) must never exceed steadyfs_bound() for
+ * that call.  A bound that is exceeded is a bug, never a tolerance.
+ * STEADYFS_BOUND_CALLS sets the number of calls (default 100000; the soak
+ * is 10^7). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fs_testdev.h"
+#include "host/fs_bound.h"
+
+static uint64_t rng = 88172645463325252ull;
+static uint32_t rn(uint32_t n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return n ? (uint32_t)(rng % n) : 0;
+}
+
+static tdev T;
+static uint64_t calls, worst_ratio_num, worst_ratio_den = 1;
+static double max_ms[STEADYFS_CALL_COUNT];
+static uint64_t bound_of[STEADYFS_CALL_COUNT];
+
+static void check_call(steadyfs_call call, uint64_t n, uint64_t t0, int rc)
+{
+    uint64_t dt = T.dev.now_ns - t0;
+    uint64_t b = steady_fs_bound_ns(T.dev.prof, &T.cfg, call, n, SIM_WORST);
+    calls++;
+    if (dt > b || rc == STEADYFS_EIO || rc == STEADYFS_ECORRUPT) {
+        check_failed++;
+        fprintf(stderr, "%s: call %s(n=%llu) took %llu ns > bound %llu ns (rc %d)\n",
+                T.dev.prof->name, steadyfs_call_name(call), (unsigned long long)n,
+                (unsigned long long)dt, (unsigned long long)b, rc);
+    } else {
+        check_passed++;
+    }
+    if (dt * worst_ratio_den > worst_ratio_num * (b ? b : 1)) {
+        worst_ratio_num = dt;
+        worst_ratio_den = b ? b : 1;
+    }
+    if (dt / 1e6 > max_ms[call])
+        max_ms[call] = dt / 1e6;
+    bound_of[call] = b;
+}
+
+static int depth(const char *p)
+{
+    int d = 0;
+    for (; *p; p++)
+        d += *p == '/';
+    return d;
+}
+
+static void run(const char *profile, uint32_t blocks, uint64_t ncalls)
+{
+    static uint8_t buf[16384];
+    char path[64], path2[64];
+    int fds[3] = {-1, -1, -1};
+    uint64_t i, t0;
+    int rc, k;
+    CHECK_EQ(tdev_open(&T, profile, blocks, 7), 0);
+    sim_init(&T.dev, T.dev.prof, blocks, T.image, T.image_len, SIM_WORST, 7, 1);
+    CHECK_EQ(steadyfs_format(&T.fs, &T.cfg), 0);
+    t0 = T.dev.now_ns;
+    CHECK_EQ(rc = steadyfs_mount(&T.fs, &T.cfg), 0);
+    check_call(STEADYFS_CALL_MOUNT, 0, t0, rc);
+    memset(max_ms, 0, sizeof max_ms);
+    for (k = 0; k < (int)sizeof buf; k++)
+        buf[k] = (uint8_t)(k * 7);
+    steadyfs_mkdir(&T.fs, "/d0");
+    steadyfs_mkdir(&T.fs, "/d1");
+    steadyfs_mkdir(&T.fs, "/d0/e");
+    for (i = 0; i < ncalls; i++) {
+        uint32_t op = rn(100), n;
+        snprintf(path, sizeof path, "/%s/f%u", rn(2) ? "d0" : rn(2) ? "d1" : "d0/e", rn(12));
+        snprintf(path2, sizeof path2, "/%s/f%u", rn(2) ? "d0" : "d1", rn(12));
+        k = (int)rn(3);
+        t0 = T.dev.now_ns;
+        if (op < 10) {
+            if (fds[k] >= 0)
+                continue;
+            rc = steadyfs_open(&T.fs, path, STEADYFS_O_RDWR | STEADYFS_O_CREAT |
+                                                 (rn(4) ? 0 : STEADYFS_O_APPEND));
+            if (rc >= 0)
+                fds[k] = rc;
+            /* create when it did not exist: the create bound covers both */
+            check_call(STEADYFS_CALL_CREATE, (uint64_t)depth(path), t0, rc < 0 ? rc : 0);
+        } else if (op < 40) {
+            if (fds[k] < 0)
+                continue;
+            n = rn(3) ? 4096 : 1 + rn(12000);
+            rc = steadyfs_write(&T.fs, fds[k], buf, n);
+            if (rc == STEADYFS_ENOSPC || rc == STEADYFS_EFBIG) {
+                steadyfs_truncate(&T.fs, fds[k], 0);
+                continue;
+            }
+            if (rn(2)) {
+                rc = rc < 0 ? rc : steadyfs_sync(&T.fs, fds[k]);
+                check_call(STEADYFS_CALL_WRITE_SYNC, n, t0, rc == STEADYFS_ENOSPC ? 0 : rc);
+            } else {
+                check_call(STEADYFS_CALL_WRITE, n, t0, rc < 0 ? rc : 0);
+            }
+        } else if (op < 48) {
+            if (fds[k] < 0)
+                continue;
+            n = 1 + rn(8000);
+            steadyfs_seek(&T.fs, fds[k], rn(20000), STEADYFS_SEEK_SET);
+            t0 = T.dev.now_ns;
+            rc = steadyfs_read(&T.fs, fds[k], buf, n);
+            check_call(STEADYFS_CALL_READ, n, t0, rc < 0 ? rc : 0);
+        } else if (op < 56) {
+            if (fds[k] < 0)
+                continue;
+            rc = steadyfs_close(&T.fs, fds[k]);
+            fds[k] = -1;
+            check_call(STEADYFS_CALL_CLOSE, 0, t0, rc);
+        } else if (op < 61) {
+            if (fds[k] < 0)
+                continue;
+            rc = steadyfs_truncate(&T.fs, fds[k], rn(30000));
+            check_call(STEADYFS_CALL_TRUNCATE, 0, t0, rc);
+        } else if (op < 68) {
+            rc = steadyfs_unlink(&T.fs, path);
+            check_call(STEADYFS_CALL_UNLINK, (uint64_t)depth(path), t0, rc < 0 && rc != STEADYFS_EIO ? 0 : rc);
+        } else if (op < 74) {
+            rc = steadyfs_rename(&T.fs, path, path2);
+            check_call(STEADYFS_CALL_RENAME, (uint64_t)depth(path), t0, rc < 0 && rc != STEADYFS_EIO ? 0 : rc);
+        } else if (op < 78) {
+            steadyfs_stat st;
+            rc = steadyfs_stat_path(&T.fs, path, &st);
+            check_call(STEADYFS_CALL_STAT, (uint64_t)depth(path), t0, rc < 0 && rc != STEADYFS_EIO ? 0 : rc);
+        } else if (op < 82) {
+            snprintf(path, sizeof path, "/d%u/x%u", rn(2), rn(3));
+            rc = rn(2) ? steadyfs_mkdir(&T.fs, path) : steadyfs_rmdir(&T.fs, path);
+            check_call(STEADYFS_CALL_MKDIR, 2, t0, rc < 0 && rc != STEADYFS_EIO ? 0 : rc);
+        } else if (op < 88) {
+            steadyfs_dirent e;
+            int dd = steadyfs_opendir(&T.fs, rn(2) ? "/d0" : "/d1");
+            check_call(STEADYFS_CALL_OPENDIR, 1, t0, dd < 0 ? dd : 0);
+            while (dd >= 0) {
+                t0 = T.dev.now_ns;
+                rc = steadyfs_readdir(&T.fs, dd, &e);
+                check_call(STEADYFS_CALL_READDIR, 1, t0, rc < 0 ? rc : 0);
+                if (rc <= 0)
+                    break;
+            }
+            if (dd >= 0)
+                steadyfs_closedir(&T.fs, dd);
+        } else if (op < 97) {
+            n = 1 + rn(16);
+            rc = steadyfs_gc_step(&T.fs, n);
+            check_call(STEADYFS_CALL_GC_STEP, n, t0, rc < 0 ? rc : 0);
+        } else {
+            for (k = 0; k < 3; k++) {
+                if (fds[k] >= 0) {
+                    t0 = T.dev.now_ns;
+                    rc = steadyfs_close(&T.fs, fds[k]);
+                    check_call(STEADYFS_CALL_CLOSE, 0, t0, rc);
+                }
+                fds[k] = -1;
+            }
+            t0 = T.dev.now_ns;
+            rc = steadyfs_unmount(&T.fs);
+            check_call(STEADYFS_CALL_UNMOUNT, 0, t0, rc);
+            t0 = T.dev.now_ns;
+            rc = steadyfs_mount(&T.fs, &T.cfg);
+            check_call(STEADYFS_CALL_MOUNT, 0, t0, rc);
+        }
+    }
+    printf("%s: %llu calls; max measured / bound (ms, worst timing):", profile,
+           (unsigned long long)calls);
+    for (k = 0; k < STEADYFS_CALL_COUNT; k++)
+        if (max_ms[k] > 0)
+            printf(" %s %.2f/%.2f", steadyfs_call_name((steadyfs_call)k), max_ms[k],
+                   bound_of[k] / 1e6);
+    printf("\n");
+    steadyfs_unmount(&T.fs);
+    tdev_close(&T);
+    calls = 0;
+}
+
+int main(void)
+{
+    const char *env = getenv("STEADYFS_BOUND_CALLS");
+    uint64_t n = env ? strtoull(env, NULL, 0) : 100000;
+    run("mt29f1g01", 48, n * 6 / 10);
+    run("mt25q128", 512, n * 2 / 10);
+    run("em064lx", 32, n * 2 / 10);
+    printf("largest measured/bound ratio: %.3f\n", (double)worst_ratio_num / (double)worst_ratio_den);
+    return check_done("test_fs_bound");
+}
