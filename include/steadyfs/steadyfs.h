@@ -23,17 +23,20 @@
  * is sizeof(steadyfs)), one sector buffer of `sector_size` bytes and a work
  * area of steadyfs_work_size(cfg) bytes:
  *
- *   work = nblocks                         block table: 1 byte per erase unit
- *        + 4 * n_l2                        map roots (n_l2 = see below)
+ *   work = 48 * open_max                   open files and directories
  *        + 20 * pending_max                pending map changes
- *        + ceil(max_inodes / 8)            inode allocation bitmap
- *        + 48 * open_max                   open files and directories
+ *        + 4 * n_l2                        map roots
+ *        + nblocks (rounded up to 4)       block table: 1 byte per erase unit
+ *        + ceil(max_inodes / 8) (to 4)     inode allocation bitmap
  *   n_l2 = ceil(ceil(max_inodes * 2^file_pages_log2 / E) / E),
- *   E    = sector payload / 4 (map entries per map sector)
+ *   E    = largest power of two <= sector payload / 4 (512 on NAND).
+ *   The default max_inodes is the largest power of two <= 1024 whose
+ *   checkpoint (128 + nblocks + 4 n_l2 + 20 pending_max + max_inodes/8
+ *   bytes) fits one sector payload: 256 on a full mt29f1g01.
  *
- *   mt29f1g01 defaults, one open file (open_max = 1):
- *     1024 + 4*64 + 20*32 + 64 + 48 = 2032 B work, + 2048 B sector buffer,
- *     + sizeof(steadyfs) (about 200 B).  `steady` prints it per device.
+ *   mt29f1g01 (1024 blocks) defaults, one open file (open_max = 1):
+ *     work 48 + 640 + 128 + 1024 + 32 = 1872 B, + 2048 B sector buffer,
+ *     + sizeof(steadyfs) (296 B on Cortex-M3) = 4216 B.
  *
  * Threads.  None: calls on one steadyfs must not run concurrently.
  *
@@ -46,10 +49,21 @@
  *     power cut the file is exactly as it was at its last commit: never a
  *     mix of two states, never a torn page.
  *   - One exception, forced by bounded RAM: a transaction holds at most
- *     steadyfs_txn_max(fs) pending sectors (see steadyfs_info.txn_sectors).
- *     A write that would exceed it first commits the file as if
- *     steadyfs_sync() had been called just before that write.  Applications
- *     that need all-or-nothing larger updates write a new file and rename it.
+ *     steadyfs_info.txn_sectors distinct sectors ((pending_max - 8) /
+ *     open_max: 24 with the defaults and one open file).  A write that
+ *     would exceed it first commits the file as if steadyfs_sync() had been
+ *     called just before that write.  Applications that need all-or-nothing
+ *     larger updates write a new file and rename it over the old one.
+ *   - Shrinking a file (steadyfs_truncate to a smaller size, O_TRUNC on a
+ *     non-empty file) is itself a commit point: it commits the file's
+ *     pending writes and the new size together, durable when it returns.
+ *   - A file that is open cannot be unlinked or replaced by rename (EBUSY);
+ *     several handles may be open on one file and share its transaction
+ *     (closing or syncing any of them commits it).
+ *   - A call that returns an error other than EIO changed nothing durable
+ *     beyond what it reports (a short write returns the bytes written).
+ *     EIO after a power loss: every later call returns EIO until the device
+ *     is powered and mounted again.
  *   - create, unlink, mkdir, rmdir and rename are each atomic and durable
  *     when they return: after a cut the name is either fully old or fully
  *     new.  rename replaces an existing target atomically.
@@ -59,9 +73,14 @@
  *     checkpoint and replays at most `replay_max` sectors.
  *
  * Real-time.  Every call performs a bounded number of device operations
- * whatever the fill level (up to the format-time reserve) and history;
+ * whatever the fill level (up to the format-time fill limit) and history;
  * steadyfs_bound() states the bound per call kind.  Garbage collection is
- * paced by writes; steadyfs_gc_step() lets idle time get ahead.
+ * paced by writes; steadyfs_gc_step() lets idle time get ahead.  Space:
+ * capacity (steadyfs_info) is fill_permille of the sectors outside a
+ * reserve of 4 anchor-area and 5 collection units; writes past it fail
+ * with ENOSPC, cleanly.  Known gap (docs/DESIGN.md §10): if pacing falls
+ * behind (frequent power cuts, MRAM near full), a write may collect in an
+ * emergency beyond its stated bound, or return ENOSPC early.
  *
  * Identity.  Each file and directory has a 64-bit id (steadyfs_stat.id):
  * inode number in the low 32 bits, a generation in the high 32 bits, so an

@@ -1,27 +1,24 @@
-/* Names of the error codes. */
+/* Names of the error codes (Linux errno meanings). */
 #include "fs/fs_internal.h"
 
 const char *steadyfs_strerror(int err)
 {
-    switch (err) {
-    case STEADYFS_OK: return "success";
-    case STEADYFS_EPERM: return "operation not permitted";
-    case STEADYFS_ENOENT: return "no such file or directory";
-    case STEADYFS_EIO: return "I/O error";
-    case STEADYFS_EBADF: return "bad handle";
-    case STEADYFS_EBUSY: return "busy";
-    case STEADYFS_EEXIST: return "already exists";
-    case STEADYFS_EXDEV: return "cross-device";
-    case STEADYFS_ENOTDIR: return "not a directory";
-    case STEADYFS_EISDIR: return "is a directory";
-    case STEADYFS_EINVAL: return "invalid argument";
-    case STEADYFS_ENFILE: return "too many open files";
-    case STEADYFS_EFBIG: return "file too large";
-    case STEADYFS_ENOSPC: return "no space left";
-    case STEADYFS_EROFS: return "not mounted";
-    case STEADYFS_ENAMETOOLONG: return "name too long";
-    case STEADYFS_ENOTEMPTY: return "directory not empty";
-    case STEADYFS_ECORRUPT: return "corrupt file system structure";
-    default: return "unknown error";
-    }
+    static const struct {
+        int8_t code;
+        char name[16];
+    } names[] = {
+        {0, "success"},        {-1, "not permitted"},   {-2, "no such entry"},
+        {-5, "I/O error"},     {-9, "bad handle"},      {-16, "busy"},
+        {-17, "exists"},       {-18, "cross-device"},   {-20, "not a directory"},
+        {-21, "is a directory"}, {-22, "invalid"},      {-23, "too many open"},
+        {-27, "file too large"}, {-28, "no space"},     {-30, "not mounted"},
+        {-36, "name too long"}, {-39, "not empty"},
+    };
+    unsigned i;
+    if (err == STEADYFS_ECORRUPT)
+        return "corrupt";
+    for (i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].code == err)
+            return names[i].name;
+    return "unknown error";
 }

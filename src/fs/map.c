@@ -267,7 +267,9 @@ int sfs_apply_kill(steadyfs *fs, uint32_t ino, uint32_t from, int all)
             }
             i++;
         }
-        if (cur != SFS_NONE && !pend_add(fs, PT_L1, d, SFS_NONE))
+        /* always: a "none" change deleted above may have been what hid an
+         * older map entry */
+        if (!pend_add(fs, PT_L1, d, SFS_NONE))
             return STEADYFS_ENOSPC;
     }
     k = sfs_pend_find(fs, PT_KILL, ino, 0);

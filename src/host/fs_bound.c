@@ -5,6 +5,8 @@
  * bytes moved sum to a bound. */
 #include "host/fs_bound.h"
 
+#include <string.h>
+
 static uint64_t slope_ns(uint64_t full, uint64_t zero, uint64_t bytes, uint64_t unit)
 {
     return full > zero ? ((full - zero) * bytes + unit - 1) / unit : 0;
@@ -41,4 +43,15 @@ uint64_t steady_fs_bound_ns(const sim_profile *p, const steadyfs_config *cfg, st
     if (steadyfs_bound(cfg, &p->geo, call, n, &c))
         return 0;
     return steady_fs_cost_ns(p, cfg, &c, mode);
+}
+
+uint64_t steady_fs_bound_ns_default(const char *profile, int call, uint64_t n, int mode)
+{
+    const sim_profile *p = sim_profile_find(profile);
+    steadyfs_config cfg;
+    if (!p)
+        return 0;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.open_max = 1;
+    return steady_fs_bound_ns(p, &cfg, (steadyfs_call)call, n, (sim_timing)mode);
 }

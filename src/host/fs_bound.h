@@ -16,4 +16,9 @@ uint64_t steady_fs_cost_ns(const sim_profile *p, const steadyfs_config *cfg,
 uint64_t steady_fs_bound_ns(const sim_profile *p, const steadyfs_config *cfg, steadyfs_call call,
                             uint64_t n, sim_timing mode);
 
+/* For bindings: the bound of call kind `call` (steadyfs_call) with the
+ * default configuration and one open file, on the named profile, in timing
+ * mode `mode` (sim_timing).  0 if the profile is unknown. */
+uint64_t steady_fs_bound_ns_default(const char *profile, int call, uint64_t n, int mode);
+
 #endif

@@ -285,6 +285,15 @@ static int recover(tctx *t)
     }
     mcrash(&t->pre);
     mcrash(&t->post);
+    if (t->o->verbose) {
+        int i;
+        for (i = 0; i < ME; i++)
+            if (t->pre.e[i].used)
+                fprintf(t->out, "  pre: %s type %u\n", t->pre.e[i].path, t->pre.e[i].type);
+        for (i = 0; i < ME; i++)
+            if (t->post.e[i].used)
+                fprintf(t->out, "  post: %s type %u\n", t->post.e[i].path, t->post.e[i].type);
+    }
     if (!check_state(t, &t->post, 0))
         t->cur = t->post;
     else if (!check_state(t, &t->pre, 1))
@@ -542,6 +551,8 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
             }
             snprintf(m->e[e].path, PL, "%s", path2);
         }
+        if (t->o->verbose)
+            fprintf(t->out, "  rename %s -> %s (expect %d)\n", path, path2, *expect_ok);
         return steadyfs_rename(&t->fs, path, path2);
     }
     if (kind < 95) {                                /* mkdir */

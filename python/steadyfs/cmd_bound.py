@@ -1,0 +1,75 @@
+"""`steady bound`: the stated worst-case duration of every file-system call.
+
+steadyfs_bound() (src/fs/bound.c) counts the device operations a call may
+perform whatever the fill level and history; steady_fs_bound_ns_default()
+(src/host/fs_bound.c) prices them with the device model's own cost
+arithmetic.  Derivation: docs/DESIGN.md section 7.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+
+from steadyfs import native
+
+# steadyfs_call values (include/steadyfs/steadyfs.h) and the size argument
+# each reported operation is computed with.
+CALLS: dict[str, tuple[int, int]] = {
+    "mount": (0, 0),
+    "unmount": (1, 0),
+    "open": (3, 2),
+    "create": (4, 2),
+    "close": (5, 0),
+    "read_4096": (6, 4096),
+    "write_4096": (7, 4096),
+    "sync": (8, 0),
+    "write_4096_sync": (9, 4096),
+    "truncate": (10, 0),
+    "stat": (12, 2),
+    "unlink": (13, 2),
+    "rename": (14, 2),
+    "mkdir": (15, 2),
+    "rmdir": (16, 2),
+    "opendir": (17, 2),
+    "readdir": (18, 1),
+    "gc_step": (20, 1),
+}
+TIMING = {"typical": 0, "tail": 1, "worst": 2}
+
+
+def bounds_us(device: str, timing: str) -> dict[str, float]:
+    lib = ctypes.CDLL(str(native.library_path()))
+    fn = lib.steady_fs_bound_ns_default
+    fn.restype = ctypes.c_uint64
+    fn.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_uint64, ctypes.c_int]
+    out: dict[str, float] = {}
+    for name, (call, n) in CALLS.items():
+        ns = int(fn(device.encode(), call, n, TIMING[timing]))
+        if name == "mount" and ns == 0:
+            raise SystemExit(f"steady bound: unknown device {device}")
+        out[name] = round(ns / 1000.0, 1)
+    return out
+
+
+def _run(args: argparse.Namespace) -> int:
+    b = bounds_us(args.device, args.timing)
+    if args.json:
+        print(json.dumps({"device": args.device, "timing": args.timing, "fs": "steadyfs",
+                          "bounds_us": b}, indent=2))
+        return 0
+    print(f"steadyfs worst-case bounds on {args.device} ({args.timing} timing; "
+          "path calls: 2 components)")
+    for name, us in b.items():
+        print(f"  {name:16s} {us / 1000.0:10.3f} ms")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("bound", help="worst-case duration of every file-system call",
+                       description=__doc__)
+    p.add_argument("--device", default="mt29f1g01")
+    p.add_argument("--timing", choices=sorted(TIMING), default="worst")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_run)
