@@ -77,7 +77,7 @@
  * steadyfs_bound() states the bound per call kind.  Garbage collection is
  * paced by writes; steadyfs_gc_step() lets idle time get ahead.  Space:
  * capacity (steadyfs_info) is fill_permille of the sectors outside a
- * reserve of 4 anchor-area and 5 collection units; writes past it fail
+ * reserve of 4 anchor-area and 6 collection units; writes past it fail
  * with ENOSPC, cleanly.  Known gap (docs/DESIGN.md §10): if pacing falls
  * behind (frequent power cuts, MRAM near full), a write may collect in an
  * emergency beyond its stated bound, or return ENOSPC early.
@@ -175,9 +175,10 @@ typedef struct steadyfs {
     uint32_t e1, n_l1, n_l2, fbits, vol, usable;
     uint32_t live, live_max, s_gc, txn_max, gc_low, drift;
     uint32_t head_block, head_idx, head_count;
-    uint32_t gc_victim, gc_idx, gc_c0, gc_static, wl_tick, wl_cursor, alloc_cursor, victims, ino_cursor;
+    uint32_t gc_victim, gc_idx, gc_c0, wl_victim, wl_idx, wl_next, wl_tick, wl_cursor;
+    uint32_t alloc_cursor, victims, ino_cursor;
     uint32_t anchor[2], anchor_cur, anchor_next_idx, anchor_dirty_other;
-    uint32_t since_ckpt, epoch, retire[4], call_ops;
+    uint32_t since_ckpt, epoch, retire[4], call_ops, erase_credit, gc_busy;
     uint32_t npend, uncommitted, nqueued, nfree, nlimbo;
     uint64_t seq, anchor_seq;
     uint32_t n_data, n_copy, n_map, n_ckpt, n_erase, n_victim; /* statistics */

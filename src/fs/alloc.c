@@ -101,10 +101,13 @@ int sfs_erase_ahead(steadyfs *fs)
     int rc;
     if (!fs->erase_budget || fs->dead)
         return 0;
-    if (fs->anchor_dirty_other && fs->anchor_next_idx >= fs->P / 2) {
+    if (fs->anchor_dirty_other && fs->anchor_next_idx >= fs->P / 4) {
         fs->erase_budget--;
+        fs->erase_credit = fs->erase_credit > fs->P / 2 ? fs->erase_credit - fs->P / 2 : 0;
         rc = sfs_erase(fs, fs->anchor[!fs->anchor_cur]);
-        if (rc && rc != SFS_EFAIL)
+        if (rc == SFS_EFAIL)
+            return 0;   /* still dirty: retried before the switch */
+        if (rc)
             return rc;
         fs->anchor_dirty_other = 0;
         return 0;
@@ -115,6 +118,7 @@ int sfs_erase_ahead(steadyfs *fs)
     if (b == SFS_NONE)
         return 0;
     fs->erase_budget--;
+    fs->erase_credit = fs->erase_credit > fs->P / 2 ? fs->erase_credit - fs->P / 2 : 0;
     rc = erase_free(fs, b);
     return rc < 0 ? rc : 0;
 }
@@ -137,7 +141,7 @@ int sfs_log_reserve(steadyfs *fs)
                 continue;
             }
             for (b = 0; b < fs->nblocks; b++)
-                if (fs->blk[b] == 0 && b != fs->gc_victim)
+                if (fs->blk[b] == 0 && b != fs->gc_victim && b != fs->wl_victim)
                     break;
             if (b < fs->nblocks) {
                 set_state(fs, b, BS_LIMBO);   /* empty: nothing to copy */
@@ -201,6 +205,8 @@ int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out)
     ppn = fs->head_block * fs->P + fs->head_idx;
     t->seq = fs->seq++;
     fs->call_ops++;
+    if (fs->erase_credit < fs->P / 2)
+        fs->erase_credit++;   /* capped: no burst of erases after a lull */
     rc = sfs_prog_sector(fs, ppn, buf, t);
     fs->head_idx++;
     fs->since_ckpt++;
@@ -231,35 +237,40 @@ int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out)
 
 static uint32_t pick_victim(steadyfs *fs)
 {
-    uint32_t b, k, best = SFS_NONE, bestc = fs->P;
+    uint32_t b, best = SFS_NONE, bestc = fs->P;
     int i;
     for (i = 0; i < 4; i++)
         if (fs->retire[i] != SFS_NONE) {
             b = fs->retire[i] & 0x7FFFFFFFu;
-            if (closed(fs, b) && b != fs->head_block)
+            if (closed(fs, b) && b != fs->wl_victim)
                 return b;
         }
     fs->victims++;
-    if (fs->victims % SFS_WL_PERIOD == 0) {
-        /* static wear levelling: now and then the next closed block in
-         * round-robin order, however full, so cold data moves too */
-        for (k = 0; k < fs->nblocks; k++) {
-            b = (fs->wl_cursor + k) % fs->nblocks;
-            if (closed(fs, b)) {
-                fs->wl_cursor = (b + 1) % fs->nblocks;
-                fs->gc_static = 1;
-                return b;
-            }
-        }
-    }
     for (b = 0; b < fs->nblocks; b++)
-        if (closed(fs, b) && fs->blk[b] < bestc) {
+        if (closed(fs, b) && fs->blk[b] < bestc && b != fs->wl_victim) {
             best = b;
             bestc = fs->blk[b];
             if (!bestc)
                 break;
         }
     return best;
+}
+
+/* Static wear levelling: once per SFS_WL_PERIOD greedy victims, the next
+ * closed unit in round-robin order, however full, so cold data moves and
+ * its unit rejoins the rotation.  It has a slot of its own, moved slowly
+ * (it frees nothing) while greedy collection goes on. */
+static uint32_t pick_static(steadyfs *fs)
+{
+    uint32_t k, b;
+    for (k = 0; k < fs->nblocks; k++) {
+        b = (fs->wl_cursor + k) % fs->nblocks;
+        if (closed(fs, b) && b != fs->gc_victim) {
+            fs->wl_cursor = (b + 1) % fs->nblocks;
+            return b;
+        }
+    }
+    return SFS_NONE;
 }
 
 /* Is sector ppn with tag t live?  Fills *how: 1 data, 2 map1, 3 map2. */
@@ -292,36 +303,34 @@ static int live_of(steadyfs *fs, uint32_t ppn, const sfs_tag *t, struct sfs_pend
     return 0;
 }
 
-int sfs_gc_one(steadyfs *fs)
+/* One step on the victim of a slot (*victim, *idx): examine a sector and
+ * move it if live, or retire the emptied unit. */
+static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
 {
     uint32_t ppn, np;
     sfs_tag t;
     struct sfs_pend *unc;
     int rc, live;
-    if (fs->gc_victim == SFS_NONE) {
-        fs->gc_static = 0;
-        fs->gc_victim = pick_victim(fs);
-        fs->gc_idx = 0;
-        if (fs->gc_victim == SFS_NONE)
-            return 0;
-        fs->gc_c0 = fs->blk[fs->gc_victim];
+    if (!closed(fs, *victim)) {
+        *victim = SFS_NONE;   /* taken by the other slot or emptied meanwhile */
+        return 1;
     }
-    if (fs->blk[fs->gc_victim] == 0 || fs->gc_idx >= fs->P) {
-        if (fs->blk[fs->gc_victim]) {
+    if (fs->blk[*victim] == 0 || *idx >= fs->P) {
+        if (fs->blk[*victim]) {
             /* every sector examined, yet counted live: the count drifted
              * (a bug); nothing here is reachable, so free it */
-            fs->live -= fs->blk[fs->gc_victim];
+            fs->live -= fs->blk[*victim];
             fs->drift++;
         }
-        set_state(fs, fs->gc_victim, BS_LIMBO);
-        fs->gc_victim = SFS_NONE;
+        set_state(fs, *victim, BS_LIMBO);
+        *victim = SFS_NONE;
         fs->n_victim++;
         return 1;
     }
-    ppn = fs->gc_victim * fs->P + fs->gc_idx;
+    ppn = *victim * fs->P + *idx;
     rc = sfs_rd_tag(fs, ppn, &t);
     if (rc == STEADYFS_ECORRUPT) {
-        fs->gc_idx++;
+        (*idx)++;
         return 1;
     }
     if (rc < 0)
@@ -330,9 +339,10 @@ int sfs_gc_one(steadyfs *fs)
     if (live < 0)
         return live;
     if (!live) {
-        fs->gc_idx++;
+        (*idx)++;
         return 1;
     }
+    fs->gc_busy = 2;   /* this call and the next are not light */
     if (t.kind == TK_MAP1)
         rc = sfs_merge_l1(fs, t.key);
     else if (t.kind == TK_MAP2)
@@ -346,7 +356,7 @@ int sfs_gc_one(steadyfs *fs)
         rc = sfs_rd_sector(fs, ppn, fs->buf, &t);
         if (rc < 0) {
             /* unreadable live data: nothing left to move */
-            fs->gc_idx++;
+            (*idx)++;
             return rc == STEADYFS_EIO && !fs->dead ? 1 : rc;
         }
         if (unc) {
@@ -369,26 +379,59 @@ int sfs_gc_one(steadyfs *fs)
         return 1;
     if (rc)
         return rc;
-    fs->gc_idx++;
+    (*idx)++;
     return 1;
 }
+
+int sfs_gc_one(steadyfs *fs)
+{
+    if (fs->gc_victim == SFS_NONE) {
+        fs->gc_victim = pick_victim(fs);
+        fs->gc_idx = 0;
+        if (fs->gc_victim == SFS_NONE)
+            return 0;
+        fs->gc_c0 = fs->blk[fs->gc_victim];
+    }
+    return examine(fs, &fs->gc_victim, &fs->gc_idx);
+}
+
+static int wl_one(steadyfs *fs)
+{
+    if (fs->wl_victim == SFS_NONE) {
+        if (fs->victims < fs->wl_next)
+            return 0;
+        fs->wl_next = fs->victims + SFS_WL_PERIOD;
+        fs->wl_victim = pick_static(fs);
+        fs->wl_idx = 0;
+        if (fs->wl_victim == SFS_NONE)
+            return 0;
+    }
+    return examine(fs, &fs->wl_victim, &fs->wl_idx);
+}
+
+
 
 int sfs_gc_pace(steadyfs *fs)
 {
     uint32_t i, n;
-    int rc;
+    int rc = 0;
+    /* static wear levelling: one sector per 32 written, whatever the pool */
+    if ((fs->wl_tick++ & 31u) == 0) {
+        fs->in_gc = 1;
+        rc = wl_one(fs);
+        fs->in_gc = 0;
+        if (rc < 0 && rc != SFS_EAGAIN)
+            return rc;
+    }
     if (sfs_free_blocks(fs) > fs->gc_low && fs->retire[0] == SFS_NONE &&
         fs->retire[1] == SFS_NONE)
         return 0;
     /* the pace the current victim needs (P / (P - its live count)), never
-     * more than the fill limit's worst case s_gc; a wear-levelling pick
-     * frees nothing and moves one sector per write */
+     * more than the fill limit's worst case s_gc */
     n = fs->s_gc;
     if (fs->gc_victim != SFS_NONE) {
         uint32_t c0 = fs->gc_c0 < fs->P ? fs->gc_c0 : fs->P - 1;
         uint32_t need = (fs->P + (fs->P - c0) - 1) / (fs->P - c0);
-        if (fs->gc_static)   /* one sector per four written: wear, not space */
-            need = (fs->wl_tick++ & 3u) == 0 && fs->nqueued + fs->nfree > 2;
         if (need < n)
             n = need;
     }
@@ -417,10 +460,14 @@ int sfs_begin(steadyfs *fs, int modify)
 int sfs_end(steadyfs *fs, int rc)
 {
     int r2;
-    /* erase ahead in light calls: a call that already programmed more
-     * than a 4 KiB write and its commit leaves it to the next one, unless
-     * no erased unit is left */
-    if (!fs->dead && fs->erase_budget && (fs->call_ops <= 3 || !fs->nqueued)) {
+    /* erase ahead in light calls, and at most one erase per half unit of
+     * sectors programmed (twice the rate the log uses units), unless no
+     * erased unit is left: erases spread out instead of clustering */
+    int light = fs->call_ops <= 3 && !fs->gc_busy;
+    if (fs->gc_busy)
+        fs->gc_busy--;
+    if (!fs->dead && fs->erase_budget &&
+        ((light && fs->erase_credit >= fs->P / 2) || !fs->nqueued)) {
         r2 = sfs_erase_ahead(fs);
         if (r2 < 0 && rc >= 0)
             rc = r2;
@@ -445,10 +492,11 @@ int steadyfs_gc_step(steadyfs *fs, uint32_t budget)
                 break;
             continue;
         }
-        if (sfs_free_blocks(fs) > fs->gc_low + 2 && fs->gc_victim == SFS_NONE)
-            break;
         fs->in_gc = 1;
-        rc = sfs_gc_one(fs);
+        if (sfs_free_blocks(fs) > fs->gc_low + 2 && fs->gc_victim == SFS_NONE)
+            rc = wl_one(fs);   /* idle time with space to spare: wear */
+        else
+            rc = sfs_gc_one(fs);
         fs->in_gc = 0;
         if (rc == SFS_EAGAIN)
             rc = 0;

@@ -143,11 +143,15 @@ int sfs_ckpt_write(steadyfs *fs)
         if (fs->anchor_next_idx >= fs->P) {
             uint32_t other = !fs->anchor_cur;
             if (fs->anchor_dirty_other) {
+                int k;
                 if (fs->erase_budget)
                     fs->erase_budget--;
-                rc = sfs_erase(fs, fs->anchor[other]);
-                if (rc && rc != SFS_EFAIL)
-                    return rc;
+                /* anchors stay where mount looks for them: a failing erase
+                 * is retried, never retired (a worn-out anchor is EIO) */
+                for (k = 0, rc = SFS_EFAIL; k < 3 && rc == SFS_EFAIL; k++)
+                    rc = sfs_erase(fs, fs->anchor[other]);
+                if (rc)
+                    return rc == SFS_EFAIL ? STEADYFS_EIO : rc;
                 fs->anchor_dirty_other = 0;
             }
             fs->anchor_cur = other;

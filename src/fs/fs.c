@@ -111,6 +111,7 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     }
     fs->head_block = SFS_NONE;
     fs->gc_victim = SFS_NONE;
+    fs->wl_victim = SFS_NONE;
     fs->gc_low = SFS_Q_TARGET + 3;
     fs->retire[0] = fs->retire[1] = fs->retire[2] = fs->retire[3] = SFS_NONE;
     return 0;

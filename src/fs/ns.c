@@ -59,7 +59,8 @@ int sfs_ino_alloc(steadyfs *fs, uint32_t *ino)
         i = (fs->ino_cursor + k) % n;
         if (i < 2)
             continue;
-        if (!(fs->ibm[i >> 3] & (1u << (i & 7u)))) {
+        /* a number whose kill is still pending would cost its merge now */
+        if (!(fs->ibm[i >> 3] & (1u << (i & 7u))) && !sfs_kill_pending(fs, i)) {
             fs->ino_cursor = i + 1;
             *ino = i;
             return 0;
