@@ -186,7 +186,7 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
     static const sbd_ops no_ops;
     model m;
     acc a = {0, 0, 0, 0, 0}, t;
-    uint32_t v, W = SFS_WL_PERIOD, closed;
+    uint32_t v, closed;
     if (!cfg || !geo || !out)
         return STEADYFS_EINVAL;
     c = *cfg;
@@ -216,7 +216,8 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
     v = (uint32_t)((uint64_t)fs.cfg.fill_permille * closed * fs.P / 1000u / closed);
     if (v >= fs.P)
         v = fs.P - 1;
-    m.s = (W * fs.P + (W - 1) * (fs.P - v) - 1) / ((W - 1) * (fs.P - v));
+    m.s = (33u * fs.P + 32u * (fs.P - v) - 1) / (32u * (fs.P - v));
+    m.s += 1;   /* the static wear-levelling step a sector may also do */
     switch (call) {
     case STEADYFS_CALL_MOUNT: {
         uint32_t lg = 0;

@@ -167,10 +167,21 @@ int sfs_ckpt_write(steadyfs *fs)
         rc = sfs_prog_sector(fs, ppn, fs->buf, &t);
         fs->anchor_next_idx++;
         if (rc == SFS_EFAIL) {
-            /* a failing anchor block: switch at once (it is not retired:
-             * mount must keep finding anchors in the same place) */
-            fs->anchor_next_idx = fs->P;
-            fs->anchor_seq += fs->P;
+            /* a failing anchor program.  Never erase the unit that holds
+             * the newest durable checkpoint: on sector 0 of a fresh unit
+             * that is the other one, so this unit is erased again and
+             * sector 0 retried; further on, it is this one, so switch. */
+            if (fs->anchor_next_idx == 1) {
+                int k;
+                for (k = 0, rc = SFS_EFAIL; k < 3 && rc == SFS_EFAIL; k++)
+                    rc = sfs_erase(fs, fs->anchor[fs->anchor_cur]);
+                if (rc)
+                    return rc == SFS_EFAIL ? STEADYFS_EIO : rc;
+                fs->anchor_next_idx = 0;
+            } else {
+                fs->anchor_next_idx = fs->P;
+                fs->anchor_dirty_other = 1;
+            }
             continue;
         }
         if (rc)

@@ -151,17 +151,18 @@ static int find_anchors(steadyfs *fs)
     return n == 2 ? 0 : STEADYFS_EIO;
 }
 
-/* Garbage-collection pace from the fill limit (DESIGN.md §4): with at most
- * v live sectors per closed block on average, the greedy victim has at most
- * v, so examining ceil(W*P / ((W-1)*(P-v))) victim sectors per written
- * sector frees space as fast as writes use it, static picks included. */
+/* Garbage-collection pace from the fill limit (DESIGN.md §6): with at most
+ * v live sectors per closed unit on average, the greedy victim has at most
+ * v, so examining ceil(33 P / (32 (P - v))) victim sectors per written
+ * sector frees space as fast as writes use it, the static wear-levelling
+ * copy (one per 32 sectors written) included. */
 static void derive(steadyfs *fs)
 {
     uint32_t closed = fs->usable > GC_RESERVE ? fs->usable - GC_RESERVE : 1;
-    uint32_t v = fs->live_max / closed, W = SFS_WL_PERIOD;
+    uint32_t v = fs->live_max / closed;
     if (v >= fs->P)
         v = fs->P - 1;
-    fs->s_gc = (W * fs->P + (W - 1) * (fs->P - v) - 1) / ((W - 1) * (fs->P - v));
+    fs->s_gc = (33u * fs->P + 32u * (fs->P - v) - 1) / (32u * (fs->P - v));
 }
 
 int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)

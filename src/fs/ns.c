@@ -383,7 +383,7 @@ int steadyfs_readdir(steadyfs *fs, int dd, steadyfs_dirent *ent)
 
 uint64_t steadyfs_telldir(steadyfs *fs, int dd)
 {
-    struct sfs_open *o = fs && fs->mounted ? dhandle(fs, dd) : NULL;
+    struct sfs_open *o = fs->mounted ? dhandle(fs, dd) : NULL;
     return o ? o->pos : 0;
 }
 
