@@ -23,7 +23,7 @@ ARM_CFLAGS  := $(CSTD) $(WARN) $(INC) -mcpu=cortex-m3 -mthumb -Os -ffreestanding
 
 # The freestanding core: block-device models, file system, 9P server.  No
 # libc I/O, no malloc, no OS calls; cross-built for Cortex-M3 to prove it.
-CORE_SRCS := $(sort $(wildcard src/bd/*.c src/fs/*.c src/p9/*.c))
+CORE_SRCS := $(sort $(wildcard src/util/*.c src/bd/*.c src/fs/*.c src/p9/*.c))
 # Host-only C: image files, Linux devices, the handle API Python binds to.
 HOST_SRCS := $(sort $(wildcard src/host/*.c))
 TEST_SRCS := $(sort $(wildcard tests/c/test_*.c))
@@ -137,7 +137,7 @@ $(FW_DIR)/steadyfs-fw.bin: $(FW_ELF)
 # `make fuzz-corpus`); new inputs go to $(BUILD)/fuzz/, never into the repo.
 # fuzz-soak: FUZZ_SOAK_S seconds per harness, on demand.
 P9_FUZZERS  := fuzz_p9_wire fuzz_frame
-P9_SRCS     := $(sort $(wildcard src/p9/*.c))
+P9_SRCS     := $(sort $(wildcard src/util/*.c src/p9/*.c))
 FUZZ_CFLAGS := $(CSTD) $(WARN) $(INC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_SHORT_S ?= 12
 FUZZ_SOAK_S  ?= 1800

@@ -17,7 +17,8 @@ function hex(s,   i, v, c) {  # mawk has no strtonum
     return v
 }
 function part(file) {
-    if (file ~ /(^|\/)src\/fs\//) return "fs"
+    # src/util (the shared CRC-32) is counted with the file system, which always needs it
+    if (file ~ /(^|\/)src\/(fs|util)\//) return "fs"
     if (file ~ /(^|\/)src\/p9\//) return "p9"
     if (file ~ /(^|\/)src\/bd\//) return "bd"
     if (file ~ /(^|\/)firmware\//) return "board"

@@ -32,8 +32,6 @@
 #include <stdint.h>
 
 /* ---- CRC-32 (IEEE 802.3 / zlib) ---- */
-/* Running CRC: start with crc = 0; frame_crc32(0, "123456789", 9) = 0xCBF43926. */
-uint32_t frame_crc32(uint32_t crc, const uint8_t *data, size_t len);
 
 /* ---- COBS (Cheshire & Baker, 1999) ---- */
 /* Encoded size of n bytes, without delimiters. */

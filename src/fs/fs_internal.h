@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "steadyfs/crc32.h"
 #include "steadyfs/steadyfs.h"
 
 #define SFS_NONE 0xFFFFFFFFu      /* no sector */
@@ -95,7 +96,6 @@ typedef struct sfs_inode {
 } sfs_inode;
 
 /* crc.c */
-uint32_t sfs_crc32(uint32_t crc, const void *data, uint32_t len);
 
 /* little-endian helpers */
 static inline void sfs_put32(uint8_t *p, uint32_t v)

@@ -17,13 +17,13 @@ static void tag_pack(const steadyfs *fs, uint8_t *p, const sfs_tag *t)
     sfs_put32(p + 24, t->dcrc);
     /* the volume id seeds the CRC: sectors of an earlier format left on
      * an erase-less device never pass as ours */
-    sfs_put32(p + 28, sfs_crc32(t->kind == TK_CKPT ? 0 : fs->vol, p, 28));
+    sfs_put32(p + 28, steady_crc32(t->kind == TK_CKPT ? 0 : fs->vol, p, 28));
 }
 
 static int tag_unpack(const steadyfs *fs, const uint8_t *p, sfs_tag *t)
 {
     if (p[0] == 0 || p[0] > TK_CKPT ||
-        sfs_get32(p + 28) != sfs_crc32(p[0] == TK_CKPT ? 0 : fs->vol, p, 28))
+        sfs_get32(p + 28) != steady_crc32(p[0] == TK_CKPT ? 0 : fs->vol, p, 28))
         return STEADYFS_ECORRUPT;
     t->kind = p[0];
     t->flags = p[1];
@@ -106,7 +106,7 @@ int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t)
     rc2 = tag_unpack(fs, fs->tag_inline ? buf + fs->payload : raw, t);
     if (rc2)
         return rc2;
-    if (t->dcrc != sfs_crc32(0, buf, fs->payload))
+    if (t->dcrc != steady_crc32(0, buf, fs->payload))
         return STEADYFS_ECORRUPT;
     return rc;
 }
@@ -167,7 +167,7 @@ int sfs_prog_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, const sfs_tag *t)
     sfs_tag tt = *t;
     uint32_t db, off, o, chunk;
     int rc = 0;
-    tt.dcrc = sfs_crc32(0, buf, fs->payload);
+    tt.dcrc = steady_crc32(0, buf, fs->payload);
     if (fs->tag_inline) {
         tag_pack(fs, buf + fs->payload, &tt);
         /* NOR programs one device page per command */

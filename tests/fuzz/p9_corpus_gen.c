@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../c/p9_samples.h"
+#include "steadyfs/crc32.h"
 #include "steadyfs/frame.h"
 
 static int write_file(const char *dir, const char *name, int i, const uint8_t *p, size_t n)
@@ -28,7 +29,7 @@ static size_t frame(uint8_t *out, size_t cap, uint8_t kind, uint8_t seq, const u
     raw[0] = kind;
     raw[1] = seq;
     memcpy(raw + 2, p, n);
-    uint32_t crc = frame_crc32(0, raw, n + 2);
+    uint32_t crc = steady_crc32(0, raw, n + 2);
     for (int i = 0; i < 4; i++) raw[n + 2 + i] = (uint8_t)(crc >> (8 * i));
     out[0] = 0;
     size_t m = cobs_encode(raw, n + 6, out + 1, cap - 2);
