@@ -90,11 +90,16 @@ test-c: $(TEST_BINS)
 test-py: setup lib
 	$(PY) -m pytest -q tests/py
 
+# Parts of the project add their own test steps to TEST_EXTRA (in mk/*.mk);
+# they run after the Python tests.
+TEST_EXTRA ?=
+
 test: setup
 	$(MAKE) --no-print-directory build clang-check cross firmware
 	$(MAKE) --no-print-directory test-c
 	$(MAKE) --no-print-directory fuzz-short
 	$(MAKE) --no-print-directory test-py
+	$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA))
 
 demo: setup
 	$(MAKE) --no-print-directory lib
@@ -136,7 +141,9 @@ $(FW_DIR)/steadyfs-fw.bin: $(FW_ELF)
 # fuzz-short: ~25 s, seeded from tests/fuzz/corpus/<harness>/ (regenerate with
 # `make fuzz-corpus`); new inputs go to $(BUILD)/fuzz/, never into the repo.
 # fuzz-soak: FUZZ_SOAK_S seconds per harness, on demand.
-P9_FUZZERS  := fuzz_p9_wire fuzz_frame
+# Harnesses: tests/fuzz/<name>.c, linked with the whole freestanding core;
+# mk/*.mk add theirs to FUZZERS (each needs tests/fuzz/corpus/<name>/).
+FUZZERS     := fuzz_p9_wire fuzz_frame
 P9_SRCS     := $(sort $(wildcard src/util/*.c src/p9/*.c))
 FUZZ_CFLAGS := $(CSTD) $(WARN) $(INC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_SHORT_S ?= 12
@@ -144,16 +151,15 @@ FUZZ_SOAK_S  ?= 1800
 
 .PHONY: fuzz-build fuzz-short fuzz-soak fuzz-corpus
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(P9_SRCS) $(wildcard include/steadyfs/*.h src/p9/*.h)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRCS) $(wildcard include/steadyfs/*.h src/*/*.h)
 	@mkdir -p $(@D)
 	@echo "  FUZZ    $@"
-	@$(CLANG) $(FUZZ_CFLAGS) $< $(P9_SRCS) -o $@
+	@$(CLANG) $(FUZZ_CFLAGS) $< $(CORE_SRCS) -o $@
 
 $(BUILD)/fuzz/p9_corpus_gen: tests/fuzz/p9_corpus_gen.c $(P9_SRCS) tests/c/p9_samples.h
 	@mkdir -p $(@D)
 	@$(CC) $(HOST_CFLAGS) $< $(P9_SRCS) -o $@
 
-fuzz-build: $(addprefix $(BUILD)/fuzz/,$(P9_FUZZERS))
 
 fuzz-corpus: $(BUILD)/fuzz/p9_corpus_gen
 	@mkdir -p tests/fuzz/corpus/fuzz_p9_wire tests/fuzz/corpus/fuzz_frame
@@ -161,7 +167,7 @@ fuzz-corpus: $(BUILD)/fuzz/p9_corpus_gen
 
 fuzz-short fuzz-soak: fuzz-build
 	@secs=$(if $(filter fuzz-soak,$@),$(FUZZ_SOAK_S),$(FUZZ_SHORT_S)); \
-	for h in $(P9_FUZZERS); do \
+	for h in $(FUZZERS); do \
 	    mkdir -p $(BUILD)/fuzz/found-$$h; \
 	    echo "  $$h: $$secs s"; \
 	    $(BUILD)/fuzz/$$h -max_total_time=$$secs -timeout=5 -rss_limit_mb=1024 -print_final_stats=1 \
@@ -177,3 +183,10 @@ $(BUILD)/steady-torture: src/host/main/torture_main.c $(SAN_OBJS)
 	$(CC) $(SAN_CFLAGS) $< $(SAN_OBJS) -o $@ -lm
 
 build: $(BUILD)/steady-torture
+
+# ---- parts with build rules of their own: one mk/<part>.mk each -----------
+# (9P server and serve, host tools, interop tests, ...).  Each may add to
+# TEST_EXTRA, FUZZERS and `build`.
+include $(sort $(wildcard mk/*.mk))
+
+fuzz-build: $(addprefix $(BUILD)/fuzz/,$(FUZZERS))
