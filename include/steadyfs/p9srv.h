@@ -38,8 +38,12 @@
  *   - the message buffer(s): msize_max bytes each; in and out may be the
  *     same buffer (the reply is built only after the request has been
  *     consumed);
- *   - the steadyfs itself, whose open_max bounds how many fids may be open
- *     at once (plus one spare for Tsetattr size on an unopened fid).
+ *   - the steadyfs itself: each fid open on a file holds one steadyfs
+ *     handle; an open directory holds none (each Treaddir opens, seeks to
+ *     the client's cookie, lists and closes).  Treaddir and Tsetattr of the
+ *     size on a fid not open for writing need one free handle while they
+ *     run, so open_max = files open at once + 1.  A full table answers
+ *     ENFILE (a failed Tlcreate leaves no name behind).
  *   At msize 4096, fid_max 16, path_max 128, one shared buffer:
  *   896 + 2624 + 4096 = 7616 bytes on Cortex-M3.
  *

@@ -638,19 +638,34 @@ static void test_limits(void)
     CHECK_EQ(clunk(&S, 5), P9_RCLUNK);
     CHECK_EQ(walk(&S, 0, 100, ""), P9_RWALK);
     p9srv_disconnect(&S);
-    /* steadyfs's own open table (open_max 8) is the other limit */
+    /* steadyfs's own open table (open_max 8) is the other limit, for
+     * files; open directories hold no handle */
     start(&S, 0, 0);
     CHECK_EQ(mkdir9(&S, 0, "lim"), P9_RMKDIR);
-    for (i = 1; i <= 10; i++) {
+    for (i = 1; i <= 4; i++) {
         CHECK_EQ(walk(&S, 0, i, "lim"), P9_RWALK);
-        type = lopen(&S, i, 0);
-        if (i <= 8)
-            CHECK_EQ(type, P9_RLOPEN);
-        else
-            CHECK_EQ(lerr(type), 23);
+        CHECK_EQ(lopen(&S, i, 0), P9_RLOPEN);
     }
-    CHECK_EQ(clunk(&S, 1), P9_RCLUNK);
-    CHECK_EQ(lopen(&S, 10, 0), P9_RLOPEN);
+    CHECK_EQ(walk(&S, 0, 11, "lim"), P9_RWALK);
+    for (i = 0; i < 10; i++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "f%u", (unsigned)i);
+        CHECK_EQ(walk(&S, 11, 20 + i, ""), P9_RWALK);
+        type = lcreate(&S, 20 + i, nm, 2);
+        if (i < 8) {
+            CHECK_EQ(type, P9_RLCREATE);
+        } else {
+            CHECK_EQ(lerr(type), 23);
+            snprintf(nm, sizeof nm, "/lim/f%u", (unsigned)i);
+            CHECK_EQ(fs_size(nm), STEADYFS_ENOENT);   /* a failed create leaves no name */
+        }
+    }
+    /* a Treaddir needs one free handle for its duration */
+    CHECK_EQ(lerr(treaddir(&S, 1, 0, 1000)), 23);
+    CHECK_EQ(clunk(&S, 20), P9_RCLUNK);
+    CHECK_EQ(treaddir(&S, 1, 0, 1000), P9_RREADDIR);
+    CHECK(R.u.rread.count > 0);
+    CHECK_EQ(lcreate(&S, 28, "f8", 2), P9_RLCREATE);   /* the slot is free again */
     p9srv_disconnect(&S);
     /* deep paths: path_max 32 gives paths of up to 31 bytes */
     start(&S, 0, 32);
