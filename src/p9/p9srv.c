@@ -471,17 +471,24 @@ static int h_lcreate(p9srv *s)
     len = srv_path_join(s, p, srv_fid_path(s, f), f->plen, s->req.u.tlcreate.name);
     if (len < 0)
         return len;
-    /* Tlcreate creates: an existing name is EEXIST, as diod and Linux's
-     * own server answer (the client asks only after a negative lookup). */
-    rc = open_file(s, f, p, fl | STEADYFS_O_EXCL, 0);
-    if (rc == STEADYFS_ENFILE) {
-        /* steadyfs creates the name before it finds its open table full;
-         * with O_EXCL the file is ours and empty: take it back, so a
-         * failed Tlcreate leaves nothing behind. */
-        steadyfs_unlink(s->cfg.fs, p);
+    /* As open(2) with O_CREAT: an existing file is opened (and truncated
+     * with O_TRUNC) unless the client asked for O_EXCL, as diod and QEMU's
+     * server do. */
+    {
+        steadyfs_stat st;
+        int existed = steadyfs_stat_path(s->cfg.fs, p, &st) == 0;
+        if (s->req.u.tlcreate.flags & LX_O_EXCL)
+            fl |= STEADYFS_O_EXCL;
+        rc = open_file(s, f, p, fl, 0);
+        if (rc == STEADYFS_ENFILE && !existed) {
+            /* steadyfs creates the name before it finds its open table
+             * full: take the new, empty file back, so a failed Tlcreate
+             * leaves nothing behind. */
+            steadyfs_unlink(s->cfg.fs, p);
+        }
+        if (rc)
+            return rc;
     }
-    if (rc)
-        return rc;
     /* The fid now stands for the new, open file. */
     f->type = STEADYFS_TYPE_FILE;
     srv_fid_set_path(s, f, p, (uint32_t)len);

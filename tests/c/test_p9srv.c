@@ -477,9 +477,19 @@ static void test_files(void)
     CHECK_EQ(lerr(unlinkat9(&S, 0, "data.bin", 0)), 16);
     CHECK_EQ(clunk(&S, 2), P9_RCLUNK);
     CHECK_EQ(fs_size("/data.bin"), 5);
-    /* Tlcreate of an existing name */
+    /* Tlcreate of an existing name: EEXIST with O_EXCL, else opened */
     CHECK_EQ(walk(&S, 0, 1, ""), P9_RWALK);
-    CHECK_EQ(lerr(lcreate(&S, 1, "data.bin", 2)), 17);
+    CHECK_EQ(lerr(lcreate(&S, 1, "data.bin", 2 | 0200)), 17);
+    CHECK_EQ(lcreate(&S, 1, "data.bin", 2), P9_RLCREATE);
+    CHECK_EQ(tread(&S, 1, 0, 100), P9_RREAD);
+    CHECK_EQ(R.u.rread.count, 5);
+    CHECK_EQ(clunk(&S, 1), P9_RCLUNK);
+    CHECK_EQ(walk(&S, 0, 1, ""), P9_RWALK);
+    CHECK_EQ(lcreate(&S, 1, "data.bin", 1 | 01000), P9_RLCREATE);   /* O_TRUNC */
+    CHECK_EQ(fs_size("/data.bin"), 0);
+    CHECK_EQ(clunk(&S, 1), P9_RCLUNK);
+    CHECK_EQ(walk(&S, 0, 1, ""), P9_RWALK);
+    CHECK_EQ(lerr(lcreate(&S, 1, "d", 1)), 21);   /* a directory */
     /* statfs */
     CHECK_EQ(fidop(&S, P9_TSTATFS, 1), P9_RSTATFS);
     CHECK(R.u.rstatfs.blocks > 0 && R.u.rstatfs.bfree <= R.u.rstatfs.blocks);
