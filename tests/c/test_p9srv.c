@@ -942,6 +942,7 @@ static void test_bounds(void)
     CHECK_EQ(walk(&S, 2, 5, ""), P9_RWALK);   /* a clone touches nothing */
     measure_end("Twalk clone");
     measure_start();
+    expect(STEADYFS_CALL_STAT, 3);
     expect(STEADYFS_CALL_CREATE, 3);
     expect(STEADYFS_CALL_STAT, 0);
     CHECK_EQ(lcreate(&S, 5, "newfile", 1), P9_RLCREATE);
