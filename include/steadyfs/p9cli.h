@@ -41,14 +41,14 @@
  *     whole before any reply is read.  B >= P9CLI_BUF_MIN;
  *   - the fid bitmap: 4 * ceil(F / 32) bytes for F fids (one per open file
  *     or directory, one per path lookup in flight, fid 0 is the root);
- *   - struct p9cli: sizeof(struct p9cli), 320 bytes on Cortex-M3 (it holds
- *     one struct p9_msg, 272) and 336 on x86-64;
+ *   - struct p9cli: sizeof(struct p9cli), 344 bytes on Cortex-M3 (it holds
+ *     one struct p9_msg, 272) and 392 on x86-64;
  *   - per open file a struct p9cli_file (24 bytes on Cortex-M3), per open
- *     directory a struct p9cli_dir (48) plus its entry buffer, per
+ *     directory a struct p9cli_dir (56) plus its entry buffer, per
  *     outstanding non-blocking read a struct p9cli_aread (20);
  *   - stack: under 512 bytes (no recursion; the deepest path is a call
  *     that walks then encodes/decodes).
- *   Total for B = 4096, F = 32: 4096 + 4 + 320 = 4420 bytes + files.
+ *   Total for B = 4096, F = 32: 4096 + 4 + 344 = 4444 bytes + files.
  */
 #ifndef STEADYFS_P9CLI_H
 #define STEADYFS_P9CLI_H
@@ -129,6 +129,7 @@ struct p9cli {
     uint16_t next_tag;      /* next tag tried for a non-blocking read */
     uint16_t sync_tag;      /* tag of the synchronous request in flight */
     uint8_t sync_wait, sync_done;
+    uint8_t no_at;          /* server lacks Tunlinkat/Trenameat: use Tremove/Trename */
     int32_t sync_rc;        /* decode result of the synchronous reply */
     uint32_t next_fid;      /* where the fid search starts */
     struct p9cli_aread *pending;

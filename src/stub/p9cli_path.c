@@ -100,6 +100,27 @@ static struct p9_str view(const char *s, uint16_t n)
     return v;
 }
 
+/* Walks one name from dirfid to a new fid: the fid, or an error (-ENOENT
+ * if it is not there); *qtype gets its qid.type. */
+static int64_t walk1(struct p9cli *c, uint32_t dirfid, const char *name, uint16_t nl, uint8_t *qtype)
+{
+    int64_t nf = p9cli_fid_alloc(c);
+    if (nf < 0) return nf;
+    c->m.type = P9_TWALK;
+    c->m.u.twalk.fid = dirfid;
+    c->m.u.twalk.newfid = (uint32_t)nf;
+    c->m.u.twalk.nwname = 1;
+    c->m.u.twalk.wname[0] = view(name, nl);
+    int rc = p9cli_rpc(c, P9_RWALK);
+    if (rc == 0 && c->m.u.rwalk.nwqid != 1) rc = c->m.u.rwalk.nwqid == 0 ? -P9CLI_ENOENT : -P9CLI_EPROTO;
+    if (rc) {
+        p9cli_fid_free(c, (uint32_t)nf);
+        return rc;
+    }
+    if (qtype) *qtype = c->m.u.rwalk.wqid[0].type;
+    return nf;
+}
+
 static int lopen(struct p9cli *c, struct p9cli_file *f, uint32_t fid, uint32_t flags)
 {
     c->m.type = P9_TLOPEN;
@@ -125,18 +146,8 @@ static int open_create(struct p9cli *c, struct p9cli_file *f, const char *path,
     int64_t pf = p9cli_walk_parent(c, path, &name, &nl);
     if (pf < 0) return (int)pf;
     uint32_t pfid = (uint32_t)pf;
-    int64_t nf = p9cli_fid_alloc(c);
-    if (nf < 0) {
-        p9cli_clunk(c, pfid);
-        return (int)nf;
-    }
-    c->m.type = P9_TWALK;
-    c->m.u.twalk.fid = pfid;
-    c->m.u.twalk.newfid = (uint32_t)nf;
-    c->m.u.twalk.nwname = 1;
-    c->m.u.twalk.wname[0] = view(name, nl);
-    int rc = p9cli_rpc(c, P9_RWALK);
-    if (rc == 0 && c->m.u.rwalk.nwqid != 1) rc = c->m.u.rwalk.nwqid == 0 ? -P9CLI_ENOENT : -P9CLI_EPROTO;
+    int64_t nf = walk1(c, pfid, name, nl, NULL);
+    int rc = nf < 0 ? (int)nf : 0;
     if (rc == 0) {
         p9cli_clunk(c, pfid);
         if (flags & P9CLI_O_EXCL) {
@@ -145,7 +156,6 @@ static int open_create(struct p9cli *c, struct p9cli_file *f, const char *path,
         }
         return lopen(c, f, (uint32_t)nf, flags);
     }
-    p9cli_fid_free(c, (uint32_t)nf);
     if (rc != -P9CLI_ENOENT) {
         p9cli_clunk(c, pfid);
         return rc;
@@ -196,17 +206,43 @@ int p9cli_close(struct p9cli *c, struct p9cli_file *f)
     return p9cli_clunk(c, fid);
 }
 
+static int is_unsupported(int rc)
+{
+    return rc == -P9CLI_EOPNOTSUPP || rc == -P9CLI_ENOSYS;
+}
+
 static int unlink_at(struct p9cli *c, const char *path, uint32_t flags)
 {
     const char *name;
     uint16_t nl;
     int64_t pf = p9cli_walk_parent(c, path, &name, &nl);
     if (pf < 0) return (int)pf;
-    c->m.type = P9_TUNLINKAT;
-    c->m.u.tunlinkat.dirfid = (uint32_t)pf;
-    c->m.u.tunlinkat.name = view(name, nl);
-    c->m.u.tunlinkat.flags = flags;
-    int rc = p9cli_rpc(c, P9_RUNLINKAT);
+    int rc = -P9CLI_EOPNOTSUPP;
+    if (!c->no_at) {
+        c->m.type = P9_TUNLINKAT;
+        c->m.u.tunlinkat.dirfid = (uint32_t)pf;
+        c->m.u.tunlinkat.name = view(name, nl);
+        c->m.u.tunlinkat.flags = flags;
+        rc = p9cli_rpc(c, P9_RUNLINKAT);
+    }
+    if (is_unsupported(rc)) {
+        /* A server without Tunlinkat (Debian's diod 1.0.24): Tremove,
+         * after checking the kind ourselves as unlink/rmdir would. */
+        c->no_at = 1;
+        uint8_t qt = 0;
+        int64_t fid = walk1(c, (uint32_t)pf, name, nl, &qt);
+        rc = fid < 0 ? (int)fid : 0;
+        if (rc == 0 && (flags & P9CLI_AT_REMOVEDIR) && !(qt & P9_QTDIR)) rc = -P9CLI_ENOTDIR;
+        if (rc == 0 && !(flags & P9CLI_AT_REMOVEDIR) && (qt & P9_QTDIR)) rc = -P9CLI_EISDIR;
+        if (rc == 0) {
+            c->m.type = P9_TREMOVE;
+            c->m.u.fid.fid = (uint32_t)fid;
+            rc = p9cli_rpc(c, P9_RREMOVE);
+            p9cli_fid_free(c, (uint32_t)fid);   /* Tremove clunks, even on error */
+        } else if (fid >= 0) {
+            p9cli_clunk(c, (uint32_t)fid);
+        }
+    }
     p9cli_clunk(c, (uint32_t)pf);
     return rc;
 }
@@ -248,12 +284,29 @@ int p9cli_rename(struct p9cli *c, const char *from, const char *to)
         p9cli_clunk(c, (uint32_t)of);
         return (int)nf;
     }
-    c->m.type = P9_TRENAMEAT;
-    c->m.u.trenameat.olddirfid = (uint32_t)of;
-    c->m.u.trenameat.oldname = view(oname, onl);
-    c->m.u.trenameat.newdirfid = (uint32_t)nf;
-    c->m.u.trenameat.newname = view(nname, nnl);
-    int rc = p9cli_rpc(c, P9_RRENAMEAT);
+    int rc = -P9CLI_EOPNOTSUPP;
+    if (!c->no_at) {
+        c->m.type = P9_TRENAMEAT;
+        c->m.u.trenameat.olddirfid = (uint32_t)of;
+        c->m.u.trenameat.oldname = view(oname, onl);
+        c->m.u.trenameat.newdirfid = (uint32_t)nf;
+        c->m.u.trenameat.newname = view(nname, nnl);
+        rc = p9cli_rpc(c, P9_RRENAMEAT);
+    }
+    if (is_unsupported(rc)) {
+        /* Trename moves the file a fid names. */
+        c->no_at = 1;
+        int64_t fid = walk1(c, (uint32_t)of, oname, onl, NULL);
+        rc = fid < 0 ? (int)fid : 0;
+        if (rc == 0) {
+            c->m.type = P9_TRENAME;
+            c->m.u.trename.fid = (uint32_t)fid;
+            c->m.u.trename.dfid = (uint32_t)nf;
+            c->m.u.trename.name = view(nname, nnl);
+            rc = p9cli_rpc(c, P9_RRENAME);
+            p9cli_clunk(c, (uint32_t)fid);
+        }
+    }
     p9cli_clunk(c, (uint32_t)of);
     p9cli_clunk(c, (uint32_t)nf);
     return rc;
