@@ -231,6 +231,8 @@ int p9cli_statfs(struct p9cli *c, struct p9_statfs *st);
 int p9cli_opendir(struct p9cli *c, struct p9cli_dir *d, const char *path,
                   uint8_t *buf, uint32_t cap);
 int p9cli_readdir(struct p9cli *c, struct p9cli_dir *d, struct p9cli_dirent *e);
+/* rewinddir(3): the next readdir starts over (no message sent). */
+void p9cli_rewinddir(struct p9cli_dir *d);
 int p9cli_closedir(struct p9cli *c, struct p9cli_dir *d);
 
 #endif

@@ -25,9 +25,7 @@ int p9cli_opendir(struct p9cli *c, struct p9cli_dir *d, const char *path, uint8_
     }
     d->buf = buf;
     d->cap = cap;
-    d->len = d->pos = 0;
-    d->offset = 0;
-    d->eof = 0;
+    p9cli_rewinddir(d);
     return 0;
 }
 
@@ -83,6 +81,13 @@ int p9cli_readdir(struct p9cli *c, struct p9cli_dir *d, struct p9cli_dirent *e)
     e->name[de.name.len] = '\0';
     d->offset = de.offset;
     return 1;
+}
+
+void p9cli_rewinddir(struct p9cli_dir *d)
+{
+    d->len = d->pos = 0;
+    d->offset = 0;
+    d->eof = 0;
 }
 
 int p9cli_closedir(struct p9cli *c, struct p9cli_dir *d)
