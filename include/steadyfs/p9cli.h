@@ -190,7 +190,8 @@ int p9cli_close(struct p9cli *c, struct p9cli_file *f);
 
 /* read(2)/write(2) at f->pos, advancing it; pread/pwrite at off.  They
  * loop over as many messages as needed: a read returns fewer than n bytes
- * only at end of file, a write returns n or an error. */
+ * only at end of file, a write returns n; an error after some bytes were
+ * moved returns that count (the next call reports the error). */
 int32_t p9cli_read(struct p9cli *c, struct p9cli_file *f, void *buf, uint32_t n);
 int32_t p9cli_write(struct p9cli *c, struct p9cli_file *f, const void *buf, uint32_t n);
 int32_t p9cli_pread(struct p9cli *c, struct p9cli_file *f, uint64_t off, void *buf, uint32_t n);
