@@ -10,3 +10,20 @@ $(BUILD)/steady-mount: src/host/main/mount_main.c $(BUILD)/libsteady.a
 	@$(CC) $(HOST_CFLAGS) $(FUSE_CFLAGS) $< $(BUILD)/libsteady.a -o $@ $(FUSE_LIBS) -lm
 
 build: $(BUILD)/steady-mount
+
+# stub-size: the Cortex-M3 .text a host MCU pays for the stub, linked with
+# the 9P codec it uses and newlib's mem*/strlen, unused sections dropped.
+STUB_ARM_OBJS := $(filter $(BUILD)/arm/src/stub/%,$(ARM_OBJS)) \
+                 $(addprefix $(BUILD)/arm/src/p9/,p9_encode.o p9_decode.o p9_dirent.o)
+
+.PHONY: stub-size
+stub-size: $(STUB_ARM_OBJS)
+	@mkdir -p $(BUILD)/stub
+	@api=$$(arm-none-eabi-nm -g --defined-only $(filter $(BUILD)/arm/src/stub/%,$(STUB_ARM_OBJS)) | \
+	    awk '$$2=="T" && $$3 ~ /^p9cli_/ && $$3 !~ /^p9cli_(rpc|pump|send_msg|fid_|clunk|walk|lerror)/ {print "-Wl,--undefined=" $$3}'); \
+	$(ARM_CC) -mcpu=cortex-m3 -mthumb -nostartfiles -Wl,--gc-sections -Wl,-e,p9cli_connect \
+	    $$api $(STUB_ARM_OBJS) -o $(BUILD)/stub/p9cli.elf
+	@arm-none-eabi-size -t $(filter $(BUILD)/arm/src/stub/%,$(STUB_ARM_OBJS)) | tail -1 | \
+	    awk '{printf "p9cli stub alone (src/stub):                 .text %6d\n", $$1}'
+	@arm-none-eabi-size $(BUILD)/stub/p9cli.elf | tail -1 | \
+	    awk '{printf "linked with 9P codec + newlib mem*, gc-sections: .text %6d\n", $$1}'
