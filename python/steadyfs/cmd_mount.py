@@ -4,8 +4,10 @@
         mount a File System On Chip: every call goes to its 9P2000.L server
         (`steady serve`, or any 9P2000.L server such as diod) through the
         p9cli host stub.
-    steady mount IMAGE MOUNTPOINT --device PROFILE
-        mount a local steadyfs image (a `steady serve --listen stdio` child).
+    steady mount IMAGE MOUNTPOINT --device PROFILE [--blocks N] [--format]
+        mount a local steadyfs image: steadyfs's own 9P server runs on it in
+        the FUSE process, reached through the same stub (a new image is
+        formatted).
 
 Returns once mounted (the FUSE process stays in the background unless -f);
 unmount with `fusermount3 -u MOUNTPOINT`.
@@ -44,8 +46,10 @@ def _run(args: argparse.Namespace) -> int:
             return 2
         argv = [str(exe), paths[0], paths[1], "--device", args.device]
     argv += ["--aname", args.aname, "--msize", str(args.msize)]
-    if args.serve_bin:
-        argv += ["--serve-bin", args.serve_bin]
+    if args.blocks:
+        argv += ["--blocks", str(args.blocks)]
+    if args.format:
+        argv.append("--format")
     if args.options:
         argv += ["-o", args.options]
     if args.foreground:
@@ -63,7 +67,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--device", help="device profile of IMAGE")
     p.add_argument("--aname", default="", help="export to attach (diod: the exported path)")
     p.add_argument("--msize", type=int, default=65536, help="9P message size to propose")
-    p.add_argument("--serve-bin", help="steady-serve binary for IMAGE (default: next to steady-mount)")
+    p.add_argument("--blocks", type=int, default=0, help="IMAGE: device blocks (0: the profile's)")
+    p.add_argument("--format", action="store_true", help="IMAGE: make a new file system first")
     p.add_argument("-o", dest="options", help="FUSE mount options")
     p.add_argument("-f", "--foreground", action="store_true", help="stay in the foreground")
     p.set_defaults(func=_run)

@@ -6,12 +6,15 @@
  *   steady-mount --fsoc tcp:HOST:PORT|unix:PATH MOUNTPOINT [options]
  *   steady-mount IMAGE MOUNTPOINT --device PROFILE [options]
  *
- * The second form serves a local steadyfs image (like littlefs-fuse): it
- * starts `steady-serve --device PROFILE --image IMAGE --listen stdio` as a
- * child on a socketpair and mounts that.  The 9P session is set up before
- * FUSE mounts, so a server that cannot be reached is reported at once with
- * a non-zero exit; then the process goes to the background (unless -f)
- * and serves until `fusermount3 -u MOUNTPOINT`.
+ * The second form serves a local steadyfs image (like littlefs-fuse) with
+ * steadyfs's own 9P server (p9srv) in this process: the stub's send hands
+ * each request to p9srv_handle and its recv reads the reply back, so the
+ * image is reached through exactly the path a device would serve.  A new
+ * (or --format) image is formatted first.  The 9P session is set up before
+ * FUSE mounts, so a server that cannot be reached or an image that does not
+ * mount is reported at once with a non-zero exit; then the process goes to
+ * the background (unless -f) and serves until `fusermount3 -u MOUNTPOINT`,
+ * when the image is synced and unmounted.
  *
  * FUSE runs single-threaded: the stub serves one call at a time. */
 #define _GNU_SOURCE
@@ -29,7 +32,10 @@
 #include <unistd.h>
 
 #include "host/p9cli_fd.h"
+#include "steadyfs/host.h"
 #include "steadyfs/p9cli.h"
+#include "steadyfs/p9srv.h"
+#include "steadyfs/steadyfs.h"
 
 #define NFIDS 4096u
 #define DIRBUF 8192u
@@ -251,7 +257,12 @@ static int op_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
     p9cli_rewinddir(&h->d);
     static struct p9cli_dirent e;
     int rc;
+    /* "." and ".." always, whether or not the server lists them (steadyfs's
+     * does not, diod's does). */
+    fill(buf, ".", NULL, 0, 0);
+    fill(buf, "..", NULL, 0, 0);
     while ((rc = p9cli_readdir(&cli, &h->d, &e)) == 1) {
+        if (!strcmp(e.name, ".") || !strcmp(e.name, "..")) continue;
         struct stat st;
         memset(&st, 0, sizeof st);
         st.st_ino = (ino_t)e.ino;
@@ -288,10 +299,97 @@ static int op_statfs(const char *path, struct statvfs *sv)
     return 0;
 }
 
+/* ---- in-process server for IMAGE mounts ---- */
+static struct {
+    sh_dev *dev;
+    steadyfs fs;
+    steadyfs_config cfg;
+    p9srv srv;
+    uint8_t *buf;          /* the server's message buffer */
+    uint8_t *q;            /* replies not yet read by the stub */
+    size_t qcap, qlen, qpos;
+    int on;
+} local;
+
+static int local_send(void *io, const uint8_t *buf, size_t len)
+{
+    (void)io;
+    if (len > local.srv.msize) return -EMSGSIZE;
+    memcpy(local.buf, buf, len);
+    int32_t r = p9srv_handle(&local.srv, local.buf, (uint32_t)len, local.buf, local.srv.msize);
+    if (r < 0) return -ECONNRESET;   /* the server drops the link */
+    if (local.qpos == local.qlen) local.qpos = local.qlen = 0;
+    if (local.qlen + (size_t)r > local.qcap) return -ENOBUFS;
+    memcpy(local.q + local.qlen, local.buf, (size_t)r);
+    local.qlen += (size_t)r;
+    return 0;
+}
+
+static int local_recv(void *io, uint8_t *buf, size_t len)
+{
+    (void)io;
+    size_t n = local.qlen - local.qpos;
+    if (n == 0) return 0;   /* no reply pending: end of stream */
+    if (n > len) n = len;
+    memcpy(buf, local.q + local.qpos, n);
+    local.qpos += n;
+    return (int)n;
+}
+
+static int local_open(const char *image, const char *profile, uint32_t blocks, int format,
+                      uint32_t msize)
+{
+    struct stat sb;
+    if (stat(image, &sb) != 0 || sb.st_size == 0) format = 1;   /* a new image */
+    int err = 0;
+    local.dev = sh_open_sim(profile, image, blocks, SIM_TYPICAL, 1, format, &err);
+    if (local.dev == NULL) {
+        fprintf(stderr, "steady-mount: %s\n", sh_last_error());
+        return -1;
+    }
+    local.cfg.bd = sh_bd(local.dev);
+    local.cfg.open_max = 16;   /* files FUSE may hold open at once */
+    uint32_t ws = steadyfs_work_size(&local.cfg);
+    local.cfg.work = aligned_alloc(8, (ws + 7u) & ~7u);
+    local.cfg.work_size = ws;
+    local.cfg.sector_buf = malloc(2048 * 8);   /* any sector size up to 16 KiB */
+    if (ws == 0 || !local.cfg.work || !local.cfg.sector_buf) {
+        fprintf(stderr, "steady-mount: no steadyfs configuration for %s\n", profile);
+        return -1;
+    }
+    int rc = format ? steadyfs_format(&local.fs, &local.cfg) : 0;
+    if (rc == 0) rc = steadyfs_mount(&local.fs, &local.cfg);
+    if (rc) {
+        fprintf(stderr, "steady-mount: %s: %s%s\n", image, steadyfs_strerror(rc),
+                format ? "" : " (not a steadyfs image? --format makes one)");
+        return -1;
+    }
+    p9srv_config sc = { .fs = &local.fs, .msize_max = msize, .fid_max = 64 };
+    sc.mem_size = p9srv_mem_size(&sc);
+    sc.mem = aligned_alloc(8, (sc.mem_size + 7u) & ~7u);
+    local.buf = malloc(msize);
+    local.qcap = 4u * msize;
+    local.q = malloc(local.qcap);
+    if (!sc.mem || !local.buf || !local.q || p9srv_init(&local.srv, &sc) != 0) {
+        fprintf(stderr, "steady-mount: cannot start the 9P server\n");
+        return -1;
+    }
+    local.on = 1;
+    return 0;
+}
+
 static void op_destroy(void *priv)
 {
     (void)priv;
     p9cli_disconnect(&cli);
+    if (local.on) {
+        /* commits whatever the session left open, then the file system */
+        p9srv_disconnect(&local.srv);
+        steadyfs_unmount(&local.fs);
+        sh_sync(local.dev);
+        sh_close(local.dev);
+        local.on = 0;
+    }
 }
 
 static const struct fuse_operations ops = {
@@ -324,31 +422,18 @@ static int usage(void)
             "usage: steady-mount --fsoc tcp:HOST:PORT|unix:PATH MOUNTPOINT [options]\n"
             "       steady-mount IMAGE MOUNTPOINT --device PROFILE [options]\n"
             "options: --aname PATH (export to attach, default \"\")  --uname NAME\n"
-            "         --msize N (default 65536)  --serve-bin PATH (steady-serve for IMAGE)\n"
+            "         --msize N (default 65536)  --blocks N (IMAGE: device blocks, 0: profile's)\n"
+            "         --format (IMAGE: make a new file system)\n"
             "         -f (foreground)  -d (FUSE debug)  -o OPTS (FUSE mount options)\n");
     return 2;
 }
 
-/* steady-serve next to this binary (both live in build/). */
-static void default_serve_bin(char *out, size_t cap)
-{
-    char self[PATH_MAX - 32];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) {
-        snprintf(out, cap, "steady-serve");
-        return;
-    }
-    self[n] = '\0';
-    char *slash = strrchr(self, '/');
-    if (slash) *slash = '\0';
-    snprintf(out, cap, "%s/steady-serve", self);
-}
-
 int main(int argc, char **argv)
 {
-    const char *fsoc = NULL, *device = NULL, *aname = "", *uname = "root", *serve_bin = NULL;
+    const char *fsoc = NULL, *device = NULL, *aname = "", *uname = "root";
     const char *pos[2] = { NULL, NULL }, *fuse_opts = NULL;
-    int npos = 0, foreground = 0, debug = 0;
+    int npos = 0, foreground = 0, debug = 0, format = 0;
+    unsigned long blocks = 0;
     unsigned long msize = 65536;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -357,7 +442,8 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--aname") && v) aname = v, i++;
         else if (!strcmp(a, "--uname") && v) uname = v, i++;
         else if (!strcmp(a, "--msize") && v) msize = strtoul(v, NULL, 0), i++;
-        else if (!strcmp(a, "--serve-bin") && v) serve_bin = v, i++;
+        else if (!strcmp(a, "--blocks") && v) blocks = strtoul(v, NULL, 0), i++;
+        else if (!strcmp(a, "--format")) format = 1;
         else if (!strcmp(a, "-o") && v) fuse_opts = v, i++;
         else if (!strcmp(a, "-f")) foreground = 1;
         else if (!strcmp(a, "-d")) debug = 1, foreground = 1;
@@ -373,41 +459,28 @@ int main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
 
-    int fd;
+    struct p9cli_config cfg = {
+        .buf = NULL, .bufsize = (uint32_t)msize, .fidmap = fidmap, .nfids = NFIDS,
+        .uname = uname, .aname = aname, .n_uname = (uint32_t)getuid(), .gid = (uint32_t)getgid(),
+    };
     if (fsoc) {
         const char *why = NULL;
-        fd = p9cli_fd_dial(fsoc, &why);
+        int fd = p9cli_fd_dial(fsoc, &why);
         if (fd < 0) {
             fprintf(stderr, "steady-mount: cannot reach %s: %s\n", fsoc, why);
             return 1;
         }
+        cfg.send = p9cli_fd_send;
+        cfg.recv = p9cli_fd_recv;
+        cfg.io = (void *)(intptr_t)fd;
     } else {
-        char bin[PATH_MAX];
-        if (serve_bin)
-            snprintf(bin, sizeof bin, "%s", serve_bin);
-        else
-            default_serve_bin(bin, sizeof bin);
-        if (access(bin, X_OK) != 0) {
-            fprintf(stderr, "steady-mount: %s not found (build it with `make build`)\n", bin);
-            return 1;
-        }
-        char *sargv[] = { bin, "--device", (char *)device, "--image", (char *)pos[0],
-                          "--listen", "stdio", NULL };
-        pid_t pid;
-        fd = p9cli_fd_spawn(sargv, &pid);
-        if (fd < 0) {
-            fprintf(stderr, "steady-mount: cannot start %s: %s\n", bin, strerror(-fd));
-            return 1;
-        }
+        if (local_open(pos[0], device, (uint32_t)blocks, format, (uint32_t)msize) != 0) return 1;
+        cfg.send = local_send;
+        cfg.recv = local_recv;
     }
-
     msgbuf = malloc(msize);
     if (msgbuf == NULL) return 1;
-    struct p9cli_config cfg = {
-        .send = p9cli_fd_send, .recv = p9cli_fd_recv, .io = (void *)(intptr_t)fd,
-        .buf = msgbuf, .bufsize = (uint32_t)msize, .fidmap = fidmap, .nfids = NFIDS,
-        .uname = uname, .aname = aname, .n_uname = (uint32_t)getuid(), .gid = (uint32_t)getgid(),
-    };
+    cfg.buf = msgbuf;
     int rc = p9cli_connect(&cli, &cfg);
     if (rc) {
         fprintf(stderr, "steady-mount: 9P session with %s failed: %s\n",
@@ -428,5 +501,7 @@ int main(int argc, char **argv)
     if (foreground) fargv[fargc++] = "-f";
     if (debug) fargv[fargc++] = "-d";
     fargv[fargc] = NULL;
-    return fuse_main(fargc, fargv, &ops, NULL);
+    rc = fuse_main(fargc, fargv, &ops, NULL);
+    op_destroy(NULL);   /* if FUSE never mounted: still leave the image clean */
+    return rc;
 }
