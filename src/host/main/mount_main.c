@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -341,6 +342,19 @@ static int local_open(const char *image, const char *profile, uint32_t blocks, i
 {
     struct stat sb;
     if (stat(image, &sb) != 0 || sb.st_size == 0) format = 1;   /* a new image */
+    /* One user of an image at a time: the lock is held (across the FUSE
+     * daemon's fork) until the process ends, after the unmount has been
+     * written, so an immediate remount waits for it instead of reading a
+     * half-written image. */
+    int lfd = open(image, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    for (int i = 0; lfd < 0 || flock(lfd, LOCK_EX | LOCK_NB) != 0; i++) {
+        if (lfd < 0 || errno != EWOULDBLOCK || i >= 100) {
+            fprintf(stderr, "steady-mount: %s: %s\n", image,
+                    lfd < 0 ? strerror(errno) : "in use (mounted elsewhere?)");
+            return -1;
+        }
+        usleep(100000);
+    }
     int err = 0;
     local.dev = sh_open_sim(profile, image, blocks, SIM_TYPICAL, 1, format, &err);
     if (local.dev == NULL) {
