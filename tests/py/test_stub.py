@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import signal
 import shutil
 import socket
 import subprocess
@@ -21,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from steadyfs import cmd_mount
+from steadyfs import cmd_mount, cmd_serve
 
 REPO = Path(__file__).resolve().parents[2]
 DIOD = shutil.which("diod") or "/usr/sbin/diod"
@@ -200,6 +202,32 @@ def test_mount_fsoc_unix_socket_and_small_msize(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@needs_mount
+def test_mount_fsoc_over_steady_serve(tmp_path: Path) -> None:
+    """The whole FSOC path: FUSE -> stub -> TCP -> `steady serve` -> steadyfs
+    on a simulated NAND; then the image, served no more, is mounted
+    locally and holds exactly what the programs left."""
+    if not cmd_serve.binary().exists():
+        pytest.fail("steady-serve not built")
+    image = tmp_path / "nand.img"
+    srv = subprocess.Popen([str(cmd_serve.binary()), "--device", "mt29f1g01", "--blocks", "64",
+                            "--image", str(image), "--format", "--listen", "tcp:127.0.0.1:0"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert srv.stdout is not None
+        m = re.match(r"listening on (tcp:127\.0\.0\.1:\d+)", srv.stdout.readline())
+        assert m, srv.stderr.read() if srv.stderr else ""
+        with mounted("--fsoc", m.group(1), mnt=tmp_path / "mnt") as mnt:
+            got = check_unmodified_programs(mnt, None)
+    finally:
+        srv.send_signal(signal.SIGTERM)
+        _, err = srv.communicate(timeout=20)
+    assert srv.returncode == 0, err
+    with mounted("--device", "mt29f1g01", "--blocks", "64", image=image,
+                 mnt=tmp_path / "mnt") as mnt:
+        assert _tree(mnt) == got
 
 
 def test_mount_reports_an_unreachable_server(tmp_path: Path) -> None:
