@@ -27,3 +27,26 @@ stub-size: $(STUB_ARM_OBJS)
 	    awk '{printf "p9cli stub alone (src/stub):                 .text %6d\n", $$1}'
 	@arm-none-eabi-size $(BUILD)/stub/p9cli.elf | tail -1 | \
 	    awk '{printf "linked with 9P codec + newlib mem*, gc-sections: .text %6d\n", $$1}'
+
+# The stub's fuzzer: the fuzz input is the server's side of the stream.
+# Linked with the stub and the codec only (coverage stays on them).
+FUZZERS += fuzz_p9cli
+P9CLI_FUZZ_SRCS := $(sort $(wildcard src/stub/*.c)) src/p9/p9_encode.c src/p9/p9_decode.c \
+                   src/p9/p9_dirent.c
+
+$(BUILD)/fuzz/fuzz_p9cli: tests/fuzz/fuzz_p9cli.c tests/fuzz/p9cli_script.h $(P9CLI_FUZZ_SRCS) \
+		$(wildcard include/steadyfs/*.h src/stub/*.h)
+	@mkdir -p $(@D)
+	@echo "  FUZZ    $@"
+	@$(CLANG) $(FUZZ_CFLAGS) $< $(P9CLI_FUZZ_SRCS) -o $@
+
+# Seed: one real session recorded from p9srv (see the generator).
+$(BUILD)/fuzz/p9cli_corpus_gen: tests/fuzz/p9cli_corpus_gen.c tests/fuzz/p9cli_script.h $(LIB_OBJS)
+	@mkdir -p $(@D)
+	@$(CC) $(HOST_CFLAGS) $< $(BUILD)/libsteady.a -o $@ -lm
+
+.PHONY: fuzz-corpus-p9cli
+fuzz-corpus-p9cli: $(BUILD)/fuzz/p9cli_corpus_gen $(BUILD)/libsteady.a
+	@mkdir -p tests/fuzz/corpus/fuzz_p9cli
+	$(BUILD)/fuzz/p9cli_corpus_gen tests/fuzz/corpus/fuzz_p9cli
+fuzz-corpus: fuzz-corpus-p9cli
