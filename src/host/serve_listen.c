@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,9 +221,13 @@ int serve_listen_run(const serve_opts *o, serve_conn *c)
         /* The line stays; a failed link (the peer went away) ends the
          * session and the link starts over with a RESET. */
         while (!(c->stop && *c->stop)) {
-            one_client(c, fd, fd, spec + 4);
+            int end = one_client(c, fd, fd, spec + 4);
             if (o->max_clients && ++served >= (int)o->max_clients)
                 break;
+            /* A dead line (the adapter unplugged, the peer silent) fails
+             * every session at once: retry once a second, not in a loop. */
+            if (end == SERVE_IO)
+                poll(NULL, 0, 1000);
         }
         close(fd);
         return 0;
