@@ -1,0 +1,457 @@
+"""The FSOC performance model (seed 002, §4, eqs. (1)-(4)) and the paper's
+experiments reproduced on steadyfs (Fig. 7, Fig. 11(b), Fig. 15, Table 2).
+
+Two halves:
+
+* the equations, as pure functions of `UnitParams` (times per data unit,
+  seconds), vectorised over the application's computation time per unit
+  `t_comp`, with the crossover points solved exactly;
+* the measurements: `build/steady-fsocexp` runs the same file operations on
+  a conventional stack (host steadyfs over a block link) and on FSOC (9P
+  messages to the server in the device), and reports, per application call,
+  the bytes crossing the host link each way, the requests, the device's
+  virtual-clock media time and the native CPU time of the file-system side.
+  `Costs` turns them into modelled times on a link of `link_Bps` with the
+  host and device CPUs of the paper.
+
+docs/FSOC-MODEL.md explains every parameter and where it comes from.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+F64 = npt.NDArray[np.float64]
+REPO = Path(__file__).resolve().parents[2]
+
+# ---- the equations -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class UnitParams:
+    """Table 1 of the paper: times per data unit, in seconds."""
+
+    n: int                  # N: data units processed
+    t_comp_serial: float    # application time that cannot overlap I/O
+    t_fs_host: float        # host file-system code per unit (conventional)
+    t_driver: float         # host device-driver code per unit (conventional)
+    t_media_conv: float     # media access per unit, conventional
+    t_trans_conv: float     # host-link transfer per unit, conventional
+    t_stub: float           # host stub code per unit (FSOC)
+    t_fs_fsoc: float        # device file-system code per unit (FSOC)
+    t_media_fsoc: float     # media access per unit, FSOC
+    t_trans_fsoc: float     # host-link transfer per unit, FSOC
+
+    @property
+    def io_conv(self) -> float:
+        """I/O time per unit that can overlap computation, conventional."""
+        return self.t_media_conv + self.t_trans_conv
+
+    @property
+    def io_fsoc(self) -> float:
+        """... and FSOC (the device's file-system code is part of it)."""
+        return self.t_fs_fsoc + self.t_media_fsoc + self.t_trans_fsoc
+
+
+def _arr(t_comp: float | Sequence[float] | F64) -> F64:
+    return np.asarray(t_comp, dtype=np.float64)
+
+
+def t_conv_serial(p: UnitParams, t_comp: float | Sequence[float] | F64) -> F64:
+    """Eq. (1)."""
+    c = _arr(t_comp)
+    return p.t_comp_serial + p.n * (p.t_fs_host + p.t_driver + p.t_media_conv + p.t_trans_conv + c)
+
+
+def t_fsoc_serial(p: UnitParams, t_comp: float | Sequence[float] | F64) -> F64:
+    """Eq. (2)."""
+    c = _arr(t_comp)
+    return p.t_comp_serial + p.n * (p.t_stub + p.t_fs_fsoc + p.t_media_fsoc + p.t_trans_fsoc + c)
+
+
+def t_conv_parallel(p: UnitParams, t_comp: float | Sequence[float] | F64) -> F64:
+    """Eq. (3): I/O of unit i+1 overlaps computation on unit i."""
+    c = _arr(t_comp)
+    return (p.t_comp_serial + p.n * (p.t_fs_host + p.t_driver) + p.io_conv + c
+            + (p.n - 1) * np.maximum(c, p.io_conv))
+
+
+def t_fsoc_parallel(p: UnitParams, t_comp: float | Sequence[float] | F64) -> F64:
+    """Eq. (4)."""
+    c = _arr(t_comp)
+    return (p.t_comp_serial + p.n * p.t_stub + p.io_fsoc + c
+            + (p.n - 1) * np.maximum(c, p.io_fsoc))
+
+
+def crossover(p: UnitParams) -> float | None:
+    """Smallest t_comp >= 0 from which FSOC (eq. 4) is not slower than
+    conventional (eq. 3); None if it never is.  Both are piecewise linear
+    in t_comp with breaks at io_conv and io_fsoc, so the difference is
+    linear between consecutive breaks and the root is exact."""
+    def diff(c: float) -> float:
+        return float(t_fsoc_parallel(p, c) - t_conv_parallel(p, c))
+
+    pts = sorted({0.0, p.io_conv, p.io_fsoc})
+    if diff(0.0) <= 0:
+        return 0.0
+    for a, b in zip(pts, pts[1:]):
+        da, db = diff(a), diff(b)
+        if db <= 0 < da:
+            return a + (b - a) * da / (da - db)
+    # beyond the last break both grow at rate N: the difference is constant
+    return None
+
+
+def crossover_paper(p: UnitParams) -> float:
+    """The paper's closed form (phase 2.a/2.b boundary), valid under its
+    simplifications Tstub = Tdriver, Ttrans and Tmedia common:
+    (Tmedia + Ttrans) + N/(N-1) (TFS_FSOC - TFS_host)."""
+    return p.io_conv + p.n / (p.n - 1) * (p.t_fs_fsoc - p.t_fs_host)
+
+
+def phases(p: UnitParams) -> dict[str, float]:
+    """The t_comp boundaries of Fig. 7's phases (1), (2.a)/(2.b), (3)."""
+    x = crossover(p)
+    return {"phase2_from": p.io_conv, "crossover": float("nan") if x is None else x,
+            "phase3_from": p.io_fsoc}
+
+
+# ---- the paper's own parameters (Fig. 11 caption, ms -> s) -------------------
+
+PAPER_UNIT = UnitParams(
+    n=256, t_comp_serial=38e-3, t_fs_host=0.24e-3, t_driver=0.72e-3,
+    t_media_conv=0.0, t_trans_conv=5.6e-3, t_stub=0.75e-3, t_fs_fsoc=0.42e-3,
+    t_media_fsoc=0.0, t_trans_fsoc=5.6e-3)
+"""Seed 002 Fig. 11(b): N = 256, Tmedia + Ttrans = 5.6, Tdriver = 0.72,
+TFS_host = 0.24, TFS_FSOC = 0.42, Tstub = 0.75, Tcomp_serial = 38 (ms).
+The paper gives Tmedia + Ttrans only as a sum; it is held in t_trans."""
+
+PAPER_TABLE2_MS = {"read_1m": (1730.0, 1603.0), "create500": (8986.0, 28926.0),
+                   "andrew": (4920.0, 4961.0)}  # (FSOC, Conv)
+PAPER_FIG15_RATIO = (0.05, 0.30)  # metadata operations, FSOC / conventional
+
+
+# ---- cost parameters ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Param:
+    value: float
+    unit: str
+    source: str   # "paper", "datasheet", "run", "assumed"
+    how: str
+
+
+@dataclass(frozen=True)
+class Costs:
+    """How measured counts become modelled time."""
+
+    link_Bps: float = 1e6          # host link rate (paper §5: 700 KB/s .. 1 MB/s)
+    t_driver: float = 0.72e-3      # host driver code per block request
+    t_stub: float = 0.75e-3        # host stub code per 9P round trip
+    cmd_bytes: int = 8             # command/address bytes per block request
+    host_mhz: float = 56.0         # paper's host (ARM920T) clock
+    device_mhz: float = 24.0       # paper's device (ARM7TDMI) clock
+    fs_host_ref: float = 0.24e-3   # paper's TFS_host per 4 KB read: calibrates the host CPU
+    host_scale: float = 0.0        # modelled host s per native s (0: calibrate)
+
+    @property
+    def device_scale(self) -> float:
+        return self.host_scale * self.host_mhz / self.device_mhz
+
+    def describe(self) -> dict[str, Param]:
+        return {
+            "link_Bps": Param(self.link_Bps, "B/s", "paper",
+                              "seed 002 §5: the PCMCIA bus moved 700 KB/s-1 MB/s; default 1 MB/s"),
+            "t_driver": Param(self.t_driver, "s per block request", "paper",
+                              "Tdriver = 0.72 ms (Fig. 11): the CompactFlash driver's cost per "
+                              "4 KB read, which it issues as one request"),
+            "t_stub": Param(self.t_stub, "s per 9P round trip", "paper",
+                            "Tstub = 0.75 ms (Fig. 11), measured 4 % above Tdriver"),
+            "cmd_bytes": Param(self.cmd_bytes, "B per block request", "datasheet",
+                               "SPI NAND page read: 13h + 3 address bytes, then 03h + 2 column "
+                               "+ 1 dummy byte (mt29f1g01 command set)"),
+            "host_mhz": Param(self.host_mhz, "MHz", "paper", "ARM920T host at 56 MHz (§5)"),
+            "device_mhz": Param(self.device_mhz, "MHz", "paper",
+                                "ARM7TDMI in the CompactFlash at 24 MHz (§3.2); device CPU time "
+                                "= host CPU time x host_mhz / device_mhz"),
+            "host_scale": Param(self.host_scale, "modelled s per native s", "run",
+                                "native CPU time of steadyfs measured here (steady-fsocexp), scaled "
+                                "so that one 4 KiB read costs the paper's TFS_host = "
+                                f"{self.fs_host_ref * 1e3:.2f} ms"),
+            "media": Param(0.0, "s", "run",
+                           "virtual clock of the device model (datasheet tR/tPROG/tBERS and "
+                           "its internal bus), per call, typical timing"),
+        }
+
+
+@dataclass
+class Side:
+    """One side (conv or fsoc) of one workload: per-call records."""
+
+    units: npt.NDArray[np.int64]   # [to_dev, from_dev, requests, media_ns, cpu_ns]
+
+    @property
+    def to_dev(self) -> int:
+        return int(self.units[:, 0].sum())
+
+    @property
+    def from_dev(self) -> int:
+        return int(self.units[:, 1].sum())
+
+    @property
+    def requests(self) -> int:
+        return int(self.units[:, 2].sum())
+
+    @property
+    def media_s(self) -> float:
+        return float(self.units[:, 3].sum()) * 1e-9
+
+    @property
+    def cpu_native_s(self) -> float:
+        return float(self.units[:, 4].sum()) * 1e-9
+
+
+@dataclass
+class Measurement:
+    raw: dict[str, Any]
+    work: dict[str, dict[str, Side]] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Measurement:
+        m = cls(raw)
+        for name, w in raw["workloads"].items():
+            m.work[name] = {k: Side(np.asarray(w[k]["units"], dtype=np.int64).reshape(-1, 5))
+                            for k in ("conv", "fsoc")}
+        return m
+
+    @property
+    def backend(self) -> str:
+        return str(self.raw.get("backend", "?"))
+
+
+def fsocexp_binary() -> Path:
+    lib = os.environ.get("STEADYFS_LIB")
+    base = Path(lib).resolve().parent if lib else REPO / "build"
+    return base / "steady-fsocexp"
+
+
+def measure(device: str = "mt29f1g01", blocks: int = 256, msize: int = 8192, unit: int = 4096,
+            reps: int = 3, workloads: Sequence[str] = ()) -> Measurement:
+    """Runs build/steady-fsocexp and parses its JSON."""
+    exe = fsocexp_binary()
+    if not exe.exists():
+        raise FileNotFoundError(f"{exe} not found; build it with `make build/steady-fsocexp`")
+    argv = [str(exe), "--device", device, "--blocks", str(blocks), "--msize", str(msize),
+            "--unit", str(unit), "--reps", str(reps), *workloads]
+    out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+    return Measurement.from_json(json.loads(out))
+
+
+# ---- from measurements to times ----------------------------------------------
+
+# columns of the per-call arrays
+TO, FROM, REQ, MEDIA, CPU = range(5)
+
+
+def calibrate(m: Measurement, c: Costs) -> Costs:
+    """host_scale from the median native CPU time of a 4 KiB read on the
+    conventional side (steadyfs in the host), unless already given."""
+    if c.host_scale > 0:
+        return c
+    u = m.work["read_1m"]["conv"].units[1:-1]   # the data reads, not open/close
+    native = float(np.median(u[:, CPU])) * 1e-9 * 4096 / float(m.raw["unit"])
+    return replace(c, host_scale=c.fs_host_ref / native)
+
+
+def unit_times(side: str, u: npt.NDArray[np.int64], c: Costs) -> F64:
+    """Serial time of each call: host code + device code + media + link."""
+    u = u.astype(np.float64)
+    if side == "conv":
+        link = (u[:, TO] + u[:, FROM] + c.cmd_bytes * u[:, REQ]) / c.link_Bps
+        return u[:, CPU] * 1e-9 * c.host_scale + u[:, REQ] * c.t_driver + u[:, MEDIA] * 1e-9 + link
+    link = (u[:, TO] + u[:, FROM]) / c.link_Bps
+    return u[:, REQ] * c.t_stub + u[:, CPU] * 1e-9 * c.device_scale + u[:, MEDIA] * 1e-9 + link
+
+
+def link_bytes(side: str, s: Side, c: Costs) -> int:
+    return s.to_dev + s.from_dev + (c.cmd_bytes * s.requests if side == "conv" else 0)
+
+
+def unit_params(m: Measurement, c: Costs, t_comp_serial: float = 38e-3) -> UnitParams:
+    """Eqs. (1)-(4) parameters per 4 KiB read, from the measured 1 MiB read
+    (mean over the data reads)."""
+    cv = m.work["read_1m"]["conv"].units[1:-1].astype(np.float64)
+    fs = m.work["read_1m"]["fsoc"].units[1:-1].astype(np.float64)
+    return UnitParams(
+        n=len(cv), t_comp_serial=t_comp_serial,
+        t_fs_host=float(cv[:, CPU].mean()) * 1e-9 * c.host_scale,
+        t_driver=float(cv[:, REQ].mean()) * c.t_driver,
+        t_media_conv=float(cv[:, MEDIA].mean()) * 1e-9,
+        t_trans_conv=float((cv[:, TO] + cv[:, FROM] + c.cmd_bytes * cv[:, REQ]).mean()) / c.link_Bps,
+        t_stub=float(fs[:, REQ].mean()) * c.t_stub,
+        t_fs_fsoc=float(fs[:, CPU].mean()) * 1e-9 * c.device_scale,
+        t_media_fsoc=float(fs[:, MEDIA].mean()) * 1e-9,
+        t_trans_fsoc=float((fs[:, TO] + fs[:, FROM]).mean()) / c.link_Bps)
+
+
+def replay_parallel(side: str, m: Measurement, c: Costs, t_comp: float,
+                    t_comp_serial: float = 38e-3) -> float:
+    """The run behind Fig. 11(b): the measured 4 KiB reads, each with its own
+    costs, on the timeline of Figs. 5/6 (request i+1 is issued when unit i's
+    I/O completes; its host code preempts computation; computation on unit
+    i needs data i).  With equal units this is exactly eq. (3)/(4)."""
+    u = m.work["read_1m"][side].units[1:-1].astype(np.float64)
+    if side == "conv":
+        host = u[:, CPU] * 1e-9 * c.host_scale + u[:, REQ] * c.t_driver
+        io = u[:, MEDIA] * 1e-9 + (u[:, TO] + u[:, FROM] + c.cmd_bytes * u[:, REQ]) / c.link_Bps
+    else:
+        host = u[:, REQ] * c.t_stub
+        io = (u[:, CPU] * 1e-9 * c.device_scale + u[:, MEDIA] * 1e-9
+              + (u[:, TO] + u[:, FROM]) / c.link_Bps)
+    t = t_comp_serial + host[0] + io[0]
+    for i in range(1, len(u)):
+        t += host[i] + max(t_comp, io[i])
+    return t + t_comp
+
+
+# ---- the reproduced experiments ----------------------------------------------
+
+FIG15_OPS = ("create", "mkdir", "rmdir", "unlink", "read_1m", "write_1m")
+
+
+def fig15(m: Measurement, c: Costs) -> list[dict[str, Any]]:
+    rows = []
+    for op in FIG15_OPS:
+        cv, fs = m.work[op]["conv"], m.work[op]["fsoc"]
+        conv_b, fsoc_b = link_bytes("conv", cv, c), link_bytes("fsoc", fs, c)
+        rows.append({"op": op, "conv_bytes": conv_b, "conv_page_bytes": cv.to_dev + cv.from_dev,
+                     "conv_requests": cv.requests, "fsoc_bytes": fsoc_b,
+                     "fsoc_to_dev": fs.to_dev, "fsoc_from_dev": fs.from_dev,
+                     "fsoc_messages": fs.requests, "ratio": fsoc_b / conv_b})
+    return rows
+
+
+def _model_andrew(m: Measurement, side: str, c: Costs) -> float:
+    """Andrew phase from per-operation costs measured in isolation: one
+    create and one mkdir (Fig. 15 runs), one open/close and per-unit read
+    and write costs (the 1 MiB runs), times the tree's counts."""
+    unit = int(m.raw["unit"])
+    t_create = float(unit_times(side, m.work["create"][side].units, c).sum())
+    t_mkdir = float(unit_times(side, m.work["mkdir"][side].units, c).sum())
+    r = unit_times(side, m.work["read_1m"][side].units, c)
+    w = unit_times(side, m.work["write_1m"][side].units, c)
+    t_open, t_rclose, t_read = float(r[0]), float(r[-1]), float(r[1:-1].mean())
+    t_wclose, t_write = float(w[-1]), float(w[1:-1].mean())
+    sizes = andrew_sizes(m)
+    total = t_mkdir * (1 + len(sizes))
+    for dsizes in sizes:
+        for s in dsizes:
+            n = max(1, -(-s // unit))
+            total += t_open + t_rclose + t_create + t_wclose + n * (t_read + t_write)
+    return total
+
+
+def andrew_sizes(m: Measurement) -> list[list[int]]:
+    """The Andrew-like tree's file sizes: same formula as the C tool (kept in
+    step by test_fsocmodel, which checks the measured traffic against it)."""
+    a = m.raw["andrew"]
+    out = []
+    for d in range(int(a["dirs"])):
+        row = []
+        for f in range(int(a["files_per_dir"])):
+            row.append(_andrew_size(d, f))
+        out.append(row)
+    return out
+
+
+def _xorshift(x: int) -> int:
+    x ^= x >> 12
+    x ^= (x << 25) & 0xFFFFFFFFFFFFFFFF
+    x ^= x >> 27
+    return x & 0xFFFFFFFFFFFFFFFF
+
+
+def _andrew_size(d: int, f: int) -> int:
+    x = 0x9E3779B97F4A7C15 ^ (d * 131 + f + 1)
+    for _ in range(5):
+        x = _xorshift(x)
+    r = (x * 2685821657736338717) & 0xFFFFFFFFFFFFFFFF
+    u = (r >> 11) / 9007199254740992.0
+    return int(128.0 * 2.0 ** (8.0 * u))
+
+
+def table2(m: Measurement, c: Costs) -> list[dict[str, Any]]:
+    """Elapsed times, serial I/O: 'run' sums each call's own measured costs
+    in the real workload; 'model' predicts it from operations measured in
+    isolation (eq. (1)/(2) with N units: 256 reads; 500 x one create on an
+    empty file system; the Andrew tree from per-operation costs)."""
+    rows = []
+    for wl in ("read_1m", "create500", "andrew"):
+        row: dict[str, Any] = {"workload": wl}
+        for side in ("conv", "fsoc"):
+            run = float(unit_times(side, m.work[wl][side].units, c).sum())
+            if wl == "read_1m":
+                p = unit_params(m, c, t_comp_serial=0.0)
+                model = float((t_conv_serial if side == "conv" else t_fsoc_serial)(p, 0.0))
+            elif wl == "create500":
+                model = 500 * float(unit_times(side, m.work["create"][side].units, c).sum())
+            else:
+                model = _model_andrew(m, side, c)
+            row[f"{side}_run_s"] = run
+            row[f"{side}_model_s"] = model
+            row[f"{side}_error"] = model / run - 1
+            s = m.work[wl][side]
+            row[f"{side}_bytes"] = link_bytes(side, s, c)
+            row[f"{side}_requests"] = s.requests
+            row[f"{side}_media_s"] = s.media_s
+        row["fsoc_over_conv"] = row["fsoc_run_s"] / row["conv_run_s"]
+        pf, pc = PAPER_TABLE2_MS[wl]
+        row["paper_fsoc_over_conv"] = pf / pc
+        rows.append(row)
+    return rows
+
+
+def validation(m: Measurement, c: Costs, p: UnitParams, points: int = 41) -> dict[str, Any]:
+    """Fig. 11(b): eqs. (3)/(4) against the replayed run over t_comp."""
+    hi = 2.0 * max(p.io_conv, p.io_fsoc)
+    tc = np.linspace(0.0, hi, points)
+    out: dict[str, Any] = {"t_comp_s": tc.tolist()}
+    worst = 0.0
+    for side, fn in (("conv", t_conv_parallel), ("fsoc", t_fsoc_parallel)):
+        model = fn(p, tc)
+        run = np.array([replay_parallel(side, m, c, float(t), p.t_comp_serial) for t in tc])
+        err = model / run - 1
+        worst = max(worst, float(np.abs(err).max()))
+        out[side] = {"model_s": model.tolist(), "run_s": run.tolist(),
+                     "max_abs_error": float(np.abs(err).max())}
+    out["max_abs_error"] = worst
+    return out
+
+
+def report(m: Measurement, c: Costs) -> dict[str, Any]:
+    """Everything `steady model --json` prints."""
+    c = calibrate(m, c)
+    p = unit_params(m, c)
+    return {
+        "backend": m.backend,
+        "setup": {k: m.raw[k] for k in ("device", "blocks", "msize", "unit", "reps", "seed")},
+        "parameters": {k: asdict(v) for k, v in c.describe().items()},
+        "device_scale": c.device_scale,
+        "unit_params_measured": asdict(p),
+        "unit_params_paper": asdict(PAPER_UNIT),
+        "phases_measured": phases(p),
+        "phases_paper": phases(PAPER_UNIT),
+        "crossover_paper_closed_form_s": crossover_paper(PAPER_UNIT),
+        "fig15": fig15(m, c),
+        "table2": table2(m, c),
+        "validation": validation(m, c, p),
+    }
