@@ -118,8 +118,8 @@ def _table(headers: list[str], rows: list[list[str]]) -> str:
 
 
 def fig15_rows(r: dict[str, Any]) -> list[list[str]]:
-    return [[q["op"], f"{q['conv_bytes']}", f"{q['conv_requests']}", f"{q['fsoc_bytes']}",
-             f"{q['fsoc_messages']}", f"{100 * q['ratio']:.1f} %"] for q in r["fig15"]]
+    return [[q["op"], f"{q['conv_bytes']:.0f}", f"{q['conv_requests']:.1f}", f"{q['fsoc_bytes']:.0f}",
+             f"{q['fsoc_messages']:.0f}", f"{100 * q['ratio']:.1f} %"] for q in r["fig15"]]
 
 
 FIG15_HEAD = ["operation", "conv bytes", "block requests", "FSOC bytes", "9P round trips", "FSOC/conv"]

@@ -740,10 +740,64 @@ static void setup_file(side *s, const char *path, uint32_t size)
     h_check(steadyfs_close(&s->fs, fd), "setup close");
 }
 
-enum wl { WL_CREATE, WL_MKDIR, WL_RMDIR, WL_UNLINK, WL_READ1M, WL_WRITE1M, WL_CREATE500,
-          WL_ANDREW, WL_COUNT };
+enum wl { WL_CREATE, WL_MKDIR, WL_RMDIR, WL_UNLINK, WL_READ1M, WL_WRITE1M, WL_COPY4K,
+          WL_COPY64K, WL_CREATE500, WL_ANDREW, WL_COUNT };
 static const char *const wl_name[WL_COUNT] = {"create", "mkdir", "rmdir", "unlink", "read_1m",
-                                              "write_1m", "create500", "andrew"};
+                                              "write_1m", "copy_4k", "copy_64k", "create500",
+                                              "andrew"};
+
+/* Operations measured in isolation are repeated REPEAT times (distinct
+ * names) in a working directory that already holds POPULATION files: a
+ * used file system rather than an empty one. */
+#define REPEAT 8
+#define POPULATION 16
+
+/* cp SRC DST of one file, as one application call: on FSOC through 9P with
+ * the two directories' fids cached, on the host through steadyfs. */
+static void copy_file(side *s, uint32_t sdfid, uint32_t ddfid, const char *sdir, const char *ddir,
+                      const char *name)
+{
+    static uint8_t buf[65536];
+    uint32_t k;
+    if (s->fsoc) {
+        uint32_t rf, ri, wf, wi;
+        rf = c_open(s, sdfid, name, &ri);
+        wf = c_create(s, ddfid, name, &wi);
+        for (k = 0;; k += g_unit) {
+            uint32_t got = c_read(s, rf, k, g_unit);
+            if (!got)
+                break;
+            c_write(s, wf, k, buf, got);
+            if (got < g_unit)
+                break;
+        }
+        c_close(s, rf, ri);
+        c_close(s, wf, wi);
+    } else {
+        char path[PATH_LEN], dpath[PATH_LEN];
+        int rfd, wfd;
+        int32_t got;
+        snprintf(path, sizeof path, "%s/%s", sdir, name);
+        snprintf(dpath, sizeof dpath, "%s/%s", ddir, name);
+        cpu_begin(s);
+        rfd = steadyfs_open(&s->fs, path, STEADYFS_O_RDONLY);
+        h_check(rfd, "open src");
+        wfd = steadyfs_open(&s->fs, dpath, STEADYFS_O_WRONLY | STEADYFS_O_CREAT | STEADYFS_O_TRUNC);
+        h_check(wfd, "open dst");
+        for (;;) {
+            got = steadyfs_read(&s->fs, rfd, buf, g_unit);
+            h_check(got, "read");
+            if (!got)
+                break;
+            h_check(steadyfs_write(&s->fs, wfd, buf, (uint32_t)got), "write");
+            if ((uint32_t)got < g_unit)
+                break;
+        }
+        h_check(steadyfs_close(&s->fs, rfd), "close");
+        h_check(steadyfs_close(&s->fs, wfd), "close");
+        cpu_end(s);
+    }
+}
 
 /* Runs workload w on a fresh side. */
 static void run(side *s, enum wl w)
@@ -751,17 +805,36 @@ static void run(side *s, enum wl w)
     char name[64], path[PATH_LEN];
     uint32_t dfid = 0, ofid = 0, ino = 0, i, j, k, n;
     int fd = -1;
-    if (w == WL_RMDIR)
-        h_check(steadyfs_mkdir(&s->fs, "/d"), "setup");
     h_check(steadyfs_mkdir(&s->fs, "/w"), "setup");
-    if (w == WL_RMDIR)
-        h_check(steadyfs_mkdir(&s->fs, "/w/x"), "setup");
-    if (w == WL_UNLINK)
-        setup_file(s, "/w/x", 1000);
+    for (i = 0; i < POPULATION; i++) {
+        snprintf(path, sizeof path, "/w/pop%02u", i);
+        setup_file(s, path, 1000);
+    }
+    for (i = 0; i < REPEAT; i++) {
+        snprintf(path, sizeof path, "/w/x%u", i);
+        if (w == WL_RMDIR)
+            h_check(steadyfs_mkdir(&s->fs, path), "setup");
+        if (w == WL_UNLINK)
+            setup_file(s, path, 1000);
+    }
     if (w == WL_READ1M)
         setup_file(s, "/w/x", 1u << 20);
-    if (w == WL_ANDREW) {
+    if (w == WL_COPY4K || w == WL_COPY64K) {
+        /* the same depth as the Andrew tree's files: steadyfs resolves
+         * every path from the root */
         h_check(steadyfs_mkdir(&s->fs, "/w/src"), "setup");
+        h_check(steadyfs_mkdir(&s->fs, "/w/src/d"), "setup");
+        h_check(steadyfs_mkdir(&s->fs, "/w/dst"), "setup");
+        h_check(steadyfs_mkdir(&s->fs, "/w/dst/d"), "setup");
+        for (i = 0; i < REPEAT; i++) {
+            snprintf(path, sizeof path, "/w/src/d/c%u", i);
+            setup_file(s, path, w == WL_COPY4K ? 4096 : 65536);
+        }
+    }
+    if (w == WL_ANDREW || w == WL_COPY4K || w == WL_COPY64K) {
+        /* the Andrew source tree; the copy runs measure on the same state */
+        if (w == WL_ANDREW)
+            h_check(steadyfs_mkdir(&s->fs, "/w/src"), "setup");
         for (i = 0; i < ANDREW_DIRS; i++) {
             snprintf(path, sizeof path, "/w/src/d%u", i);
             h_check(steadyfs_mkdir(&s->fs, path), "setup");
@@ -780,7 +853,7 @@ static void run(side *s, enum wl w)
     switch (w) {
     case WL_CREATE:
     case WL_CREATE500:
-        n = w == WL_CREATE ? 1 : 500;
+        n = w == WL_CREATE ? REPEAT : 500;
         for (i = 0; i < n; i++) {
             snprintf(name, sizeof name, "file%04u", i);
             unit_begin(s);
@@ -799,28 +872,25 @@ static void run(side *s, enum wl w)
         }
         break;
     case WL_MKDIR:
-        unit_begin(s);
-        if (s->fsoc)
-            c_clunk(s, c_mkdir(s, dfid, "x"));
-        else {
-            cpu_begin(s);
-            h_check(steadyfs_mkdir(&s->fs, "/w/x"), "mkdir");
-            cpu_end(s);
-        }
-        unit_end(s);
-        break;
     case WL_RMDIR:
     case WL_UNLINK:
-        unit_begin(s);
-        if (s->fsoc)
-            c_remove(s, dfid, "x", w == WL_RMDIR);
-        else {
-            cpu_begin(s);
-            h_check(w == WL_RMDIR ? steadyfs_rmdir(&s->fs, "/w/x") : steadyfs_unlink(&s->fs, "/w/x"),
-                    "remove");
-            cpu_end(s);
+        for (i = 0; i < REPEAT; i++) {
+            snprintf(name, sizeof name, "x%u", i);
+            snprintf(path, sizeof path, "/w/x%u", i);
+            unit_begin(s);
+            if (s->fsoc && w == WL_MKDIR)
+                c_clunk(s, c_mkdir(s, dfid, name));
+            else if (s->fsoc)
+                c_remove(s, dfid, name, w == WL_RMDIR);
+            else {
+                cpu_begin(s);
+                h_check(w == WL_MKDIR ? steadyfs_mkdir(&s->fs, path)
+                        : w == WL_RMDIR ? steadyfs_rmdir(&s->fs, path) : steadyfs_unlink(&s->fs, path),
+                        "metadata op");
+                cpu_end(s);
+            }
+            unit_end(s);
         }
-        unit_end(s);
         break;
     case WL_READ1M:
     case WL_WRITE1M:
@@ -869,10 +939,26 @@ static void run(side *s, enum wl w)
         }
         unit_end(s);
         break;
+    case WL_COPY4K:
+    case WL_COPY64K: {
+        uint32_t sd = 0, dd = 0;
+        if (s->fsoc) {
+            sd = c_lookup_dir(s, c_lookup_dir(s, dfid, "src"), "d");
+            dd = c_lookup_dir(s, c_lookup_dir(s, dfid, "dst"), "d");
+        }
+        for (i = 0; i < REPEAT; i++) {
+            snprintf(name, sizeof name, "c%u", i);
+            unit_begin(s);
+            copy_file(s, sd, dd, "/w/src/d", "/w/dst/d", name);
+            unit_end(s);
+        }
+        break;
+    }
     case WL_ANDREW: {
-        /* cp -r /w/src /w/dst: one unit per mkdir and per file copied */
+        /* cp -r /w/src /w/dst: one unit per mkdir (with the source
+         * directory's lookup) and per file copied */
         uint32_t src_fid = 0, dst_fid = 0, sd = 0, dd = 0;
-        static uint8_t buf[65536];
+        char sdir[PATH_LEN], ddir[PATH_LEN];
         unit_begin(s);
         if (s->fsoc) {
             src_fid = c_lookup_dir(s, dfid, "src");
@@ -885,65 +971,27 @@ static void run(side *s, enum wl w)
         unit_end(s);
         for (i = 0; i < ANDREW_DIRS; i++) {
             snprintf(name, sizeof name, "d%u", i);
+            snprintf(sdir, sizeof sdir, "/w/src/%s", name);
+            snprintf(ddir, sizeof ddir, "/w/dst/%s", name);
             unit_begin(s);
             if (s->fsoc) {
                 sd = c_lookup_dir(s, src_fid, name);
                 dd = c_mkdir(s, dst_fid, name);
             } else {
-                snprintf(path, sizeof path, "/w/dst/%s", name);
                 cpu_begin(s);
-                h_check(steadyfs_mkdir(&s->fs, path), "mkdir");
+                h_check(steadyfs_mkdir(&s->fs, ddir), "mkdir");
                 cpu_end(s);
             }
             unit_end(s);
             for (j = 0; j < ANDREW_FILES; j++) {
                 snprintf(name, sizeof name, "f%u.c", j);
                 unit_begin(s);
-                if (s->fsoc) {
-                    uint32_t rf, ri, wf, wi;
-                    rf = c_open(s, sd, name, &ri);
-                    wf = c_create(s, dd, name, &wi);
-                    for (k = 0;; k += g_unit) {
-                        uint32_t got = c_read(s, rf, k, g_unit);
-                        if (!got)
-                            break;
-                        c_write(s, wf, k, buf, got);
-                        if (got < g_unit)
-                            break;
-                    }
-                    c_close(s, rf, ri);
-                    c_close(s, wf, wi);
-                } else {
-                    int rfd, wfd;
-                    int32_t got;
-                    char dpath[PATH_LEN];
-                    snprintf(path, sizeof path, "/w/src/d%u/%s", i, name);
-                    snprintf(dpath, sizeof dpath, "/w/dst/d%u/%s", i, name);
-                    cpu_begin(s);
-                    rfd = steadyfs_open(&s->fs, path, STEADYFS_O_RDONLY);
-                    h_check(rfd, "open src");
-                    wfd = steadyfs_open(&s->fs, dpath, STEADYFS_O_WRONLY | STEADYFS_O_CREAT | STEADYFS_O_TRUNC);
-                    h_check(wfd, "open dst");
-                    for (;;) {
-                        got = steadyfs_read(&s->fs, rfd, buf, g_unit);
-                        h_check(got, "read");
-                        if (!got)
-                            break;
-                        h_check(steadyfs_write(&s->fs, wfd, buf, (uint32_t)got), "write");
-                        if ((uint32_t)got < g_unit)
-                            break;
-                    }
-                    h_check(steadyfs_close(&s->fs, rfd), "close");
-                    h_check(steadyfs_close(&s->fs, wfd), "close");
-                    cpu_end(s);
-                }
+                copy_file(s, sd, dd, sdir, ddir, name);
                 unit_end(s);
             }
-            if (s->fsoc) {
-                unit_begin(s);
+            if (s->fsoc) {   /* the directories' fids go when cp leaves them */
                 c_clunk(s, sd);
                 c_clunk(s, dd);
-                unit_end(s);
             }
         }
         break;
@@ -1009,13 +1057,14 @@ static int usage(void)
     fprintf(stderr,
             "usage: steady-fsocexp [--device PROFILE] [--blocks N] [--msize N] [--unit N]\n"
             "                      [--reps N] [--seed N] [--emulate] [WORKLOAD...]\n"
-            "workloads: create mkdir rmdir unlink read_1m write_1m create500 andrew (default all)\n");
+            "workloads: create mkdir rmdir unlink read_1m write_1m copy_4k copy_64k create500 andrew\n"
+            "           (default all)\n");
     return 2;
 }
 
 int main(int argc, char **argv)
 {
-    uint32_t reps = 3, i;
+    uint32_t reps = 5, i;
     int want[WL_COUNT], any = 0, first = 1, a, w;
     memset(want, 0, sizeof want);
     for (a = 1; a < argc; a++) {
