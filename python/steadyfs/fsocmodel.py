@@ -80,15 +80,17 @@ def t_fsoc_serial(p: UnitParams, t_comp: float | Sequence[float] | F64) -> F64:
 def t_conv_parallel(p: UnitParams, t_comp: float | Sequence[float] | F64) -> F64:
     """Eq. (3): I/O of unit i+1 overlaps computation on unit i."""
     c = _arr(t_comp)
-    return (p.t_comp_serial + p.n * (p.t_fs_host + p.t_driver) + p.io_conv + c
-            + (p.n - 1) * np.maximum(c, p.io_conv))
+    out: F64 = (p.t_comp_serial + p.n * (p.t_fs_host + p.t_driver) + p.io_conv + c
+                + (p.n - 1) * np.maximum(c, p.io_conv))
+    return out
 
 
 def t_fsoc_parallel(p: UnitParams, t_comp: float | Sequence[float] | F64) -> F64:
     """Eq. (4)."""
     c = _arr(t_comp)
-    return (p.t_comp_serial + p.n * p.t_stub + p.io_fsoc + c
-            + (p.n - 1) * np.maximum(c, p.io_fsoc))
+    out: F64 = (p.t_comp_serial + p.n * p.t_stub + p.io_fsoc + c
+                + (p.n - 1) * np.maximum(c, p.io_fsoc))
+    return out
 
 
 def crossover(p: UnitParams) -> float | None:
@@ -286,12 +288,15 @@ def calibrate(m: Measurement, c: Costs) -> Costs:
 
 def unit_times(side: str, u: npt.NDArray[np.int64], c: Costs) -> F64:
     """Serial time of each call: host code + device code + media + link."""
-    u = u.astype(np.float64)
+    f = u.astype(np.float64)
+    out: F64
     if side == "conv":
-        link = (u[:, TO] + u[:, FROM] + c.cmd_bytes * u[:, REQ]) / c.link_Bps
-        return u[:, CPU] * 1e-9 * c.host_scale + u[:, REQ] * c.t_driver + u[:, MEDIA] * 1e-9 + link
-    link = (u[:, TO] + u[:, FROM]) / c.link_Bps
-    return u[:, REQ] * c.t_stub + u[:, CPU] * 1e-9 * c.device_scale + u[:, MEDIA] * 1e-9 + link
+        link = (f[:, TO] + f[:, FROM] + c.cmd_bytes * f[:, REQ]) / c.link_Bps
+        out = f[:, CPU] * 1e-9 * c.host_scale + f[:, REQ] * c.t_driver + f[:, MEDIA] * 1e-9 + link
+    else:
+        link = (f[:, TO] + f[:, FROM]) / c.link_Bps
+        out = f[:, REQ] * c.t_stub + f[:, CPU] * 1e-9 * c.device_scale + f[:, MEDIA] * 1e-9 + link
+    return out
 
 
 def link_bytes(side: str, s: Side, c: Costs) -> int:
@@ -329,9 +334,9 @@ def replay_parallel(side: str, m: Measurement, c: Costs, t_comp: float,
         host = u[:, REQ] * c.t_stub
         io = (u[:, CPU] * 1e-9 * c.device_scale + u[:, MEDIA] * 1e-9
               + (u[:, TO] + u[:, FROM]) / c.link_Bps)
-    t = t_comp_serial + host[0] + io[0]
+    t = t_comp_serial + float(host[0]) + float(io[0])
     for i in range(1, len(u)):
-        t += host[i] + max(t_comp, io[i])
+        t += float(host[i]) + max(t_comp, float(io[i]))
     return t + t_comp
 
 

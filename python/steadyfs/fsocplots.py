@@ -8,12 +8,13 @@ import html
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import numpy as np
-
-from steadyfs import fsocmodel as fm
-from steadyfs.plots import COLORS, plt, save
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+
+from steadyfs import fsocmodel as fm
+from steadyfs.plots import COLORS, save  # also selects the Agg backend
 
 
 def _fig7_panel(ax: Axes, p: fm.UnitParams, title: str) -> None:
