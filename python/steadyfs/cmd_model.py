@@ -56,8 +56,15 @@ def text(r: dict[str, Any]) -> str:
             render_table(FIG15_HEAD, fig15_rows(r), right=[False] + [True] * 5),
             "", "Table 2, elapsed time, serial I/O (model error vs run in brackets):",
             render_table(TABLE2_HEAD, table2_rows(r), right=[False] + [True] * 6),
-            "", f"Fig. 11(b), overlapped reads, eqs. (3)/(4) vs run: worst error "
-            f"{r['validation']['max_abs_error'] * 100:.2f} %"]
+            "", "where the run's time goes (ms: file-system CPU / driver or stub code / media / link):"]
+    for q in r["table2"]:
+        for side in ("conv", "fsoc"):
+            b = q[f"{side}_breakdown"]
+            out.append(f"  {q['workload']:10s} {side:4s} " + " / ".join(f"{v * 1e3:7.0f}" for v in b.values()))
+    out += ["", f"Fig. 11(b), overlapped reads, eqs. (3)/(4) vs run: worst error "
+            f"{r['validation']['max_abs_error'] * 100:.2f} %",
+            "Fig. 12, crossover vs host clock (device fixed): " + ", ".join(
+                f"{x['host_mhz']:.0f} MHz {x['crossover_s'] * 1e3:.2f} ms" for x in r["crossover_vs_host_mhz"])]
     return "\n".join(out)
 
 

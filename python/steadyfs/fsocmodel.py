@@ -414,6 +414,34 @@ def _andrew_size(d: int, f: int) -> int:
     return int(128.0 * 2.0 ** (8.0 * u))
 
 
+def breakdown(side: str, u: npt.NDArray[np.int64], c: Costs) -> dict[str, float]:
+    """Where a serial run's time goes: file-system CPU (host or device),
+    per-request code (driver or stub), media, link (seconds)."""
+    f = u.astype(np.float64)
+    cmd = c.cmd_bytes if side == "conv" else 0
+    return {"fs_cpu_s": float(f[:, CPU].sum()) * 1e-9 * (c.host_scale if side == "conv" else c.device_scale),
+            "request_code_s": float(f[:, REQ].sum()) * (c.t_driver if side == "conv" else c.t_stub),
+            "media_s": float(f[:, MEDIA].sum()) * 1e-9,
+            "link_s": float((f[:, TO] + f[:, FROM] + cmd * f[:, REQ]).sum()) / c.link_Bps}
+
+
+def crossover_vs_host_clock(m: Measurement, c: Costs,
+                            mhz: Sequence[float] = (45.0, 56.0, 67.0, 112.0, 224.0)) -> list[dict[str, float]]:
+    """Fig. 12: the crossover moves right as the host gets faster.  Host
+    code (file system, driver, stub) scales with 1 / clock; the device's
+    speed stays."""
+    out = []
+    for f in mhz:
+        k = c.host_mhz / f
+        cf = replace(c, host_mhz=f, host_scale=c.host_scale * k, t_driver=c.t_driver * k,
+                     t_stub=c.t_stub * k)
+        p = unit_params(m, cf)
+        x = crossover(p)
+        out.append({"host_mhz": f, "crossover_s": float("nan") if x is None else x,
+                    "phase2_from_s": p.io_conv, "phase3_from_s": p.io_fsoc})
+    return out
+
+
 def table2(m: Measurement, c: Costs) -> list[dict[str, Any]]:
     """Elapsed times, serial I/O: 'run' sums each call's own measured costs
     in the real workload; 'model' predicts it from operations measured in
@@ -438,6 +466,7 @@ def table2(m: Measurement, c: Costs) -> list[dict[str, Any]]:
             row[f"{side}_bytes"] = link_bytes(side, s, c)
             row[f"{side}_requests"] = s.requests
             row[f"{side}_media_s"] = s.media_s
+            row[f"{side}_breakdown"] = breakdown(side, s.units, c)
         row["fsoc_over_conv"] = row["fsoc_run_s"] / row["conv_run_s"]
         pf, pc = PAPER_TABLE2_MS[wl]
         row["paper_fsoc_over_conv"] = pf / pc
@@ -479,4 +508,5 @@ def report(m: Measurement, c: Costs) -> dict[str, Any]:
         "fig15": fig15(m, c),
         "table2": table2(m, c),
         "validation": validation(m, c, p),
+        "crossover_vs_host_mhz": crossover_vs_host_clock(m, c),
     }

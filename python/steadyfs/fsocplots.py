@@ -75,9 +75,9 @@ def plot_fig15(r: dict[str, Any]) -> Figure:
     a1.set_ylabel("bytes on the host link (both ways)")
     a1.set_title("Traffic per operation")
     a1.legend(fontsize=8)
-    a2.bar(x, [100 * q["ratio"] for q in rows], color=COLORS[2])
+    a2.bar(x, [100 * q["ratio"] for q in rows], color=COLORS[2], zorder=2)
     lo, hi = fm.PAPER_FIG15_RATIO
-    a2.axhspan(100 * lo, 100 * hi, color="0.85", alpha=0.6, lw=0, label="paper: metadata ops 5-30 %")
+    a2.axhspan(100 * lo, 100 * hi, color="0.85", lw=0, zorder=1, label="paper: metadata ops 5-30 %")
     for i, q in enumerate(rows):
         a2.text(i, 100 * q["ratio"] + 2, f"{100 * q['ratio']:.1f} %", ha="center", fontsize=8)
     a2.set_xticks(x, [q["op"] for q in rows])
