@@ -356,7 +356,8 @@ def _add_fsoc_section(index: Path, out: Path, quick: bool) -> str:
     from steadyfs.report import insert_section
 
     try:
-        r = fm.report(fm.measure(reps=2 if quick else 5), fm.Costs())
+        reps = 2 if quick else 5
+        r = fm.report(fm.measure(reps=reps), fm.Costs(), fm.measure(reps=reps, client="lean"))
     except (OSError, subprocess.CalledProcessError) as e:
         insert_section(index, f"<h2 id='fsoc'>Seed 002: FSOC</h2><p>not run: {html.escape(str(e))}</p>",
                        "fsoc", "Seed 002")
@@ -369,5 +370,6 @@ def _add_fsoc_section(index: Path, out: Path, quick: bool) -> str:
     return (f"seed 002 (FSOC model, 9P server {r['backend']}): metadata traffic FSOC/conv "
             f"{min(q['ratio'] for q in meta) * 100:.1f}-{max(q['ratio'] for q in meta) * 100:.1f} % "
             f"(paper 5-30 %); elapsed FSOC/conv read 1 MB {t2['read_1m']['fsoc_over_conv']:.2f}, "
-            f"500 creates {t2['create500']['fsoc_over_conv']:.2f}, Andrew {t2['andrew']['fsoc_over_conv']:.2f}; "
+            f"500 creates {t2['create500']['fsoc_over_conv']:.2f} (lean client "
+            f"{t2['create500']['lean_fsoc_over_conv']:.2f}), Andrew {t2['andrew']['fsoc_over_conv']:.2f}; "
             f"model vs run within {err * 100:.1f} %")

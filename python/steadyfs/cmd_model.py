@@ -30,16 +30,21 @@ def costs_from_args(a: argparse.Namespace) -> fm.Costs:
                     fs_host_ref=a.fs_host_ref_ms * 1e-3, host_scale=a.host_scale)
 
 
-def compute(a: argparse.Namespace) -> dict[str, Any]:  # noqa: D103
-    m = fm.measure(device=a.device, blocks=a.blocks, msize=a.msize, unit=a.unit, reps=a.reps)
-    return fm.report(m, costs_from_args(a))
+def compute(a: argparse.Namespace) -> dict[str, Any]:
+    """Measure (both 9P clients unless --client says one) and model."""
+    kw: dict[str, Any] = {"device": a.device, "blocks": a.blocks, "msize": a.msize, "unit": a.unit,
+                          "reps": a.reps}
+    m = fm.measure(client="lean" if a.client == "lean" else "v9fs", **kw)
+    lean = fm.measure(client="lean", **kw) if a.client == "both" else None
+    return fm.report(m, costs_from_args(a), lean)
 
 
 def text(r: dict[str, Any]) -> str:
-    from steadyfs.fsocplots import FIG15_HEAD, TABLE2_HEAD, fig15_rows, table2_rows
+    from steadyfs.fsocplots import fig15_head, fig15_rows, table2_head, table2_rows
     from steadyfs.report import render_table
 
-    out = [f"steady model: steadyfs on {r['setup']['device']}, 9P server: {r['backend']}", "",
+    out = [f"steady model: steadyfs on {r['setup']['device']}, 9P server: {r['backend']}, client: "
+           f"{r['client']}" + (" (and lean)" if r["lean_client"] else ""), "",
            "parameters:"]
     for k, v in r["parameters"].items():
         out.append(f"  {k:11s} {v['value']:<10.4g} {v['unit']:24s} [{v['source']}] {v['how']}")
@@ -53,9 +58,9 @@ def text(r: dict[str, Any]) -> str:
                 f"{ph['crossover'] * 1e3:.3f} ms, phase (3) from {ph['phase3_from'] * 1e3:.3f} ms"]
     out += ["", "Fig. 15, traffic per operation (bytes both ways; conv includes "
             f"{int(r['parameters']['cmd_bytes']['value'])} command bytes per request):",
-            render_table(FIG15_HEAD, fig15_rows(r), right=[False] + [True] * 5),
+            render_table(fig15_head(r), fig15_rows(r), right=[False] + [True] * (len(fig15_head(r)) - 1)),
             "", "Table 2, elapsed time, serial I/O (model error vs run in brackets):",
-            render_table(TABLE2_HEAD, table2_rows(r), right=[False] + [True] * 6),
+            render_table(table2_head(r), table2_rows(r), right=[False] + [True] * (len(table2_head(r)) - 1)),
             "", "where the run's time goes (ms: file-system CPU / driver or stub code / media / link):"]
     for q in r["table2"]:
         for side in ("conv", "fsoc"):
@@ -76,6 +81,9 @@ def register(sub: Any) -> None:
     p.add_argument("--blocks", type=int, default=256, help="device blocks (default 256)")
     p.add_argument("--msize", type=int, default=8192, help="9P msize (default 8192)")
     p.add_argument("--unit", type=int, default=4096, help="application read/write size (default 4096)")
+    p.add_argument("--client", choices=("v9fs", "lean", "both"), default="both",
+                   help="9P client behaviour: the messages Linux v9fs sends, a lean one (one round "
+                        "trip per step, like the paper's stub), or both (default)")
     p.add_argument("--reps", type=int, default=5, help="runs per workload; CPU = min per call (default 5)")
     p.add_argument("--link-rate", type=float, default=d.link_Bps,
                    help="host link, bytes/s [paper §5: 0.7-1 MB/s] (default 1e6)")

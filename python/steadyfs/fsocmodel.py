@@ -166,6 +166,7 @@ class Costs:
     device_mhz: float = 24.0       # paper's device (ARM7TDMI) clock
     fs_host_ref: float = 0.24e-3   # paper's TFS_host per 4 KB read: calibrates the host CPU
     host_scale: float = 0.0        # modelled host s per native s (0: calibrate)
+    media_per_read: float = 0.0    # for the record only: measured, set by calibrate()
 
     @property
     def device_scale(self) -> float:
@@ -194,9 +195,10 @@ class Costs:
                                 "native CPU time of steadyfs measured here (steady-fsocexp), scaled "
                                 "so that one 4 KiB read costs the paper's TFS_host = "
                                 f"{self.fs_host_ref * 1e3:.2f} ms"),
-            "media": Param(0.0, "s", "run",
+            "media": Param(self.media_per_read, "s per 4 KiB read", "run",
                            "virtual clock of the device model (datasheet tR/tPROG/tBERS and "
-                           "its internal bus), per call, typical timing"),
+                           "its internal bus), per call, typical timing; the value is the mean "
+                           "over the 1 MiB read"),
         }
 
 
@@ -244,6 +246,10 @@ class Measurement:
     def backend(self) -> str:
         return str(self.raw.get("backend", "?"))
 
+    @property
+    def client(self) -> str:
+        return str(self.raw.get("client", "?"))
+
 
 def fsocexp_binary() -> Path:
     lib = os.environ.get("STEADYFS_LIB")
@@ -252,13 +258,15 @@ def fsocexp_binary() -> Path:
 
 
 def measure(device: str = "mt29f1g01", blocks: int = 256, msize: int = 8192, unit: int = 4096,
-            reps: int = 5, workloads: Sequence[str] = ()) -> Measurement:
-    """Runs build/steady-fsocexp and parses its JSON."""
+            reps: int = 5, workloads: Sequence[str] = (), client: str = "v9fs") -> Measurement:
+    """Runs build/steady-fsocexp and parses its JSON.  client: "v9fs" (the
+    messages Linux's 9P client sends) or "lean" (one round trip per step,
+    like the paper's stub)."""
     exe = fsocexp_binary()
     if not exe.exists():
         raise FileNotFoundError(f"{exe} not found; build it with `make build/steady-fsocexp`")
     argv = [str(exe), "--device", device, "--blocks", str(blocks), "--msize", str(msize),
-            "--unit", str(unit), "--reps", str(reps), *workloads]
+            "--unit", str(unit), "--reps", str(reps), "--client", client, *workloads]
     out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
     return Measurement.from_json(json.loads(out))
 
@@ -283,7 +291,7 @@ def calibrate(m: Measurement, c: Costs) -> Costs:
         c = replace(c, t_driver=c.driver_ref / (float(cv[:, REQ].mean()) * k))
     if c.t_stub <= 0:
         c = replace(c, t_stub=c.stub_ref / (float(fs[:, REQ].mean()) * k))
-    return c
+    return replace(c, media_per_read=float(cv[:, MEDIA].mean()) * 1e-9 * k)
 
 
 def unit_times(side: str, u: npt.NDArray[np.int64], c: Costs) -> F64:
@@ -491,12 +499,30 @@ def validation(m: Measurement, c: Costs, p: UnitParams, points: int = 41) -> dic
     return out
 
 
-def report(m: Measurement, c: Costs) -> dict[str, Any]:
-    """Everything `steady model --json` prints."""
+def lean_columns(main: list[dict[str, Any]], lean: list[dict[str, Any]], key: str,
+                 cols: Sequence[str]) -> None:
+    """Adds the lean client's FSOC figures to the main rows as lean_<col>."""
+    by = {q[key]: q for q in lean}
+    for q in main:
+        for col in cols:
+            q[f"lean_{col}"] = by[q[key]][col]
+
+
+def report(m: Measurement, c: Costs, lean: Measurement | None = None) -> dict[str, Any]:
+    """Everything `steady model --json` prints.  m: the v9fs-like client's
+    measurement (which calibrates the costs); lean: optionally the lean
+    client's, reported alongside with the same costs."""
     c = calibrate(m, c)
     p = unit_params(m, c)
+    f15, t2 = fig15(m, c), table2(m, c)
+    if lean is not None:
+        lean_columns(f15, fig15(lean, c), "op", ("fsoc_bytes", "fsoc_messages", "ratio"))
+        lean_columns(t2, table2(lean, c), "workload",
+                     ("fsoc_run_s", "fsoc_model_s", "fsoc_error", "fsoc_over_conv", "fsoc_breakdown"))
     return {
         "backend": m.backend,
+        "client": m.client,
+        "lean_client": lean is not None,
         "setup": {k: m.raw[k] for k in ("device", "blocks", "msize", "unit", "reps", "seed")},
         "parameters": {k: asdict(v) for k, v in c.describe().items()},
         "device_scale": c.device_scale,
@@ -505,8 +531,8 @@ def report(m: Measurement, c: Costs) -> dict[str, Any]:
         "phases_measured": phases(p),
         "phases_paper": phases(PAPER_UNIT),
         "crossover_paper_closed_form_s": crossover_paper(PAPER_UNIT),
-        "fig15": fig15(m, c),
-        "table2": table2(m, c),
+        "fig15": f15,
+        "table2": t2,
         "validation": validation(m, c, p),
         "crossover_vs_host_mhz": crossover_vs_host_clock(m, c),
     }

@@ -68,18 +68,29 @@ def plot_fig15(r: dict[str, Any]) -> Figure:
     rows = r["fig15"]
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.2))
     x = np.arange(len(rows))
-    a1.bar(x - 0.2, [q["conv_bytes"] for q in rows], 0.4, color=COLORS[0], label="conventional (blocks)")
-    a1.bar(x + 0.2, [q["fsoc_bytes"] for q in rows], 0.4, color=COLORS[1], label="FSOC (9P2000.L)")
+    lean = bool(r.get("lean_client"))
+    w = 0.27 if lean else 0.4
+    a1.bar(x - w, [q["conv_bytes"] for q in rows], w, color=COLORS[0], label="conventional (blocks)")
+    a1.bar(x, [q["fsoc_bytes"] for q in rows], w, color=COLORS[1], label="FSOC, v9fs-like client")
+    if lean:
+        a1.bar(x + w, [q["lean_fsoc_bytes"] for q in rows], w, color=COLORS[3], label="FSOC, lean client")
     a1.set_yscale("log")
     a1.set_xticks(x, [q["op"] for q in rows])
     a1.set_ylabel("bytes on the host link (both ways)")
     a1.set_title("Traffic per operation")
     a1.legend(fontsize=8)
-    a2.bar(x, [100 * q["ratio"] for q in rows], color=COLORS[2], zorder=2)
+    a2.bar(x - (0.2 if lean else 0), [100 * q["ratio"] for q in rows], 0.4 if lean else 0.8,
+           color=COLORS[1], zorder=2, label="v9fs-like client")
+    if lean:
+        a2.bar(x + 0.2, [100 * q["lean_ratio"] for q in rows], 0.4, color=COLORS[3], zorder=2,
+               label="lean client")
     lo, hi = fm.PAPER_FIG15_RATIO
     a2.axhspan(100 * lo, 100 * hi, color="0.85", lw=0, zorder=1, label="paper: metadata ops 5-30 %")
     for i, q in enumerate(rows):
-        a2.text(i, 100 * q["ratio"] + 2, f"{100 * q['ratio']:.1f} %", ha="center", fontsize=8)
+        a2.text(i - (0.2 if lean else 0), 100 * q["ratio"] + 2, f"{100 * q['ratio']:.1f}", ha="center",
+                fontsize=7)
+        if lean:
+            a2.text(i + 0.2, 100 * q["lean_ratio"] + 2, f"{100 * q['lean_ratio']:.1f}", ha="center", fontsize=7)
     a2.set_xticks(x, [q["op"] for q in rows])
     a2.set_ylabel("FSOC / conventional (%)")
     a2.set_title("Fig. 15: FSOC traffic relative to conventional")
@@ -92,12 +103,14 @@ def plot_table2(r: dict[str, Any]) -> Figure:
     rows = r["table2"]
     fig, ax = plt.subplots(figsize=(8, 4.2))
     x = np.arange(len(rows))
-    w = 0.2
-    for k, (key, col, lab) in enumerate((("conv_run_s", COLORS[0], "Conv run"),
-                                         ("conv_model_s", "#9ecae1", "Conv model"),
-                                         ("fsoc_run_s", COLORS[1], "FSOC run"),
-                                         ("fsoc_model_s", "#fc9272", "FSOC model"))):
-        ax.bar(x + (k - 1.5) * w, [q[key] for q in rows], w, color=col, label=lab)
+    series = [("conv_run_s", COLORS[0], "Conv run"), ("conv_model_s", "#9ecae1", "Conv model"),
+              ("fsoc_run_s", COLORS[1], "FSOC (v9fs) run"), ("fsoc_model_s", "#fc9272", "FSOC (v9fs) model")]
+    if r.get("lean_client"):
+        series += [("lean_fsoc_run_s", COLORS[3], "FSOC (lean) run"),
+                   ("lean_fsoc_model_s", "#fdd0a2", "FSOC (lean) model")]
+    w = 0.8 / len(series)
+    for k, (key, col, lab) in enumerate(series):
+        ax.bar(x + (k - (len(series) - 1) / 2) * w, [q[key] for q in rows], w, color=col, label=lab)
     ax.set_xticks(x, [q["workload"] for q in rows])
     ax.set_ylabel("elapsed time (s)")
     ax.set_title("Table 2: elapsed time, serial I/O")
@@ -118,21 +131,42 @@ def _table(headers: list[str], rows: list[list[str]]) -> str:
     return f"<table><tr>{h}</tr>{b}</table>"
 
 
+def fig15_head(r: dict[str, Any]) -> list[str]:
+    h = ["operation", "conv bytes", "block requests", "FSOC bytes", "9P round trips", "FSOC/conv"]
+    return h + (["lean bytes", "lean trips", "lean/conv"] if r.get("lean_client") else [])
+
+
 def fig15_rows(r: dict[str, Any]) -> list[list[str]]:
-    return [[q["op"], f"{q['conv_bytes']:.0f}", f"{q['conv_requests']:.1f}", f"{q['fsoc_bytes']:.0f}",
-             f"{q['fsoc_messages']:.0f}", f"{100 * q['ratio']:.1f} %"] for q in r["fig15"]]
+    rows = []
+    for q in r["fig15"]:
+        row = [q["op"], f"{q['conv_bytes']:.0f}", f"{q['conv_requests']:.1f}", f"{q['fsoc_bytes']:.0f}",
+               f"{q['fsoc_messages']:.0f}", f"{100 * q['ratio']:.1f} %"]
+        if r.get("lean_client"):
+            row += [f"{q['lean_fsoc_bytes']:.0f}", f"{q['lean_fsoc_messages']:.0f}",
+                    f"{100 * q['lean_ratio']:.1f} %"]
+        rows.append(row)
+    return rows
 
 
-FIG15_HEAD = ["operation", "conv bytes", "block requests", "FSOC bytes", "9P round trips", "FSOC/conv"]
-TABLE2_HEAD = ["workload", "conv run (ms)", "conv model (ms)", "FSOC run (ms)", "FSOC model (ms)",
-               "FSOC/conv", "paper FSOC/conv"]
+def table2_head(r: dict[str, Any]) -> list[str]:
+    h = ["workload", "conv run (ms)", "conv model (ms)", "FSOC run (ms)", "FSOC model (ms)", "FSOC/conv"]
+    return h + (["lean run (ms)", "lean model (ms)", "lean/conv"] if r.get("lean_client") else []) \
+        + ["paper FSOC/conv"]
 
 
 def table2_rows(r: dict[str, Any]) -> list[list[str]]:
-    return [[q["workload"], f"{q['conv_run_s'] * 1e3:.0f}", f"{q['conv_model_s'] * 1e3:.0f} "
-             f"({q['conv_error'] * 100:+.1f} %)", f"{q['fsoc_run_s'] * 1e3:.0f}",
-             f"{q['fsoc_model_s'] * 1e3:.0f} ({q['fsoc_error'] * 100:+.1f} %)",
-             f"{q['fsoc_over_conv']:.2f}", f"{q['paper_fsoc_over_conv']:.2f}"] for q in r["table2"]]
+    rows = []
+    for q in r["table2"]:
+        row = [q["workload"], f"{q['conv_run_s'] * 1e3:.0f}", f"{q['conv_model_s'] * 1e3:.0f} "
+               f"({q['conv_error'] * 100:+.1f} %)", f"{q['fsoc_run_s'] * 1e3:.0f}",
+               f"{q['fsoc_model_s'] * 1e3:.0f} ({q['fsoc_error'] * 100:+.1f} %)",
+               f"{q['fsoc_over_conv']:.2f}"]
+        if r.get("lean_client"):
+            row += [f"{q['lean_fsoc_run_s'] * 1e3:.0f}",
+                    f"{q['lean_fsoc_model_s'] * 1e3:.0f} ({q['lean_fsoc_error'] * 100:+.1f} %)",
+                    f"{q['lean_fsoc_over_conv']:.2f}"]
+        rows.append(row + [f"{q['paper_fsoc_over_conv']:.2f}"])
+    return rows
 
 
 def html_section(r: dict[str, Any], out_dir: Path, plots_rel: str = "plots") -> str:
@@ -162,8 +196,10 @@ def html_section(r: dict[str, Any], out_dir: Path, plots_rel: str = "plots") -> 
         f"{ph['crossover'] * 1e3:.2f} ms of computation per 4 KB unit "
         f"(phase 2 from {ph['phase2_from'] * 1e3:.2f} ms, phase 3 from {ph['phase3_from'] * 1e3:.2f} ms). "
         "docs/FSOC-MODEL.md explains the model.</p>"
-        "<h3>Traffic per operation (Fig. 15)</h3>" + _table(FIG15_HEAD, fig15_rows(r)) +
-        "<h3>Elapsed time (Table 2)</h3>" + _table(TABLE2_HEAD, table2_rows(r)) +
+        "<h3>Traffic per operation (Fig. 15)</h3>" + _table(fig15_head(r), fig15_rows(r)) +
+        "<p>FSOC: the messages a Linux v9fs client sends; lean: one round trip per step, like "
+        "the paper's stub.</p>"
+        "<h3>Elapsed time (Table 2)</h3>" + _table(table2_head(r), table2_rows(r)) +
         f"<p>Model vs run for overlapped reads (Fig. 11(b)): worst error "
         f"{r['validation']['max_abs_error'] * 100:.2f} %.</p>"
         f"<h3>Parameters</h3><ul>{plist}</ul><div class='side'>" + "".join(figs) + "</div>")

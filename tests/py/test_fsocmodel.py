@@ -107,11 +107,12 @@ def test_replay_equals_equations_for_equal_units() -> None:
 WORK = ("create", "mkdir", "rmdir", "unlink", "read_1m", "write_1m", "andrew")
 
 
-@lru_cache(maxsize=2)
-def _measured(emulate: bool = False) -> fm.Measurement:
+@lru_cache(maxsize=4)
+def _measured(emulate: bool = False, client: str = "v9fs") -> fm.Measurement:
     if not fm.fsocexp_binary().exists():
         pytest.fail(f"{fm.fsocexp_binary()} missing: `make build` builds it")
-    return fm.measure(reps=1, workloads=WORK + (("--emulate",) if emulate else ()))
+    work = WORK if not emulate and client == "v9fs" else ("create", "mkdir", "unlink", "read_1m")
+    return fm.measure(reps=1, client=client, workloads=work + (("--emulate",) if emulate else ()))
 
 
 def test_metadata_traffic_far_below_conventional() -> None:
@@ -154,6 +155,28 @@ def test_real_server_and_stand_in_agree() -> None:
     real, emu = _measured(), _measured(emulate=True)
     if real.backend != "p9srv":
         pytest.fail("steady-fsocexp was built without the 9P server (src/p9/p9srv*.c)")
-    for wl in ("create", "unlink", "read_1m"):
+    for wl in ("create", "mkdir", "unlink", "read_1m"):
         a, b = real.work[wl]["fsoc"], emu.work[wl]["fsoc"]
         assert (a.to_dev, a.from_dev, a.requests) == (b.to_dev, b.from_dev, b.requests), wl
+
+
+def test_lean_client() -> None:
+    """One round trip per step: create = clone walk + Tlcreate + Tclunk,
+    unlink = Tunlinkat; fewer bytes than the v9fs-like client, and the
+    same file data."""
+    v9, lean = _measured(), _measured(client="lean")
+    assert lean.client == "lean" and v9.client == "v9fs"
+    def trips(op: str) -> float:
+        f = lean.work[op]["fsoc"]
+        return float(f.requests / len(f.units))
+
+    assert trips("create") == 3
+    assert trips("unlink") == 1 and trips("mkdir") == 1
+    for op in ("create", "mkdir", "unlink"):
+        assert lean.work[op]["fsoc"].to_dev < v9.work[op]["fsoc"].to_dev
+    # the device's media time for a lean create is the conventional host's:
+    # the same steadyfs calls, without the extra lookups
+    # (plus one directory lookup for the clone walk)
+    assert lean.work["create"]["fsoc"].media_s == pytest.approx(v9.work["create"]["conv"].media_s, rel=0.02)
+    assert lean.work["create"]["fsoc"].media_s < 0.8 * v9.work["create"]["fsoc"].media_s
+    assert lean.work["read_1m"]["fsoc"].from_dev >= 1 << 20

@@ -150,6 +150,10 @@ static const char *g_profile = "mt29f1g01";
 static uint32_t g_blocks = 256, g_msize = 8192, g_unit = 4096;
 static uint64_t g_seed = 1;
 static int g_emulated;
+/* Client behaviour: 0 = like Linux v9fs (lookups before creates, getattr
+ * to instantiate inodes), 1 = lean (one round trip per step, like the
+ * paper's open_cli/..., no lookups the server repeats anyway). */
+static int g_lean;
 
 static void die(const char *what, long rc)
 {
@@ -517,7 +521,8 @@ static uint32_t c_lookup_dir(side *s, uint32_t parent, const char *name)
     uint32_t fid = g_nextfid++;
     if (c_walk(s, parent, fid, name) < 0)
         die("walk dir", 0);
-    c_getattr(s, fid);
+    if (!g_lean)
+        c_getattr(s, fid);
     return fid;
 }
 
@@ -529,7 +534,7 @@ static uint32_t c_create(side *s, uint32_t dfid, const char *name, uint32_t *ino
 {
     struct p9_msg t, r;
     uint32_t ofid = g_nextfid++;
-    if (c_walk(s, dfid, g_nextfid, name) != -2)
+    if (!g_lean && c_walk(s, dfid, g_nextfid, name) != -2)
         die("create: name exists", 0);
     if (c_walk(s, dfid, ofid, NULL) < 0)
         die("clone", 0);
@@ -541,6 +546,9 @@ static uint32_t c_create(side *s, uint32_t dfid, const char *name, uint32_t *ino
     t.u.tlcreate.mode = 0644;
     if (rpc(s, &t, &r) < 0)
         die("lcreate", 0);
+    *ino = P9_NOFID;
+    if (g_lean)
+        return ofid;
     *ino = g_nextfid++;
     if (c_walk(s, dfid, *ino, name) < 0)
         die("walk new", 0);
@@ -553,13 +561,20 @@ static uint32_t c_open(side *s, uint32_t dfid, const char *name, uint32_t *ino)
 {
     struct p9_msg t, r;
     uint32_t ofid;
-    *ino = g_nextfid++;
-    if (c_walk(s, dfid, *ino, name) < 0)
-        die("open: walk", 0);
-    c_getattr(s, *ino);
-    ofid = g_nextfid++;
-    if (c_walk(s, *ino, ofid, NULL) < 0)
-        die("open: clone", 0);
+    *ino = P9_NOFID;
+    if (g_lean) {
+        ofid = g_nextfid++;
+        if (c_walk(s, dfid, ofid, name) < 0)
+            die("open: walk", 0);
+    } else {
+        *ino = g_nextfid++;
+        if (c_walk(s, dfid, *ino, name) < 0)
+            die("open: walk", 0);
+        c_getattr(s, *ino);
+        ofid = g_nextfid++;
+        if (c_walk(s, *ino, ofid, NULL) < 0)
+            die("open: clone", 0);
+    }
     memset(&t, 0, sizeof t);
     t.type = P9_TLOPEN;
     t.u.tlopen.fid = ofid;
@@ -572,7 +587,8 @@ static uint32_t c_open(side *s, uint32_t dfid, const char *name, uint32_t *ino)
 static void c_close(side *s, uint32_t ofid, uint32_t ino)
 {
     c_clunk(s, ofid);
-    c_clunk(s, ino);
+    if (ino != P9_NOFID)
+        c_clunk(s, ino);
 }
 
 /* One application write/read of len bytes at off: chunks of msize - 24. */
@@ -614,11 +630,13 @@ static uint32_t c_read(side *s, uint32_t fid, uint64_t off, uint32_t len)
     return done;
 }
 
-static uint32_t c_mkdir(side *s, uint32_t dfid, const char *name)
+/* Returns the new directory's fid if want_fid, else P9_NOFID (lean client:
+ * no lookup of the directory it just made). */
+static uint32_t c_mkdir(side *s, uint32_t dfid, const char *name, int want_fid)
 {
     struct p9_msg t, r;
     uint32_t fid = g_nextfid++;
-    if (c_walk(s, dfid, fid, name) != -2)
+    if (!g_lean && c_walk(s, dfid, fid, name) != -2)
         die("mkdir: exists", 0);
     memset(&t, 0, sizeof t);
     t.type = P9_TMKDIR;
@@ -627,9 +645,12 @@ static uint32_t c_mkdir(side *s, uint32_t dfid, const char *name)
     t.u.tmkdir.mode = 0755;
     if (rpc(s, &t, &r) < 0)
         die("mkdir", 0);
+    if (g_lean && !want_fid)
+        return P9_NOFID;
     if (c_walk(s, dfid, fid, name) < 0)
         die("mkdir: walk", 0);
-    c_getattr(s, fid);
+    if (!g_lean)
+        c_getattr(s, fid);
     return fid;
 }
 
@@ -637,10 +658,12 @@ static uint32_t c_mkdir(side *s, uint32_t dfid, const char *name)
 static void c_remove(side *s, uint32_t dfid, const char *name, int dir)
 {
     struct p9_msg t, r;
-    uint32_t fid = g_nextfid++;
-    if (c_walk(s, dfid, fid, name) < 0)
-        die("remove: walk", 0);
-    c_getattr(s, fid);
+    uint32_t fid = g_lean ? P9_NOFID : g_nextfid++;
+    if (!g_lean) {
+        if (c_walk(s, dfid, fid, name) < 0)
+            die("remove: walk", 0);
+        c_getattr(s, fid);
+    }
     memset(&t, 0, sizeof t);
     t.type = P9_TUNLINKAT;
     t.u.tunlinkat.dirfid = dfid;
@@ -648,7 +671,8 @@ static void c_remove(side *s, uint32_t dfid, const char *name, int dir)
     t.u.tunlinkat.flags = dir ? 0x200 : 0;  /* AT_REMOVEDIR */
     if (rpc(s, &t, &r) < 0)
         die("unlinkat", 0);
-    c_clunk(s, fid);
+    if (fid != P9_NOFID)
+        c_clunk(s, fid);
 }
 
 static void fsoc_connect(side *s)
@@ -878,8 +902,11 @@ static void run(side *s, enum wl w)
             snprintf(name, sizeof name, "x%u", i);
             snprintf(path, sizeof path, "/w/x%u", i);
             unit_begin(s);
-            if (s->fsoc && w == WL_MKDIR)
-                c_clunk(s, c_mkdir(s, dfid, name));
+            if (s->fsoc && w == WL_MKDIR) {
+                uint32_t f = c_mkdir(s, dfid, name, 0);
+                if (f != P9_NOFID)
+                    c_clunk(s, f);
+            }
             else if (s->fsoc)
                 c_remove(s, dfid, name, w == WL_RMDIR);
             else {
@@ -962,7 +989,7 @@ static void run(side *s, enum wl w)
         unit_begin(s);
         if (s->fsoc) {
             src_fid = c_lookup_dir(s, dfid, "src");
-            dst_fid = c_mkdir(s, dfid, "dst");
+            dst_fid = c_mkdir(s, dfid, "dst", 1);
         } else {
             cpu_begin(s);
             h_check(steadyfs_mkdir(&s->fs, "/w/dst"), "mkdir");
@@ -976,7 +1003,7 @@ static void run(side *s, enum wl w)
             unit_begin(s);
             if (s->fsoc) {
                 sd = c_lookup_dir(s, src_fid, name);
-                dd = c_mkdir(s, dst_fid, name);
+                dd = c_mkdir(s, dst_fid, name, 1);
             } else {
                 cpu_begin(s);
                 h_check(steadyfs_mkdir(&s->fs, ddir), "mkdir");
@@ -1056,7 +1083,8 @@ static int usage(void)
 {
     fprintf(stderr,
             "usage: steady-fsocexp [--device PROFILE] [--blocks N] [--msize N] [--unit N]\n"
-            "                      [--reps N] [--seed N] [--emulate] [WORKLOAD...]\n"
+            "                      [--reps N] [--seed N] [--client v9fs|lean] [--emulate]\n"
+            "                      [WORKLOAD...]\n"
             "workloads: create mkdir rmdir unlink read_1m write_1m copy_4k copy_64k create500 andrew\n"
             "           (default all)\n");
     return 2;
@@ -1083,6 +1111,12 @@ int main(int argc, char **argv)
             g_seed = strtoull(v, NULL, 0), a++;
         else if (!strcmp(o, "--emulate"))
             g_emulated = 1;
+        else if (!strcmp(o, "--client") && v) {
+            if (strcmp(v, "v9fs") && strcmp(v, "lean"))
+                return usage();
+            g_lean = !strcmp(v, "lean");
+            a++;
+        }
         else {
             for (w = 0; w < WL_COUNT; w++)
                 if (!strcmp(o, wl_name[w]))
@@ -1100,10 +1134,10 @@ int main(int argc, char **argv)
     for (i = 0; i < sizeof g_data; i++)
         g_data[i] = (uint8_t)(i * 7u + (i >> 9));
     printf("{\"tool\": \"steady-fsocexp\", \"device\": \"%s\", \"blocks\": %u, \"msize\": %u, "
-           "\"unit\": %u, \"reps\": %u, \"seed\": %llu,\n \"backend\": \"%s\",\n"
+           "\"unit\": %u, \"reps\": %u, \"seed\": %llu,\n \"backend\": \"%s\", \"client\": \"%s\",\n"
            " \"andrew\": {\"dirs\": %d, \"files_per_dir\": %d},\n \"workloads\": {\n",
            g_profile, g_blocks, g_msize, g_unit, reps, (unsigned long long)g_seed,
-           g_emulated ? "emulated" : "p9srv", ANDREW_DIRS, ANDREW_FILES);
+           g_emulated ? "emulated" : "p9srv", g_lean ? "lean" : "v9fs", ANDREW_DIRS, ANDREW_FILES);
     for (w = 0; w < WL_COUNT; w++) {
         if (any && !want[w])
             continue;
