@@ -11,9 +11,13 @@
  *                 v9fs client would (walk, lcreate/lopen, read/write in
  *                 msize chunks, getattr, clunk), each encoded with the
  *                 codec (p9.h).  Traffic = the T- and R-message bytes.
- *                 Built without the server (p9srv not linked), a small
- *                 dispatcher in this file stands in for it and the JSON
- *                 says "backend": "emulated".
+ *                 --client lean sends one round trip per step instead, like
+ *                 the paper's open_cli/read_cli stub.  --emulate (or a build
+ *                 without src/p9/p9srv*.c) replaces the server by a small
+ *                 dispatcher in this file that makes the same steadyfs
+ *                 calls; its byte counts equal the server's, which
+ *                 tests/py/test_fsocmodel.py checks ("backend" in the JSON
+ *                 says which answered).
  *
  * Per application call it records bytes to and from the device, requests
  * (block operations or 9P round trips), the device's virtual-clock media
@@ -526,10 +530,11 @@ static uint32_t c_lookup_dir(side *s, uint32_t parent, const char *name)
     return fid;
 }
 
-/* open(name, O_CREAT|O_WRONLY|O_TRUNC): negative lookup, clone the
- * directory fid, Tlcreate on the clone (it becomes the open file),
- * instantiate the new inode (walk + getattr).  Returns the open fid;
- * *ino gets the inode's fid, clunked by c_close. */
+/* open(name, O_CREAT|O_WRONLY|O_TRUNC) as v9fs_vfs_atomic_open_dotl does
+ * it: negative lookup, clone the directory fid, Tlcreate on the clone (it
+ * becomes the open file), instantiate the new inode (walk + getattr).
+ * Returns the open fid; *ino gets the inode's fid, clunked by c_close
+ * (when the dentry goes).  Lean: clone + Tlcreate. */
 static uint32_t c_create(side *s, uint32_t dfid, const char *name, uint32_t *ino)
 {
     struct p9_msg t, r;
@@ -556,7 +561,8 @@ static uint32_t c_create(side *s, uint32_t dfid, const char *name, uint32_t *ino
     return ofid;
 }
 
-/* open(name, O_RDONLY): walk, getattr, clone, Tlopen. */
+/* open(name, O_RDONLY): lookup (walk + getattr), clone, Tlopen (v9fs);
+ * lean: walk + Tlopen. */
 static uint32_t c_open(side *s, uint32_t dfid, const char *name, uint32_t *ino)
 {
     struct p9_msg t, r;
@@ -630,8 +636,11 @@ static uint32_t c_read(side *s, uint32_t fid, uint64_t off, uint32_t len)
     return done;
 }
 
-/* Returns the new directory's fid if want_fid, else P9_NOFID (lean client:
- * no lookup of the directory it just made). */
+/* mkdir(name): v9fs (cache=none) looks the name up (ENOENT), sends Tmkdir
+ * and instantiates no inode (fs/9p/vfs_inode_dotl.c, v9fs_vfs_mkdir_dotl);
+ * the lean client sends Tmkdir only.  want_fid: the caller goes on to use
+ * the directory (cp -r), which costs a lookup (walk, and getattr for v9fs);
+ * returns its fid, else P9_NOFID. */
 static uint32_t c_mkdir(side *s, uint32_t dfid, const char *name, int want_fid)
 {
     struct p9_msg t, r;
@@ -645,7 +654,7 @@ static uint32_t c_mkdir(side *s, uint32_t dfid, const char *name, int want_fid)
     t.u.tmkdir.mode = 0755;
     if (rpc(s, &t, &r) < 0)
         die("mkdir", 0);
-    if (g_lean && !want_fid)
+    if (!want_fid)
         return P9_NOFID;
     if (c_walk(s, dfid, fid, name) < 0)
         die("mkdir: walk", 0);
@@ -654,7 +663,8 @@ static uint32_t c_mkdir(side *s, uint32_t dfid, const char *name, int want_fid)
     return fid;
 }
 
-/* unlink / rmdir: lookup (walk + getattr), Tunlinkat, clunk the inode fid. */
+/* unlink / rmdir: lookup (walk + getattr), Tunlinkat, clunk the inode fid
+ * (v9fs); lean: Tunlinkat. */
 static void c_remove(side *s, uint32_t dfid, const char *name, int dir)
 {
     struct p9_msg t, r;
