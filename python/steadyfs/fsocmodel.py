@@ -372,25 +372,36 @@ def per_op(m: Measurement, wl: str, side: str, c: Costs) -> float:
     return float(unit_times(side, m.work[wl][side].units, c).mean())
 
 
-def copy_cost(m: Measurement, side: str, c: Costs) -> tuple[float, float]:
-    """(a, b): copying a file of s bytes costs a + b s, the line through the
-    measured copies of 4 KiB and 64 KiB files (made on the same file-system
-    state as the Andrew run: its source tree in place)."""
-    t4, t64 = per_op(m, "copy_4k", side, c), per_op(m, "copy_64k", side, c)
-    b = (t64 - t4) / (65536 - 4096)
-    return t4 - b * 4096, b
+COPY_SIZES = {"copy_512": 512, "copy_4k": 4096, "copy_16k": 16384, "copy_32k": 32768}
+
+
+def _copy_x(size: F64, unit: int) -> F64:
+    """Where a file of `size` bytes sits on the copy-cost curve: its
+    application calls (ceil(size / unit) reads and writes), or the fraction
+    of a unit for a file within one."""
+    x: F64 = np.where(size <= unit, size / unit, np.ceil(size / unit))
+    return x
+
+
+def copy_curve(m: Measurement, side: str, c: Costs) -> tuple[F64, F64]:
+    """(x, times): the mean cost of copying one file of each measured size
+    (x from _copy_x), measured on the same file-system state as the Andrew
+    run (its source tree in place)."""
+    unit = int(m.raw["unit"])
+    x = _copy_x(np.array(list(COPY_SIZES.values()), dtype=np.float64), unit)
+    times = np.array([per_op(m, k, side, c) for k in COPY_SIZES], dtype=np.float64)
+    return x, times
 
 
 def _model_andrew(m: Measurement, side: str, c: Costs) -> float:
     """Andrew phase from operations measured in isolation: mkdir (Fig. 15
-    run) and the per-file copy cost line, times the tree's counts."""
-    a, b = copy_cost(m, side, c)
+    run) and the per-file copy cost interpolated between the measured
+    sizes by application calls, times the tree's counts."""
+    xs, ys = copy_curve(m, side, c)
     sizes = andrew_sizes(m)
-    total = per_op(m, "mkdir", side, c) * (1 + len(sizes))
-    for dsizes in sizes:
-        for s in dsizes:
-            total += a + b * s
-    return total
+    files = np.array([s for d in sizes for s in d], dtype=np.float64)
+    fx = _copy_x(files, int(m.raw["unit"]))
+    return per_op(m, "mkdir", side, c) * (1 + len(sizes)) + float(np.interp(fx, xs, ys).sum())
 
 
 def andrew_sizes(m: Measurement) -> list[list[int]]:
@@ -523,7 +534,7 @@ def report(m: Measurement, c: Costs, lean: Measurement | None = None) -> dict[st
         "backend": m.backend,
         "client": m.client,
         "lean_client": lean is not None,
-        "setup": {k: m.raw[k] for k in ("device", "blocks", "msize", "unit", "reps", "seed")},
+        "setup": {k: m.raw[k] for k in ("device", "blocks", "msize", "unit", "reps", "seed", "fs")},
         "parameters": {k: asdict(v) for k, v in c.describe().items()},
         "device_scale": c.device_scale,
         "unit_params_measured": asdict(p),

@@ -153,6 +153,13 @@ typedef struct side {
 static const char *g_profile = "mt29f1g01";
 static uint32_t g_blocks = 256, g_msize = 8192, g_unit = 4096;
 static uint64_t g_seed = 1;
+/* steadyfs configuration, the same on both sides.  Transactions hold
+ * (pending_max - 8) / open_max = 14 sectors: larger transactions mean fewer
+ * forced commits, hence fewer metadata pages on the conventional link
+ * (open_max 8 with the default pending_max 32 would commit every 3
+ * sectors).  file_pages_log2 12 (8 MiB files) keeps the checkpoint, which
+ * holds the pending changes, within one sector. */
+static uint32_t g_open_max = 4, g_pending_max = 64, g_file_pages_log2 = 12;
 static int g_emulated;
 /* Client behaviour: 0 = like Linux v9fs (lookups before creates, getattr
  * to instantiate inodes), 1 = lean (one round trip per step, like the
@@ -185,7 +192,9 @@ static void side_open(side *s, int fsoc)
     s->lk.bd.ctx = &s->lk;
     s->lk.bd.geo = s->dev.bd.geo;
     s->cfg.bd = &s->lk.bd;
-    s->cfg.open_max = 8;
+    s->cfg.open_max = (uint16_t)g_open_max;
+    s->cfg.pending_max = (uint16_t)g_pending_max;
+    s->cfg.file_pages_log2 = (uint8_t)g_file_pages_log2;
     s->cfg.max_inodes = 1024;
     s->cfg.dir_pages = 16;
     ws = steadyfs_work_size(&s->cfg);
@@ -774,10 +783,11 @@ static void setup_file(side *s, const char *path, uint32_t size)
     h_check(steadyfs_close(&s->fs, fd), "setup close");
 }
 
-enum wl { WL_CREATE, WL_MKDIR, WL_RMDIR, WL_UNLINK, WL_READ1M, WL_WRITE1M, WL_COPY4K,
-          WL_COPY64K, WL_CREATE500, WL_ANDREW, WL_COUNT };
+enum wl { WL_CREATE, WL_MKDIR, WL_RMDIR, WL_UNLINK, WL_READ1M, WL_WRITE1M, WL_COPY512,
+          WL_COPY4K, WL_COPY16K, WL_COPY32K, WL_CREATE500, WL_ANDREW, WL_COUNT };
 static const char *const wl_name[WL_COUNT] = {"create", "mkdir", "rmdir", "unlink", "read_1m",
-                                              "write_1m", "copy_4k", "copy_64k", "create500",
+                                              "write_1m", "copy_512", "copy_4k", "copy_16k",
+                                              "copy_32k", "create500",
                                               "andrew"};
 
 /* Operations measured in isolation are repeated REPEAT times (distinct
@@ -833,6 +843,12 @@ static void copy_file(side *s, uint32_t sdfid, uint32_t ddfid, const char *sdir,
     }
 }
 
+/* File size of the copy_* workloads: the range of the Andrew tree's. */
+static uint32_t copy_size(enum wl w)
+{
+    return w == WL_COPY512 ? 512u : w == WL_COPY4K ? 4096u : w == WL_COPY16K ? 16384u : 32768u;
+}
+
 /* Runs workload w on a fresh side. */
 static void run(side *s, enum wl w)
 {
@@ -853,7 +869,7 @@ static void run(side *s, enum wl w)
     }
     if (w == WL_READ1M)
         setup_file(s, "/w/x", 1u << 20);
-    if (w == WL_COPY4K || w == WL_COPY64K) {
+    if (w >= WL_COPY512 && w <= WL_COPY32K) {
         /* the same depth as the Andrew tree's files: steadyfs resolves
          * every path from the root */
         h_check(steadyfs_mkdir(&s->fs, "/w/src"), "setup");
@@ -862,10 +878,10 @@ static void run(side *s, enum wl w)
         h_check(steadyfs_mkdir(&s->fs, "/w/dst/d"), "setup");
         for (i = 0; i < REPEAT; i++) {
             snprintf(path, sizeof path, "/w/src/d/c%u", i);
-            setup_file(s, path, w == WL_COPY4K ? 4096 : 65536);
+            setup_file(s, path, copy_size(w));
         }
     }
-    if (w == WL_ANDREW || w == WL_COPY4K || w == WL_COPY64K) {
+    if (w == WL_ANDREW || (w >= WL_COPY512 && w <= WL_COPY32K)) {
         /* the Andrew source tree; the copy runs measure on the same state */
         if (w == WL_ANDREW)
             h_check(steadyfs_mkdir(&s->fs, "/w/src"), "setup");
@@ -976,8 +992,10 @@ static void run(side *s, enum wl w)
         }
         unit_end(s);
         break;
+    case WL_COPY512:
     case WL_COPY4K:
-    case WL_COPY64K: {
+    case WL_COPY16K:
+    case WL_COPY32K: {
         uint32_t sd = 0, dd = 0;
         if (s->fsoc) {
             sd = c_lookup_dir(s, c_lookup_dir(s, dfid, "src"), "d");
@@ -1094,8 +1112,10 @@ static int usage(void)
     fprintf(stderr,
             "usage: steady-fsocexp [--device PROFILE] [--blocks N] [--msize N] [--unit N]\n"
             "                      [--reps N] [--seed N] [--client v9fs|lean] [--emulate]\n"
+            "                      [--open-max N] [--pending-max N] [--file-pages-log2 N]\n"
             "                      [WORKLOAD...]\n"
-            "workloads: create mkdir rmdir unlink read_1m write_1m copy_4k copy_64k create500 andrew\n"
+            "workloads: create mkdir rmdir unlink read_1m write_1m copy_512 copy_4k copy_16k copy_32k\n"
+            "           create500 andrew"
             "           (default all)\n");
     return 2;
 }
@@ -1117,6 +1137,12 @@ int main(int argc, char **argv)
             g_unit = (uint32_t)strtoul(v, NULL, 0), a++;
         else if (!strcmp(o, "--reps") && v)
             reps = (uint32_t)strtoul(v, NULL, 0), a++;
+        else if (!strcmp(o, "--open-max") && v)
+            g_open_max = (uint32_t)strtoul(v, NULL, 0), a++;
+        else if (!strcmp(o, "--pending-max") && v)
+            g_pending_max = (uint32_t)strtoul(v, NULL, 0), a++;
+        else if (!strcmp(o, "--file-pages-log2") && v)
+            g_file_pages_log2 = (uint32_t)strtoul(v, NULL, 0), a++;
         else if (!strcmp(o, "--seed") && v)
             g_seed = strtoull(v, NULL, 0), a++;
         else if (!strcmp(o, "--emulate"))
@@ -1136,6 +1162,9 @@ int main(int argc, char **argv)
             want[w] = any = 1;
         }
     }
+    if (g_open_max < 2 || g_open_max > 64 || g_pending_max < 8 || g_pending_max > 1024 ||
+        g_file_pages_log2 > 20)
+        return usage();
     if (g_msize < 256 || g_msize > MSIZE_MAX || g_unit == 0 || g_unit > 65536 ||
         (1u << 20) % g_unit || reps == 0)
         return usage();
@@ -1145,9 +1174,11 @@ int main(int argc, char **argv)
         g_data[i] = (uint8_t)(i * 7u + (i >> 9));
     printf("{\"tool\": \"steady-fsocexp\", \"device\": \"%s\", \"blocks\": %u, \"msize\": %u, "
            "\"unit\": %u, \"reps\": %u, \"seed\": %llu,\n \"backend\": \"%s\", \"client\": \"%s\",\n"
+           " \"fs\": {\"open_max\": %u, \"pending_max\": %u, \"file_pages_log2\": %u, "
+           "\"max_inodes\": 1024, \"dir_pages\": 16},\n"
            " \"andrew\": {\"dirs\": %d, \"files_per_dir\": %d},\n \"workloads\": {\n",
            g_profile, g_blocks, g_msize, g_unit, reps, (unsigned long long)g_seed,
-           g_emulated ? "emulated" : "p9srv", g_lean ? "lean" : "v9fs", ANDREW_DIRS, ANDREW_FILES);
+           g_emulated ? "emulated" : "p9srv", g_lean ? "lean" : "v9fs", g_open_max, g_pending_max, g_file_pages_log2, ANDREW_DIRS, ANDREW_FILES);
     for (w = 0; w < WL_COUNT; w++) {
         if (any && !want[w])
             continue;
