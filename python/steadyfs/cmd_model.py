@@ -78,7 +78,7 @@ def register(sub: Any) -> None:
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     d = fm.Costs()
     p.add_argument("--device", default="mt29f1g01", help="device profile (default mt29f1g01)")
-    p.add_argument("--blocks", type=int, default=256, help="device blocks (default 256)")
+    p.add_argument("--blocks", type=int, default=128, help="device blocks (default 128: 16 MiB)")
     p.add_argument("--msize", type=int, default=8192, help="9P msize (default 8192)")
     p.add_argument("--unit", type=int, default=4096, help="application read/write size (default 4096)")
     p.add_argument("--client", choices=("v9fs", "lean", "both"), default="both",

@@ -257,7 +257,7 @@ def fsocexp_binary() -> Path:
     return base / "steady-fsocexp"
 
 
-def measure(device: str = "mt29f1g01", blocks: int = 256, msize: int = 8192, unit: int = 4096,
+def measure(device: str = "mt29f1g01", blocks: int = 128, msize: int = 8192, unit: int = 4096,
             reps: int = 5, workloads: Sequence[str] = (), client: str = "v9fs") -> Measurement:
     """Runs build/steady-fsocexp and parses its JSON.  client: "v9fs" (the
     messages Linux's 9P client sends) or "lean" (one round trip per step,
@@ -294,7 +294,7 @@ def calibrate(m: Measurement, c: Costs) -> Costs:
     return replace(c, media_per_read=float(cv[:, MEDIA].mean()) * 1e-9 * k)
 
 
-def unit_times(side: str, u: npt.NDArray[np.int64], c: Costs) -> F64:
+def unit_times(side: str, u: npt.NDArray[np.int64] | F64, c: Costs) -> F64:
     """Serial time of each call: host code + device code + media + link."""
     f = u.astype(np.float64)
     out: F64
@@ -375,33 +375,35 @@ def per_op(m: Measurement, wl: str, side: str, c: Costs) -> float:
 COPY_SIZES = {"copy_512": 512, "copy_4k": 4096, "copy_16k": 16384, "copy_32k": 32768}
 
 
-def _copy_x(size: F64, unit: int) -> F64:
-    """Where a file of `size` bytes sits on the copy-cost curve: its
-    application calls (ceil(size / unit) reads and writes), or the fraction
-    of a unit for a file within one."""
-    x: F64 = np.where(size <= unit, size / unit, np.ceil(size / unit))
+def _copy_x(size: F64, per: float, whole: bool) -> F64:
+    """Where a file of `size` bytes sits on a cost curve: in pages (whole:
+    what the device programs and reads, at least one) or in bytes / per
+    (what crosses the link as 9P payload)."""
+    x: F64 = np.maximum(1.0, np.ceil(size / per)) if whole else size / per
     return x
-
-
-def copy_curve(m: Measurement, side: str, c: Costs) -> tuple[F64, F64]:
-    """(x, times): the mean cost of copying one file of each measured size
-    (x from _copy_x), measured on the same file-system state as the Andrew
-    run (its source tree in place)."""
-    unit = int(m.raw["unit"])
-    x = _copy_x(np.array(list(COPY_SIZES.values()), dtype=np.float64), unit)
-    times = np.array([per_op(m, k, side, c) for k in COPY_SIZES], dtype=np.float64)
-    return x, times
 
 
 def _model_andrew(m: Measurement, side: str, c: Costs) -> float:
     """Andrew phase from operations measured in isolation: mkdir (Fig. 15
-    run) and the per-file copy cost interpolated between the measured
-    sizes by application calls, times the tree's counts."""
-    xs, ys = copy_curve(m, side, c)
+    run) plus, per file, the copy costs interpolated between the measured
+    copies of 512 B-32 KiB files (made on the same file-system state as the
+    Andrew run: its source tree in place).  Each measured quantity is
+    interpolated against its own size measure: FSOC link bytes against the
+    file's bytes (9P carries the payload), everything else -- conventional
+    link bytes, requests, media, CPU -- against its pages."""
+    page = float(m.raw.get("page_size") or 2048)
     sizes = andrew_sizes(m)
     files = np.array([s for d in sizes for s in d], dtype=np.float64)
-    fx = _copy_x(files, int(m.raw["unit"]))
-    return per_op(m, "mkdir", side, c) * (1 + len(sizes)) + float(np.interp(fx, xs, ys).sum())
+    ref = np.array(list(COPY_SIZES.values()), dtype=np.float64)
+    means = np.array([m.work[k][side].units.mean(axis=0) for k in COPY_SIZES])
+    row = np.zeros(5)
+    for col in range(5):
+        by_bytes = side == "fsoc" and col in (TO, FROM)
+        x = _copy_x(ref, 1.0, False) if by_bytes else _copy_x(ref, page, True)
+        fx = _copy_x(files, 1.0, False) if by_bytes else _copy_x(files, page, True)
+        row[col] = float(np.interp(fx, x, means[:, col]).sum())
+    t_files = float(unit_times(side, row.reshape(1, 5), c)[0])
+    return per_op(m, "mkdir", side, c) * (1 + len(sizes)) + t_files
 
 
 def andrew_sizes(m: Measurement) -> list[list[int]]:

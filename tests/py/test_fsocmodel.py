@@ -112,7 +112,8 @@ def _measured(emulate: bool = False, client: str = "v9fs") -> fm.Measurement:
     if not fm.fsocexp_binary().exists():
         pytest.fail(f"{fm.fsocexp_binary()} missing: `make build` builds it")
     work = WORK if not emulate and client == "v9fs" else ("create", "mkdir", "unlink", "read_1m")
-    return fm.measure(reps=1, client=client, workloads=work + (("--emulate",) if emulate else ()))
+    return fm.measure(blocks=64, reps=1, client=client,
+                      workloads=work + (("--emulate",) if emulate else ()))
 
 
 def test_metadata_traffic_far_below_conventional() -> None:

@@ -151,7 +151,7 @@ typedef struct side {
 } side;
 
 static const char *g_profile = "mt29f1g01";
-static uint32_t g_blocks = 256, g_msize = 8192, g_unit = 4096;
+static uint32_t g_blocks = 128, g_msize = 8192, g_unit = 4096;
 static uint64_t g_seed = 1;
 /* steadyfs configuration, the same on both sides.  Transactions hold
  * (pending_max - 8) / open_max = 14 sectors: larger transactions mean fewer
@@ -1045,8 +1045,10 @@ static void run(side *s, enum wl w)
                 unit_end(s);
             }
             if (s->fsoc) {   /* the directories' fids go when cp leaves them */
+                unit_begin(s);
                 c_clunk(s, sd);
                 c_clunk(s, dd);
+                unit_end(s);
             }
         }
         break;
@@ -1174,11 +1176,12 @@ int main(int argc, char **argv)
         g_data[i] = (uint8_t)(i * 7u + (i >> 9));
     printf("{\"tool\": \"steady-fsocexp\", \"device\": \"%s\", \"blocks\": %u, \"msize\": %u, "
            "\"unit\": %u, \"reps\": %u, \"seed\": %llu,\n \"backend\": \"%s\", \"client\": \"%s\",\n"
+           " \"page_size\": %u,\n"
            " \"fs\": {\"open_max\": %u, \"pending_max\": %u, \"file_pages_log2\": %u, "
            "\"max_inodes\": 1024, \"dir_pages\": 16},\n"
            " \"andrew\": {\"dirs\": %d, \"files_per_dir\": %d},\n \"workloads\": {\n",
            g_profile, g_blocks, g_msize, g_unit, reps, (unsigned long long)g_seed,
-           g_emulated ? "emulated" : "p9srv", g_lean ? "lean" : "v9fs", g_open_max, g_pending_max, g_file_pages_log2, ANDREW_DIRS, ANDREW_FILES);
+           g_emulated ? "emulated" : "p9srv", g_lean ? "lean" : "v9fs", sim_profile_find(g_profile) ? sim_profile_find(g_profile)->geo.page_size : 0, g_open_max, g_pending_max, g_file_pages_log2, ANDREW_DIRS, ANDREW_FILES);
     for (w = 0; w < WL_COUNT; w++) {
         if (any && !want[w])
             continue;
