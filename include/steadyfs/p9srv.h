@@ -38,8 +38,12 @@
  *   - the message buffer(s): msize_max bytes each; in and out may be the
  *     same buffer (the reply is built only after the request has been
  *     consumed);
- *   - the steadyfs itself, whose open_max bounds how many fids may be open
- *     at once (plus one spare for Tsetattr size on an unopened fid).
+ *   - the steadyfs itself: each fid open on a file holds one steadyfs
+ *     handle; an open directory holds none (each Treaddir opens, seeks to
+ *     the client's cookie, lists and closes).  Treaddir and Tsetattr of the
+ *     size on a fid not open for writing need one free handle while they
+ *     run, so open_max = files open at once + 1.  A full table answers
+ *     ENFILE (a failed Tlcreate leaves no name behind).
  *   At msize 4096, fid_max 16, path_max 128, one shared buffer:
  *   896 + 2624 + 4096 = 7616 bytes on Cortex-M3.
  *
@@ -55,9 +59,12 @@
  * walk); walks never leave the export root (".." at the root stays there);
  * names containing '/' or NUL, empty names, "." and ".." where a new name is
  * meant (create, mkdir, unlink, rename), and names over 255 bytes are
- * refused (EINVAL, or ENAMETOOLONG for length).  read_only makes every
- * change fail with EROFS.  Tauth is refused (EOPNOTSUPP): use it only on
- * trusted links (steady serve listens on loopback by default).
+ * refused (EINVAL, or ENAMETOOLONG for length; a walk whose path would
+ * exceed path_max: ENAMETOOLONG).  read_only makes every change fail with
+ * EROFS.  There is no authentication: Tauth answers ENOENT, which diod's
+ * client library reads as "not required", and Tattach wants afid = NOFID
+ * and aname "" or "/".  Use it on trusted links only (steady serve listens
+ * on loopback unless told otherwise).
  *
  * What steadyfs does not store, and what the server reports instead:
  *   - mode: directories 040755, files 0100644; Tsetattr of mode, uid, gid

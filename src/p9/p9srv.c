@@ -228,7 +228,7 @@ static int h_walk(p9srv *s)
         return rc;
     if (newfid != f->fid && srv_fid_find(s, newfid))
         return -LX_EBADF;
-    if (newfid == f->fid && f->h >= 0 && nw > 0)
+    if (newfid == f->fid && f->h != FID_H_NONE && nw > 0)
         return STEADYFS_EBUSY;   /* an open fid cannot move */
     len = f->plen;
     memcpy(p, srv_fid_path(s, f), len + 1);
@@ -425,11 +425,10 @@ static int h_lopen(p9srv *s)
     int rc = node(s, s->req.u.tlopen.fid, &f);
     if (rc)
         return rc;
-    if (f->h >= 0)
+    if (f->h != FID_H_NONE)
         return STEADYFS_EINVAL;   /* already open */
     if (f->type == STEADYFS_TYPE_DIR) {
         steadyfs_stat st;
-        int h;
         if ((fl & STEADYFS_O_ACCMODE) != STEADYFS_O_RDONLY || (fl & STEADYFS_O_TRUNC))
             return STEADYFS_EISDIR;
         rc = steadyfs_stat_path(s->cfg.fs, srv_fid_path(s, f), &st);
@@ -437,10 +436,7 @@ static int h_lopen(p9srv *s)
             rc = -LX_ESTALE;
         if (rc)
             return rc;
-        h = steadyfs_opendir(s->cfg.fs, srv_fid_path(s, f));
-        if (h < 0)
-            return h;
-        f->h = (int16_t)h;
+        f->h = FID_H_DIR;   /* no handle held: see h_readdir */
         f->omode = STEADYFS_O_RDONLY;
     } else {
         if (s->cfg.read_only &&
@@ -465,7 +461,7 @@ static int h_lcreate(p9srv *s)
     int rc = dir_node(s, s->req.u.tlcreate.fid, &f);
     if (rc)
         return rc;
-    if (f->h >= 0)
+    if (f->h != FID_H_NONE)
         return STEADYFS_EINVAL;
     if (s->cfg.read_only)
         return STEADYFS_EROFS;
@@ -475,11 +471,24 @@ static int h_lcreate(p9srv *s)
     len = srv_path_join(s, p, srv_fid_path(s, f), f->plen, s->req.u.tlcreate.name);
     if (len < 0)
         return len;
-    /* Tlcreate creates: an existing name is EEXIST, as diod and Linux's
-     * own server answer (the client asks only after a negative lookup). */
-    rc = open_file(s, f, p, fl | STEADYFS_O_EXCL, 0);
-    if (rc)
-        return rc;
+    /* As open(2) with O_CREAT: an existing file is opened (and truncated
+     * with O_TRUNC) unless the client asked for O_EXCL, as diod and QEMU's
+     * server do. */
+    {
+        steadyfs_stat st;
+        int existed = steadyfs_stat_path(s->cfg.fs, p, &st) == 0;
+        if (s->req.u.tlcreate.flags & LX_O_EXCL)
+            fl |= STEADYFS_O_EXCL;
+        rc = open_file(s, f, p, fl, 0);
+        if (rc == STEADYFS_ENFILE && !existed) {
+            /* steadyfs creates the name before it finds its open table
+             * full: take the new, empty file back, so a failed Tlcreate
+             * leaves nothing behind. */
+            steadyfs_unlink(s->cfg.fs, p);
+        }
+        if (rc)
+            return rc;
+    }
     /* The fid now stands for the new, open file. */
     f->type = STEADYFS_TYPE_FILE;
     srv_fid_set_path(s, f, p, (uint32_t)len);
@@ -516,10 +525,12 @@ static int32_t h_read(p9srv *s, uint8_t *out, uint32_t out_cap)
     }
     if (f->stale)
         return -LX_ESTALE;
-    if (f->h < 0 || f->omode == STEADYFS_O_WRONLY)
+    if (f->h == FID_H_NONE)
         return -LX_EBADF;
     if (f->type == STEADYFS_TYPE_DIR)
         return STEADYFS_EISDIR;
+    if (f->h < 0 || f->omode == STEADYFS_O_WRONLY)
+        return -LX_EBADF;
     if (count > out_cap - P9_RREAD_HDR)
         count = out_cap - P9_RREAD_HDR;
     if (count > s->msize - P9_RREAD_HDR)
@@ -570,41 +581,47 @@ static int h_fsync(p9srv *s)
 
 /* Builds the Rreaddir straight into out.  Each entry carries the cookie of
  * the entry after it, so the client's next offset resumes exactly there;
- * the entry that did not fit is read again next time. */
+ * the entry that did not fit is read again next time.  The directory is
+ * opened for this message only (cookies are stable across changes, so
+ * nothing is lost by not holding it). */
 static int32_t h_readdir(p9srv *s, uint8_t *out, uint32_t out_cap)
 {
     struct p9srv_fid *f;
     struct p9_readdir rd;
     uint32_t count = s->req.u.tread.count;
-    uint16_t tag = s->req.tag;
-    int rc = node(s, s->req.u.tread.fid, &f);
+    int dd, rc = node(s, s->req.u.tread.fid, &f), rc2;
     if (rc)
         return rc;
-    if (f->h < 0 || f->type != STEADYFS_TYPE_DIR)
+    if (f->h != FID_H_DIR || f->type != STEADYFS_TYPE_DIR)
         return -LX_EBADF;
     if (count > s->msize - P9_RREAD_HDR)
         count = s->msize - P9_RREAD_HDR;
-    rc = steadyfs_seekdir(s->cfg.fs, f->h, s->req.u.tread.offset);
-    if (rc)
-        return rc;
-    if (p9_readdir_begin(&rd, out, out_cap, tag, count))
+    if (p9_readdir_begin(&rd, out, out_cap, s->req.tag, count))
         return STEADYFS_EIO;   /* cannot happen: out_cap >= msize was checked */
+    dd = steadyfs_opendir(s->cfg.fs, srv_fid_path(s, f));
+    if (dd < 0)
+        return dd;
+    rc = steadyfs_seekdir(s->cfg.fs, dd, s->req.u.tread.offset);
     /* At most count / P9_DIRENT_HDR + 1 iterations: each entry added takes
      * more than P9_DIRENT_HDR bytes and the first that does not fit ends
      * the loop. */
-    for (;;) {
+    while (!rc) {
         struct p9_qid q;
-        rc = steadyfs_readdir(s->cfg.fs, f->h, &s->dent);
+        rc = steadyfs_readdir(s->cfg.fs, dd, &s->dent);
         if (rc <= 0)
             break;
+        rc = 0;
         srv_qid(&q, s->dent.type, s->dent.id);
         if (p9_readdir_add(&rd, &q, s->dent.next,
                            s->dent.type == STEADYFS_TYPE_DIR ? 4u : 8u,   /* DT_DIR, DT_REG */
                            (const uint8_t *)s->dent.name, s->dent.name_len))
             break;
     }
+    rc2 = steadyfs_closedir(s->cfg.fs, dd);
     if (rc < 0 && rd.used == 0)
         return rc;   /* an error before anything was listed; later ones show next time */
+    if (rc2 < 0 && rd.used == 0)
+        return rc2;
     return p9_readdir_finish(&rd);
 }
 
@@ -779,6 +796,12 @@ int32_t p9srv_handle(p9srv *s, const uint8_t *in, uint32_t in_len, uint8_t *out,
     case P9_TUNLINKAT: rc = h_unlinkat(s); break;
     case P9_TRENAMEAT: rc = h_renameat(s); break;
     case P9_TRENAME: rc = h_rename(s); break;
+    case P9_TAUTH:
+        /* No authentication: Rlerror(ENOENT) is how diod and its client
+         * library say "not required" (the client then attaches with
+         * afid = NOFID). */
+        rc = STEADYFS_ENOENT;
+        break;
     case P9_TFLUSH:
         /* Requests are answered one at a time, in order: by the time a
          * Tflush is read, the request it names has been answered. */
@@ -786,7 +809,7 @@ int32_t p9srv_handle(p9srv *s, const uint8_t *in, uint32_t in_len, uint8_t *out,
         rc = 0;
         break;
     default:
-        /* Tauth, Txattrcreate, R-messages sent to a server, ... */
+        /* Txattrcreate, R-messages sent to a server, ... */
         rc = -LX_EOPNOTSUPP;
         break;
     }

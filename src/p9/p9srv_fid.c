@@ -41,7 +41,7 @@ struct p9srv_fid *srv_fid_alloc(p9srv *s, uint32_t fid, int *err)
     }
     memset(free_slot, 0, sizeof *free_slot);
     free_slot->fid = fid;
-    free_slot->h = -1;
+    free_slot->h = FID_H_NONE;
     *err = 0;
     return free_slot;
 }
@@ -50,12 +50,11 @@ int srv_fid_clunk(p9srv *s, struct p9srv_fid *f)
 {
     int rc = 0;
     if (f->kind == FID_NODE && f->h >= 0)
-        rc = f->type == STEADYFS_TYPE_DIR ? steadyfs_closedir(s->cfg.fs, f->h)
-                                          : steadyfs_close(s->cfg.fs, f->h);
+        rc = steadyfs_close(s->cfg.fs, f->h);   /* commits the file */
     if (f->kind != FID_FREE && s->nfids > 0)
         s->nfids--;
     f->kind = FID_FREE;
-    f->h = -1;
+    f->h = FID_H_NONE;
     return rc;
 }
 

@@ -12,6 +12,13 @@
 #define FID_NODE 1u   /* a file or directory, maybe open */
 #define FID_XATTR 2u  /* the (always empty) xattr list of Txattrwalk "" */
 
+/* p9srv_fid.h: a steadyfs file handle (>= 0), or one of these.  An open
+ * directory holds no steadyfs handle: each Treaddir opens, seeks to the
+ * client's cookie, lists and closes, so directories never use up the file
+ * system's open_max between messages. */
+#define FID_H_NONE (-1)
+#define FID_H_DIR (-2)
+
 /* Linux errno values sent in Rlerror that steadyfs itself never returns. */
 #define LX_EBADF 9
 #define LX_EMFILE 24
