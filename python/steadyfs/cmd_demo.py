@@ -362,7 +362,7 @@ def _add_fsoc_section(index: Path, out: Path, quick: bool) -> str:
         insert_section(index, f"<h2 id='fsoc'>Seed 002: FSOC</h2><p>not run: {html.escape(str(e))}</p>",
                        "fsoc", "Seed 002")
         return f"seed 002 (FSOC model): not run: {e}"
-    (out / "fsoc-model.json").write_text(json.dumps(r, indent=1) + "\n")
+    (out / "fsoc-model.json").write_text(json.dumps(r, indent=1, allow_nan=False) + "\n")
     insert_section(index, html_section(r, out), "fsoc", "Seed 002")
     meta = [q for q in r["fig15"] if q["op"] in fm.REPEATED]
     t2 = {q["workload"]: q for q in r["table2"]}

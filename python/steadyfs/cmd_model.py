@@ -39,6 +39,10 @@ def compute(a: argparse.Namespace) -> dict[str, Any]:
     return fm.report(m, costs_from_args(a), lean)
 
 
+def _ms(v: float | None, digits: int) -> str:
+    return "never" if v is None else f"{v * 1e3:.{digits}f} ms"
+
+
 def text(r: dict[str, Any]) -> str:
     from steadyfs.fsocplots import fig15_head, fig15_rows, table2_head, table2_rows
     from steadyfs.report import render_table
@@ -55,7 +59,7 @@ def text(r: dict[str, Any]) -> str:
         out += ["", f"eqs. (1)-(4), {name} parameters (per 4 KB unit, ms): "
                 + ", ".join(f"{k}={v * 1e3:.3f}" for k, v in p.items() if k != "n") + f", N={p['n']}",
                 f"  phase (2) from Tcomp = {ph['phase2_from'] * 1e3:.3f} ms, crossover at "
-                f"{ph['crossover'] * 1e3:.3f} ms, phase (3) from {ph['phase3_from'] * 1e3:.3f} ms"]
+                f"{_ms(ph['crossover'], 3)}, phase (3) from {ph['phase3_from'] * 1e3:.3f} ms"]
     out += ["", "Fig. 15, traffic per operation (bytes both ways; conv includes "
             f"{int(r['parameters']['cmd_bytes']['value'])} command bytes per request):",
             render_table(fig15_head(r), fig15_rows(r), right=[False] + [True] * (len(fig15_head(r)) - 1)),
@@ -69,7 +73,7 @@ def text(r: dict[str, Any]) -> str:
     out += ["", f"Fig. 11(b), overlapped reads, eqs. (3)/(4) vs run: worst error "
             f"{r['validation']['max_abs_error'] * 100:.2f} %",
             "Fig. 12, crossover vs host clock (device fixed): " + ", ".join(
-                f"{x['host_mhz']:.0f} MHz {x['crossover_s'] * 1e3:.2f} ms" for x in r["crossover_vs_host_mhz"])]
+                f"{x['host_mhz']:.0f} MHz {_ms(x['crossover_s'], 2)}" for x in r["crossover_vs_host_mhz"])]
     return "\n".join(out)
 
 
@@ -117,7 +121,7 @@ def run(a: argparse.Namespace) -> int:
         from steadyfs.fsocplots import html_section
 
         a.out.mkdir(parents=True, exist_ok=True)
-        (a.out / "model.json").write_text(json.dumps(r, indent=1) + "\n")
+        (a.out / "model.json").write_text(json.dumps(r, indent=1, allow_nan=False) + "\n")
         body = html_section(r, a.out)
         (a.out / "model.html").write_text(
             "<!doctype html><meta charset='utf-8'><title>steady model</title>"
@@ -125,7 +129,7 @@ def run(a: argparse.Namespace) -> int:
             "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px}</style>"
             + body + "\n")
     if a.json:
-        print(json.dumps(r, indent=1))
+        print(json.dumps(r, indent=1, allow_nan=False))
     else:
         print(text(r))
         if a.out:

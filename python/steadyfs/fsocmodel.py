@@ -119,11 +119,10 @@ def crossover_paper(p: UnitParams) -> float:
     return p.io_conv + p.n / (p.n - 1) * (p.t_fs_fsoc - p.t_fs_host)
 
 
-def phases(p: UnitParams) -> dict[str, float]:
-    """The t_comp boundaries of Fig. 7's phases (1), (2.a)/(2.b), (3)."""
-    x = crossover(p)
-    return {"phase2_from": p.io_conv, "crossover": float("nan") if x is None else x,
-            "phase3_from": p.io_fsoc}
+def phases(p: UnitParams) -> dict[str, float | None]:
+    """The t_comp boundaries of Fig. 7's phases (1), (2.a)/(2.b), (3);
+    crossover None if FSOC is never faster."""
+    return {"phase2_from": p.io_conv, "crossover": crossover(p), "phase3_from": p.io_fsoc}
 
 
 # ---- the paper's own parameters (Fig. 11 caption, ms -> s) -------------------
@@ -446,8 +445,8 @@ def breakdown(side: str, u: npt.NDArray[np.int64], c: Costs) -> dict[str, float]
             "link_s": float((f[:, TO] + f[:, FROM] + cmd * f[:, REQ]).sum()) / c.link_Bps}
 
 
-def crossover_vs_host_clock(m: Measurement, c: Costs,
-                            mhz: Sequence[float] = (45.0, 56.0, 67.0, 112.0, 224.0)) -> list[dict[str, float]]:
+def crossover_vs_host_clock(m: Measurement, c: Costs, mhz: Sequence[float] = (45.0, 56.0, 67.0, 112.0, 224.0)
+                            ) -> list[dict[str, float | None]]:
     """Fig. 12: the crossover moves right as the host gets faster.  Host
     code (file system, driver, stub) scales with 1 / clock; the device's
     speed stays."""
@@ -458,7 +457,7 @@ def crossover_vs_host_clock(m: Measurement, c: Costs,
                      t_stub=c.t_stub * k)
         p = unit_params(m, cf)
         x = crossover(p)
-        out.append({"host_mhz": f, "crossover_s": float("nan") if x is None else x,
+        out.append({"host_mhz": f, "crossover_s": x,
                     "phase2_from_s": p.io_conv, "phase3_from_s": p.io_fsoc})
     return out
 

@@ -18,7 +18,7 @@ from steadyfs.plots import COLORS, save  # also selects the Agg backend
 
 
 def _fig7_panel(ax: Axes, p: fm.UnitParams, title: str) -> None:
-    ph = fm.phases(p)
+    p2, p3, x = p.io_conv, p.io_fsoc, fm.crossover(p)
     hi = 2.0 * max(p.io_conv, p.io_fsoc)
     tc = np.linspace(0.0, hi, 400)
     ms = 1e3
@@ -26,16 +26,14 @@ def _fig7_panel(ax: Axes, p: fm.UnitParams, title: str) -> None:
     ax.plot(tc * ms, fm.t_fsoc_serial(p, tc), color=COLORS[1], ls="--", label="FSOC, serial (2)")
     ax.plot(tc * ms, fm.t_conv_parallel(p, tc), color=COLORS[0], label="Conv, overlapped (3)")
     ax.plot(tc * ms, fm.t_fsoc_parallel(p, tc), color=COLORS[1], label="FSOC, overlapped (4)")
-    ax.axvspan(ph["phase2_from"] * ms, ph["phase3_from"] * ms, color="0.85", alpha=0.5, lw=0)
-    x = ph["crossover"]
-    if np.isfinite(x):
+    ax.axvspan(p2 * ms, p3 * ms, color="0.85", alpha=0.5, lw=0)
+    if x is not None:
         ax.axvline(x * ms, color="k", lw=0.8, ls=":")
         ax.annotate(f"crossover\n{x * ms:.2f} ms", (x * ms, float(fm.t_conv_parallel(p, x))),
                     xytext=(8, -30), textcoords="offset points", fontsize=8,
                     arrowprops={"arrowstyle": "->", "lw": 0.6})
     ymax = float(fm.t_fsoc_serial(p, hi))
-    for lab, xa, xb in (("(1)", 0.0, ph["phase2_from"]), ("(2)", ph["phase2_from"], ph["phase3_from"]),
-                        ("(3)", ph["phase3_from"], hi)):
+    for lab, xa, xb in (("(1)", 0.0, p2), ("(2)", p2, p3), ("(3)", p3, hi)):
         ax.text((xa + xb) / 2 * ms, ymax * 0.97, lab, ha="center", va="top", fontsize=9)
     ax.set_xlabel("Tcomp: computation per 4 KB unit (ms)")
     ax.set_ylabel("application run time (s)")
@@ -185,6 +183,7 @@ def html_section(r: dict[str, Any], out_dir: Path, plots_rel: str = "plots") -> 
                     f"alt='{k}'></a><figcaption>{html.escape(caps[k])} (<a href='{plots_rel}/"
                     f"{png.stem}.svg'>SVG</a>)</figcaption></figure>")
     ph = r["phases_measured"]
+    cross = "never" if ph["crossover"] is None else f"{ph['crossover'] * 1e3:.2f} ms"
     params = r["parameters"]
     plist = "".join(f"<li><b>{html.escape(k)}</b> = {v['value']:.4g} {html.escape(v['unit'])} "
                     f"[{html.escape(v['source'])}]: {html.escape(v['how'])}</li>"
@@ -195,7 +194,7 @@ def html_section(r: dict[str, Any], out_dir: Path, plots_rel: str = "plots") -> 
         f"({r['setup']['blocks']} blocks), host link {params['link_Bps']['value'] / 1e3:.0f} kB/s, "
         f"9P msize {r['setup']['msize']}, application unit {r['setup']['unit']} B; 9P server: "
         f"{html.escape(r['backend'])}. Crossover (eqs. 3/4, measured parameters): "
-        f"{ph['crossover'] * 1e3:.2f} ms of computation per 4 KB unit "
+        f"{cross} of computation per 4 KB unit "
         f"(phase 2 from {ph['phase2_from'] * 1e3:.2f} ms, phase 3 from {ph['phase3_from'] * 1e3:.2f} ms). "
         "docs/FSOC-MODEL.md explains the model.</p>"
         "<h3>Traffic per operation (Fig. 15)</h3>" + _table(fig15_head(r), fig15_rows(r)) +

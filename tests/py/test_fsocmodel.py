@@ -63,6 +63,7 @@ def test_phase_differences() -> None:
     assert p.io_conv < x < p.io_fsoc
     ph = fm.phases(p)
     assert ph["phase2_from"] == 5.0 and ph["phase3_from"] == pytest.approx(5.5)
+    assert ph["crossover"] == x
 
 
 def test_crossover_edge_cases() -> None:
