@@ -349,8 +349,6 @@ def _add_fsoc_section(index: Path, out: Path, quick: bool) -> str:
     """Seed 002 (FSOC): `steady model` -- traffic per operation, elapsed
     times, the performance model and its validation -- as a report section
     and out/fsoc-model.json.  Returns a one-line summary for the console."""
-    import subprocess
-
     from steadyfs import fsocmodel as fm
     from steadyfs.fsocplots import html_section
     from steadyfs.report import insert_section
@@ -358,7 +356,7 @@ def _add_fsoc_section(index: Path, out: Path, quick: bool) -> str:
     try:
         reps = 2 if quick else 5
         r = fm.report(fm.measure(reps=reps), fm.Costs(), fm.measure(reps=reps, client="lean"))
-    except (OSError, subprocess.CalledProcessError) as e:
+    except (OSError, RuntimeError) as e:
         insert_section(index, f"<h2 id='fsoc'>Seed 002: FSOC</h2><p>not run: {html.escape(str(e))}</p>",
                        "fsoc", "Seed 002")
         return f"seed 002 (FSOC model): not run: {e}"

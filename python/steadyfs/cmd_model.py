@@ -114,7 +114,7 @@ def register(sub: Any) -> None:
 def run(a: argparse.Namespace) -> int:
     try:
         r = compute(a)
-    except FileNotFoundError as e:
+    except (FileNotFoundError, RuntimeError) as e:
         print(f"steady model: {e}", file=sys.stderr)
         return 2
     if a.out:

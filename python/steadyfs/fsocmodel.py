@@ -266,8 +266,10 @@ def measure(device: str = "mt29f1g01", blocks: int = 128, msize: int = 8192, uni
         raise FileNotFoundError(f"{exe} not found; build it with `make build/steady-fsocexp`")
     argv = [str(exe), "--device", device, "--blocks", str(blocks), "--msize", str(msize),
             "--unit", str(unit), "--reps", str(reps), "--client", client, *workloads]
-    out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
-    return Measurement.from_json(json.loads(out))
+    res = subprocess.run(argv, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError(f"{exe.name} failed (exit {res.returncode}): {res.stderr.strip()}")
+    return Measurement.from_json(json.loads(res.stdout))
 
 
 # ---- from measurements to times ----------------------------------------------

@@ -178,8 +178,10 @@ static void side_open(side *s, int fsoc)
     uint64_t len;
     uint32_t ws;
     int rc;
-    if (!p)
-        die("unknown profile", 0);
+    if (!p) {
+        fprintf(stderr, "steady-fsocexp: unknown device profile '%s'\n", g_profile);
+        exit(2);
+    }
     memset(s, 0, sizeof *s);
     s->fsoc = fsoc;
     len = sim_image_size(p, g_blocks);
@@ -1117,8 +1119,8 @@ static int usage(void)
             "                      [--open-max N] [--pending-max N] [--file-pages-log2 N]\n"
             "                      [WORKLOAD...]\n"
             "workloads: create mkdir rmdir unlink read_1m write_1m copy_512 copy_4k copy_16k copy_32k\n"
-            "           create500 andrew"
-            "           (default all)\n");
+            "           create500 andrew (default: all)\n"
+            "msize 256..65536; unit divides 1 MiB, at most 65536\n");
     return 2;
 }
 
