@@ -263,6 +263,7 @@ def run(args: argparse.Namespace) -> int:
                                      "input rates (B/s)": ", ".join(f"{r:.0f}" for r in rates)},
                          notes=notes, rates_Bps=rates)
     _add_sections(index, out, results, chk, pl)
+    fsoc_note = _add_fsoc_section(index, out, args.quick)
     (out / "summary.json").write_text(json.dumps(
         {"runs": summaries, "checks": [{"ok": c.ok, "text": c.text} for c in chk]},
         indent=1, allow_nan=False) + "\n")
@@ -277,6 +278,7 @@ def run(args: argparse.Namespace) -> int:
     npass = sum(c.ok for c in chk)
     print(f"{npass} of {len(chk)} checks pass; {len(failed)} run(s) failed; "
           f"{time.monotonic() - t_start:.0f} s wall")
+    print(fsoc_note)
     print(f"report: {index}")
     return 1 if failed else 0
 
@@ -341,3 +343,31 @@ def _add_sections(index: Path, out: Path, results: list[dict[str, Any]], chk: li
                         "<nav><a href='#checks'>Checks</a><a href='#seed003'>Seed 003</a>"
                         "<a href='#seed004'>Seed 004</a><a href='#summary'>Summary</a>", 1)
     index.write_text(text, encoding="utf-8")
+
+
+def _add_fsoc_section(index: Path, out: Path, quick: bool) -> str:
+    """Seed 002 (FSOC): `steady model` -- traffic per operation, elapsed
+    times, the performance model and its validation -- as a report section
+    and out/fsoc-model.json.  Returns a one-line summary for the console."""
+    from steadyfs import fsocmodel as fm
+    from steadyfs.fsocplots import html_section
+    from steadyfs.report import insert_section
+
+    try:
+        reps = 2 if quick else 5
+        r = fm.report(fm.measure(reps=reps), fm.Costs(), fm.measure(reps=reps, client="lean"))
+    except (OSError, RuntimeError) as e:
+        insert_section(index, f"<h2 id='fsoc'>Seed 002: FSOC</h2><p>not run: {html.escape(str(e))}</p>",
+                       "fsoc", "Seed 002")
+        return f"seed 002 (FSOC model): not run: {e}"
+    (out / "fsoc-model.json").write_text(json.dumps(r, indent=1, allow_nan=False) + "\n")
+    insert_section(index, html_section(r, out), "fsoc", "Seed 002")
+    meta = [q for q in r["fig15"] if q["op"] in fm.REPEATED]
+    t2 = {q["workload"]: q for q in r["table2"]}
+    err = max(max(abs(q["conv_error"]), abs(q["fsoc_error"])) for q in r["table2"])
+    return (f"seed 002 (FSOC model, 9P server {r['backend']}): metadata traffic FSOC/conv "
+            f"{min(q['ratio'] for q in meta) * 100:.1f}-{max(q['ratio'] for q in meta) * 100:.1f} % "
+            f"(paper 5-30 %); elapsed FSOC/conv read 1 MB {t2['read_1m']['fsoc_over_conv']:.2f}, "
+            f"500 creates {t2['create500']['fsoc_over_conv']:.2f} (lean client "
+            f"{t2['create500']['lean_fsoc_over_conv']:.2f}), Andrew {t2['andrew']['fsoc_over_conv']:.2f}; "
+            f"model vs run within {err * 100:.1f} %")

@@ -360,3 +360,13 @@ def write_report(out_dir: Path | str, runs: Sequence[Run], title: str = "steadyf
     index = base / "index.html"
     index.write_text("\n".join(parts), encoding="utf-8")
     return index
+
+
+def insert_section(index: Path, section_html: str, anchor: str, label: str) -> None:
+    """Put a section (whose heading has id=anchor) above the report's summary
+    table, with a link to it in the navigation bar."""
+    text = index.read_text(encoding="utf-8")
+    marker = "<h2 id='summary'>"
+    text = text.replace(marker, section_html + "\n" + marker, 1)
+    text = text.replace("<nav>", f"<nav><a href='#{anchor}'>{html.escape(label)}</a>", 1)
+    index.write_text(text, encoding="utf-8")
