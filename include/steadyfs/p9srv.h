@@ -34,14 +34,14 @@
  *   - mem: p9srv_mem_size(cfg) bytes, 4-aligned =
  *         fid_max * (P9SRV_FID_SIZE + path_max)   fid table with one path each
  *       + 2 * path_max                            two scratch paths (rename)
- *     P9SRV_FID_SIZE = 24.  fid_max 16, path_max 128: 16 * 152 + 256 = 2688 B;
+ *     P9SRV_FID_SIZE = 20.  fid_max 16, path_max 128: 16 * 148 + 256 = 2624 B;
  *   - the message buffer(s): msize_max bytes each; in and out may be the
  *     same buffer (the reply is built only after the request has been
  *     consumed);
  *   - the steadyfs itself, whose open_max bounds how many fids may be open
  *     at once (plus one spare for Tsetattr size on an unopened fid).
  *   At msize 4096, fid_max 16, path_max 128, one shared buffer:
- *   896 + 2688 + 4096 = 7680 bytes on Cortex-M3.
+ *   896 + 2624 + 4096 = 7616 bytes on Cortex-M3.
  *
  * Paths.  steadyfs is path-based, so each fid remembers the absolute path of
  * its file (at most path_max - 1 bytes; default path_max 128).  A walk or a
@@ -97,7 +97,7 @@
 extern "C" {
 #endif
 
-#define P9SRV_FID_SIZE 24u
+#define P9SRV_FID_SIZE 20u
 #define P9SRV_PATH_MAX_DEFAULT 128u
 #define P9SRV_FID_MAX_DEFAULT 16u
 #define P9SRV_MSIZE_DEFAULT 8192u
@@ -125,7 +125,8 @@ typedef struct p9srv_config {
 /* One fid (private). */
 struct p9srv_fid {
     uint32_t fid;
-    uint64_t id;          /* steadyfs id of the file: qid.path */
+    uint32_t id_lo, id_hi; /* steadyfs id of the file (qid.path); two words so
+                              the table needs only 4-byte alignment */
     int16_t h;            /* steadyfs handle (file or directory), -1 if not open */
     uint16_t plen;        /* path length without NUL */
     uint8_t kind;         /* free, node, xattr list */
