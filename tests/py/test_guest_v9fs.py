@@ -1,0 +1,140 @@
+"""Linux's own 9P client (v9fs) in a QEMU guest against 9P servers (issue 6 part 4).
+
+The guest (python/steadyfs/guest.py) runs tests/interop/v9fs-ops.sh on a
+`mount -t 9p` of the server; each test then reads the server's side by a
+route that does not go through the guest and compares:
+- diod serving a temporary directory: the reference, which proves the
+  harness and the script independent of our server; the directory is read
+  on the host and through diod's own clients (diodls/diodcat);
+- `steady serve` on an image: tests/py/test_serve_interop.py.
+The unit tests check the harness's own parts: the initramfs, the module
+list, the console parser and that the tree comparison catches a change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from steadyfs import guest
+
+MISSING = guest.missing_parts()
+needs_guest = pytest.mark.skipif(MISSING is not None, reason=f"cannot boot the guest: {MISSING}")
+needs_diod = pytest.mark.skipif(guest.diod_path() is None,
+                                reason="diod is not installed (Debian package diod)")
+
+
+# ------------------------------------------------------------ the harness's parts
+@pytest.mark.skipif(guest.find_kernel() is None, reason="no kernel (linux-image-amd64)")
+def test_module_closure_puts_dependencies_first() -> None:
+    k = guest.find_kernel()
+    assert k is not None
+    mods = guest.module_closure(k)
+    names = [m.rsplit("/", 1)[-1].split(".ko")[0] for m in mods]
+    for want in guest.MODULES:
+        assert want in names
+    # every module comes after everything modules.dep says it needs
+    deps = {}
+    for line in (k.modules / "modules.dep").read_text().splitlines():
+        mod, _, rest = line.partition(":")
+        deps[mod] = rest.split()
+    for i, m in enumerate(mods):
+        for d in deps[m]:
+            assert d in mods[:i], f"{m} needs {d} loaded before it"
+    with pytest.raises(guest.GuestError, match="no module"):
+        guest.module_closure(k, ("no_such_module_xyz",))
+
+
+@pytest.mark.skipif(guest.busybox_path() is None, reason="no static busybox (busybox-static)")
+def test_initramfs_lists_with_cpio(tmp_path: Path) -> None:
+    """The archive is read back by busybox's cpio, file contents intact."""
+    k = guest.find_kernel()
+    if k is None:
+        pytest.skip("no kernel (linux-image-amd64)")
+    out = tmp_path / "i.cpio"
+    guest.build_initramfs(out, k, guest.DEFAULT_SCRIPT, {"V9FS_OPTS": "trans=tcp,port=1"})
+    bb = guest.busybox_path()
+    listing = subprocess.run([str(bb), "cpio", "-t", "-F", str(out)], capture_output=True,
+                             check=True).stdout.decode().split()
+    for want in ("init", "bin/busybox", "dev/console", "etc/ops.sh", "etc/guest.env",
+                 "etc/modules.load", "lib/modules/9p.ko", "lib/modules/9pnet_fd.ko"):
+        assert want in listing
+    x = tmp_path / "x"
+    x.mkdir()
+    subprocess.run([str(bb), "cpio", "-i", "-d", "-F", str(out)], cwd=x, check=True,
+                   capture_output=True)
+    assert (x / "etc/ops.sh").read_bytes() == guest.DEFAULT_SCRIPT.read_bytes()
+    assert (x / "etc/guest.env").read_text() == "V9FS_OPTS='trans=tcp,port=1'\n"
+    assert hashlib.sha256((x / "bin/busybox").read_bytes()).digest() == \
+        hashlib.sha256(bb.read_bytes()).digest()  # type: ignore[union-attr]
+    with pytest.raises(guest.GuestError, match="bad guest setting"):
+        guest.build_initramfs(out, k, guest.DEFAULT_SCRIPT, {"V9FS_OPTS": "a'b"})
+
+
+def test_parse_console() -> None:
+    r = guest.parse_console([
+        "[    1.0] noise", "GUEST BOOTED 2.1", "V9FS ok mount", "V9FS FAIL rename: mv a b -> x",
+        "V9FS time big-read 0.970", "V9FS dir d1", "V9FS file d1/a b.txt 3 abc123",
+        "V9FS done fails=1", "GUEST END rc=1 uptime=9.0"])
+    assert r.passed == ["mount"] and r.failed == ["rename: mv a b -> x"]
+    assert r.times == {"big-read": 0.97}
+    assert r.tree == {"d1": None, "d1/a b.txt": guest.FileSum(3, "abc123")}
+    assert r.done and r.exit_status == 1 and not r.ok
+
+
+# ------------------------------------------------------------ against diod
+@pytest.fixture(scope="module")
+def diod_run() -> Iterator[tuple[guest.GuestResult, Path, guest.Tree]]:
+    if MISSING is not None:
+        pytest.skip(f"cannot boot the guest: {MISSING}")
+    if guest.diod_path() is None:
+        pytest.skip("diod is not installed (Debian package diod)")
+    # Not under pytest's tmp_path: diod checks the attach as the guest's
+    # uname ("nobody"), who must be able to reach the export.
+    tmp = tempfile.TemporaryDirectory(prefix="steady-diod-")
+    export = Path(tmp.name)
+    export.chmod(0o755)
+    with tmp, guest.Diod(export) as d:
+        result = guest.run_guest_v9fs(d.port, aname=str(export))
+        # diod's own clients, a second route to the same tree
+        via_clients = guest.diod_tree(d.server, str(export))
+        print(f"\nguest against diod: boot {result.boot_s:.1f} s, total {result.total_s:.1f} s, "
+              f"{len(result.passed)} checks, times {result.times}")
+        yield result, export, via_clients
+
+
+@needs_guest
+@needs_diod
+def test_v9fs_against_diod(diod_run: tuple[guest.GuestResult, Path, guest.Tree]) -> None:
+    result, export, via_clients = diod_run
+    assert result.ok, (result.failed, result.console[-3000:])
+    assert len(result.passed) >= 60
+    assert guest.check_effects(result, guest.dir_tree(export)) == []
+    assert guest.check_effects(result, via_clients) == []
+
+
+@needs_guest
+@needs_diod
+def test_effect_check_catches_changes(diod_run: tuple[guest.GuestResult, Path, guest.Tree]) -> None:
+    """The comparison is not vacuous: a changed byte, a lost file, a stray
+    file and a resurrected one are each reported."""
+    result, export, _ = diod_run
+    tree = guest.dir_tree(export)
+    flipped = dict(tree)
+    data = bytearray((export / "big.bin").read_bytes())
+    data[123456] ^= 1
+    flipped["big.bin"] = guest.FileSum(len(data), hashlib.sha256(data).hexdigest())
+    assert any(p.startswith("big.bin") for p in guest.check_effects(result, flipped))
+    lost = {k: v for k, v in tree.items() if k != "many/f101"}
+    assert any("many/f101" in p for p in guest.check_effects(result, lost))
+    stray = dict(tree, **{"stray.txt": guest.FileSum(1, "00")})
+    assert any("stray.txt" in p for p in guest.check_effects(result, stray))
+    # the guest and server agree on a file the script deleted: still wrong
+    both = dict(tree, **{"gone.txt": guest.FileSum(4, hashlib.sha256(b"bye\n").hexdigest())})
+    r2 = guest.GuestResult(tree=dict(result.tree, **{"gone.txt": both["gone.txt"]}))
+    assert any("gone.txt" in p for p in guest.check_effects(r2, both))
