@@ -318,11 +318,14 @@ static void check_counts(fck *c)
 }
 
 /* The current anchor unit: checkpoints 0..n-1 in sequence, each with a
- * valid payload; after them erased sectors. */
+ * valid payload; after them erased sectors.  A cut while a checkpoint is
+ * programmed leaves one bad sector at the end (a valid tag with a bad
+ * payload, or a sector neither erased nor valid): mount steps over it, so
+ * that one is a note, anything else an error. */
 static void check_anchor(fck *c)
 {
     steadyfs *fs = c->fs;
-    uint32_t a = fs->anchor[fs->anchor_cur], i;
+    uint32_t a = fs->anchor[fs->anchor_cur], i, badp = SFS_NONE;
     uint64_t base = 0;
     sfs_tag t;
     int rc;
@@ -332,16 +335,24 @@ static void check_anchor(fck *c)
             break;
         if (!i)
             base = t.seq;
+        if (badp != SFS_NONE)
+            say(c, 1, "checkpoint in anchor unit %u sector %u: payload damaged", a, badp);
+        badp = SFS_NONE;
         rc = sfs_rd_sector(fs, a * fs->P + i, c->b1, &t);
         if (rc < 0) {
-            say(c, 1, "checkpoint in anchor unit %u sector %u: payload %s", a, i,
-                rc == STEADYFS_ECORRUPT ? "CRC mismatch" : "unreadable");
-        } else if (sfs_get32(c->b1) != 0x31434653u || sfs_get32(c->b1 + 12) != fs->nblocks ||
-                   sfs_get32(c->b1 + 108) != fs->vol) {
+            badp = i;   /* an error unless it is the last (torn) one */
+            continue;
+        }
+        if (sfs_get32(c->b1) != 0x31434653u || sfs_get32(c->b1 + 12) != fs->nblocks ||
+            sfs_get32(c->b1 + 108) != fs->vol)
             say(c, 1, "checkpoint in anchor unit %u sector %u: header does not match the volume",
                 a, i);
-        }
         c->rep->checkpoints++;
+    }
+    if (badp != SFS_NONE) {
+        say(c, 0, "anchor unit %u sector %u: newest checkpoint torn or damaged (payload CRC); "
+                  "mount uses the one before", a, badp);
+        c->rep->notes++;
     }
     if (!i)
         say(c, 1, "anchor unit %u: sector 0 is not a valid checkpoint", a);
@@ -349,8 +360,17 @@ static void check_anchor(fck *c)
         return;
     for (; i < fs->P; i++)
         if (sfs_rd_erased(fs, a * fs->P + i) != 1) {
-            say(c, 1, "anchor unit %u sector %u: neither a checkpoint in sequence nor erased "
-                      "(damaged or torn checkpoint)", a, i);
+            uint32_t j = i + 1;
+            while (j < fs->P && sfs_rd_erased(fs, a * fs->P + j) == 1)
+                j++;
+            if (j == fs->P && badp == SFS_NONE) {
+                say(c, 0, "anchor unit %u sector %u: torn checkpoint (a write cut by power "
+                          "loss, or damage); mount uses the one before", a, i);
+                c->rep->notes++;
+            } else {
+                say(c, 1, "anchor unit %u sector %u: neither a checkpoint in sequence nor "
+                          "erased", a, i);
+            }
             break;
         }
 }
