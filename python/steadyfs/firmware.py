@@ -283,6 +283,10 @@ class Board:
             self._proc.stdout.close()
         self._tmp.cleanup()
 
+    def exited(self) -> bool:
+        """QEMU (so the board) has stopped."""
+        return self._proc is not None and self._proc.poll() is not None
+
     def wait(self, timeout: float) -> int:
         """The firmware's exit status; FirmwareError if it does not exit in time."""
         assert self._proc
