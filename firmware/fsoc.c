@@ -13,7 +13,7 @@
 
 /* Work area: steadyfs_work_size() of the config below is checked at
  * attach; this is its ceiling with a little room. */
-#define FW_FS_WORK 1536u
+#define FW_FS_WORK 1504u
 #define FW_P9_PATH_MAX 128u
 #define FW_P9_MEM (FW_P9_FID_MAX * (P9SRV_FID_SIZE + FW_P9_PATH_MAX) + 2u * FW_P9_PATH_MAX)
 

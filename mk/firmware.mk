@@ -17,3 +17,10 @@ $(BUILD)/steady-relay: src/host/main/relay_main.c $(RELAY_SRCS) include/steadyfs
 
 build: $(BUILD)/steady-relay
 firmware: $(BUILD)/steady-relay
+
+# `make test` prints the firmware's sizes with the stack high-water mark
+# measured on the target during a short 9P session (~3 s).
+.PHONY: firmware-size
+firmware-size: firmware setup
+	@./steady firmware size --measure
+TEST_EXTRA += firmware-size

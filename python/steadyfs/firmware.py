@@ -388,3 +388,63 @@ def size_report(as_json: bool = False) -> str:
     if as_json:
         args.append("--json")
     return subprocess.run(args, check=True, capture_output=True, text=True).stdout
+
+
+def _stack_high_water(text: str) -> int | None:
+    m = re.search(r"^stack: high-water (\d+) of (\d+) bytes", text, re.M)
+    return int(m.group(1)) if m else None
+
+
+def serve_session(image: Path, data: bytes, path: str = "/demo/host.bin",
+                  timeout: float = 60.0) -> dict[str, object]:
+    """Boot the board serving 9P, let a host client (p9client) mkdir, write
+    `data` to `path` with fsync, read it back, list, rename a scratch file
+    and unlink it; HALT the board; then boot it again with check=PATH so the
+    board reads the file back itself.  Returns what was measured: the CRC-32
+    of the data on the host and as the board read it, the board's stack
+    high-water mark over both boots, timings."""
+    import zlib
+
+    from steadyfs import p9client
+
+    out: dict[str, object] = {"path": path, "bytes": len(data),
+                              "crc32_host": zlib.crc32(data)}
+    t0 = time.monotonic()
+    words = firmware_cmdline(image.resolve(), serve=True)
+    with Board(image, words, listen=("127.0.0.1", 0)) as board:
+        board.wait_relay(r"board ready", timeout)
+        out["boot_s"] = time.monotonic() - t0
+        with p9client.Client("127.0.0.1", board.port, timeout=timeout) as c:
+            parent = path.rsplit("/", 1)[0]
+            if parent and parent.strip("/") not in c.listdir("/"):
+                c.mkdir(parent)
+            t1 = time.monotonic()
+            c.put(path, data)
+            out["write_s"] = time.monotonic() - t1
+            t1 = time.monotonic()
+            back = c.get(path)
+            out["read_s"] = time.monotonic() - t1
+            out["host_readback_ok"] = back == data
+            c.put(parent + "/scratch", b"x" * 100)
+            c.rename(parent + "/scratch", parent + "/scratch2")
+            c.unlink(parent + "/scratch2")
+            out["listing"] = c.listdir(parent or "/")
+        rc = board.halt(timeout)
+        out["serve_exit"] = rc
+        serve_text = board.text()
+    words = firmware_cmdline(image.resolve(), check=path)
+    with Board(image, words) as board:
+        rc2 = board.wait(timeout)
+        check_text = board.text()
+    out["check_exit"] = rc2
+    m = re.search(r"^check: (\S+) (\d+) bytes crc32 0x([0-9a-f]{8})", check_text, re.M)
+    out["crc32_board"] = int(m.group(3), 16) if m else None
+    out["bytes_board"] = int(m.group(2)) if m else None
+    stacks = [s for s in (_stack_high_water(serve_text), _stack_high_water(check_text))
+              if s is not None]
+    out["stack_high_water"] = max(stacks) if stacks else None
+    out["ok"] = (rc == 0 and rc2 == 0 and out["host_readback_ok"] is True
+                 and out["crc32_board"] == out["crc32_host"] and out["bytes_board"] == len(data))
+    out["total_s"] = time.monotonic() - t0
+    out["console"] = serve_text + check_text
+    return out
