@@ -37,3 +37,13 @@ $(BUILD)/fuzz/fuzz_p9srv: tests/fuzz/fuzz_p9srv.c $(P9SRV_FUZZ_COV) \
 	@echo "  FUZZ    $@"
 	@$(CLANG) $(FUZZ_CFLAGS) $< $(P9SRV_FUZZ_COV) \
 	    $(patsubst %.c,$(BUILD)/fuzz/nocov/%.o,$(P9SRV_FUZZ_NOCOV)) -o $@
+
+# steady serve (build/steady-serve): the server on TCP, Unix sockets, stdio
+# or a tty (framed).  Built with the sanitizers, like steady-torture, so the
+# interop tests double as memory checks of the server.
+$(BUILD)/steady-serve: src/host/main/serve_main.c $(SAN_OBJS)
+	@mkdir -p $(@D)
+	@echo "  LD/san  $@"
+	@$(CC) $(SAN_CFLAGS) $< $(SAN_OBJS) -o $@ -lm
+
+build: $(BUILD)/steady-serve

@@ -55,9 +55,12 @@
  * walk); walks never leave the export root (".." at the root stays there);
  * names containing '/' or NUL, empty names, "." and ".." where a new name is
  * meant (create, mkdir, unlink, rename), and names over 255 bytes are
- * refused (EINVAL, or ENAMETOOLONG for length).  read_only makes every
- * change fail with EROFS.  Tauth is refused (EOPNOTSUPP): use it only on
- * trusted links (steady serve listens on loopback by default).
+ * refused (EINVAL, or ENAMETOOLONG for length; a walk whose path would
+ * exceed path_max: ENAMETOOLONG).  read_only makes every change fail with
+ * EROFS.  There is no authentication: Tauth answers ENOENT, which diod's
+ * client library reads as "not required", and Tattach wants afid = NOFID
+ * and aname "" or "/".  Use it on trusted links only (steady serve listens
+ * on loopback unless told otherwise).
  *
  * What steadyfs does not store, and what the server reports instead:
  *   - mode: directories 040755, files 0100644; Tsetattr of mode, uid, gid

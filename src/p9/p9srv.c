@@ -779,6 +779,12 @@ int32_t p9srv_handle(p9srv *s, const uint8_t *in, uint32_t in_len, uint8_t *out,
     case P9_TUNLINKAT: rc = h_unlinkat(s); break;
     case P9_TRENAMEAT: rc = h_renameat(s); break;
     case P9_TRENAME: rc = h_rename(s); break;
+    case P9_TAUTH:
+        /* No authentication: Rlerror(ENOENT) is how diod and its client
+         * library say "not required" (the client then attaches with
+         * afid = NOFID). */
+        rc = STEADYFS_ENOENT;
+        break;
     case P9_TFLUSH:
         /* Requests are answered one at a time, in order: by the time a
          * Tflush is read, the request it names has been answered. */
@@ -786,7 +792,7 @@ int32_t p9srv_handle(p9srv *s, const uint8_t *in, uint32_t in_len, uint8_t *out,
         rc = 0;
         break;
     default:
-        /* Tauth, Txattrcreate, R-messages sent to a server, ... */
+        /* Txattrcreate, R-messages sent to a server, ... */
         rc = -LX_EOPNOTSUPP;
         break;
     }
