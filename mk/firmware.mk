@@ -24,3 +24,6 @@ firmware: $(BUILD)/steady-relay
 firmware-size: firmware setup
 	@./steady firmware size --measure
 TEST_EXTRA += firmware-size
+
+# The demo's firmware run (steady demo: firmware_check) needs the ELF and the relay.
+demo: firmware
