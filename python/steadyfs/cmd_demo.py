@@ -201,11 +201,12 @@ def firmware_check(out: Path) -> Check:
         r = firmware.serve_session(image, data)
     except Exception as e:  # reported, never hidden
         return Check(False, f"firmware (mps2-an385 under QEMU): {type(e).__name__}: {e}")
+    board = r["crc32_board"]
     return Check(bool(r["ok"]),
                  f"firmware (mps2-an385 under QEMU): {len(data)} bytes written by a host 9P client "
                  f"through the UART relay in {r['write_s']:.1f} s, read back by the board after a "
                  f"reboot: crc32 host 0x{r['crc32_host']:08x}, board "
-                 f"{'0x%08x' % r['crc32_board'] if r['crc32_board'] is not None else 'none'}; "
+                 f"{f'0x{board:08x}' if isinstance(board, int) else 'none'}; "
                  f"stack high-water {r['stack_high_water']} B")
 
 
