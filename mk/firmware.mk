@@ -27,3 +27,7 @@ TEST_EXTRA += firmware-size
 
 # The demo's firmware run (steady demo: firmware_check) needs the ELF and the relay.
 demo: firmware
+
+# The relay compiles clean with clang too.
+$(BUILD)/clang/src/host/main/relay_main.o: CSTD += -D_GNU_SOURCE
+clang-check: $(BUILD)/clang/src/host/main/relay_main.o

@@ -262,7 +262,8 @@ int main(int argc, char **argv)
     memset(&r, 0, sizeof r);
     r.uart = r.lfd = r.cfd = -1;
     r.tcap = 1u << 20;
-    for (int i = 1; i < argc; i++) {
+    /* options come in pairs: --name value */
+    for (int i = 1; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v)
             return usage();
@@ -282,7 +283,6 @@ int main(int argc, char **argv)
             halt_wait = atof(v);
         else
             return usage();
-        i++;
     }
     if (r.uart < 0 || r.lfd < 0 || r.tcap < 64)
         return usage();
