@@ -31,3 +31,6 @@ demo: firmware
 # The relay compiles clean with clang too.
 $(BUILD)/clang/src/host/main/relay_main.o: CSTD += -D_GNU_SOURCE
 clang-check: $(BUILD)/clang/src/host/main/relay_main.o
+
+# The message/session layer under fuzzing (tests/fuzz/fuzz_p9link.c).
+FUZZERS += fuzz_p9link
