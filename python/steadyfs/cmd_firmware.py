@@ -67,7 +67,10 @@ def _serve(args: argparse.Namespace, image: Path) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    image = Path(args.image) if args.image else firmware.firmware_elf().parent / "nand.img"
+    # the self-test writes its records over the whole device, so the file
+    # system gets an image of its own by default
+    default = "fsoc.img" if args.listen else "nand.img"
+    image = Path(args.image) if args.image else firmware.firmware_elf().parent / default
     if args.listen:
         return _serve(args, image)
     words = firmware.firmware_cmdline(image.resolve(), records=args.records, writes=args.writes,
