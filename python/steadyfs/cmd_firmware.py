@@ -152,8 +152,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     fsub = p.add_subparsers(dest="fw_command", metavar="ACTION", required=True)
     r = fsub.add_parser("run", help="boot the firmware on qemu-system-arm -M mps2-an385")
-    r.add_argument("--image", help="host file holding the board's NAND image "
-                   "(created on first boot; default <build>/firmware/nand.img)")
+    r.add_argument("--image", help="host file holding the board's NAND image (created on "
+                   "first boot; default <build>/firmware/fsoc.img with --listen, else nand.img)")
     r.add_argument("--timeout", type=float, default=None, metavar="S",
                    help="stop the board after S seconds (self-test: exit 124; default 60; "
                    "with --listen: HALT it, default never)")
