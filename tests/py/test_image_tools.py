@@ -67,7 +67,8 @@ class Image:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.raw = bytearray(path.read_bytes())
-        self.page, self.spare, self.ppb, self.blocks = struct.unpack_from("<IIII", self.raw, 52)
+        self.page, self.spare, self.ppb, self.blocks = (
+            int(v) for v in struct.unpack_from("<IIII", self.raw, 52))
         self.data_off = int(struct.unpack_from("<Q", self.raw, 88)[0])
 
     def off(self, block: int, page: int) -> int:
