@@ -128,7 +128,7 @@ static inline int fi_build(fi_base *b)
     /* the volume id: in any checkpoint (anchor units 0 and 1) */
     for (i = 0; i < 2 * ppb; i++) {
         uint8_t *pg = fi_page(b, b->img, i);
-        if ((pg[FI_SECTOR] ^ 0xFF) == 4 && (pg[0] ^ 0xFF) == 0x53) {
+        if (pg[FI_SECTOR] == (uint8_t)(4u ^ 0xFFu) && pg[0] == (uint8_t)(0x53u ^ 0xFFu)) {
             b->vol = fi_get32(pg + 108) ^ 0xFFFFFFFFu;
             break;
         }
