@@ -526,6 +526,10 @@ static void scan_dir(fck *c, uint32_t dir)
             ino = sfs_get32(c->b1 + o + 4);
             if (h != sfs_name_hash((const char *)c->b1 + o + 10, nl))
                 say(c, 1, "directory %u bucket %u: entry %u hash does not match its name", dir, d, i);
+            for (k = 0; k < nl && c->b1[o + 10 + k] && c->b1[o + 10 + k] != '/'; k++)
+                ;
+            if (k < nl)
+                say(c, 1, "directory %u bucket %u: entry %u name contains '/' or NUL", dir, d, i);
             if (i && (h < ph || (h == ph && ino <= pi)))
                 say(c, 1, "directory %u bucket %u: entry %u out of (hash, inode) order", dir, d, i);
             for (k = h % dp; k != d; k = (k + 1) % dp)

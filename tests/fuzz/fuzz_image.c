@@ -4,7 +4,9 @@
  * so the corruptions are near real structure, optionally with their CRCs
  * recomputed so bad fields reach the parsers.  Besides "no crash, no hang,
  * no sanitizer report": the unpatched image must mount and check clean,
- * and a mount that fails must fail with one of the documented errors. */
+ * a mount that fails must fail with one of the documented errors, and an
+ * image fsck passes must mount and read without a single error (else fsck
+ * missed the damage). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static steadyfs fs;
 static steadyfs_config cfg;
+static int strict;   /* fsck found nothing: every read must succeed */
+
+static void must(int ok, const char *what, const char *path)
+{
+    if (!ok && strict) {
+        fprintf(stderr, "fuzz_image: fsck passed the image, but %s %s failed\n", what, path);
+        abort();
+    }
+}
 
 static void quiet(void *ctx, const char *msg)
 {
@@ -27,14 +38,17 @@ static void read_file(const char *path)
 {
     static uint8_t buf[4096];
     int fd = steadyfs_open(&fs, path, STEADYFS_O_RDONLY), i;
+    int32_t n = 1;
     steadyfs_stat st;
+    must(fd >= 0, "open", path);
     if (fd < 0)
         return;
     /* a corrupted size may be huge: a bounded number of reads, then the end */
-    for (i = 0; i < 16 && steadyfs_read(&fs, fd, buf, sizeof buf) > 0; i++)
+    for (i = 0; i < 16 && (n = steadyfs_read(&fs, fd, buf, sizeof buf)) > 0; i++)
         ;
+    must(n >= 0, "read", path);
     if (steadyfs_seek(&fs, fd, -100, STEADYFS_SEEK_END) >= 0)
-        (void)steadyfs_read(&fs, fd, buf, sizeof buf);
+        must(steadyfs_read(&fs, fd, buf, sizeof buf) >= 0, "read at the end of", path);
     (void)steadyfs_fstat(&fs, fd, &st);
     (void)steadyfs_size(&fs, fd);
     steadyfs_close(&fs, fd);
@@ -44,7 +58,8 @@ static void walk(const char *dir, int depth)
 {
     steadyfs_dirent e;
     char path[600];
-    int dd = steadyfs_opendir(&fs, dir), n = 0, rc;
+    int dd = steadyfs_opendir(&fs, dir), n = 0, rc = 0;
+    must(dd >= 0, "opendir", dir);
     if (dd < 0)
         return;
     while (n++ < 600 && (rc = steadyfs_readdir(&fs, dd, &e)) > 0) {
@@ -58,13 +73,16 @@ static void walk(const char *dir, int depth)
         memcpy(path + l, e.name, e.name_len + 1u);
         if (path[0] != '/')
             continue;
-        if (steadyfs_stat_path(&fs, path, &st) != 0)
+        if (steadyfs_stat_path(&fs, path, &st) != 0) {
+            must(0, "stat", path);
             continue;
+        }
         if (st.type == STEADYFS_TYPE_DIR && depth < 5)
             walk(path, depth + 1);
         else if (st.type == STEADYFS_TYPE_FILE)
             read_file(path);
     }
+    must(rc >= 0, "readdir", dir);
     steadyfs_closedir(&fs, dd);
 }
 
@@ -104,7 +122,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rc = steadyfs_fsck(&fs, &cfg, fwork, fws, quiet, NULL, &rep);
     if (size < 5 && rc != 0)
         abort();   /* the untouched image is clean */
+    strict = rc == 0;
     rc = steadyfs_mount(&fs, &cfg);
+    must(rc == 0, "mount", "");
     if (rc) {
         if (rc != STEADYFS_ECORRUPT && rc != STEADYFS_EIO && rc != STEADYFS_EINVAL)
             abort();
@@ -112,6 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     (void)steadyfs_info_get(&fs, &info);
     walk("/", 0);
+    strict = 0;   /* these two may have been damaged away */
     read_file("/etc/config");
     read_file("/logs/old/big");
     steadyfs_unmount(&fs);
