@@ -156,7 +156,7 @@ static void data_page(fck *c, uint32_t lpn, uint32_t ppn)
         if (lpn == 0 || !bit(fs->ibm, lpn))
             say(c, 1, "inode %u: inode sector mapped but the inode bitmap has it free", lpn);
         else if (rc || in.ino != lpn)
-            say(c, 1, "inode %u: inode sector invalid (magic, number or type)", lpn);
+            say(c, 1, "inode %u: inode sector invalid (magic, number, type or size)", lpn);
         else
             setbit(c->imap, lpn);
         return;
