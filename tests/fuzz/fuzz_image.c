@@ -18,6 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static steadyfs fs;
 static steadyfs_config cfg;
 static int strict;   /* fsck found nothing: every read must succeed */
+static uint64_t seen[64];   /* directories walked: a damaged tree may loop */
+static unsigned nseen;
 
 static void must(int ok, const char *what, const char *path)
 {
@@ -77,8 +79,15 @@ static void walk(const char *dir, int depth)
             must(0, "stat", path);
             continue;
         }
-        if (st.type == STEADYFS_TYPE_DIR && depth < 5)
+        if (st.type == STEADYFS_TYPE_DIR && depth < 5 && nseen < 64) {
+            unsigned k;
+            for (k = 0; k < nseen && seen[k] != st.id; k++)
+                ;
+            if (k < nseen)
+                continue;
+            seen[nseen++] = st.id;
             walk(path, depth + 1);
+        }
         else if (st.type == STEADYFS_TYPE_FILE)
             read_file(path);
     }
@@ -131,6 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     (void)steadyfs_info_get(&fs, &info);
+    nseen = 0;
     walk("/", 0);
     strict = 0;   /* these two may have been damaged away */
     read_file("/etc/config");
