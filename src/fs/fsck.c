@@ -156,7 +156,7 @@ static void data_page(fck *c, uint32_t lpn, uint32_t ppn)
         if (lpn == 0 || !bit(fs->ibm, lpn))
             say(c, 1, "inode %u: inode sector mapped but the inode bitmap has it free", lpn);
         else if (rc || in.ino != lpn)
-            say(c, 1, "inode %u: inode sector invalid (magic, number or type)", lpn);
+            say(c, 1, "inode %u: inode sector invalid (magic, number, type or size)", lpn);
         else
             setbit(c->imap, lpn);
         return;
@@ -189,44 +189,84 @@ static uint32_t kill_pg(steadyfs *fs, uint32_t ino)
     return !k ? SFS_NONE : (k->flags & PF_KILLALL) ? 0 : k->ppn;
 }
 
+/* L1 index m, whose L1 sector per L2 is l1w: the L1 sector (unless a kill
+ * covers it) and every logical page in its range. */
+static void visit_l1(fck *c, uint32_t m, uint32_t l1w)
+{
+    steadyfs *fs = c->fs;
+    uint32_t j, e = fs->e1;
+    struct sfs_pend *p2 = sfs_pend_find(fs, PT_L2, m, 0);
+    uint32_t l1 = p2 ? p2->ppn : l1w;
+    uint32_t kp = kill_pg(fs, (m * e) >> fs->fbits), pgm = (m * e) & ((1u << fs->fbits) - 1u);
+    int have1 = 0, pend = 0;
+    if (l1 != SFS_NONE && pgm < kp) {
+        c->rep->map_sectors++;
+        have1 = reach(c, l1, TK_MAP1, m, c->b1);
+    }
+    for (j = 0; j < fs->npend && !pend; j++)
+        pend = fs->pend[j].type == PT_L1 && fs->pend[j].key / e == m;
+    if (!have1 && !pend)
+        return;
+    /* the range as sfs_lookup sees it: the L1 words, none where the kill
+     * reaches, then the committed pending changes on top */
+    if (!have1)
+        memset(c->b1, 0xFF, 4u * e);
+    for (j = 0; j < e; j++)
+        if (pgm + j >= kp)
+            sfs_put32(c->b1 + 4 * j, SFS_NONE);
+    for (j = 0; j < fs->npend; j++)
+        if (fs->pend[j].type == PT_L1 && fs->pend[j].key / e == m)
+            sfs_put32(c->b1 + 4 * (fs->pend[j].key % e), fs->pend[j].ppn);
+    for (j = 0; j < e; j++) {
+        uint32_t ppn = sfs_get32(c->b1 + 4 * j);
+        if (ppn != SFS_NONE)
+            data_page(c, m * e + j, ppn);
+    }
+}
+
 /* Every logical page through the two map levels and the pending table,
- * as sfs_lookup resolves it, one L1 sector at a time. */
+ * as sfs_lookup resolves it, one L1 sector at a time: first the L1
+ * indices an L2 sector maps, then those only pending changes name. */
 static void sweep_map(fck *c)
 {
     steadyfs *fs = c->fs;
-    uint32_t r, m, j, e = fs->e1;
+    uint32_t r, m, i, j, e = fs->e1;
     for (r = 0; r < fs->n_l2; r++) {
-        int have2 = 0;
-        if (fs->root[r] != SFS_NONE) {
-            c->rep->map_sectors++;
-            have2 = reach(c, fs->root[r], TK_MAP2, r, c->b2);
-        }
+        if (fs->root[r] == SFS_NONE)
+            continue;
+        c->rep->map_sectors++;
+        if (!reach(c, fs->root[r], TK_MAP2, r, c->b2))
+            continue;
         for (m = r * e; m < (r + 1) * e && m < fs->n_l1; m++) {
-            struct sfs_pend *p2 = sfs_pend_find(fs, PT_L2, m, 0);
-            uint32_t l1 = p2 ? p2->ppn : have2 ? sfs_get32(c->b2 + 4 * (m % e)) : SFS_NONE;
-            uint32_t kp = kill_pg(fs, (m * e) >> fs->fbits), pgm = (m * e) & ((1u << fs->fbits) - 1u);
-            int have1 = 0, pend = 0;
-            if (l1 != SFS_NONE && pgm < kp) {
-                c->rep->map_sectors++;
-                have1 = reach(c, l1, TK_MAP1, m, c->b1);
-            }
-            for (j = 0; j < fs->npend && !pend; j++)
-                pend = fs->pend[j].type == PT_L1 && fs->pend[j].key / e == m;
-            if (!have1 && !pend)
-                continue;
-            for (j = 0; j < e; j++) {
-                uint32_t lpn = m * e + j, ppn;
-                struct sfs_pend *p = sfs_pend_find(fs, PT_L1, lpn, 0);
-                if (p)
-                    ppn = p->ppn;
-                else if (pgm + j >= kp || !have1)
-                    ppn = SFS_NONE;
-                else
-                    ppn = sfs_get32(c->b1 + 4 * j);
-                if (ppn != SFS_NONE)
-                    data_page(c, lpn, ppn);
+            uint32_t w = sfs_get32(c->b2 + 4 * (m % e));
+            if (w != SFS_NONE || sfs_pend_find(fs, PT_L2, m, 0))
+                visit_l1(c, m, w);
+        }
+    }
+    for (i = 0; i < fs->npend; i++) {
+        struct sfs_pend *p = &fs->pend[i];
+        uint32_t w = SFS_NONE;
+        if (p->type == PT_KILL)
+            continue;
+        m = p->type == PT_L2 ? p->key : p->key / e;
+        for (j = 0; j < i; j++)   /* once per L1 index */
+            if (fs->pend[j].type != PT_KILL &&
+                (fs->pend[j].type == PT_L2 ? fs->pend[j].key : fs->pend[j].key / e) == m)
+                break;
+        if (j < i)
+            continue;
+        /* visited above if its L2 sector is valid and maps it (or an L2
+         * change names it) */
+        if (fs->root[m / e] != SFS_NONE) {
+            sfs_tag t;
+            if (sfs_rd_sector(fs, fs->root[m / e], c->b2, &t) >= 0 && t.kind == TK_MAP2 &&
+                t.key == m / e) {
+                w = sfs_get32(c->b2 + 4 * (m % e));
+                if (w != SFS_NONE || sfs_pend_find(fs, PT_L2, m, 0))
+                    continue;
             }
         }
+        visit_l1(c, m, w);
     }
 }
 
@@ -289,6 +329,25 @@ static int check_state(fck *c)
     return bad ? -1 : 0;
 }
 
+/* 1 if sector ppn (and its tag) reads erased, into c->b1.  Like
+ * sfs_rd_erased, but compared with memcmp against itself shifted by one
+ * byte: fsck reads every erased sector the log may program next. */
+static int erased(fck *c, uint32_t ppn)
+{
+    steadyfs *fs = c->fs;
+    const sbd_geometry *g = &fs->cfg.bd->geo;
+    uint32_t dsize = g->page_size * g->pages_per_block, n = fs->sector_size;
+    uint64_t byte = (uint64_t)(ppn % fs->P) * n;
+    uint8_t sp[SFS_TAG_SIZE];
+    int rc = sbd_read(fs->cfg.bd, (ppn / fs->P) * fs->dev_per_block + (uint32_t)(byte / dsize),
+                      (uint32_t)(byte % dsize), c->b1, n, sp, fs->tag_inline ? 0 : SFS_TAG_SIZE);
+    if (rc < 0 && rc != SBD_ERR_ECC)
+        return rc;
+    if (c->b1[0] != g->erased_byte || memcmp(c->b1, c->b1 + 1, n - 1u))
+        return 0;
+    return fs->tag_inline || (sp[0] == g->erased_byte && !memcmp(sp, sp + 1, SFS_TAG_SIZE - 1u));
+}
+
 /* Counts found by the sweep against the block table; erased units. */
 static void check_counts(fck *c)
 {
@@ -305,7 +364,7 @@ static void check_counts(fck *c)
             continue;
         /* where the next programs go must read erased */
         for (i = s == BS_QUEUED ? 0 : b == fs->head_block ? fs->head_idx : fs->P; i < fs->P; i++) {
-            int e = sfs_rd_erased(fs, b * fs->P + i);
+            int e = erased(c, b * fs->P + i);
             if (e != 1) {
                 say(c, 1, "unit %u index %u: should be erased (%s), is not", b, i,
                     s == BS_QUEUED ? "queued unit" : "after the log head");
@@ -359,9 +418,9 @@ static void check_anchor(fck *c)
     if (!fs->cfg.bd->geo.needs_erase)
         return;
     for (; i < fs->P; i++)
-        if (sfs_rd_erased(fs, a * fs->P + i) != 1) {
+        if (erased(c, a * fs->P + i) != 1) {
             uint32_t j = i + 1;
-            while (j < fs->P && sfs_rd_erased(fs, a * fs->P + j) == 1)
+            while (j < fs->P && erased(c, a * fs->P + j) == 1)
                 j++;
             if (j == fs->P && badp == SFS_NONE) {
                 say(c, 0, "anchor unit %u sector %u: torn checkpoint (a write cut by power "
@@ -467,6 +526,10 @@ static void scan_dir(fck *c, uint32_t dir)
             ino = sfs_get32(c->b1 + o + 4);
             if (h != sfs_name_hash((const char *)c->b1 + o + 10, nl))
                 say(c, 1, "directory %u bucket %u: entry %u hash does not match its name", dir, d, i);
+            for (k = 0; k < nl && c->b1[o + 10 + k] && c->b1[o + 10 + k] != '/'; k++)
+                ;
+            if (k < nl)
+                say(c, 1, "directory %u bucket %u: entry %u name contains '/' or NUL", dir, d, i);
             if (i && (h < ph || (h == ph && ino <= pi)))
                 say(c, 1, "directory %u bucket %u: entry %u out of (hash, inode) order", dir, d, i);
             for (k = h % dp; k != d; k = (k + 1) % dp)

@@ -444,16 +444,16 @@ static int cmd_fsck(int argc, char **argv)
         printf("],\n  \"hidden_messages\": %u,\n  \"readable\": %s,\n  \"clean\": %s,\n"
                "  \"errors\": %u,\n  \"files\": %u,\n  \"dirs\": %u,\n  \"bytes\": %llu,\n"
                "  \"live_sectors\": %u,\n  \"data_sectors\": %u,\n  \"map_sectors\": %u,\n"
-               "  \"checkpoints\": %u,\n  \"bad_blocks\": %u\n}\n",
+               "  \"checkpoints\": %u,\n  \"bad_blocks\": %u,\n  \"notes\": %u\n}\n",
                o.hidden, rc < 0 ? "false" : "true", rc == 0 ? "true" : "false", r.errors,
                r.files, r.dirs, (unsigned long long)r.bytes, r.live_sectors, r.data_sectors,
-               r.map_sectors, r.checkpoints, r.bad_blocks);
+               r.map_sectors, r.checkpoints, r.bad_blocks, r.notes);
     } else if (rc >= 0) {
         printf("%s: %s: %u error%s; %u files, %u directories, %llu bytes; %u live sectors "
-               "(%u data, %u map), %u checkpoints, %u bad units\n",
+               "(%u data, %u map), %u checkpoints, %u bad units, %u notes\n",
                image, rc ? "DAMAGED" : "clean", r.errors, r.errors == 1 ? "" : "s", r.files,
                r.dirs, (unsigned long long)r.bytes, r.live_sectors, r.data_sectors,
-               r.map_sectors, r.checkpoints, r.bad_blocks);
+               r.map_sectors, r.checkpoints, r.bad_blocks, r.notes);
     } else {
         printf("%s: cannot check: %s\n", image, steadyfs_strerror(rc));
     }
@@ -702,8 +702,8 @@ static int cmd_mv(int argc, char **argv)
     int rc;
     if (argc != 3 || split_spec(argv[1], img, from))
         return usage("mv IMAGE:/from IMAGE:/to   (or IMAGE:/from /to)");
-    if (argv[2][0] == '/') {
-        snprintf(to, sizeof to, "%s", argv[2]);
+    if (!strstr(argv[2], ":/") && argv[2][0] == '/') {
+        snprintf(to, sizeof to, "%s", argv[2]);   /* a path in the same image */
     } else if (split_spec(argv[2], img2, to) || strcmp(img, img2)) {
         return err("source and destination must be in the same image");
     }
