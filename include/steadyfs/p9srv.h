@@ -1,0 +1,197 @@
+/* The device-side 9P2000.L server: steadyfs exported as a "File System On
+ * Chip".  One complete T-message in, one R-message out; the transport (TCP,
+ * a Unix socket, stdio, a UART with the frame.h layer) only moves bytes.
+ * Freestanding like the core: no malloc, no stdio, caller memory.  This
+ * header is the manual; docs/P9.md has the per-message costs.
+ *
+ * ---------------------------------------------------------------------------
+ * Using it (one connection at a time per p9srv)
+ *   static p9srv srv;
+ *   static uint8_t mem[...];                 // p9srv_mem_size(&cfg) bytes
+ *   static uint8_t buf[4096];                // msize_max bytes
+ *   p9srv_config cfg = { .fs = &fs, .mem = mem, .mem_size = sizeof mem,
+ *                        .msize_max = sizeof buf, .fid_max = 16 };
+ *   p9srv_init(&srv, &cfg);
+ *   for (;;) {                               // per message
+ *       read 4 bytes; n = p9srv_msg_len(buf, s.msize);  // < 0: drop the link
+ *       read the remaining n - 4 bytes into buf + 4;
+ *       r = p9srv_handle(&srv, buf, n, buf, sizeof buf); // in place is fine
+ *       if (r < 0) { p9srv_disconnect(&srv); drop the link; }
+ *       else write buf[0..r);
+ *   }
+ *   on EOF or a link error: p9srv_disconnect(&srv);
+ *
+ * Framing.  Every 9P message starts with size[4] (little-endian, counting
+ * the size field itself) type[1] tag[2].  p9srv_msg_len() reads the size
+ * field and judges it against the current msize (msize_max until Tversion
+ * negotiates a smaller one): a size < 7 or > msize cannot be resynchronised
+ * on a byte stream and means "drop the connection".
+ *
+ * Memory.  The caller provides:
+ *   - sizeof(p9srv): the fixed state (two struct p9_msg, one directory
+ *     entry, counters); 896 bytes on Cortex-M3, 936 on x86-64
+ *     (tests/c/test_p9srv.c prints it);
+ *   - mem: p9srv_mem_size(cfg) bytes, 4-aligned =
+ *         fid_max * (P9SRV_FID_SIZE + path_max)   fid table with one path each
+ *       + 2 * path_max                            two scratch paths (rename)
+ *     P9SRV_FID_SIZE = 20.  fid_max 16, path_max 128: 16 * 148 + 256 = 2624 B;
+ *   - the message buffer(s): msize_max bytes each; in and out may be the
+ *     same buffer (the reply is built only after the request has been
+ *     consumed);
+ *   - the steadyfs itself, whose open_max bounds how many fids may be open
+ *     at once (plus one spare for Tsetattr size on an unopened fid).
+ *   At msize 4096, fid_max 16, path_max 128, one shared buffer:
+ *   896 + 2624 + 4096 = 7616 bytes on Cortex-M3.
+ *
+ * Paths.  steadyfs is path-based, so each fid remembers the absolute path of
+ * its file (at most path_max - 1 bytes; default path_max 128).  A walk or a
+ * create that would make a longer path fails with ENAMETOOLONG; a rename
+ * rewrites the paths of the fids under it (a fid whose new path would not
+ * fit becomes stale: ESTALE).  Each fid also remembers its file's 64-bit id
+ * (qid.path), so a fid whose file was removed and whose name was reused
+ * answers ESTALE instead of acting on the newcomer.
+ *
+ * Who gets in.  A client acts only through fids it was given (attach,
+ * walk); walks never leave the export root (".." at the root stays there);
+ * names containing '/' or NUL, empty names, "." and ".." where a new name is
+ * meant (create, mkdir, unlink, rename), and names over 255 bytes are
+ * refused (EINVAL, or ENAMETOOLONG for length; a walk whose path would
+ * exceed path_max: ENAMETOOLONG).  read_only makes every change fail with
+ * EROFS.  There is no authentication: Tauth answers ENOENT, which diod's
+ * client library reads as "not required", and Tattach wants afid = NOFID
+ * and aname "" or "/".  Use it on trusted links only (steady serve listens
+ * on loopback unless told otherwise).
+ *
+ * What steadyfs does not store, and what the server reports instead:
+ *   - mode: directories 040755, files 0100644; Tsetattr of mode, uid, gid
+ *     or times is accepted and has no effect (the next Rgetattr shows the
+ *     fixed values, so a client sees honestly that nothing changed);
+ *   - owner: the n_uname of the attach (0 if none) for every file;
+ *   - times: 0 (the epoch); nlink 1; qid.version 0 (no cache validation by
+ *     version); Rgetattr blocks = ceil(size / 512);
+ *   - xattrs: none.  Txattrwalk with a name answers ENODATA, the list (empty
+ *     name) is empty; Txattrcreate answers EOPNOTSUPP;
+ *   - Treaddir returns no "." or ".." entries; offsets are steadyfs
+ *     directory cookies (stable across changes to the directory).
+ *
+ * Durability.  Data written through a fid is committed (atomically, see
+ * steadyfs.h) at Tfsync, at Tclunk/Tremove of the fid, at Tversion (which
+ * ends the session) and at p9srv_disconnect.  A file that is open through
+ * any fid cannot be unlinked or renamed over: EBUSY, as in steadyfs.
+ *
+ * Real-time.  Each message makes a bounded number of steadyfs calls (at
+ * most 16 path lookups for a walk, one seek + one read/write for
+ * Tread/Twrite, (count / 24) + 1 readdir steps for Treaddir; docs/P9.md),
+ * so steadyfs_bound() carries through.  The server's own work is O(size of
+ * the message + fid_max * path_max) byte operations.
+ *
+ * Threads: none; one p9srv per connection and steadyfs; calls must not run
+ * concurrently with each other or with other users of the same steadyfs.
+ */
+#ifndef STEADYFS_P9SRV_H
+#define STEADYFS_P9SRV_H
+
+#include <stdint.h>
+
+#include "steadyfs/p9.h"
+#include "steadyfs/steadyfs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define P9SRV_FID_SIZE 20u
+#define P9SRV_PATH_MAX_DEFAULT 128u
+#define P9SRV_FID_MAX_DEFAULT 16u
+#define P9SRV_MSIZE_DEFAULT 8192u
+#define P9SRV_VERSION "9P2000.L"
+
+/* Negative results of p9srv_handle / p9srv_msg_len / p9srv_init: the
+ * connection must be dropped (or, for init, the configuration is bad).
+ * Everything a client can fix gets an Rlerror instead. */
+enum p9srv_err {
+    P9SRV_E_FRAME = -1,   /* size field < 7, > msize, or != in_len */
+    P9SRV_E_NOSPACE = -2, /* out_cap too small for the reply (transport bug) */
+    P9SRV_E_INVAL = -3,   /* bad configuration or argument */
+};
+
+typedef struct p9srv_config {
+    steadyfs *fs;         /* mounted; the server does not mount or unmount it */
+    void *mem;            /* p9srv_mem_size() bytes, 4-aligned */
+    uint32_t mem_size;
+    uint32_t msize_max;   /* largest msize offered in Rversion (0: 8192; >= P9_MSIZE_MIN) */
+    uint16_t fid_max;     /* fids at once (0: 16) */
+    uint16_t path_max;    /* bytes per path with its NUL (0: 128; 16..4096) */
+    uint8_t read_only;    /* 1: every change fails with EROFS */
+} p9srv_config;
+
+/* One fid (private). */
+struct p9srv_fid {
+    uint32_t fid;
+    uint32_t id_lo, id_hi; /* steadyfs id of the file (qid.path); two words so
+                              the table needs only 4-byte alignment */
+    int16_t h;            /* steadyfs handle (file or directory), -1 if not open */
+    uint16_t plen;        /* path length without NUL */
+    uint8_t kind;         /* free, node, xattr list */
+    uint8_t type;         /* STEADYFS_TYPE_FILE / _DIR */
+    uint8_t omode;        /* open access: STEADYFS_O_RDONLY/WRONLY/RDWR */
+    uint8_t stale;        /* path no longer valid (rename made it too long) */
+};
+
+/* The server (fields private; only sizeof matters to callers). */
+typedef struct p9srv {
+    p9srv_config cfg;
+    struct p9srv_fid *fids;
+    char *paths;          /* fid_max * path_max */
+    char *tmp[2];         /* scratch paths */
+    uint32_t msize;       /* negotiated; msize_max before Tversion */
+    uint32_t uid;         /* n_uname of the attach: reported owner */
+    uint8_t versioned;    /* a Tversion has been answered */
+    uint16_t nfids;
+    struct p9_msg req, rep;
+    steadyfs_dirent dent;
+    /* statistics */
+    uint32_t n_msgs, n_errors, n_fid_full;
+} p9srv;
+
+/* Bytes of mem the configuration needs (0 if it is invalid). */
+uint32_t p9srv_mem_size(const p9srv_config *cfg);
+
+/* Prepares s; no fid exists until a client attaches.  Returns 0 or
+ * P9SRV_E_INVAL. */
+int p9srv_init(p9srv *s, const p9srv_config *cfg);
+
+/* Length of the message whose first 4 bytes are hdr (its size field), or
+ * P9SRV_E_FRAME if it is < 7 or > the current msize (drop the link).  The
+ * transport reads that many bytes in all and hands them to p9srv_handle. */
+int32_t p9srv_msg_len(const p9srv *s, const uint8_t hdr[4]);
+
+/* Current msize: msize_max before Tversion, the negotiated one after.  A
+ * transport needs buffers of msize_max bytes. */
+uint32_t p9srv_msize(const p9srv *s);
+
+/* Handles one complete T-message in[0..in_len) (in_len must equal its size
+ * field) and writes the R-message to out[0..out_cap); out may equal in.
+ * Returns the reply's length (> 0), or a negative p9srv_err meaning
+ * "protocol violation: drop the connection" (then call p9srv_disconnect).
+ * Every other problem, including undecodable bodies, unknown types and
+ * messages before Tversion, is answered with Rlerror on the message's tag.
+ * out_cap must be at least the negotiated msize (Rread/Rreaddir fill up to
+ * the client's count, which the codec bounds by msize). */
+int32_t p9srv_handle(p9srv *s, const uint8_t *in, uint32_t in_len, uint8_t *out,
+                     uint32_t out_cap);
+
+/* The transport went away: every fid is clunked (open files committed as by
+ * close) and the session forgotten; the next client starts with Tversion.
+ * Returns 0 or the first error a close returned (nothing else to do about
+ * it: the fids are gone either way). */
+int p9srv_disconnect(p9srv *s);
+
+/* Fids in use, for tests and statistics. */
+uint32_t p9srv_fid_count(const p9srv *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STEADYFS_P9SRV_H */

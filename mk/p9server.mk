@@ -1,0 +1,49 @@
+# ---- 9P2000.L server (issue 6): src/p9/p9srv*.c, steady serve --------------
+# The server itself is part of the freestanding core (src/p9 is in
+# CORE_SRCS); this file adds its host program, fuzzer and tests.
+
+# P9_SRCS (the codec tools' sources) must not pull in the server, which
+# needs the file system; recipes expand it late, so this reaches them.
+P9_SRCS := $(filter-out src/p9/p9srv%,$(P9_SRCS))
+
+# The server's fuzzer: message sequences over a small simulated NAND.
+FUZZERS += fuzz_p9srv
+
+$(BUILD)/fuzz/p9srv_corpus_gen: tests/fuzz/p9srv_corpus_gen.c $(P9_SRCS)
+	@mkdir -p $(@D)
+	@$(CC) $(HOST_CFLAGS) $< $(P9_SRCS) -o $@
+
+.PHONY: fuzz-corpus-p9srv
+fuzz-corpus-p9srv: $(BUILD)/fuzz/p9srv_corpus_gen
+	@mkdir -p tests/fuzz/corpus/fuzz_p9srv
+	$(BUILD)/fuzz/p9srv_corpus_gen tests/fuzz/corpus/fuzz_p9srv
+fuzz-corpus: fuzz-corpus-p9srv
+
+# fuzz_p9srv gets coverage feedback from the server and the codec only: the
+# file system and device model under it are built with the sanitizers but
+# without coverage hooks (they have their own tests and torture), which
+# makes each run several times faster and keeps the fuzzer on the server.
+P9SRV_FUZZ_COV   := $(filter src/p9/%,$(CORE_SRCS))
+P9SRV_FUZZ_NOCOV := $(filter-out src/p9/%,$(CORE_SRCS))
+P9SRV_FUZZ_NOCOV_CFLAGS := $(CSTD) $(WARN) $(INC) -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
+
+$(BUILD)/fuzz/nocov/%.o: %.c
+	@mkdir -p $(@D)
+	@$(CLANG) $(P9SRV_FUZZ_NOCOV_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/fuzz/fuzz_p9srv: tests/fuzz/fuzz_p9srv.c $(P9SRV_FUZZ_COV) \
+		$(patsubst %.c,$(BUILD)/fuzz/nocov/%.o,$(P9SRV_FUZZ_NOCOV)) $(wildcard include/steadyfs/*.h src/*/*.h)
+	@mkdir -p $(@D)
+	@echo "  FUZZ    $@"
+	@$(CLANG) $(FUZZ_CFLAGS) $< $(P9SRV_FUZZ_COV) \
+	    $(patsubst %.c,$(BUILD)/fuzz/nocov/%.o,$(P9SRV_FUZZ_NOCOV)) -o $@
+
+# steady serve (build/steady-serve): the server on TCP, Unix sockets, stdio
+# or a tty (framed).  Built with the sanitizers, like steady-torture, so the
+# interop tests double as memory checks of the server.
+$(BUILD)/steady-serve: src/host/main/serve_main.c $(SAN_OBJS)
+	@mkdir -p $(@D)
+	@echo "  LD/san  $@"
+	@$(CC) $(SAN_CFLAGS) $< $(SAN_OBJS) -o $@ -lm
+
+build: $(BUILD)/steady-serve

@@ -1,0 +1,75 @@
+"""`steady serve`: export a simulated steadyfs device over 9P2000.L (build/steady-serve).
+
+The device is a profile's simulation on an image file that persists between
+runs (`--format` makes a fresh file system).  Endpoints: tcp:HOST:PORT
+(loopback by default; any other address is served with a warning, since 9P
+here has no authentication), unix:PATH, stdio, or tty:DEVICE (a raw serial
+line, always with the CRC/retransmission framing of docs/P9.md; `--framed`
+puts the same framing on the other endpoints).  Clients are served one
+after the other; "listening on ..." is printed when ready; SIGINT/SIGTERM
+commit open files and unmount.  Clients: Linux `mount -t 9p -o
+trans=tcp,port=PORT,version=9p2000.L`, diod's `diodls -a / -s HOST:PORT`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def binary() -> Path:
+    """build/steady-serve of the build $STEADYFS_LIB points into."""
+    lib = os.environ.get("STEADYFS_LIB")
+    base = Path(lib).resolve().parent if lib else REPO / "build"
+    return base / "steady-serve"
+
+
+def argv_for(args: argparse.Namespace) -> list[str]:
+    """The steady-serve command line for parsed `steady serve` arguments."""
+    argv = [str(binary()), "--device", args.device, "--image", args.image,
+            "--listen", args.listen, "--msize", str(args.msize), "--fids", str(args.fids),
+            "--open-max", str(args.open_max), "--baud", str(args.baud)]
+    if args.blocks:
+        argv += ["--blocks", str(args.blocks)]
+    if args.max_clients:
+        argv += ["--max-clients", str(args.max_clients)]
+    for flag in ("format", "read_only", "framed", "verbose"):
+        if getattr(args, flag):
+            argv.append("--" + flag.replace("_", "-"))
+    return argv
+
+
+def _run(args: argparse.Namespace) -> int:
+    exe = binary()
+    if not exe.exists():
+        print(f"steady serve: {exe} not found; build it with `make build`")
+        return 2
+    argv = argv_for(args)
+    os.execv(argv[0], argv)
+    return 0  # not reached
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("serve", help="serve a device's files over 9P2000.L",
+                       description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--device", default="mt29f1g01", help="device profile")
+    p.add_argument("--image", required=True, help="image file (created if missing)")
+    p.add_argument("--blocks", type=int, default=0, help="device blocks (0: the profile's)")
+    p.add_argument("--format", action="store_true", help="format the file system first")
+    p.add_argument("--read-only", action="store_true", help="refuse every change (EROFS)")
+    p.add_argument("--listen", default="tcp:127.0.0.1:5640",
+                   help="tcp:HOST:PORT | unix:PATH | stdio | tty:DEVICE")
+    p.add_argument("--framed", action="store_true",
+                   help="UART framing (COBS, CRC-32, retransmission) on the stream")
+    p.add_argument("--baud", type=int, default=115200, help="tty line rate")
+    p.add_argument("--msize", type=int, default=65536, help="largest 9P message offered")
+    p.add_argument("--fids", type=int, default=256, help="fid table size")
+    p.add_argument("--open-max", type=int, default=8, help="steadyfs open handles")
+    p.add_argument("--max-clients", type=int, default=0,
+                   help="exit after this many clients (0: serve until stopped)")
+    p.add_argument("--verbose", action="store_true", help="log every message on stderr")
+    p.set_defaults(func=_run)

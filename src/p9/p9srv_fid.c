@@ -1,0 +1,162 @@
+/* The server's fid table and the paths it keeps.  steadyfs names files by
+ * absolute path, so a fid is (path, id, handle); every walk, create and
+ * rename rewrites paths here.  The table is a fixed array searched
+ * linearly: fid_max is small (16 by default) and a lookup is then cheaper
+ * than any hashing would be, with a bound that is obvious. */
+#include "p9/p9srv_internal.h"
+
+struct p9srv_fid *srv_fid_find(p9srv *s, uint32_t fid)
+{
+    uint32_t i;
+    if (fid == P9_NOFID)
+        return NULL;
+    for (i = 0; i < s->cfg.fid_max; i++)
+        if (s->fids[i].kind != FID_FREE && s->fids[i].fid == fid)
+            return &s->fids[i];
+    return NULL;
+}
+
+struct p9srv_fid *srv_fid_alloc(p9srv *s, uint32_t fid, int *err)
+{
+    uint32_t i;
+    struct p9srv_fid *free_slot = NULL;
+    if (fid == P9_NOFID) {
+        *err = -LX_EBADF;
+        return NULL;
+    }
+    for (i = 0; i < s->cfg.fid_max; i++) {
+        struct p9srv_fid *f = &s->fids[i];
+        if (f->kind == FID_FREE) {
+            if (!free_slot)
+                free_slot = f;
+        } else if (f->fid == fid) {
+            *err = -LX_EBADF;
+            return NULL;
+        }
+    }
+    if (!free_slot) {
+        s->n_fid_full++;
+        *err = -LX_EMFILE;
+        return NULL;
+    }
+    memset(free_slot, 0, sizeof *free_slot);
+    free_slot->fid = fid;
+    free_slot->h = -1;
+    *err = 0;
+    return free_slot;
+}
+
+int srv_fid_clunk(p9srv *s, struct p9srv_fid *f)
+{
+    int rc = 0;
+    if (f->kind == FID_NODE && f->h >= 0)
+        rc = f->type == STEADYFS_TYPE_DIR ? steadyfs_closedir(s->cfg.fs, f->h)
+                                          : steadyfs_close(s->cfg.fs, f->h);
+    if (f->kind != FID_FREE && s->nfids > 0)
+        s->nfids--;
+    f->kind = FID_FREE;
+    f->h = -1;
+    return rc;
+}
+
+char *srv_fid_path(const p9srv *s, const struct p9srv_fid *f)
+{
+    return s->paths + (uint32_t)(f - s->fids) * s->cfg.path_max;
+}
+
+void srv_fid_set_path(p9srv *s, struct p9srv_fid *f, const char *p, uint32_t len)
+{
+    char *d = srv_fid_path(s, f);
+    if (d != p)
+        memmove(d, p, len);
+    d[len] = '\0';
+    f->plen = (uint16_t)len;
+    f->stale = 0;
+}
+
+uint64_t srv_fid_id(const struct p9srv_fid *f)
+{
+    return (uint64_t)f->id_hi << 32 | f->id_lo;
+}
+
+void srv_fid_set_id(struct p9srv_fid *f, uint64_t id)
+{
+    f->id_lo = (uint32_t)id;
+    f->id_hi = (uint32_t)(id >> 32);
+}
+
+int srv_name_walk(struct p9_str name)
+{
+    uint32_t i;
+    if (name.len == 0)
+        return STEADYFS_EINVAL;
+    if (name.len > STEADYFS_NAME_MAX)
+        return STEADYFS_ENAMETOOLONG;
+    for (i = 0; i < name.len; i++)
+        if (name.ptr[i] == '/' || name.ptr[i] == '\0')
+            return STEADYFS_EINVAL;
+    return 0;
+}
+
+int srv_name_new(struct p9_str name)
+{
+    int rc = srv_name_walk(name);
+    if (rc)
+        return rc;
+    if (p9_str_eq(name, ".") || p9_str_eq(name, ".."))
+        return STEADYFS_EINVAL;
+    return 0;
+}
+
+int32_t srv_path_join(const p9srv *s, char *dst, const char *dir, uint32_t dlen,
+                      struct p9_str name)
+{
+    uint32_t sep = dlen > 1 ? 1u : 0u;   /* the root "/" needs no second slash */
+    uint32_t len = dlen + sep + name.len;
+    if (len + 1 > s->cfg.path_max)
+        return STEADYFS_ENAMETOOLONG;
+    if (dst != dir)
+        memmove(dst, dir, dlen);
+    if (sep)
+        dst[dlen] = '/';
+    memcpy(dst + dlen + sep, name.ptr, name.len);
+    dst[len] = '\0';
+    return (int32_t)len;
+}
+
+uint32_t srv_path_up(char *p, uint32_t len)
+{
+    /* Paths are canonical ("/" or "/a/b", no trailing slash, no "." or
+     * ".." components), so the parent is everything before the last '/'. */
+    while (len > 1 && p[len - 1] != '/')
+        len--;
+    if (len > 1)
+        len--;
+    p[len] = '\0';
+    return len;
+}
+
+void srv_paths_renamed(p9srv *s, const char *from, uint32_t flen, const char *to, uint32_t tlen)
+{
+    uint32_t i;
+    for (i = 0; i < s->cfg.fid_max; i++) {
+        struct p9srv_fid *f = &s->fids[i];
+        char *p;
+        uint32_t rest;
+        if (f->kind != FID_NODE || f->stale)
+            continue;
+        p = srv_fid_path(s, f);
+        if (f->plen < flen || memcmp(p, from, flen) != 0 ||
+            (f->plen > flen && p[flen] != '/'))
+            continue;
+        rest = f->plen - flen;
+        if (tlen + rest + 1 > s->cfg.path_max) {
+            f->stale = 1;   /* cannot name it any more: ESTALE from now on */
+            continue;
+        }
+        memmove(p + tlen, p + flen, rest);
+        memcpy(p, to, tlen);
+        p[tlen + rest] = '\0';
+        f->plen = (uint16_t)(tlen + rest);
+    }
+}

@@ -1,0 +1,66 @@
+/* Shared between the server's files: the fid table (p9srv_fid.c), the
+ * attribute mapping (p9srv_attr.c) and the message handlers (p9srv.c). */
+#ifndef STEADYFS_P9SRV_INTERNAL_H
+#define STEADYFS_P9SRV_INTERNAL_H
+
+#include <string.h>
+
+#include "steadyfs/p9srv.h"
+
+/* fid kinds */
+#define FID_FREE 0u
+#define FID_NODE 1u   /* a file or directory, maybe open */
+#define FID_XATTR 2u  /* the (always empty) xattr list of Txattrwalk "" */
+
+/* Linux errno values sent in Rlerror that steadyfs itself never returns. */
+#define LX_EBADF 9
+#define LX_EMFILE 24
+#define LX_ENODATA 61
+#define LX_EPROTO 71
+#define LX_EOPNOTSUPP 95
+#define LX_ESTALE 116
+
+/* Linux open flags as 9P2000.L carries them (P9_DOTL_*, x86/arm values). */
+#define LX_O_ACCMODE 03u
+#define LX_O_CREAT 0100u
+#define LX_O_EXCL 0200u
+#define LX_O_TRUNC 01000u
+#define LX_O_APPEND 02000u
+#define LX_AT_REMOVEDIR 0x200u
+
+/* ---- fid table (p9srv_fid.c) ---- */
+struct p9srv_fid *srv_fid_find(p9srv *s, uint32_t fid);
+/* A fresh fid slot (not yet in use); NULL with *err = -EBADF if fid is in
+ * use or P9_NOFID, -EMFILE if the table is full. */
+struct p9srv_fid *srv_fid_alloc(p9srv *s, uint32_t fid, int *err);
+/* Closes the fid's handle (committing an open file) and frees the slot.
+ * Returns the close's result. */
+int srv_fid_clunk(p9srv *s, struct p9srv_fid *f);
+char *srv_fid_path(const p9srv *s, const struct p9srv_fid *f);
+/* Sets the fid's path (len bytes, fits: checked by the caller). */
+void srv_fid_set_path(p9srv *s, struct p9srv_fid *f, const char *p, uint32_t len);
+uint64_t srv_fid_id(const struct p9srv_fid *f);
+void srv_fid_set_id(struct p9srv_fid *f, uint64_t id);
+
+/* 0 if name may be a component to create or remove: not empty, no '/' or
+ * NUL, not "." or "..", at most STEADYFS_NAME_MAX bytes; else -errno. */
+int srv_name_new(struct p9_str name);
+/* 0 if name may be walked (as srv_name_new, "." and ".." allowed). */
+int srv_name_walk(struct p9_str name);
+/* dst = dir "/" name (dir "/" is the root); NUL-terminated in path_max.
+ * Returns the new length or -ENAMETOOLONG. */
+int32_t srv_path_join(const p9srv *s, char *dst, const char *dir, uint32_t dlen,
+                      struct p9_str name);
+/* Length of the parent of p[0..len) ("/" stays "/"); writes the NUL. */
+uint32_t srv_path_up(char *p, uint32_t len);
+/* After "from" was renamed to "to": every fid at or under "from" follows. */
+void srv_paths_renamed(p9srv *s, const char *from, uint32_t flen, const char *to, uint32_t tlen);
+
+/* ---- attributes (p9srv_attr.c) ---- */
+void srv_qid(struct p9_qid *q, uint8_t type, uint64_t id);
+void srv_getattr(const p9srv *s, const steadyfs_stat *st, uint32_t blksize, struct p9_stat *out);
+int srv_statfs(p9srv *s, struct p9_statfs *out);
+/* The Linux errno for a negative steadyfs (or server) result. */
+uint32_t srv_errno(int rc);
+
+#endif

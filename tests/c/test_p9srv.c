@@ -1,0 +1,831 @@
+/* The 9P2000.L server driven message by message on a simulated NAND: every
+ * message kind, the errors a client can provoke, fid exhaustion, root
+ * escape, a read-only export, malformed input, and file operations checked
+ * afterwards through steadyfs itself. */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "fs_testdev.h"
+#include "steadyfs/p9srv.h"
+
+#define MSIZE 4096u
+#define FIDS 16u
+
+static tdev T;
+#define FS (&T.fs)
+static p9srv S;
+static uint32_t mem[4096];
+static uint8_t buf[MSIZE], obuf[MSIZE];
+static struct p9_msg R;   /* the last reply */
+static int split;         /* 1: separate output buffer, 0: in place */
+static uint16_t next_tag = 1;
+
+/* Sends m; returns the reply's type (R filled), or the negative result of
+ * p9srv_handle. */
+static int rpc(p9srv *s, struct p9_msg *m)
+{
+    int n = p9_encode(m, buf, sizeof buf);
+    int32_t r;
+    uint8_t *out = split ? obuf : buf;
+    if (n < 0)
+        return -100;
+    if (m->tag == 0)
+        m->tag = next_tag++;
+    buf[5] = (uint8_t)m->tag;
+    buf[6] = (uint8_t)(m->tag >> 8);
+    r = p9srv_handle(s, buf, (uint32_t)n, out, MSIZE);
+    if (r < 0)
+        return r;
+    if (p9_decode(out, (size_t)r, MSIZE, &R) != r)
+        return -101;
+    CHECK_EQ(R.tag, m->tag);
+    return R.type;
+}
+
+/* Reply is Rlerror(code)? */
+static int lerr(int type) { return type == P9_RLERROR ? (int)R.u.rlerror.ecode : -1; }
+
+static int version(p9srv *s, uint32_t msize, const char *v)
+{
+    struct p9_msg m = {.type = P9_TVERSION, .tag = P9_NOTAG};
+    m.u.version.msize = msize;
+    m.u.version.version = p9_cstr(v);
+    return rpc(s, &m);
+}
+
+static int attach(p9srv *s, uint32_t fid, const char *aname)
+{
+    struct p9_msg m = {.type = P9_TATTACH};
+    m.u.tattach.fid = fid;
+    m.u.tattach.afid = P9_NOFID;
+    m.u.tattach.uname = p9_cstr("tester");
+    m.u.tattach.aname = p9_cstr(aname);
+    m.u.tattach.n_uname = 1000;
+    return rpc(s, &m);
+}
+
+/* names: up to 16, separated by '/' in one string ("" = clone). */
+static int walk(p9srv *s, uint32_t fid, uint32_t newfid, const char *path)
+{
+    struct p9_msg m = {.type = P9_TWALK};
+    const char *p = path;
+    m.u.twalk.fid = fid;
+    m.u.twalk.newfid = newfid;
+    while (*p && m.u.twalk.nwname < P9_MAXWELEM) {
+        const char *e = strchr(p, '/');
+        uint16_t len = (uint16_t)(e ? (size_t)(e - p) : strlen(p));
+        m.u.twalk.wname[m.u.twalk.nwname].ptr = (const uint8_t *)p;
+        m.u.twalk.wname[m.u.twalk.nwname].len = len;
+        m.u.twalk.nwname++;
+        p += len;
+        if (*p == '/')
+            p++;
+    }
+    return rpc(s, &m);
+}
+
+static int walk1(p9srv *s, uint32_t fid, uint32_t newfid, const uint8_t *name, uint16_t len)
+{
+    struct p9_msg m = {.type = P9_TWALK};
+    m.u.twalk.fid = fid;
+    m.u.twalk.newfid = newfid;
+    m.u.twalk.nwname = 1;
+    m.u.twalk.wname[0].ptr = name;
+    m.u.twalk.wname[0].len = len;
+    return rpc(s, &m);
+}
+
+static int clunk(p9srv *s, uint32_t fid)
+{
+    struct p9_msg m = {.type = P9_TCLUNK};
+    m.u.fid.fid = fid;
+    return rpc(s, &m);
+}
+
+static int lopen(p9srv *s, uint32_t fid, uint32_t flags)
+{
+    struct p9_msg m = {.type = P9_TLOPEN};
+    m.u.tlopen.fid = fid;
+    m.u.tlopen.flags = flags;
+    return rpc(s, &m);
+}
+
+static int lcreate(p9srv *s, uint32_t fid, const char *name, uint32_t flags)
+{
+    struct p9_msg m = {.type = P9_TLCREATE};
+    m.u.tlcreate.fid = fid;
+    m.u.tlcreate.name = p9_cstr(name);
+    m.u.tlcreate.flags = flags;
+    m.u.tlcreate.mode = 0644;
+    return rpc(s, &m);
+}
+
+static int twrite(p9srv *s, uint32_t fid, uint64_t off, const void *data, uint32_t n)
+{
+    struct p9_msg m = {.type = P9_TWRITE};
+    m.u.twrite.fid = fid;
+    m.u.twrite.offset = off;
+    m.u.twrite.count = n;
+    m.u.twrite.data = data;
+    return rpc(s, &m);
+}
+
+static int tread(p9srv *s, uint32_t fid, uint64_t off, uint32_t n)
+{
+    struct p9_msg m = {.type = P9_TREAD};
+    m.u.tread.fid = fid;
+    m.u.tread.offset = off;
+    m.u.tread.count = n;
+    return rpc(s, &m);
+}
+
+static int treaddir(p9srv *s, uint32_t fid, uint64_t off, uint32_t n)
+{
+    struct p9_msg m = {.type = P9_TREADDIR};
+    m.u.tread.fid = fid;
+    m.u.tread.offset = off;
+    m.u.tread.count = n;
+    return rpc(s, &m);
+}
+
+static int getattr(p9srv *s, uint32_t fid)
+{
+    struct p9_msg m = {.type = P9_TGETATTR};
+    m.u.tgetattr.fid = fid;
+    m.u.tgetattr.request_mask = P9_GETATTR_ALL;
+    return rpc(s, &m);
+}
+
+static int setattr(p9srv *s, uint32_t fid, uint32_t valid, uint64_t size)
+{
+    struct p9_msg m = {.type = P9_TSETATTR};
+    m.u.tsetattr.fid = fid;
+    m.u.tsetattr.valid = valid;
+    m.u.tsetattr.mode = 0600;
+    m.u.tsetattr.size = size;
+    return rpc(s, &m);
+}
+
+static int mkdir9(p9srv *s, uint32_t dfid, const char *name)
+{
+    struct p9_msg m = {.type = P9_TMKDIR};
+    m.u.tmkdir.dfid = dfid;
+    m.u.tmkdir.name = p9_cstr(name);
+    m.u.tmkdir.mode = 0755;
+    return rpc(s, &m);
+}
+
+static int unlinkat9(p9srv *s, uint32_t dfid, const char *name, uint32_t flags)
+{
+    struct p9_msg m = {.type = P9_TUNLINKAT};
+    m.u.tunlinkat.dirfid = dfid;
+    m.u.tunlinkat.name = p9_cstr(name);
+    m.u.tunlinkat.flags = flags;
+    return rpc(s, &m);
+}
+
+static int renameat9(p9srv *s, uint32_t od, const char *on, uint32_t nd, const char *nn)
+{
+    struct p9_msg m = {.type = P9_TRENAMEAT};
+    m.u.trenameat.olddirfid = od;
+    m.u.trenameat.oldname = p9_cstr(on);
+    m.u.trenameat.newdirfid = nd;
+    m.u.trenameat.newname = p9_cstr(nn);
+    return rpc(s, &m);
+}
+
+static int fidop(p9srv *s, uint8_t type, uint32_t fid)
+{
+    struct p9_msg m = {.type = type};
+    if (type == P9_TFSYNC)
+        m.u.tfsync.fid = fid;
+    else
+        m.u.fid.fid = fid;
+    return rpc(s, &m);
+}
+
+static void fill(uint8_t *b, uint32_t n, uint32_t seed)
+{
+    uint32_t i;
+    for (i = 0; i < n; i++)
+        b[i] = (uint8_t)(seed * 131u + i * 7u + (i >> 8));
+}
+
+static void start(p9srv *s, uint8_t ro, uint16_t path_max)
+{
+    p9srv_config c = {.fs = FS, .mem = mem, .mem_size = sizeof mem, .msize_max = MSIZE,
+                      .fid_max = FIDS, .path_max = path_max, .read_only = ro};
+    CHECK_EQ(p9srv_init(s, &c), 0);
+    CHECK_EQ(version(s, 1u << 20, "9P2000.L"), P9_RVERSION);
+    CHECK_EQ(R.u.version.msize, MSIZE);
+    CHECK_EQ(attach(s, 0, ""), P9_RATTACH);
+}
+
+/* steadyfs's own view of a file: size, or -errno. */
+static int64_t fs_size(const char *path)
+{
+    steadyfs_stat st;
+    int rc = steadyfs_stat_path(FS, path, &st);
+    return rc ? rc : (int64_t)st.size;
+}
+
+static void test_config(void)
+{
+    p9srv s;
+    p9srv_config c = {.fs = FS, .mem = mem, .mem_size = 100, .fid_max = 16};
+    CHECK_EQ(p9srv_mem_size(&c), 16u * (P9SRV_FID_SIZE + 128u) + 256u);
+    CHECK_EQ(sizeof(struct p9srv_fid), P9SRV_FID_SIZE);
+    CHECK_EQ(p9srv_init(&s, &c), P9SRV_E_INVAL);          /* mem too small */
+    c.mem_size = sizeof mem;
+    c.mem = (uint8_t *)mem + 1;
+    CHECK_EQ(p9srv_init(&s, &c), P9SRV_E_INVAL);          /* misaligned */
+    c.mem = mem;
+    c.msize_max = 32;
+    CHECK_EQ(p9srv_init(&s, &c), P9SRV_E_INVAL);          /* msize below the codec's minimum */
+    c.msize_max = 0;
+    c.path_max = 8;
+    CHECK_EQ(p9srv_mem_size(&c), 0);
+    c.path_max = 0;
+    CHECK_EQ(p9srv_init(&s, &c), 0);
+    CHECK_EQ(p9srv_msize(&s), P9SRV_MSIZE_DEFAULT);
+    printf("sizeof(p9srv) %zu, mem at fid_max 16 path_max 128: %u, per fid %u\n", sizeof(p9srv),
+           p9srv_mem_size(&c), (unsigned)(P9SRV_FID_SIZE + 128u));
+}
+
+static void test_version(void)
+{
+    p9srv_config c = {.fs = FS, .mem = mem, .mem_size = sizeof mem, .msize_max = MSIZE};
+    uint8_t hdr[4] = {0};
+    CHECK_EQ(p9srv_init(&S, &c), 0);
+    /* before Tversion: out of sequence */
+    CHECK_EQ(lerr(attach(&S, 0, "")), 71);
+    CHECK_EQ(version(&S, 8192, "9P2000.u"), P9_RVERSION);
+    CHECK(p9_str_eq(R.u.version.version, "unknown"));
+    CHECK_EQ(lerr(attach(&S, 0, "")), 71);
+    CHECK_EQ(version(&S, 40, "9P2000.L"), P9_RVERSION);  /* msize too small to work */
+    CHECK(p9_str_eq(R.u.version.version, "unknown"));
+    CHECK_EQ(version(&S, 512, "9P2000.L"), P9_RVERSION);
+    CHECK(p9_str_eq(R.u.version.version, "9P2000.L"));
+    CHECK_EQ(R.u.version.msize, 512);
+    CHECK_EQ(p9srv_msize(&S), 512);
+    hdr[0] = 0x01; hdr[1] = 0x02;   /* 513 > msize */
+    CHECK_EQ(p9srv_msg_len(&S, hdr), P9SRV_E_FRAME);
+    hdr[0] = 0x00;   /* 512 */
+    CHECK_EQ(p9srv_msg_len(&S, hdr), 512);
+    hdr[0] = 6; hdr[1] = 0;
+    CHECK_EQ(p9srv_msg_len(&S, hdr), P9SRV_E_FRAME);
+    CHECK_EQ(version(&S, 1u << 20, "9P2000.L"), P9_RVERSION);
+    CHECK_EQ(R.u.version.msize, MSIZE);
+    /* attach: afid must be NOFID, the only export is the root */
+    {
+        struct p9_msg m = {.type = P9_TATTACH};
+        m.u.tattach.fid = 0;
+        m.u.tattach.afid = 5;
+        m.u.tattach.n_uname = P9_NONUNAME;
+        CHECK_EQ(lerr(rpc(&S, &m)), 9);
+    }
+    CHECK_EQ(lerr(attach(&S, 0, "/etc")), 2);
+    CHECK_EQ(attach(&S, 0, "/"), P9_RATTACH);
+    CHECK_EQ(R.u.qid.type, P9_QTDIR);
+    CHECK_EQ(lerr(attach(&S, 0, "")), 9);   /* fid 0 in use */
+    CHECK_EQ(p9srv_fid_count(&S), 1);
+    /* Tauth is not needed, Txattrcreate not supported; Tflush is answered */
+    {
+        struct p9_msg m = {.type = P9_TAUTH};
+        m.u.tauth.afid = 7;
+        m.u.tauth.uname = p9_cstr("x");
+        CHECK_EQ(lerr(rpc(&S, &m)), 2);   /* "authentication not required" */
+        memset(&m, 0, sizeof m);
+        m.type = P9_TXATTRCREATE;
+        m.u.txattrcreate.fid = 0;
+        m.u.txattrcreate.name = p9_cstr("user.a");
+        CHECK_EQ(lerr(rpc(&S, &m)), 95);
+        memset(&m, 0, sizeof m);
+        m.type = P9_TFLUSH;
+        m.u.tflush.oldtag = 3;
+        CHECK_EQ(rpc(&S, &m), P9_RFLUSH);
+        /* an R-message sent to the server */
+        memset(&m, 0, sizeof m);
+        m.type = P9_RCLUNK;
+        CHECK_EQ(lerr(rpc(&S, &m)), 95);
+    }
+    /* a second Tversion ends the session: fid 0 is gone */
+    CHECK_EQ(version(&S, MSIZE, "9P2000.L"), P9_RVERSION);
+    CHECK_EQ(p9srv_fid_count(&S), 0);
+    CHECK_EQ(lerr(getattr(&S, 0)), 9);
+}
+
+static void test_walk(void)
+{
+    uint64_t root;
+    static uint8_t longname[300];
+    start(&S, 0, 0);
+    CHECK_EQ(getattr(&S, 0), P9_RGETATTR);
+    root = R.u.rgetattr.qid.path;
+    CHECK_EQ(R.u.rgetattr.mode, 040755);
+    CHECK_EQ(R.u.rgetattr.uid, 1000);
+    CHECK_EQ(mkdir9(&S, 0, "d"), P9_RMKDIR);
+    CHECK_EQ(mkdir9(&S, 0, "d"), P9_RLERROR);
+    CHECK_EQ(R.u.rlerror.ecode, 17);
+    /* a clone, then walks */
+    CHECK_EQ(walk(&S, 0, 1, ""), P9_RWALK);
+    CHECK_EQ(R.u.rwalk.nwqid, 0);
+    CHECK_EQ(walk(&S, 1, 2, "d"), P9_RWALK);
+    CHECK_EQ(R.u.rwalk.nwqid, 1);
+    CHECK_EQ(R.u.rwalk.wqid[0].type, P9_QTDIR);
+    /* root escape: ".." at the root stays at the root, however many */
+    CHECK_EQ(walk(&S, 2, 3, "../../../.."), P9_RWALK);
+    CHECK_EQ(R.u.rwalk.nwqid, 4);
+    CHECK_EQ(R.u.rwalk.wqid[3].path, root);
+    CHECK_EQ(getattr(&S, 3), P9_RGETATTR);
+    CHECK_EQ(R.u.rgetattr.qid.path, root);
+    CHECK_EQ(walk(&S, 3, 3, "d/./.."), P9_RWALK);   /* newfid == fid moves it */
+    CHECK_EQ(R.u.rwalk.nwqid, 3);
+    CHECK_EQ(R.u.rwalk.wqid[2].path, root);
+    /* errors: first name fails -> Rlerror; a later one -> partial Rwalk */
+    CHECK_EQ(lerr(walk(&S, 0, 4, "nope")), 2);
+    CHECK_EQ(walk(&S, 0, 4, "d/nope/x"), P9_RWALK);
+    CHECK_EQ(R.u.rwalk.nwqid, 1);
+    CHECK_EQ(lerr(getattr(&S, 4)), 9);   /* newfid was not created */
+    CHECK_EQ(lerr(walk(&S, 0, 2, "d")), 9);   /* newfid in use */
+    CHECK_EQ(lerr(walk(&S, 77, 4, "d")), 9);   /* unknown fid */
+    /* bad names */
+    CHECK_EQ(lerr(walk1(&S, 0, 4, (const uint8_t *)"d/x", 3)), 22);
+    CHECK_EQ(lerr(walk1(&S, 0, 4, (const uint8_t *)"d\0x", 3)), 22);
+    CHECK_EQ(lerr(walk1(&S, 0, 4, (const uint8_t *)"", 0)), 22);
+    memset(longname, 'a', sizeof longname);
+    CHECK_EQ(lerr(walk1(&S, 0, 4, longname, 256)), 36);
+    CHECK_EQ(lerr(walk1(&S, 0, 4, longname, 255)), 36);  /* a legal name, but past path_max 128 */
+    CHECK_EQ(lerr(walk1(&S, 0, 4, longname, 100)), 2);   /* legal, absent */
+    CHECK_EQ(lerr(mkdir9(&S, 0, "")), 22);
+    CHECK_EQ(lerr(mkdir9(&S, 0, ".")), 22);
+    CHECK_EQ(lerr(mkdir9(&S, 0, "..")), 22);
+    CHECK_EQ(lerr(mkdir9(&S, 0, "a/b")), 22);
+    CHECK_EQ(lerr(lcreate(&S, 1, "..", 2)), 22);
+    CHECK_EQ(lerr(unlinkat9(&S, 0, "..", 0x200)), 22);
+    CHECK_EQ(lerr(renameat9(&S, 0, "d", 0, "..")), 22);
+    CHECK_EQ(lerr(renameat9(&S, 0, ".", 0, "e")), 22);
+    /* walking through a file */
+    CHECK_EQ(lcreate(&S, 1, "f", 2), P9_RLCREATE);
+    CHECK_EQ(clunk(&S, 1), P9_RCLUNK);
+    CHECK_EQ(lerr(walk(&S, 0, 4, "f/x")), -1);   /* partial: f is found */
+    CHECK_EQ(R.u.rwalk.nwqid, 1);
+    CHECK_EQ(walk(&S, 0, 4, "f"), P9_RWALK);
+    CHECK_EQ(lerr(walk(&S, 4, 5, "x")), 20);
+    CHECK_EQ(lerr(walk(&S, 4, 5, "..")), 20);
+    CHECK_EQ(walk(&S, 4, 5, ""), P9_RWALK);   /* cloning a file is fine */
+    CHECK_EQ(lerr(mkdir9(&S, 4, "x")), 20);
+    /* 16 names at once */
+    CHECK_EQ(walk(&S, 0, 6, "d/../d/../d/../d/../d/../d/../d/../d/.."), P9_RWALK);
+    CHECK_EQ(R.u.rwalk.nwqid, 16);
+    p9srv_disconnect(&S);
+    CHECK_EQ(p9srv_fid_count(&S), 0);
+}
+
+static void test_files(void)
+{
+    static uint8_t a[20000], b[20000];
+    uint32_t off, n;
+    int fd;
+    fill(a, sizeof a, 3);
+    start(&S, 0, 0);
+    CHECK_EQ(walk(&S, 0, 1, ""), P9_RWALK);
+    CHECK_EQ(lcreate(&S, 1, "data.bin", 2), P9_RLCREATE);
+    CHECK_EQ(R.u.ropen.iounit, MSIZE - P9_IOHDRSZ);
+    CHECK_EQ(lerr(lcreate(&S, 1, "x", 2)), 20);   /* now an (open) file */
+    for (off = 0; off < sizeof a; off += n) {
+        n = sizeof a - off < 4000 ? sizeof a - off : 4000;
+        CHECK_EQ(twrite(&S, 1, off, a + off, n), P9_RWRITE);
+        CHECK_EQ(R.u.rwrite.count, n);
+    }
+    CHECK_EQ(getattr(&S, 1), P9_RGETATTR);
+    CHECK_EQ(R.u.rgetattr.size, sizeof a);
+    CHECK_EQ(R.u.rgetattr.mode, 0100644);
+    CHECK_EQ(R.u.rgetattr.blocks, (sizeof a + 511) / 512);
+    /* read back through the same (RDWR) fid, clamped to msize */
+    for (off = 0; off < sizeof a; off += R.u.rread.count) {
+        CHECK_EQ(tread(&S, 1, off, 100000), P9_RREAD);
+        CHECK(R.u.rread.count > 0 && R.u.rread.count <= MSIZE - P9_RREAD_HDR);
+        if (R.u.rread.count == 0)
+            break;
+        memcpy(b + off, R.u.rread.data, R.u.rread.count);
+    }
+    CHECK(!memcmp(a, b, sizeof a));
+    CHECK_EQ(tread(&S, 1, sizeof a, 100), P9_RREAD);
+    CHECK_EQ(R.u.rread.count, 0);
+    CHECK_EQ(fidop(&S, P9_TFSYNC, 1), P9_RFSYNC);
+    CHECK_EQ(clunk(&S, 1), P9_RCLUNK);
+    CHECK_EQ(lerr(clunk(&S, 1)), 9);
+    /* the file as steadyfs sees it */
+    fd = steadyfs_open(FS, "/data.bin", STEADYFS_O_RDONLY);
+    CHECK(fd >= 0);
+    memset(b, 0, sizeof b);
+    CHECK_EQ(steadyfs_read(FS, fd, b, sizeof b), sizeof a);
+    CHECK(!memcmp(a, b, sizeof a));
+    CHECK_EQ(steadyfs_close(FS, fd), 0);
+    /* open modes */
+    CHECK_EQ(walk(&S, 0, 2, "data.bin"), P9_RWALK);
+    CHECK_EQ(lopen(&S, 2, 0), P9_RLOPEN);
+    CHECK_EQ(lerr(lopen(&S, 2, 0)), 22);   /* already open */
+    CHECK_EQ(lerr(twrite(&S, 2, 0, a, 10)), 9);   /* read-only fid */
+    CHECK_EQ(clunk(&S, 2), P9_RCLUNK);
+    CHECK_EQ(walk(&S, 0, 2, "data.bin"), P9_RWALK);
+    CHECK_EQ(lopen(&S, 2, 01), P9_RLOPEN);   /* O_WRONLY */
+    CHECK_EQ(lerr(tread(&S, 2, 0, 10)), 9);
+    CHECK_EQ(twrite(&S, 2, 30000, "tail", 4), P9_RWRITE);   /* leaves a hole */
+    CHECK_EQ(clunk(&S, 2), P9_RCLUNK);
+    CHECK_EQ(fs_size("/data.bin"), 30004);
+    CHECK_EQ(walk(&S, 0, 2, "data.bin"), P9_RWALK);
+    CHECK_EQ(lopen(&S, 2, 0), P9_RLOPEN);
+    CHECK_EQ(tread(&S, 2, 25000, 8), P9_RREAD);
+    CHECK_EQ(R.u.rread.count, 8);
+    CHECK(!memcmp(R.u.rread.data, "\0\0\0\0\0\0\0\0", 8));
+    CHECK_EQ(lerr(tread(&S, 2, (uint64_t)1 << 63, 8)), 22);
+    CHECK_EQ(clunk(&S, 2), P9_RCLUNK);
+    /* O_TRUNC, O_APPEND */
+    CHECK_EQ(walk(&S, 0, 2, "data.bin"), P9_RWALK);
+    CHECK_EQ(lopen(&S, 2, 01 | 01000), P9_RLOPEN);
+    CHECK_EQ(fs_size("/data.bin"), 0);
+    CHECK_EQ(twrite(&S, 2, 0, "abc", 3), P9_RWRITE);
+    CHECK_EQ(clunk(&S, 2), P9_RCLUNK);
+    CHECK_EQ(walk(&S, 0, 2, "data.bin"), P9_RWALK);
+    CHECK_EQ(lopen(&S, 2, 02 | 02000), P9_RLOPEN);
+    CHECK_EQ(twrite(&S, 2, 0, "def", 3), P9_RWRITE);
+    CHECK_EQ(tread(&S, 2, 0, 100), P9_RREAD);
+    CHECK_EQ(R.u.rread.count, 6);
+    CHECK(!memcmp(R.u.rread.data, "abcdef", 6));
+    CHECK_EQ(clunk(&S, 2), P9_RCLUNK);
+    /* Tsetattr: size on an unopened fid, mode accepted and not kept */
+    CHECK_EQ(walk(&S, 0, 2, "data.bin"), P9_RWALK);
+    CHECK_EQ(setattr(&S, 2, P9_SETATTR_SIZE, 2), P9_RSETATTR);
+    CHECK_EQ(fs_size("/data.bin"), 2);
+    CHECK_EQ(setattr(&S, 2, P9_SETATTR_SIZE, 9000), P9_RSETATTR);
+    CHECK_EQ(fs_size("/data.bin"), 9000);
+    CHECK_EQ(setattr(&S, 2, P9_SETATTR_MODE | P9_SETATTR_MTIME | P9_SETATTR_ATIME, 0),
+             P9_RSETATTR);
+    CHECK_EQ(getattr(&S, 2), P9_RGETATTR);
+    CHECK_EQ(R.u.rgetattr.mode, 0100644);
+    CHECK_EQ(R.u.rgetattr.size, 9000);
+    CHECK_EQ(lerr(setattr(&S, 0, P9_SETATTR_SIZE, 0)), 21);   /* a directory */
+    /* on an open fid */
+    CHECK_EQ(lopen(&S, 2, 02), P9_RLOPEN);
+    CHECK_EQ(setattr(&S, 2, P9_SETATTR_SIZE, 5), P9_RSETATTR);
+    CHECK_EQ(getattr(&S, 2), P9_RGETATTR);
+    CHECK_EQ(R.u.rgetattr.size, 5);
+    /* an open file cannot be unlinked (steadyfs: EBUSY) */
+    CHECK_EQ(lerr(unlinkat9(&S, 0, "data.bin", 0)), 16);
+    CHECK_EQ(clunk(&S, 2), P9_RCLUNK);
+    CHECK_EQ(fs_size("/data.bin"), 5);
+    /* Tlcreate of an existing name */
+    CHECK_EQ(walk(&S, 0, 1, ""), P9_RWALK);
+    CHECK_EQ(lerr(lcreate(&S, 1, "data.bin", 2)), 17);
+    /* statfs */
+    CHECK_EQ(fidop(&S, P9_TSTATFS, 1), P9_RSTATFS);
+    CHECK(R.u.rstatfs.blocks > 0 && R.u.rstatfs.bfree <= R.u.rstatfs.blocks);
+    CHECK_EQ(R.u.rstatfs.namelen, 255);
+    CHECK_EQ(fidop(&S, P9_TFSYNC, 1), P9_RFSYNC);   /* nothing open: nothing to do */
+    /* xattrs: named ones do not exist, the list is empty */
+    {
+        struct p9_msg m = {.type = P9_TXATTRWALK};
+        m.u.txattrwalk.fid = 1;
+        m.u.txattrwalk.newfid = 9;
+        m.u.txattrwalk.name = p9_cstr("security.selinux");
+        CHECK_EQ(lerr(rpc(&S, &m)), 61);
+        m.u.txattrwalk.name = p9_cstr("");
+        m.tag = 0;
+        CHECK_EQ(rpc(&S, &m), P9_RXATTRWALK);
+        CHECK_EQ(R.u.rxattrwalk.size, 0);
+        CHECK_EQ(tread(&S, 9, 0, 100), P9_RREAD);
+        CHECK_EQ(R.u.rread.count, 0);
+        CHECK_EQ(lerr(getattr(&S, 9)), 9);
+        CHECK_EQ(clunk(&S, 9), P9_RCLUNK);
+    }
+    CHECK_EQ(clunk(&S, 1), P9_RCLUNK);
+    p9srv_disconnect(&S);
+}
+
+static void test_namespace(void)
+{
+    static char seen[40];
+    uint64_t off = 0;
+    uint32_t i, calls = 0, total = 0;
+    char name[16];
+    memset(seen, 0, sizeof seen);
+    start(&S, 0, 0);
+    CHECK_EQ(mkdir9(&S, 0, "dir"), P9_RMKDIR);
+    CHECK_EQ(R.u.qid.type, P9_QTDIR);
+    CHECK_EQ(walk(&S, 0, 1, "dir"), P9_RWALK);
+    for (i = 0; i < 40; i++) {
+        snprintf(name, sizeof name, "file%02u", (unsigned)i);
+        CHECK_EQ(walk(&S, 1, 2, ""), P9_RWALK);
+        CHECK_EQ(lcreate(&S, 2, name, 1), P9_RLCREATE);
+        CHECK_EQ(twrite(&S, 2, 0, name, (uint32_t)strlen(name)), P9_RWRITE);
+        CHECK_EQ(clunk(&S, 2), P9_RCLUNK);
+    }
+    CHECK_EQ(mkdir9(&S, 1, "sub"), P9_RMKDIR);
+    /* readdir in small pieces: every entry exactly once */
+    CHECK_EQ(walk(&S, 1, 3, ""), P9_RWALK);
+    CHECK_EQ(lerr(treaddir(&S, 3, 0, 200)), 9);   /* not open */
+    CHECK_EQ(lerr(lopen(&S, 3, 02)), 21);          /* directories open read-only */
+    CHECK_EQ(lopen(&S, 3, 0), P9_RLOPEN);
+    CHECK_EQ(R.u.ropen.qid.type, P9_QTDIR);
+    CHECK_EQ(lerr(tread(&S, 3, 0, 10)), 21);
+    for (;;) {
+        struct p9_dirent d;
+        uint32_t pos = 0;
+        int k = 0;
+        CHECK_EQ(treaddir(&S, 3, off, 100), P9_RREADDIR);
+        calls++;
+        if (R.u.rread.count == 0 || calls > 100)
+            break;
+        CHECK(R.u.rread.count <= 100);
+        while ((k = p9_dirent_next(R.u.rread.data, R.u.rread.count, &pos, &d)) == 1) {
+            unsigned idx;
+            total++;
+            off = d.offset;
+            if (p9_str_eq(d.name, "sub")) {
+                CHECK_EQ(d.type, 4);
+                CHECK_EQ(d.qid.type, P9_QTDIR);
+            } else if (d.name.len == 6 && sscanf((const char *)d.name.ptr, "file%2u", &idx) == 1 &&
+                       idx < 40) {
+                CHECK_EQ(d.type, 8);
+                seen[idx]++;
+            } else {
+                CHECK(0);
+            }
+        }
+        CHECK_EQ(k, 0);
+    }
+    CHECK_EQ(total, 41);
+    for (i = 0; i < 40; i++)
+        CHECK_EQ(seen[i], 1);
+    CHECK(calls > 5);
+    CHECK_EQ(clunk(&S, 3), P9_RCLUNK);
+    /* unlinkat: files, AT_REMOVEDIR, wrong kinds */
+    CHECK_EQ(unlinkat9(&S, 1, "file00", 0), P9_RUNLINKAT);
+    CHECK_EQ(fs_size("/dir/file00"), STEADYFS_ENOENT);
+    CHECK_EQ(lerr(unlinkat9(&S, 1, "file00", 0)), 2);
+    CHECK_EQ(lerr(unlinkat9(&S, 1, "sub", 0)), 21);
+    CHECK_EQ(lerr(unlinkat9(&S, 1, "file01", 0x200)), 20);
+    CHECK_EQ(lerr(unlinkat9(&S, 0, "dir", 0x200)), 39);
+    CHECK_EQ(unlinkat9(&S, 1, "sub", 0x200), P9_RUNLINKAT);
+    /* renameat; a fid under a renamed directory follows it */
+    CHECK_EQ(walk(&S, 1, 4, "file01"), P9_RWALK);
+    CHECK_EQ(renameat9(&S, 0, "dir", 0, "moved"), P9_RRENAMEAT);
+    CHECK_EQ(fs_size("/moved/file01"), 6);
+    CHECK_EQ(getattr(&S, 4), P9_RGETATTR);
+    CHECK_EQ(R.u.rgetattr.size, 6);
+    CHECK_EQ(lopen(&S, 4, 0), P9_RLOPEN);
+    CHECK_EQ(tread(&S, 4, 0, 100), P9_RREAD);
+    CHECK_EQ(R.u.rread.count, 6);
+    CHECK(!memcmp(R.u.rread.data, "file01", 6));
+    /* renaming over an open file: EBUSY */
+    CHECK_EQ(lerr(renameat9(&S, 1, "file02", 1, "file01")), 16);
+    CHECK_EQ(clunk(&S, 4), P9_RCLUNK);
+    CHECK_EQ(renameat9(&S, 1, "file02", 1, "file01"), P9_RRENAMEAT);
+    CHECK_EQ(fs_size("/moved/file02"), STEADYFS_ENOENT);
+    /* Trename (the old form): fid 5 moves to the root as "top" */
+    CHECK_EQ(walk(&S, 1, 5, "file03"), P9_RWALK);
+    {
+        struct p9_msg m = {.type = P9_TRENAME};
+        m.u.trename.fid = 5;
+        m.u.trename.dfid = 0;
+        m.u.trename.name = p9_cstr("top");
+        CHECK_EQ(rpc(&S, &m), P9_RRENAME);
+    }
+    CHECK_EQ(fs_size("/top"), 6);
+    CHECK_EQ(getattr(&S, 5), P9_RGETATTR);   /* still valid under its new name */
+    /* a directory cannot move under itself; the root cannot move */
+    CHECK_EQ(mkdir9(&S, 1, "inner"), P9_RMKDIR);
+    CHECK_EQ(lerr(renameat9(&S, 0, "moved", 1, "inner")), 22);
+    /* Tremove: the fid goes away whether or not the removal worked */
+    CHECK_EQ(fidop(&S, P9_TREMOVE, 5), P9_RREMOVE);
+    CHECK_EQ(fs_size("/top"), STEADYFS_ENOENT);
+    CHECK_EQ(lerr(getattr(&S, 5)), 9);
+    CHECK_EQ(walk(&S, 0, 6, "moved"), P9_RWALK);
+    CHECK_EQ(lerr(fidop(&S, P9_TREMOVE, 6)), 39);
+    CHECK_EQ(lerr(getattr(&S, 6)), 9);
+    CHECK_EQ(walk(&S, 0, 6, ""), P9_RWALK);
+    CHECK_EQ(lerr(fidop(&S, P9_TREMOVE, 6)), 16);   /* the root */
+    /* a stale fid: its file was removed and the name reused */
+    CHECK_EQ(walk(&S, 1, 7, "file04"), P9_RWALK);
+    CHECK_EQ(unlinkat9(&S, 1, "file04", 0), P9_RUNLINKAT);
+    CHECK_EQ(lerr(getattr(&S, 7)), 2);
+    CHECK_EQ(walk(&S, 1, 8, ""), P9_RWALK);
+    CHECK_EQ(lcreate(&S, 8, "file04", 1), P9_RLCREATE);
+    CHECK_EQ(clunk(&S, 8), P9_RCLUNK);
+    CHECK_EQ(lerr(getattr(&S, 7)), 116);
+    CHECK_EQ(lerr(lopen(&S, 7, 0)), 116);
+    CHECK_EQ(lerr(setattr(&S, 7, P9_SETATTR_SIZE, 0)), 116);
+    CHECK_EQ(lerr(fidop(&S, P9_TREMOVE, 7)), 116);
+    CHECK_EQ(fs_size("/moved/file04"), 0);
+    p9srv_disconnect(&S);
+}
+
+static void test_limits(void)
+{
+    uint32_t i;
+    int type;
+    start(&S, 0, 0);
+    /* fid exhaustion: an error, and the table works again after a clunk */
+    for (i = 1; i < FIDS; i++)
+        CHECK_EQ(walk(&S, 0, i, ""), P9_RWALK);
+    CHECK_EQ(p9srv_fid_count(&S), FIDS);
+    CHECK_EQ(lerr(walk(&S, 0, 100, "")), 24);
+    CHECK_EQ(lerr(attach(&S, 101, "")), 24);
+    CHECK_EQ(S.n_fid_full, 2);
+    CHECK_EQ(clunk(&S, 5), P9_RCLUNK);
+    CHECK_EQ(walk(&S, 0, 100, ""), P9_RWALK);
+    p9srv_disconnect(&S);
+    /* steadyfs's own open table (open_max 8) is the other limit */
+    start(&S, 0, 0);
+    CHECK_EQ(mkdir9(&S, 0, "lim"), P9_RMKDIR);
+    for (i = 1; i <= 10; i++) {
+        CHECK_EQ(walk(&S, 0, i, "lim"), P9_RWALK);
+        type = lopen(&S, i, 0);
+        if (i <= 8)
+            CHECK_EQ(type, P9_RLOPEN);
+        else
+            CHECK_EQ(lerr(type), 23);
+    }
+    CHECK_EQ(clunk(&S, 1), P9_RCLUNK);
+    CHECK_EQ(lopen(&S, 10, 0), P9_RLOPEN);
+    p9srv_disconnect(&S);
+    /* deep paths: path_max 32 gives paths of up to 31 bytes */
+    start(&S, 0, 32);
+    CHECK_EQ(mkdir9(&S, 0, "aaaaaaaaaaaaaa"), P9_RMKDIR);           /* /aaaaaaaaaaaaaa: 15 */
+    CHECK_EQ(walk(&S, 0, 1, "aaaaaaaaaaaaaa"), P9_RWALK);
+    CHECK_EQ(mkdir9(&S, 1, "bbbbbbbbbbbbbbb"), P9_RMKDIR);          /* 31 */
+    CHECK_EQ(lerr(mkdir9(&S, 1, "bbbbbbbbbbbbbbbb")), 36);          /* 32 */
+    CHECK_EQ(walk(&S, 1, 2, "bbbbbbbbbbbbbbb"), P9_RWALK);
+    CHECK_EQ(lerr(walk(&S, 2, 3, "c")), 36);
+    CHECK_EQ(lerr(lcreate(&S, 2, "c", 1)), 36);
+    /* a rename that makes fid 2's path too long makes it stale */
+    CHECK_EQ(renameat9(&S, 0, "aaaaaaaaaaaaaa", 0, "aaaaaaaaaaaaaaaaaa"), P9_RRENAMEAT);
+    CHECK_EQ(lerr(getattr(&S, 2)), 116);
+    CHECK_EQ(getattr(&S, 1), P9_RGETATTR);
+    CHECK_EQ(clunk(&S, 2), P9_RCLUNK);
+    p9srv_disconnect(&S);
+}
+
+static void test_read_only(void)
+{
+    start(&S, 1, 0);
+    CHECK_EQ(lerr(mkdir9(&S, 0, "x")), 30);
+    CHECK_EQ(walk(&S, 0, 1, ""), P9_RWALK);
+    CHECK_EQ(lerr(lcreate(&S, 1, "x", 1)), 30);
+    CHECK_EQ(walk(&S, 0, 2, "moved/file01"), P9_RWALK);
+    CHECK_EQ(lerr(lopen(&S, 2, 1)), 30);
+    CHECK_EQ(lerr(lopen(&S, 2, 01000)), 30);
+    CHECK_EQ(lerr(setattr(&S, 2, P9_SETATTR_SIZE, 0)), 30);
+    CHECK_EQ(lerr(setattr(&S, 2, P9_SETATTR_MODE, 0)), 30);
+    CHECK_EQ(lerr(unlinkat9(&S, 0, "moved", 0x200)), 30);
+    CHECK_EQ(lerr(renameat9(&S, 0, "moved", 0, "m2")), 30);
+    CHECK_EQ(lerr(fidop(&S, P9_TREMOVE, 2)), 30);
+    CHECK_EQ(walk(&S, 0, 2, "moved/file01"), P9_RWALK);
+    CHECK_EQ(lopen(&S, 2, 0), P9_RLOPEN);
+    CHECK_EQ(tread(&S, 2, 0, 100), P9_RREAD);
+    CHECK_EQ(R.u.rread.count, 6);
+    CHECK_EQ(fs_size("/moved/file01"), 6);
+    p9srv_disconnect(&S);
+}
+
+/* Raw byte messages: the server must answer or ask for a disconnect, and
+ * never read outside what it was given (ASan checks that). */
+static void test_malformed(void)
+{
+    uint8_t m[64], out[MSIZE];
+    int32_t r;
+    uint32_t i;
+    struct p9_msg rep;
+    start(&S, 0, 0);
+    /* too short for a header; size field disagreeing with the length */
+    memcpy(m, "\x07\x00\x00\x00\x78\x01\x00", 7);   /* Tclunk without its fid */
+    CHECK_EQ(p9srv_handle(&S, m, 6, out, sizeof out), P9SRV_E_FRAME);
+    CHECK_EQ(p9srv_handle(&S, m, 8, out, sizeof out), P9SRV_E_FRAME);
+    r = p9srv_handle(&S, m, 7, out, sizeof out);   /* a truncated body: Rlerror EPROTO */
+    CHECK(r > 0);
+    CHECK_EQ(p9_decode(out, (size_t)r, MSIZE, &rep), r);
+    CHECK_EQ(rep.type, P9_RLERROR);
+    CHECK_EQ(rep.tag, 1);
+    CHECK_EQ(rep.u.rlerror.ecode, 71);
+    /* trailing bytes */
+    memcpy(m, "\x0c\x00\x00\x00\x78\x02\x00\x00\x00\x00\x00\xff", 12);
+    r = p9srv_handle(&S, m, 12, out, sizeof out);
+    CHECK(r > 0 && p9_decode(out, (size_t)r, MSIZE, &rep) == r && rep.u.rlerror.ecode == 71);
+    /* unknown type */
+    memcpy(m, "\x07\x00\x00\x00\xc8\x03\x00", 7);
+    r = p9srv_handle(&S, m, 7, out, sizeof out);
+    CHECK(r > 0 && p9_decode(out, (size_t)r, MSIZE, &rep) == r && rep.type == P9_RLERROR &&
+          rep.u.rlerror.ecode == 95 && rep.tag == 3);
+    /* size field over msize, and under the header */
+    memcpy(m, "\x01\x10\x00\x00\x78\x04\x00", 7);
+    CHECK_EQ(p9srv_handle(&S, m, 7, out, sizeof out), P9SRV_E_FRAME);
+    memcpy(m, "\x03\x00\x00\x00\x78\x04\x00", 7);
+    CHECK_EQ(p9srv_handle(&S, m, 7, out, sizeof out), P9SRV_E_FRAME);
+    /* an output buffer smaller than msize is the transport's bug */
+    memcpy(m, "\x0b\x00\x00\x00\x78\x05\x00\x00\x00\x00\x00", 11);
+    CHECK_EQ(p9srv_handle(&S, m, 11, out, 100), P9SRV_E_NOSPACE);
+    /* Twalk with nwname 17 */
+    memcpy(m, "\x11\x00\x00\x00\x6e\x06\x00\x00\x00\x00\x00\x01\x00\x00\x00\x11\x00", 17);
+    r = p9srv_handle(&S, m, 17, out, sizeof out);
+    CHECK(r > 0 && p9_decode(out, (size_t)r, MSIZE, &rep) == r && rep.type == P9_RLERROR);
+    /* every truncation of a valid Twalk gives Rlerror or a disconnect */
+    {
+        struct p9_msg w = {.type = P9_TWALK, .tag = 9};
+        int n;
+        w.u.twalk.fid = 0;
+        w.u.twalk.newfid = 50;
+        w.u.twalk.nwname = 2;
+        w.u.twalk.wname[0] = p9_cstr("moved");
+        w.u.twalk.wname[1] = p9_cstr("file01");
+        n = p9_encode(&w, m, sizeof m);
+        CHECK(n > 0);
+        for (i = 0; i < (uint32_t)n; i++) {
+            uint8_t cut[64];
+            memcpy(cut, m, i);
+            if (i >= 4) {
+                cut[0] = (uint8_t)i;   /* a consistent size field over a cut body */
+                r = p9srv_handle(&S, cut, i, out, sizeof out);
+                if (i < 7)
+                    CHECK_EQ(r, P9SRV_E_FRAME);
+                else
+                    CHECK(r > 0 && p9_decode(out, (size_t)r, MSIZE, &rep) == r &&
+                          rep.type == P9_RLERROR);
+            } else {
+                CHECK_EQ(p9srv_handle(&S, cut, i, out, sizeof out), P9SRV_E_FRAME);
+            }
+        }
+        CHECK_EQ(p9srv_fid_count(&S), 1);
+        r = p9srv_handle(&S, m, (uint32_t)n, out, sizeof out);
+        CHECK(r > 0 && p9_decode(out, (size_t)r, MSIZE, &rep) == r && rep.type == P9_RWALK);
+    }
+    p9srv_disconnect(&S);
+}
+
+/* What a client wrote is committed when it goes away without clunking. */
+static void test_disconnect(void)
+{
+    static uint8_t a[6000];
+    fill(a, sizeof a, 9);
+    start(&S, 0, 0);
+    CHECK_EQ(walk(&S, 0, 1, ""), P9_RWALK);
+    CHECK_EQ(lcreate(&S, 1, "left-open", 1), P9_RLCREATE);
+    CHECK_EQ(twrite(&S, 1, 0, a, 3000), P9_RWRITE);
+    CHECK_EQ(twrite(&S, 1, 3000, a + 3000, 3000), P9_RWRITE);
+    CHECK_EQ(p9srv_disconnect(&S), 0);
+    CHECK_EQ(p9srv_fid_count(&S), 0);
+    CHECK_EQ(steadyfs_unmount(FS), 0);   /* would fail if a handle were still open? it commits */
+    CHECK_EQ(steadyfs_mount(FS, &T.cfg), 0);
+    CHECK_EQ(fs_size("/left-open"), 6000);
+    {
+        int fd = steadyfs_open(FS, "/left-open", STEADYFS_O_RDONLY);
+        static uint8_t b[6000];
+        CHECK(fd >= 0);
+        CHECK_EQ(steadyfs_read(FS, fd, b, sizeof b), 6000);
+        CHECK(!memcmp(a, b, sizeof a));
+        CHECK_EQ(steadyfs_close(FS, fd), 0);
+    }
+    /* the next client starts over */
+    CHECK_EQ(lerr(getattr(&S, 0)), 71);
+    start(&S, 0, 0);
+    CHECK_EQ(walk(&S, 0, 1, "left-open"), P9_RWALK);
+    CHECK_EQ(unlinkat9(&S, 0, "left-open", 0), P9_RUNLINKAT);
+    p9srv_disconnect(&S);
+}
+
+int main(void)
+{
+    uint32_t ws;
+    CHECK_EQ(tdev_open(&T, "mt29f1g01", 64, 1), 0);
+    /* eight open handles: enough for the server's open fids */
+    free(T.work);
+    T.cfg.open_max = 8;
+    ws = steadyfs_work_size(&T.cfg);
+    T.work = calloc(1, ws);
+    T.cfg.work = T.work;
+    T.cfg.work_size = ws;
+    CHECK_EQ(steadyfs_format(FS, &T.cfg), 0);
+    CHECK_EQ(steadyfs_mount(FS, &T.cfg), 0);
+    test_config();
+    for (split = 0; split < 2; split++) {
+        /* once with the reply built in the request's buffer, once apart */
+        if (split) {
+            CHECK_EQ(steadyfs_unmount(FS), 0);
+            CHECK_EQ(steadyfs_format(FS, &T.cfg), 0);
+            CHECK_EQ(steadyfs_mount(FS, &T.cfg), 0);
+        }
+        test_version();
+        test_walk();
+        test_files();
+        test_namespace();
+        test_limits();
+        test_read_only();
+        test_malformed();
+        test_disconnect();
+    }
+    CHECK_EQ(steadyfs_unmount(FS), 0);
+    tdev_close(&T);
+    return check_done("test_p9srv");
+}
