@@ -68,6 +68,7 @@ class GuestResult:
     passed: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)   # "name: detail"
     times: dict[str, float] = field(default_factory=dict)
+    attrs: dict[str, str] = field(default_factory=dict)
     tree: Tree = field(default_factory=dict)
     done: bool = False        # the script reached its end
     exit_status: int | None = None
@@ -328,6 +329,9 @@ def parse_console(lines: list[str]) -> GuestResult:
         elif kind == "time":
             name, secs = rest.rsplit(" ", 1)
             r.times[name] = float(secs)
+        elif kind == "attr":
+            name, _, value = rest.partition(" ")
+            r.attrs[name] = value
         elif kind == "dir":
             r.tree[rest] = None
         elif kind == "file":

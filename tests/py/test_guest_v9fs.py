@@ -6,7 +6,9 @@ route that does not go through the guest and compares:
 - diod serving a temporary directory: the reference, which proves the
   harness and the script independent of our server; the directory is read
   on the host and through diod's own clients (diodls/diodcat);
-- `steady serve` on an image: tests/py/test_serve_interop.py.
+- `steady serve` on a fresh image: read live through diod's clients, again
+  after a restart of the server, and after it exits through steadyfs itself
+  (`steady-img fsck` and `image extract`, then the extracted directory).
 The unit tests check the harness's own parts: the initramfs, the module
 list, the console parser and that the tree comparison catches a change.
 """
@@ -14,6 +16,8 @@ list, the console parser and that the tree comparison catches a change.
 from __future__ import annotations
 
 import hashlib
+import re
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -21,7 +25,7 @@ from typing import Iterator
 
 import pytest
 
-from steadyfs import guest
+from steadyfs import cmd_serve, guest, imgtool
 
 MISSING = guest.missing_parts()
 needs_guest = pytest.mark.skipif(MISSING is not None, reason=f"cannot boot the guest: {MISSING}")
@@ -108,12 +112,22 @@ def diod_run() -> Iterator[tuple[guest.GuestResult, Path, guest.Tree]]:
         yield result, export, via_clients
 
 
+# What each server answers where servers may differ (the V9FS attr lines).
+DIOD_ATTRS = {"ls-a-count": "202", "mode-after-chmod-640": "640",
+              "mtime-after-touch-1577934245": "1577934245"}
+# include/steadyfs/p9srv.h: no "." / ".." from Treaddir; mode and times are
+# not stored, so a client sees the fixed 0644 and the epoch after setting them.
+STEADY_ATTRS = {"ls-a-count": "200", "mode-after-chmod-640": "644",
+                "mtime-after-touch-1577934245": "0"}
+
+
 @needs_guest
 @needs_diod
 def test_v9fs_against_diod(diod_run: tuple[guest.GuestResult, Path, guest.Tree]) -> None:
     result, export, via_clients = diod_run
     assert result.ok, (result.failed, result.console[-3000:])
     assert len(result.passed) >= 60
+    assert result.attrs == DIOD_ATTRS
     assert guest.check_effects(result, guest.dir_tree(export)) == []
     assert guest.check_effects(result, via_clients) == []
 
@@ -138,3 +152,109 @@ def test_effect_check_catches_changes(diod_run: tuple[guest.GuestResult, Path, g
     both = dict(tree, **{"gone.txt": guest.FileSum(4, hashlib.sha256(b"bye\n").hexdigest())})
     r2 = guest.GuestResult(tree=dict(result.tree, **{"gone.txt": both["gone.txt"]}))
     assert any("gone.txt" in p for p in guest.check_effects(r2, both))
+
+
+# ------------------------------------------------------------ against steady serve
+class SteadyServe:
+    """build/steady-serve on an image, on a port it picks (--listen ...:0)."""
+
+    def __init__(self, image: Path, *extra: str) -> None:
+        exe = cmd_serve.binary()
+        assert exe.exists(), f"{exe} is not built: run `make build`"
+        self.proc = subprocess.Popen(
+            [str(exe), "--device", "mt29f1g01", "--blocks", "128", "--image", str(image),
+             "--listen", "tcp:127.0.0.1:0", *extra],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        m = re.match(r"listening on tcp:127\.0\.0\.1:(\d+)", line)
+        if not m:
+            self.proc.kill()
+            raise AssertionError(f"steady-serve did not start: {line!r} "
+                                 f"{self.proc.communicate()[1]}")
+        self.port = int(m.group(1))
+        self.server = f"127.0.0.1:{self.port}"
+
+    def stop(self) -> tuple[int, str]:
+        """SIGTERM (commit and unmount); its exit status and stderr."""
+        self.proc.send_signal(signal.SIGTERM)
+        _, err = self.proc.communicate(timeout=60)
+        return self.proc.returncode, err
+
+
+class ServeRun:
+    result: guest.GuestResult
+    live: guest.Tree           # through diodls/diodcat while serving
+    restarted: guest.Tree      # the same after a restart of the server
+    extracted: guest.Tree      # steady-img image extract after it exited
+    fsck: subprocess.CompletedProcess[str]
+    stops: list[tuple[int, str]]
+
+
+def _img(*args: str) -> subprocess.CompletedProcess[str]:
+    exe = imgtool.binary()
+    assert exe.exists(), f"{exe} is not built: run `make build`"
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def serve_run(tmp_path_factory: pytest.TempPathFactory) -> ServeRun:
+    if MISSING is not None:
+        pytest.skip(f"cannot boot the guest: {MISSING}")
+    if guest.diod_path() is None:
+        pytest.skip("diod is not installed (Debian package diod)")
+    tmp = tmp_path_factory.mktemp("serve")
+    image = tmp / "dev.img"
+    run = ServeRun()
+    run.stops = []
+    srv = SteadyServe(image, "--format")
+    try:
+        run.result = guest.run_guest_v9fs(srv.port)
+        run.live = guest.diod_tree(srv.server, "/")
+    finally:
+        run.stops.append(srv.stop())
+    srv = SteadyServe(image)
+    try:
+        run.restarted = guest.diod_tree(srv.server, "/")
+    finally:
+        run.stops.append(srv.stop())
+    run.fsck = _img("fsck", "--image", str(image))
+    out = tmp / "extracted"
+    ext = _img("image", "extract", str(image), str(out))
+    assert ext.returncode == 0, ext.stderr
+    run.extracted = guest.dir_tree(out)
+    print(f"\nguest against steady serve: boot {run.result.boot_s:.1f} s, "
+          f"total {run.result.total_s:.1f} s, {len(run.result.passed)} checks, "
+          f"times {run.result.times}")
+    return run
+
+
+@needs_guest
+@needs_diod
+def test_v9fs_against_steady_serve(serve_run: ServeRun) -> None:
+    r = serve_run.result
+    assert r.ok, (r.failed, r.console[-3000:])
+    assert len(r.passed) >= 60
+    assert r.attrs == STEADY_ATTRS
+
+
+@needs_guest
+@needs_diod
+def test_steady_serve_tree_through_diod_clients(serve_run: ServeRun) -> None:
+    """diodls/diodcat read back every file the guest left, byte for byte,
+    while serving and from a restarted server."""
+    assert guest.check_effects(serve_run.result, serve_run.live) == []
+    assert guest.check_effects(serve_run.result, serve_run.restarted) == []
+
+
+@needs_guest
+@needs_diod
+def test_steady_serve_image_after_exit(serve_run: ServeRun) -> None:
+    """The server exits cleanly on SIGTERM (no sanitizer report), and the
+    image it leaves is clean by fsck and holds exactly the guest's tree."""
+    for status, err in serve_run.stops:
+        assert status == 0, err
+        assert "Sanitizer" not in err and "runtime error" not in err, err
+    assert serve_run.fsck.returncode == 0, serve_run.fsck.stdout + serve_run.fsck.stderr
+    assert " clean: 0 errors" in serve_run.fsck.stdout
+    assert guest.check_effects(serve_run.result, serve_run.extracted) == []
