@@ -62,6 +62,8 @@ check mkdir mkdir $M/d1
 check mkdir-nested mkdir -p $M/d1/d2/d3/d4
 check create-deep sh -c "printf 'deep file\n' > $M/d1/d2/d3/d4/deep.txt"
 check read-deep sh -c "[ \"\$(cat $M/d1/d2/d3/d4/deep.txt)\" = 'deep file' ]"
+check name-with-spaces sh -c "printf 'spaced\n' > '$M/d1/with  space.txt'"
+check name-with-spaces-read sh -c "[ \"\$(cat '$M/d1/with  space.txt')\" = spaced ]"
 refuse mkdir-existing mkdir $M/d1
 refuse rmdir-nonempty rmdir $M/d1
 refuse open-missing cat $M/no-such-file
