@@ -34,6 +34,7 @@ from typing import Callable, Mapping
 REPO = Path(__file__).resolve().parents[2]
 INTEROP = REPO / "tests" / "interop"
 DEFAULT_SCRIPT = INTEROP / "v9fs-ops.sh"
+EDGE_SCRIPT = INTEROP / "v9fs-edge.sh"
 QEMU = "qemu-system-x86_64"
 GUEST_HOST = "10.0.2.2"  # the host's loopback, seen from QEMU's user network
 # 9P over TCP, then the driver of the NIC QEMU emulates (NIC_MODEL).  A
@@ -370,7 +371,7 @@ def parse_console(lines: list[str]) -> GuestResult:
             r.times[name] = float(secs)
         elif kind == "attr":
             name, _, value = rest.partition(" ")
-            r.attrs[name] = value
+            r.attrs[name] = value.strip()
         elif kind == "dir":
             r.tree[rest] = None
         elif kind == "file":
