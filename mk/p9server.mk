@@ -47,3 +47,24 @@ $(BUILD)/steady-serve: src/host/main/serve_main.c $(SAN_OBJS)
 	@$(CC) $(SAN_CFLAGS) $< $(SAN_OBJS) -o $@ -lm
 
 build: $(BUILD)/steady-serve
+
+# p9srv-size: the Cortex-M3 .text of a File System On Chip image: the
+# server, the codec, the file system and the CRC linked together with
+# newlib's mem*/str*, unused sections dropped (the block-device driver and
+# the UART framing are the board's and not counted).
+P9SRV_ARM_OBJS := $(filter $(BUILD)/arm/src/p9/p9srv% $(BUILD)/arm/src/p9/p9_% \
+                    $(BUILD)/arm/src/fs/% $(BUILD)/arm/src/util/%,$(ARM_OBJS))
+
+.PHONY: p9srv-size
+p9srv-size: $(P9SRV_ARM_OBJS)
+	@mkdir -p $(BUILD)/p9srv
+	@$(ARM_CC) -mcpu=cortex-m3 -mthumb -nostartfiles -Wl,--gc-sections -Wl,-e,p9srv_handle \
+	    -Wl,--undefined=p9srv_init -Wl,--undefined=p9srv_disconnect \
+	    -Wl,--undefined=p9srv_msg_len -Wl,--undefined=p9srv_mem_size \
+	    -Wl,--undefined=steadyfs_mount -Wl,--undefined=steadyfs_format \
+	    -Wl,--undefined=steadyfs_unmount -Wl,--undefined=steadyfs_gc_step \
+	    $(P9SRV_ARM_OBJS) -o $(BUILD)/p9srv/fsoc.elf
+	@arm-none-eabi-size -t $(filter $(BUILD)/arm/src/p9/p9srv%,$(P9SRV_ARM_OBJS)) | tail -1 | \
+	    awk '{printf "9P server alone (src/p9/p9srv*):                  .text %6d\n", $$1}'
+	@arm-none-eabi-size $(BUILD)/p9srv/fsoc.elf | tail -1 | \
+	    awk '{printf "server + codec + steadyfs + newlib, gc-sections: .text %6d\n", $$1}'

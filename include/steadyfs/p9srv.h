@@ -13,7 +13,7 @@
  *                        .msize_max = sizeof buf, .fid_max = 16 };
  *   p9srv_init(&srv, &cfg);
  *   for (;;) {                               // per message
- *       read 4 bytes; n = p9srv_msg_len(buf, s.msize);  // < 0: drop the link
+ *       read 4 bytes into buf; n = p9srv_msg_len(&srv, buf); // < 0: drop the link
  *       read the remaining n - 4 bytes into buf + 4;
  *       r = p9srv_handle(&srv, buf, n, buf, sizeof buf); // in place is fine
  *       if (r < 0) { p9srv_disconnect(&srv); drop the link; }
@@ -34,12 +34,17 @@
  *   - mem: p9srv_mem_size(cfg) bytes, 4-aligned =
  *         fid_max * (P9SRV_FID_SIZE + path_max)   fid table with one path each
  *       + 2 * path_max                            two scratch paths (rename)
- *     P9SRV_FID_SIZE = 20.  fid_max 16, path_max 128: 16 * 148 + 256 = 2624 B;
+ *     P9SRV_FID_SIZE = 20; path_max is rounded up to a multiple of 4.
+ *     fid_max 16, path_max 128: 16 * 148 + 256 = 2624 B;
  *   - the message buffer(s): msize_max bytes each; in and out may be the
  *     same buffer (the reply is built only after the request has been
  *     consumed);
- *   - the steadyfs itself, whose open_max bounds how many fids may be open
- *     at once (plus one spare for Tsetattr size on an unopened fid).
+ *   - the steadyfs itself: each fid open on a file holds one steadyfs
+ *     handle; an open directory holds none (each Treaddir opens, seeks to
+ *     the client's cookie, lists and closes).  Treaddir and Tsetattr of the
+ *     size on a fid not open for writing need one free handle while they
+ *     run, so open_max = files open at once + 1.  A full table answers
+ *     ENFILE (a failed Tlcreate leaves no name behind).
  *   At msize 4096, fid_max 16, path_max 128, one shared buffer:
  *   896 + 2624 + 4096 = 7616 bytes on Cortex-M3.
  *
@@ -73,6 +78,9 @@
  *     name) is empty; Txattrcreate answers EOPNOTSUPP;
  *   - Treaddir returns no "." or ".." entries; offsets are steadyfs
  *     directory cookies (stable across changes to the directory).
+ *
+ * Tlcreate behaves as open(2) with O_CREAT (an existing file is opened,
+ * EEXIST only with O_EXCL); the fid becomes the open file.
  *
  * Durability.  Data written through a fid is committed (atomically, see
  * steadyfs.h) at Tfsync, at Tclunk/Tremove of the fid, at Tversion (which

@@ -41,7 +41,7 @@ struct p9srv_fid *srv_fid_alloc(p9srv *s, uint32_t fid, int *err)
     }
     memset(free_slot, 0, sizeof *free_slot);
     free_slot->fid = fid;
-    free_slot->h = -1;
+    free_slot->h = FID_H_NONE;
     *err = 0;
     return free_slot;
 }
@@ -50,12 +50,11 @@ int srv_fid_clunk(p9srv *s, struct p9srv_fid *f)
 {
     int rc = 0;
     if (f->kind == FID_NODE && f->h >= 0)
-        rc = f->type == STEADYFS_TYPE_DIR ? steadyfs_closedir(s->cfg.fs, f->h)
-                                          : steadyfs_close(s->cfg.fs, f->h);
+        rc = steadyfs_close(s->cfg.fs, f->h);   /* commits the file */
     if (f->kind != FID_FREE && s->nfids > 0)
         s->nfids--;
     f->kind = FID_FREE;
-    f->h = -1;
+    f->h = FID_H_NONE;
     return rc;
 }
 
@@ -159,4 +158,47 @@ void srv_paths_renamed(p9srv *s, const char *from, uint32_t flen, const char *to
         p[tlen + rest] = '\0';
         f->plen = (uint16_t)(tlen + rest);
     }
+}
+
+/* ---- fids as the handlers use them ---- */
+
+void srv_fid_use(p9srv *s, struct p9srv_fid *f, uint8_t type, uint64_t id)
+{
+    f->kind = FID_NODE;
+    f->type = type;
+    srv_fid_set_id(f, id);
+    s->nfids++;
+}
+
+/* A fid naming a file or directory, not stale. */
+int srv_node(p9srv *s, uint32_t fid, struct p9srv_fid **out)
+{
+    struct p9srv_fid *f = srv_fid_find(s, fid);
+    if (!f || f->kind != FID_NODE)
+        return -LX_EBADF;
+    if (f->stale)
+        return -LX_ESTALE;
+    *out = f;
+    return 0;
+}
+
+int srv_dir_node(p9srv *s, uint32_t fid, struct p9srv_fid **out)
+{
+    int rc = srv_node(s, fid, out);
+    if (!rc && (*out)->type != STEADYFS_TYPE_DIR)
+        rc = STEADYFS_ENOTDIR;
+    return rc;
+}
+
+/* Current attributes of the fid's file; ESTALE if its path now names a
+ * different file (removed, and the name reused). */
+int srv_fid_stat(p9srv *s, struct p9srv_fid *f, steadyfs_stat *st)
+{
+    int rc;
+    if (f->h >= 0 && f->type == STEADYFS_TYPE_FILE)
+        return steadyfs_fstat(s->cfg.fs, f->h, st);
+    rc = steadyfs_stat_path(s->cfg.fs, srv_fid_path(s, f), st);
+    if (!rc && st->id != srv_fid_id(f))
+        rc = -LX_ESTALE;
+    return rc;
 }

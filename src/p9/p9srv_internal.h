@@ -1,5 +1,6 @@
-/* Shared between the server's files: the fid table (p9srv_fid.c), the
- * attribute mapping (p9srv_attr.c) and the message handlers (p9srv.c). */
+/* Shared between the server's files: session and dispatch (p9srv.c), the
+ * fid table (p9srv_fid.c), attributes (p9srv_attr.c), the data path
+ * (p9srv_io.c) and the namespace (p9srv_ns.c). */
 #ifndef STEADYFS_P9SRV_INTERNAL_H
 #define STEADYFS_P9SRV_INTERNAL_H
 
@@ -11,6 +12,13 @@
 #define FID_FREE 0u
 #define FID_NODE 1u   /* a file or directory, maybe open */
 #define FID_XATTR 2u  /* the (always empty) xattr list of Txattrwalk "" */
+
+/* p9srv_fid.h: a steadyfs file handle (>= 0), or one of these.  An open
+ * directory holds no steadyfs handle: each Treaddir opens, seeks to the
+ * client's cookie, lists and closes, so directories never use up the file
+ * system's open_max between messages. */
+#define FID_H_NONE (-1)
+#define FID_H_DIR (-2)
 
 /* Linux errno values sent in Rlerror that steadyfs itself never returns. */
 #define LX_EBADF 9
@@ -55,6 +63,36 @@ int32_t srv_path_join(const p9srv *s, char *dst, const char *dir, uint32_t dlen,
 uint32_t srv_path_up(char *p, uint32_t len);
 /* After "from" was renamed to "to": every fid at or under "from" follows. */
 void srv_paths_renamed(p9srv *s, const char *from, uint32_t flen, const char *to, uint32_t tlen);
+
+/* Marks a slot from srv_fid_alloc in use as a file or directory. */
+void srv_fid_use(p9srv *s, struct p9srv_fid *f, uint8_t type, uint64_t id);
+/* The fid naming a file or directory (not stale), or -EBADF / -ESTALE. */
+int srv_node(p9srv *s, uint32_t fid, struct p9srv_fid **out);
+/* As srv_node, and a directory (else ENOTDIR). */
+int srv_dir_node(p9srv *s, uint32_t fid, struct p9srv_fid **out);
+/* The fid's file's attributes; ESTALE if its path names another file now. */
+int srv_fid_stat(p9srv *s, struct p9srv_fid *f, steadyfs_stat *st);
+
+/* ---- message handlers: fill s->rep and return 0, or a negative errno
+ * that becomes Rlerror.  Tread/Treaddir build their reply in out. ---- */
+int srv_h_getattr(p9srv *s);     /* p9srv_attr.c */
+int srv_h_setattr(p9srv *s);
+int srv_h_statfs(p9srv *s);
+int srv_h_xattrwalk(p9srv *s);
+int srv_h_lopen(p9srv *s);       /* p9srv_io.c */
+int srv_h_lcreate(p9srv *s);
+int32_t srv_h_read(p9srv *s, uint8_t *out, uint32_t out_cap);
+int srv_h_write(p9srv *s);
+int srv_h_fsync(p9srv *s);
+/* Returns the finished Rreaddir's length, or a negative errno. */
+int32_t srv_h_readdir(p9srv *s, uint8_t *out, uint32_t out_cap);
+int srv_h_walk(p9srv *s);        /* p9srv_ns.c */
+int srv_h_clunk(p9srv *s);
+int srv_h_remove(p9srv *s);
+int srv_h_mkdir(p9srv *s);
+int srv_h_unlinkat(p9srv *s);
+int srv_h_renameat(p9srv *s);
+int srv_h_rename(p9srv *s);
 
 /* ---- attributes (p9srv_attr.c) ---- */
 void srv_qid(struct p9_qid *q, uint8_t type, uint64_t id);

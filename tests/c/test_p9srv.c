@@ -477,9 +477,19 @@ static void test_files(void)
     CHECK_EQ(lerr(unlinkat9(&S, 0, "data.bin", 0)), 16);
     CHECK_EQ(clunk(&S, 2), P9_RCLUNK);
     CHECK_EQ(fs_size("/data.bin"), 5);
-    /* Tlcreate of an existing name */
+    /* Tlcreate of an existing name: EEXIST with O_EXCL, else opened */
     CHECK_EQ(walk(&S, 0, 1, ""), P9_RWALK);
-    CHECK_EQ(lerr(lcreate(&S, 1, "data.bin", 2)), 17);
+    CHECK_EQ(lerr(lcreate(&S, 1, "data.bin", 2 | 0200)), 17);
+    CHECK_EQ(lcreate(&S, 1, "data.bin", 2), P9_RLCREATE);
+    CHECK_EQ(tread(&S, 1, 0, 100), P9_RREAD);
+    CHECK_EQ(R.u.rread.count, 5);
+    CHECK_EQ(clunk(&S, 1), P9_RCLUNK);
+    CHECK_EQ(walk(&S, 0, 1, ""), P9_RWALK);
+    CHECK_EQ(lcreate(&S, 1, "data.bin", 1 | 01000), P9_RLCREATE);   /* O_TRUNC */
+    CHECK_EQ(fs_size("/data.bin"), 0);
+    CHECK_EQ(clunk(&S, 1), P9_RCLUNK);
+    CHECK_EQ(walk(&S, 0, 1, ""), P9_RWALK);
+    CHECK_EQ(lerr(lcreate(&S, 1, "d", 1)), 21);   /* a directory */
     /* statfs */
     CHECK_EQ(fidop(&S, P9_TSTATFS, 1), P9_RSTATFS);
     CHECK(R.u.rstatfs.blocks > 0 && R.u.rstatfs.bfree <= R.u.rstatfs.blocks);
@@ -638,19 +648,34 @@ static void test_limits(void)
     CHECK_EQ(clunk(&S, 5), P9_RCLUNK);
     CHECK_EQ(walk(&S, 0, 100, ""), P9_RWALK);
     p9srv_disconnect(&S);
-    /* steadyfs's own open table (open_max 8) is the other limit */
+    /* steadyfs's own open table (open_max 8) is the other limit, for
+     * files; open directories hold no handle */
     start(&S, 0, 0);
     CHECK_EQ(mkdir9(&S, 0, "lim"), P9_RMKDIR);
-    for (i = 1; i <= 10; i++) {
+    for (i = 1; i <= 4; i++) {
         CHECK_EQ(walk(&S, 0, i, "lim"), P9_RWALK);
-        type = lopen(&S, i, 0);
-        if (i <= 8)
-            CHECK_EQ(type, P9_RLOPEN);
-        else
-            CHECK_EQ(lerr(type), 23);
+        CHECK_EQ(lopen(&S, i, 0), P9_RLOPEN);
     }
-    CHECK_EQ(clunk(&S, 1), P9_RCLUNK);
-    CHECK_EQ(lopen(&S, 10, 0), P9_RLOPEN);
+    CHECK_EQ(walk(&S, 0, 11, "lim"), P9_RWALK);
+    for (i = 0; i < 10; i++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "f%u", (unsigned)i);
+        CHECK_EQ(walk(&S, 11, 20 + i, ""), P9_RWALK);
+        type = lcreate(&S, 20 + i, nm, 2);
+        if (i < 8) {
+            CHECK_EQ(type, P9_RLCREATE);
+        } else {
+            CHECK_EQ(lerr(type), 23);
+            snprintf(nm, sizeof nm, "/lim/f%u", (unsigned)i);
+            CHECK_EQ(fs_size(nm), STEADYFS_ENOENT);   /* a failed create leaves no name */
+        }
+    }
+    /* a Treaddir needs one free handle for its duration */
+    CHECK_EQ(lerr(treaddir(&S, 1, 0, 1000)), 23);
+    CHECK_EQ(clunk(&S, 20), P9_RCLUNK);
+    CHECK_EQ(treaddir(&S, 1, 0, 1000), P9_RREADDIR);
+    CHECK(R.u.rread.count > 0);
+    CHECK_EQ(lcreate(&S, 28, "f8", 2), P9_RLCREATE);   /* the slot is free again */
     p9srv_disconnect(&S);
     /* deep paths: path_max 32 gives paths of up to 31 bytes */
     start(&S, 0, 32);
@@ -795,6 +820,158 @@ static void test_disconnect(void)
     p9srv_disconnect(&S);
 }
 
+
+/* ---- the file system's bounds carry through ----------------------------
+ * Each message's device operations (counted by the simulator) stay within
+ * the sum of steadyfs_bound() over the steadyfs calls the server makes for
+ * it (docs/P9.md's table).  The virtual time is printed per message. */
+static steadyfs_cost budget;
+static sim_stats before;
+static uint64_t t_before;
+
+static void expect(steadyfs_call call, uint64_t n)
+{
+    steadyfs_cost c;
+    CHECK_EQ(steadyfs_bound(&T.cfg, &T.dev.bd.geo, call, n, &c), 0);
+    budget.reads += c.reads;
+    budget.progs += c.progs;
+    budget.erases += c.erases;
+}
+
+static void measure_start(void)
+{
+    memset(&budget, 0, sizeof budget);
+    before = T.dev.stats;
+    t_before = T.dev.now_ns;
+}
+
+static void measure_end(const char *what)
+{
+    uint64_t r = T.dev.stats.reads - before.reads, p = T.dev.stats.progs - before.progs,
+             e = T.dev.stats.erases - before.erases;
+    CHECK(r <= budget.reads);
+    CHECK(p <= budget.progs);
+    CHECK(e <= budget.erases);
+    if (r > budget.reads || p > budget.progs || e > budget.erases || !split)
+        printf("  %-28s reads %3llu/%-4u progs %2llu/%-3u erases %llu/%u  %7.1f us\n", what,
+               (unsigned long long)r, (unsigned)budget.reads, (unsigned long long)p,
+               (unsigned)budget.progs, (unsigned long long)e, (unsigned)budget.erases,
+               (double)(T.dev.now_ns - t_before) / 1000.0);
+}
+
+static void test_bounds(void)
+{
+    static uint8_t a[4000];
+    uint32_t i;
+    int k;
+    fill(a, sizeof a, 5);
+    start(&S, 0, 0);
+    CHECK_EQ(mkdir9(&S, 0, "b1"), P9_RMKDIR);
+    CHECK_EQ(walk(&S, 0, 1, "b1"), P9_RWALK);
+    CHECK_EQ(mkdir9(&S, 1, "b2"), P9_RMKDIR);
+    CHECK_EQ(walk(&S, 1, 2, "b2"), P9_RWALK);
+    for (i = 0; i < 12; i++) {
+        char nm[8];
+        snprintf(nm, sizeof nm, "x%u", (unsigned)i);
+        CHECK_EQ(walk(&S, 2, 3, ""), P9_RWALK);
+        CHECK_EQ(lcreate(&S, 3, nm, 1), P9_RLCREATE);
+        CHECK_EQ(twrite(&S, 3, 0, a, 1000), P9_RWRITE);
+        CHECK_EQ(clunk(&S, 3), P9_RCLUNK);
+    }
+    if (!split)
+        printf("device operations per message / bound (steadyfs_bound summed), virtual time:\n");
+    measure_start();
+    expect(STEADYFS_CALL_STAT, 1);
+    expect(STEADYFS_CALL_STAT, 2);
+    expect(STEADYFS_CALL_STAT, 3);
+    CHECK_EQ(walk(&S, 0, 3, "b1/b2/x3"), P9_RWALK);
+    measure_end("Twalk 3 names");
+    measure_start();
+    expect(STEADYFS_CALL_STAT, 3);
+    expect(STEADYFS_CALL_INFO, 0);
+    CHECK_EQ(getattr(&S, 3), P9_RGETATTR);
+    measure_end("Tgetattr");
+    measure_start();
+    expect(STEADYFS_CALL_OPEN, 3);
+    expect(STEADYFS_CALL_STAT, 0);
+    CHECK_EQ(lopen(&S, 3, 2), P9_RLOPEN);
+    measure_end("Tlopen O_RDWR");
+    for (k = 0; k < 3; k++) {
+        measure_start();
+        expect(STEADYFS_CALL_SEEK, 0);
+        expect(STEADYFS_CALL_WRITE, sizeof a);
+        CHECK_EQ(twrite(&S, 3, (uint64_t)k * sizeof a, a, sizeof a), P9_RWRITE);
+        measure_end("Twrite 4000 B");
+    }
+    measure_start();
+    expect(STEADYFS_CALL_SYNC, 0);
+    CHECK_EQ(fidop(&S, P9_TFSYNC, 3), P9_RFSYNC);
+    measure_end("Tfsync");
+    measure_start();
+    expect(STEADYFS_CALL_SEEK, 0);
+    expect(STEADYFS_CALL_READ, sizeof a);
+    CHECK_EQ(tread(&S, 3, 1000, sizeof a), P9_RREAD);
+    measure_end("Tread 4000 B");
+    measure_start();
+    expect(STEADYFS_CALL_CLOSE, 0);
+    CHECK_EQ(clunk(&S, 3), P9_RCLUNK);
+    measure_end("Tclunk (open file)");
+    measure_start();
+    expect(STEADYFS_CALL_STAT, 3);
+    CHECK_EQ(walk(&S, 2, 3, "x4"), P9_RWALK);
+    measure_end("Twalk 1 name");
+    measure_start();
+    expect(STEADYFS_CALL_OPEN, 3);
+    expect(STEADYFS_CALL_STAT, 0);
+    expect(STEADYFS_CALL_TRUNCATE, 0);
+    expect(STEADYFS_CALL_CLOSE, 0);
+    CHECK_EQ(setattr(&S, 3, P9_SETATTR_SIZE, 10), P9_RSETATTR);
+    measure_end("Tsetattr size (unopened)");
+    CHECK_EQ(clunk(&S, 3), P9_RCLUNK);
+    CHECK_EQ(walk(&S, 2, 4, ""), P9_RWALK);
+    CHECK_EQ(lopen(&S, 4, 0), P9_RLOPEN);
+    measure_start();
+    expect(STEADYFS_CALL_OPENDIR, 2);
+    expect(STEADYFS_CALL_SEEK, 0);
+    for (i = 0; i < 13; i++)
+        expect(STEADYFS_CALL_READDIR, 0);
+    expect(STEADYFS_CALL_CLOSEDIR, 0);
+    CHECK_EQ(treaddir(&S, 4, 0, 1000), P9_RREADDIR);
+    measure_end("Treaddir 12 entries");
+    measure_start();
+    CHECK_EQ(walk(&S, 2, 5, ""), P9_RWALK);   /* a clone touches nothing */
+    measure_end("Twalk clone");
+    measure_start();
+    expect(STEADYFS_CALL_STAT, 3);
+    expect(STEADYFS_CALL_CREATE, 3);
+    expect(STEADYFS_CALL_STAT, 0);
+    CHECK_EQ(lcreate(&S, 5, "newfile", 1), P9_RLCREATE);
+    measure_end("Tlcreate");
+    CHECK_EQ(clunk(&S, 5), P9_RCLUNK);
+    measure_start();
+    expect(STEADYFS_CALL_MKDIR, 3);
+    expect(STEADYFS_CALL_STAT, 3);
+    CHECK_EQ(mkdir9(&S, 2, "sub"), P9_RMKDIR);
+    measure_end("Tmkdir");
+    measure_start();
+    expect(STEADYFS_CALL_RENAME, 3);
+    CHECK_EQ(renameat9(&S, 2, "x5", 1, "y5"), P9_RRENAMEAT);
+    measure_end("Trenameat");
+    measure_start();
+    expect(STEADYFS_CALL_UNLINK, 3);
+    CHECK_EQ(unlinkat9(&S, 2, "x6", 0), P9_RUNLINKAT);
+    measure_end("Tunlinkat");
+    measure_start();
+    expect(STEADYFS_CALL_RMDIR, 3);
+    CHECK_EQ(unlinkat9(&S, 2, "sub", 0x200), P9_RUNLINKAT);
+    measure_end("Tunlinkat AT_REMOVEDIR");
+    measure_start();
+    expect(STEADYFS_CALL_INFO, 0);
+    CHECK_EQ(fidop(&S, P9_TSTATFS, 0), P9_RSTATFS);
+    measure_end("Tstatfs");
+    p9srv_disconnect(&S);
+}
+
 int main(void)
 {
     uint32_t ws;
@@ -824,6 +1001,7 @@ int main(void)
         test_read_only();
         test_malformed();
         test_disconnect();
+        test_bounds();
     }
     CHECK_EQ(steadyfs_unmount(FS), 0);
     tdev_close(&T);

@@ -3,14 +3,19 @@
  * a socket pair; the parent is a 9P client behind its own frame.h link
  * whose line drops and corrupts bytes in both directions.  A 16 KiB file is
  * written, synced and read back through the damaged line; the child then
- * checks the file through steadyfs itself. */
-#define _POSIX_C_SOURCE 200809L
+ * checks the file through steadyfs itself.  Then the same over steady
+ * serve's tty: endpoint on a pseudo-terminal (raw mode, framing forced). */
+#define _DEFAULT_SOURCE
+#define _XOPEN_SOURCE 700
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -178,26 +183,17 @@ static int server_child(int fd)
     return ok ? 0 : 13;
 }
 
-int main(void)
+/* The client's whole session; returns after hanging up. */
+static void client_session(int fd)
 {
-    int sv[2], status = -1;
     uint32_t i, off;
-    pid_t pid;
     struct p9_msg m;
     struct frame_io io = {.user = NULL, .put = c_put, .get = c_get, .now_ms = c_now};
     struct frame_cfg fc = {.mtu = 256, .rto_ms = 25, .max_retries = 40};
     static uint8_t back[FILE_LEN];
-    for (i = 0; i < FILE_LEN; i++)
-        pattern[i] = (uint8_t)(i * 31u + (i >> 9));
-    CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-    fflush(NULL);
-    pid = fork();
-    if (pid == 0) {
-        close(sv[0]);
-        _exit(server_child(sv[1]));
-    }
-    close(sv[1]);
-    cfd = sv[0];
+    cfd = fd;
+    tag = 0;
+    n_dropped = n_corrupted = 0;
     fcntl(cfd, F_SETFL, fcntl(cfd, F_GETFL) | O_NONBLOCK);
     CHECK_EQ(frame_init(&L, &io, &fc, lmem, sizeof lmem), 0);
 
@@ -236,6 +232,7 @@ int main(void)
     m.type = P9_TFSYNC;
     m.u.tfsync.fid = 1;
     CHECK_EQ(rpc(&m), P9_RFSYNC);
+    memset(back, 0, sizeof back);
     for (off = 0; off < FILE_LEN;) {
         memset(&m, 0, sizeof m);
         m.type = P9_TREAD;
@@ -261,14 +258,122 @@ int main(void)
     CHECK(n_dropped > 10);
     CHECK(n_corrupted > 5);
     CHECK(L.stats.retransmits > 0);
-    /* let the last ACKs through, then hang up */
+    /* let the last ACKs through */
     for (i = 0; i < 200 && !frame_tx_idle(&L); i++) {
         frame_poll(&L);
         idle();
     }
-    close(cfd);
+}
+
+static volatile sig_atomic_t child_stop;
+static void on_term(int sig)
+{
+    (void)sig;
+    child_stop = 1;
+}
+
+/* steady serve's tty endpoint on the slave of a pseudo-terminal. */
+static int tty_child(const char *slave)
+{
+    tdev t;
+    p9srv srv;
+    static uint32_t mem[2048];
+    static uint8_t buf[MSIZE], smem[FRAME_MEM(256)], back[FILE_LEN];
+    p9srv_config pc;
+    serve_conn c;
+    serve_opts o;
+    char spec[128];
+    struct sigaction sa;
+    int fdh, ok;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_term;
+    sigaction(SIGTERM, &sa, NULL);
+    if (tdev_open(&t, "mt29f1g01", 64, 1) || steadyfs_format(&t.fs, &t.cfg) ||
+        steadyfs_mount(&t.fs, &t.cfg))
+        return 10;
+    memset(&pc, 0, sizeof pc);
+    pc.fs = &t.fs;
+    pc.mem = mem;
+    pc.mem_size = sizeof mem;
+    pc.msize_max = MSIZE;
+    if (p9srv_init(&srv, &pc))
+        return 11;
+    memset(&c, 0, sizeof c);
+    c.srv = &srv;
+    c.fs = &t.fs;
+    c.buf = buf;
+    c.cap = MSIZE;
+    c.fcfg.mtu = 256;
+    c.fcfg.rto_ms = 25;
+    c.fcfg.max_retries = 40;
+    c.link_mem = smem;
+    c.idle_ms = 20;
+    c.stop = &child_stop;
+    memset(&o, 0, sizeof o);
+    snprintf(spec, sizeof spec, "tty:%s", slave);
+    o.listen = spec;
+    o.baud = 115200;
+    if (serve_listen_run(&o, &c))   /* until SIGTERM */
+        return 12;
+    fdh = steadyfs_open(&t.fs, "/framed.bin", STEADYFS_O_RDONLY);
+    ok = fdh >= 0 && steadyfs_read(&t.fs, fdh, back, FILE_LEN) == (int32_t)FILE_LEN &&
+         !memcmp(back, pattern, FILE_LEN) && steadyfs_close(&t.fs, fdh) == 0 &&
+         steadyfs_unmount(&t.fs) == 0;
+    fprintf(stderr, "tty server: file %s\n", ok ? "intact" : "WRONG");
+    tdev_close(&t);
+    return ok ? 0 : 13;
+}
+
+int main(void)
+{
+    int sv[2], status = -1, master;
+    uint32_t i;
+    pid_t pid;
+    for (i = 0; i < FILE_LEN; i++)
+        pattern[i] = (uint8_t)(i * 31u + (i >> 9));
+
+    /* 1: a socket pair */
+    CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    fflush(NULL);
+    pid = fork();
+    if (pid == 0) {
+        close(sv[0]);
+        _exit(server_child(sv[1]));
+    }
+    close(sv[1]);
+    client_session(sv[0]);
+    close(sv[0]);
     CHECK_EQ(waitpid(pid, &status, 0), pid);
-    CHECK(WIFEXITED(status));
-    CHECK_EQ(WEXITSTATUS(status), 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+    /* 2: tty:/dev/pts/N, the host side of a raw serial line */
+    master = posix_openpt(O_RDWR | O_NOCTTY);
+    CHECK(master >= 0);
+    if (master >= 0 && grantpt(master) == 0 && unlockpt(master) == 0) {
+        char slave[64];
+        struct termios tio;
+        int sfd;
+        snprintf(slave, sizeof slave, "%s", ptsname(master));
+        /* raw before anything crosses, so nothing is echoed back */
+        sfd = open(slave, O_RDWR | O_NOCTTY);
+        if (sfd >= 0 && tcgetattr(sfd, &tio) == 0) {
+            cfmakeraw(&tio);
+            tcsetattr(sfd, TCSANOW, &tio);
+        }
+        fflush(NULL);
+        pid = fork();
+        if (pid == 0) {
+            close(master);
+            _exit(tty_child(slave));
+        }
+        client_session(master);
+        kill(pid, SIGTERM);
+        CHECK_EQ(waitpid(pid, &status, 0), pid);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        if (sfd >= 0)
+            close(sfd);
+    }
+    if (master >= 0)
+        close(master);
     return check_done("test_serve_framed");
 }

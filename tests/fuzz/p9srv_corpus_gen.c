@@ -136,6 +136,16 @@ int main(int argc, char **argv)
     add(&m);
     bad |= emit(dir, "session", 2);
 
+    {
+        static uint8_t big[900];
+        memset(big, 'x', sizeof big);
+        walk(0, 1, "d", "f"); lopen(1, 2);
+        memset(&m, 0, sizeof m); m.type = P9_TWRITE; m.u.twrite.fid = 1; m.u.twrite.offset = 4000;
+        m.u.twrite.count = sizeof big; m.u.twrite.data = big; add(&m);
+        rd(P9_TREAD, 1, 3990, 1013); fidmsg(P9_TREMOVE, 1);
+        bad |= emit(dir, "bigwrite_remove", 1);
+    }
+
     raw("\x07\x00\x00\x00\x78\x01\x00", 7);
     raw("\x0b\x00\x00\x00\xc8\x01\x00\x00\x00\x00\x00", 11);
     raw("\xff\xff\x00\x00\x78\x01\x00", 7);

@@ -349,3 +349,27 @@ def test_unix_socket_and_stdio(tmp_path: Path) -> None:
         types.append(typ)
         out = out[size:]
     assert types == [101, 105, 111]
+
+
+def test_p9fs_client(server: Server) -> None:
+    """A third client nobody here wrote: p9fs (fsspec over py9p) from PyPI.
+    It walks path components as given, so paths are relative to the export
+    root (a "/" component is refused: names never contain '/')."""
+    p9fs = pytest.importorskip("p9fs")
+    fs = p9fs.P9FileSystem(host="127.0.0.1", port=server.port, username="root")
+    fs.mkdir("dir")
+    with fs.open("dir/a.txt", "wb") as f:
+        f.write(b"p9fs " * 2000)
+    assert fs.ls("", detail=False) == ["dir/"]
+    (entry,) = fs.ls("dir", detail=True)
+    assert entry["name"] == "dir/a.txt" and entry["size"] == 10000
+    with fs.open("dir/a.txt", "rb") as f:
+        assert f.read() == b"p9fs " * 2000
+    fs.mv("dir/a.txt", "dir/b.txt")
+    assert fs.ls("dir", detail=False) == ["dir/b.txt"]
+    fs.rm("dir/b.txt")
+    assert fs.ls("dir", detail=False) == []
+    fs.client.fd.close()   # hang up; the server then serves the next client
+    c = server.client()
+    assert c.walk(0, 1, "dir", "b.txt") == 1   # "dir" is there, "b.txt" is gone
+    c.close()

@@ -1,0 +1,74 @@
+"""`steady mount`: a steadyfs device through the VFS (FUSE, build/steady-mount).
+
+    steady mount --fsoc tcp:HOST:PORT|unix:PATH MOUNTPOINT
+        mount a File System On Chip: every call goes to its 9P2000.L server
+        (`steady serve`, or any 9P2000.L server such as diod) through the
+        p9cli host stub.
+    steady mount IMAGE MOUNTPOINT --device PROFILE [--blocks N] [--format]
+        mount a local steadyfs image: steadyfs's own 9P server runs on it in
+        the FUSE process, reached through the same stub (a new image is
+        formatted).
+
+Returns once mounted (the FUSE process stays in the background unless -f);
+unmount with `fusermount3 -u MOUNTPOINT`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def binary() -> Path:
+    """build/steady-mount of the build $STEADYFS_LIB points into."""
+    lib = os.environ.get("STEADYFS_LIB")
+    base = Path(lib).resolve().parent if lib else REPO / "build"
+    return base / "steady-mount"
+
+
+def _run(args: argparse.Namespace) -> int:
+    exe = binary()
+    if not exe.exists():
+        print(f"steady mount: {exe} not found; build it with `make build`")
+        return 2
+    paths: list[str] = args.paths
+    if args.fsoc:
+        if len(paths) != 1:
+            print("steady mount: with --fsoc give only the MOUNTPOINT")
+            return 2
+        argv = [str(exe), "--fsoc", args.fsoc, paths[0]]
+    else:
+        if len(paths) != 2 or not args.device:
+            print("steady mount: give IMAGE MOUNTPOINT --device PROFILE, or --fsoc SPEC MOUNTPOINT")
+            return 2
+        argv = [str(exe), paths[0], paths[1], "--device", args.device]
+    argv += ["--aname", args.aname, "--msize", str(args.msize)]
+    if args.blocks:
+        argv += ["--blocks", str(args.blocks)]
+    if args.format:
+        argv.append("--format")
+    if args.options:
+        argv += ["-o", args.options]
+    if args.foreground:
+        argv.append("-f")
+    os.execv(str(exe), argv)
+    return 0  # not reached
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("mount", help="mount a steadyfs device or FSOC through FUSE",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("paths", nargs="+", metavar="[IMAGE] MOUNTPOINT")
+    p.add_argument("--fsoc", metavar="tcp:HOST:PORT|unix:PATH",
+                   help="9P2000.L server to mount")
+    p.add_argument("--device", help="device profile of IMAGE")
+    p.add_argument("--aname", default="", help="export to attach (diod: the exported path)")
+    p.add_argument("--msize", type=int, default=65536, help="9P message size to propose")
+    p.add_argument("--blocks", type=int, default=0, help="IMAGE: device blocks (0: the profile's)")
+    p.add_argument("--format", action="store_true", help="IMAGE: make a new file system first")
+    p.add_argument("-o", dest="options", help="FUSE mount options")
+    p.add_argument("-f", "--foreground", action="store_true", help="stay in the foreground")
+    p.set_defaults(func=_run)

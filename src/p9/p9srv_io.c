@@ -1,0 +1,244 @@
+/* The server's data path: Tlopen, Tlcreate, Tread, Twrite, Tfsync and
+ * Treaddir.  File data moves straight between the message buffer and
+ * steadyfs (Rread is filled in place); directories are listed by cookie.
+ */
+#include "p9/p9srv_internal.h"
+
+static int open_flags(uint32_t lx)
+{
+    int fl = (int)(lx & LX_O_ACCMODE);
+    if (fl == 3)
+        fl = STEADYFS_O_RDWR;
+    if (lx & LX_O_TRUNC)
+        fl |= STEADYFS_O_TRUNC;
+    if (lx & LX_O_APPEND)
+        fl |= STEADYFS_O_APPEND;
+    return fl;
+}
+
+/* Opens path as a file with steadyfs flags fl and checks it is the file
+ * the fid names (id 0: a new file, adopt its id). */
+static int open_file(p9srv *s, struct p9srv_fid *f, const char *path, int fl, uint64_t want)
+{
+    steadyfs_stat st;
+    int h = steadyfs_open(s->cfg.fs, path, fl), rc;
+    if (h < 0)
+        return h;
+    rc = steadyfs_fstat(s->cfg.fs, h, &st);
+    if (!rc && want && st.id != want)
+        rc = -LX_ESTALE;
+    if (rc) {
+        steadyfs_close(s->cfg.fs, h);
+        return rc;
+    }
+    f->h = (int16_t)h;
+    f->omode = (uint8_t)(fl & STEADYFS_O_ACCMODE);
+    srv_fid_set_id(f, st.id);
+    return 0;
+}
+
+int srv_h_lopen(p9srv *s)
+{
+    struct p9srv_fid *f;
+    uint32_t lx = s->req.u.tlopen.flags;
+    int fl = open_flags(lx);
+    int rc = srv_node(s, s->req.u.tlopen.fid, &f);
+    if (rc)
+        return rc;
+    if (f->h != FID_H_NONE)
+        return STEADYFS_EINVAL;   /* already open */
+    if (f->type == STEADYFS_TYPE_DIR) {
+        steadyfs_stat st;
+        if ((fl & STEADYFS_O_ACCMODE) != STEADYFS_O_RDONLY || (fl & STEADYFS_O_TRUNC))
+            return STEADYFS_EISDIR;
+        rc = steadyfs_stat_path(s->cfg.fs, srv_fid_path(s, f), &st);
+        if (!rc && st.id != srv_fid_id(f))
+            rc = -LX_ESTALE;
+        if (rc)
+            return rc;
+        f->h = FID_H_DIR;   /* no handle held: see h_readdir */
+        f->omode = STEADYFS_O_RDONLY;
+    } else {
+        if (s->cfg.read_only &&
+            ((fl & STEADYFS_O_ACCMODE) != STEADYFS_O_RDONLY || (fl & STEADYFS_O_TRUNC)))
+            return STEADYFS_EROFS;
+        rc = open_file(s, f, srv_fid_path(s, f), fl, srv_fid_id(f));
+        if (rc)
+            return rc;
+    }
+    s->rep.type = P9_RLOPEN;
+    srv_qid(&s->rep.u.ropen.qid, f->type, srv_fid_id(f));
+    s->rep.u.ropen.iounit = s->msize - P9_IOHDRSZ;
+    return 0;
+}
+
+int srv_h_lcreate(p9srv *s)
+{
+    struct p9srv_fid *f;
+    char *p = s->tmp[0];
+    int32_t len;
+    int fl = open_flags(s->req.u.tlcreate.flags) | STEADYFS_O_CREAT;
+    int rc = srv_dir_node(s, s->req.u.tlcreate.fid, &f);
+    if (rc)
+        return rc;
+    if (f->h != FID_H_NONE)
+        return STEADYFS_EINVAL;
+    if (s->cfg.read_only)
+        return STEADYFS_EROFS;
+    rc = srv_name_new(s->req.u.tlcreate.name);
+    if (rc)
+        return rc;
+    len = srv_path_join(s, p, srv_fid_path(s, f), f->plen, s->req.u.tlcreate.name);
+    if (len < 0)
+        return len;
+    /* As open(2) with O_CREAT: an existing file is opened (and truncated
+     * with O_TRUNC) unless the client asked for O_EXCL, as diod and QEMU's
+     * server do. */
+    {
+        steadyfs_stat st;
+        int existed = steadyfs_stat_path(s->cfg.fs, p, &st) == 0;
+        if (s->req.u.tlcreate.flags & LX_O_EXCL)
+            fl |= STEADYFS_O_EXCL;
+        rc = open_file(s, f, p, fl, 0);
+        if (rc == STEADYFS_ENFILE && !existed) {
+            /* steadyfs creates the name before it finds its open table
+             * full: take the new, empty file back, so a failed Tlcreate
+             * leaves nothing behind. */
+            steadyfs_unlink(s->cfg.fs, p);
+        }
+        if (rc)
+            return rc;
+    }
+    /* The fid now stands for the new, open file. */
+    f->type = STEADYFS_TYPE_FILE;
+    srv_fid_set_path(s, f, p, (uint32_t)len);
+    s->rep.type = P9_RLCREATE;
+    srv_qid(&s->rep.u.ropen.qid, f->type, srv_fid_id(f));
+    s->rep.u.ropen.iounit = s->msize - P9_IOHDRSZ;
+    return 0;
+}
+
+static int seek_to(p9srv *s, struct p9srv_fid *f, uint64_t off)
+{
+    int64_t r;
+    if (off > (uint64_t)INT64_MAX)
+        return STEADYFS_EINVAL;
+    r = steadyfs_seek(s->cfg.fs, f->h, (int64_t)off, STEADYFS_SEEK_SET);
+    return r < 0 ? (int)r : 0;
+}
+
+int32_t srv_h_read(p9srv *s, uint8_t *out, uint32_t out_cap)
+{
+    struct p9srv_fid *f = srv_fid_find(s, s->req.u.tread.fid);
+    uint32_t count = s->req.u.tread.count;
+    int32_t n;
+    int rc;
+    if (!f)
+        return -LX_EBADF;
+    s->rep.type = P9_RREAD;
+    s->rep.u.rread.data = out + P9_RREAD_HDR;
+    if (f->kind == FID_XATTR) {
+        s->rep.u.rread.count = 0;   /* the empty xattr list */
+        return 0;
+    }
+    if (f->stale)
+        return -LX_ESTALE;
+    if (f->h == FID_H_NONE)
+        return -LX_EBADF;
+    if (f->type == STEADYFS_TYPE_DIR)
+        return STEADYFS_EISDIR;
+    if (f->h < 0 || f->omode == STEADYFS_O_WRONLY)
+        return -LX_EBADF;
+    if (count > out_cap - P9_RREAD_HDR)
+        count = out_cap - P9_RREAD_HDR;
+    if (count > s->msize - P9_RREAD_HDR)
+        count = s->msize - P9_RREAD_HDR;
+    rc = seek_to(s, f, s->req.u.tread.offset);
+    if (rc)
+        return rc;
+    n = steadyfs_read(s->cfg.fs, f->h, out + P9_RREAD_HDR, count);
+    if (n < 0)
+        return n;
+    s->rep.u.rread.count = (uint32_t)n;
+    return 0;
+}
+
+int srv_h_write(p9srv *s)
+{
+    struct p9srv_fid *f;
+    int32_t n;
+    int rc = srv_node(s, s->req.u.twrite.fid, &f);
+    if (rc)
+        return rc;
+    if (f->h < 0 || f->type != STEADYFS_TYPE_FILE || f->omode == STEADYFS_O_RDONLY)
+        return -LX_EBADF;
+    rc = seek_to(s, f, s->req.u.twrite.offset);
+    if (rc)
+        return rc;
+    n = steadyfs_write(s->cfg.fs, f->h, s->req.u.twrite.data, s->req.u.twrite.count);
+    if (n < 0)
+        return n;
+    s->rep.type = P9_RWRITE;
+    s->rep.u.rwrite.count = (uint32_t)n;
+    return 0;
+}
+
+int srv_h_fsync(p9srv *s)
+{
+    struct p9srv_fid *f;
+    int rc = srv_node(s, s->req.u.tfsync.fid, &f);
+    if (rc)
+        return rc;
+    s->rep.type = P9_RFSYNC;
+    /* Only an open file has anything uncommitted; directory changes are
+     * durable when the call that made them returned. */
+    if (f->h >= 0 && f->type == STEADYFS_TYPE_FILE)
+        return steadyfs_sync(s->cfg.fs, f->h);
+    return 0;
+}
+
+/* Builds the Rreaddir straight into out.  Each entry carries the cookie of
+ * the entry after it, so the client's next offset resumes exactly there;
+ * the entry that did not fit is read again next time.  The directory is
+ * opened for this message only (cookies are stable across changes, so
+ * nothing is lost by not holding it). */
+int32_t srv_h_readdir(p9srv *s, uint8_t *out, uint32_t out_cap)
+{
+    struct p9srv_fid *f;
+    struct p9_readdir rd;
+    uint32_t count = s->req.u.tread.count;
+    int dd, rc = srv_node(s, s->req.u.tread.fid, &f), rc2;
+    if (rc)
+        return rc;
+    if (f->h != FID_H_DIR || f->type != STEADYFS_TYPE_DIR)
+        return -LX_EBADF;
+    if (count > s->msize - P9_RREAD_HDR)
+        count = s->msize - P9_RREAD_HDR;
+    if (p9_readdir_begin(&rd, out, out_cap, s->req.tag, count))
+        return STEADYFS_EIO;   /* cannot happen: out_cap >= msize was checked */
+    dd = steadyfs_opendir(s->cfg.fs, srv_fid_path(s, f));
+    if (dd < 0)
+        return dd;
+    rc = steadyfs_seekdir(s->cfg.fs, dd, s->req.u.tread.offset);
+    /* At most count / P9_DIRENT_HDR + 1 iterations: each entry added takes
+     * more than P9_DIRENT_HDR bytes and the first that does not fit ends
+     * the loop. */
+    while (!rc) {
+        struct p9_qid q;
+        rc = steadyfs_readdir(s->cfg.fs, dd, &s->dent);
+        if (rc <= 0)
+            break;
+        rc = 0;
+        srv_qid(&q, s->dent.type, s->dent.id);
+        if (p9_readdir_add(&rd, &q, s->dent.next,
+                           s->dent.type == STEADYFS_TYPE_DIR ? 4u : 8u,   /* DT_DIR, DT_REG */
+                           (const uint8_t *)s->dent.name, s->dent.name_len))
+            break;
+    }
+    rc2 = steadyfs_closedir(s->cfg.fs, dd);
+    if (rc < 0 && rd.used == 0)
+        return rc;   /* an error before anything was listed; later ones show next time */
+    if (rc2 < 0 && rd.used == 0)
+        return rc2;
+    return p9_readdir_finish(&rd);
+}

@@ -1,0 +1,221 @@
+/* The server's namespace: Twalk, Tclunk, Tremove, Tmkdir, Tunlinkat,
+ * Trenameat and Trename.  Paths are built in the scratch buffers and
+ * checked (names, path_max) before steadyfs sees them.
+ */
+#include "p9/p9srv_internal.h"
+
+int srv_h_walk(p9srv *s)
+{
+    struct p9srv_fid *f, *nf;
+    steadyfs_stat st;
+    char *p = s->tmp[0];
+    uint32_t len, i, nw = s->req.u.twalk.nwname;
+    uint32_t newfid = s->req.u.twalk.newfid;
+    uint8_t type;
+    uint64_t id;
+    int rc = srv_node(s, s->req.u.twalk.fid, &f), err = 0;
+    if (rc)
+        return rc;
+    if (newfid != f->fid && srv_fid_find(s, newfid))
+        return -LX_EBADF;
+    if (newfid == f->fid && f->h != FID_H_NONE && nw > 0)
+        return STEADYFS_EBUSY;   /* an open fid cannot move */
+    len = f->plen;
+    memcpy(p, srv_fid_path(s, f), len + 1);
+    type = f->type;
+    id = srv_fid_id(f);
+    for (i = 0; i < nw; i++) {
+        struct p9_str name = s->req.u.twalk.wname[i];
+        if (type != STEADYFS_TYPE_DIR) {
+            err = STEADYFS_ENOTDIR;
+            break;
+        }
+        err = srv_name_walk(name);
+        if (err)
+            break;
+        if (p9_str_eq(name, "..")) {
+            len = srv_path_up(p, len);   /* at the root: stays at the root */
+        } else if (!p9_str_eq(name, ".")) {
+            int32_t n = srv_path_join(s, p, p, len, name);
+            if (n < 0) {
+                err = n;
+                break;
+            }
+            len = (uint32_t)n;
+        }
+        err = steadyfs_stat_path(s->cfg.fs, p, &st);
+        if (err)
+            break;
+        type = st.type;
+        id = st.id;
+        srv_qid(&s->rep.u.rwalk.wqid[i], type, id);
+    }
+    if (i < nw && i == 0)
+        return err;   /* the first name failed: Rlerror */
+    s->rep.type = P9_RWALK;
+    s->rep.u.rwalk.nwqid = (uint16_t)i;
+    if (i < nw)
+        return 0;   /* partial walk: newfid is not created */
+    if (newfid == f->fid) {
+        nf = f;
+    } else {
+        nf = srv_fid_alloc(s, newfid, &rc);
+        if (!nf)
+            return rc;
+        srv_fid_use(s, nf, type, id);
+    }
+    nf->type = type;
+    srv_fid_set_id(nf, id);
+    srv_fid_set_path(s, nf, p, len);
+    return 0;
+}
+
+int srv_h_clunk(p9srv *s)
+{
+    struct p9srv_fid *f = srv_fid_find(s, s->req.u.fid.fid);
+    if (!f)
+        return -LX_EBADF;
+    s->rep.type = P9_RCLUNK;
+    return srv_fid_clunk(s, f);
+}
+
+int srv_h_remove(p9srv *s)
+{
+    struct p9srv_fid *f = srv_fid_find(s, s->req.u.fid.fid);
+    int rc;
+    if (!f)
+        return -LX_EBADF;
+    /* The fid goes away whatever happens (9P); its handle first, because
+     * steadyfs refuses to remove an open file. */
+    if (f->kind != FID_NODE)
+        rc = -LX_EBADF;
+    else if (f->stale)
+        rc = -LX_ESTALE;
+    else if (s->cfg.read_only)
+        rc = STEADYFS_EROFS;
+    else
+        rc = 0;
+    if (rc) {
+        srv_fid_clunk(s, f);
+        return rc;
+    }
+    rc = srv_fid_clunk(s, f);
+    if (!rc) {
+        const char *p = srv_fid_path(s, f);   /* the slot is free but untouched */
+        steadyfs_stat st;
+        rc = steadyfs_stat_path(s->cfg.fs, p, &st);
+        if (!rc && st.id != srv_fid_id(f))
+            rc = -LX_ESTALE;
+        if (!rc)
+            rc = f->type == STEADYFS_TYPE_DIR ? steadyfs_rmdir(s->cfg.fs, p)
+                                              : steadyfs_unlink(s->cfg.fs, p);
+    }
+    s->rep.type = P9_RREMOVE;
+    return rc;
+}
+
+int srv_h_mkdir(p9srv *s)
+{
+    struct p9srv_fid *f;
+    steadyfs_stat st;
+    char *p = s->tmp[0];
+    int32_t len;
+    int rc = srv_dir_node(s, s->req.u.tmkdir.dfid, &f);
+    if (rc)
+        return rc;
+    if (s->cfg.read_only)
+        return STEADYFS_EROFS;
+    rc = srv_name_new(s->req.u.tmkdir.name);
+    if (rc)
+        return rc;
+    len = srv_path_join(s, p, srv_fid_path(s, f), f->plen, s->req.u.tmkdir.name);
+    if (len < 0)
+        return len;
+    rc = steadyfs_mkdir(s->cfg.fs, p);
+    if (!rc)
+        rc = steadyfs_stat_path(s->cfg.fs, p, &st);
+    if (rc)
+        return rc;
+    s->rep.type = P9_RMKDIR;
+    srv_qid(&s->rep.u.qid, st.type, st.id);
+    return 0;
+}
+
+int srv_h_unlinkat(p9srv *s)
+{
+    struct p9srv_fid *f;
+    char *p = s->tmp[0];
+    int32_t len;
+    int rc = srv_dir_node(s, s->req.u.tunlinkat.dirfid, &f);
+    if (rc)
+        return rc;
+    if (s->cfg.read_only)
+        return STEADYFS_EROFS;
+    rc = srv_name_new(s->req.u.tunlinkat.name);
+    if (rc)
+        return rc;
+    len = srv_path_join(s, p, srv_fid_path(s, f), f->plen, s->req.u.tunlinkat.name);
+    if (len < 0)
+        return len;
+    s->rep.type = P9_RUNLINKAT;
+    /* Fids still naming the removed file answer ESTALE from now on (their
+     * id no longer matches). */
+    return s->req.u.tunlinkat.flags & LX_AT_REMOVEDIR ? steadyfs_rmdir(s->cfg.fs, p)
+                                                      : steadyfs_unlink(s->cfg.fs, p);
+}
+
+static int do_rename(p9srv *s, uint32_t flen, uint32_t tlen)
+{
+    int rc = steadyfs_rename(s->cfg.fs, s->tmp[0], s->tmp[1]);
+    if (!rc)
+        srv_paths_renamed(s, s->tmp[0], flen, s->tmp[1], tlen);
+    return rc;
+}
+
+int srv_h_renameat(p9srv *s)
+{
+    struct p9srv_fid *od, *nd;
+    int32_t fl, tl;
+    int rc = srv_dir_node(s, s->req.u.trenameat.olddirfid, &od);
+    if (!rc)
+        rc = srv_dir_node(s, s->req.u.trenameat.newdirfid, &nd);
+    if (rc)
+        return rc;
+    if (s->cfg.read_only)
+        return STEADYFS_EROFS;
+    rc = srv_name_new(s->req.u.trenameat.oldname);
+    if (!rc)
+        rc = srv_name_new(s->req.u.trenameat.newname);
+    if (rc)
+        return rc;
+    fl = srv_path_join(s, s->tmp[0], srv_fid_path(s, od), od->plen, s->req.u.trenameat.oldname);
+    tl = srv_path_join(s, s->tmp[1], srv_fid_path(s, nd), nd->plen, s->req.u.trenameat.newname);
+    if (fl < 0)
+        return fl;
+    if (tl < 0)
+        return tl;
+    s->rep.type = P9_RRENAMEAT;
+    return do_rename(s, (uint32_t)fl, (uint32_t)tl);
+}
+
+int srv_h_rename(p9srv *s)
+{
+    struct p9srv_fid *f, *d;
+    int32_t tl;
+    int rc = srv_node(s, s->req.u.trename.fid, &f);
+    if (!rc)
+        rc = srv_dir_node(s, s->req.u.trename.dfid, &d);
+    if (rc)
+        return rc;
+    if (s->cfg.read_only)
+        return STEADYFS_EROFS;
+    rc = srv_name_new(s->req.u.trename.name);
+    if (rc)
+        return rc;
+    memcpy(s->tmp[0], srv_fid_path(s, f), (uint32_t)f->plen + 1u);
+    tl = srv_path_join(s, s->tmp[1], srv_fid_path(s, d), d->plen, s->req.u.trename.name);
+    if (tl < 0)
+        return tl;
+    s->rep.type = P9_RRENAME;
+    return do_rename(s, f->plen, (uint32_t)tl);
+}
