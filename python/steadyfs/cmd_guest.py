@@ -39,7 +39,12 @@ def _run(args: argparse.Namespace) -> int:
           f"{len(r.failed)} failed; {len(r.tree)} entries in the tree; {times}")
     ok = r.ok
     if args.diod_check:
-        problems = guest.check_effects(r, guest.diod_tree(f"127.0.0.1:{args.port}", args.aname or ""),
+        try:
+            tree = guest.diod_tree(f"127.0.0.1:{args.port}", args.aname or "")
+        except guest.GuestError as e:
+            print(f"steady guest: reading the server side: {e}", file=sys.stderr)
+            return 1
+        problems = guest.check_effects(r, tree,
                                        default_script=Path(args.script) == guest.DEFAULT_SCRIPT)
         for p in problems:
             print(f"SERVER {p}")
