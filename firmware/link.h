@@ -1,12 +1,8 @@
 /*
- * The main loop's byte pump between UART0 and a byte-stream service.
- *
- * This is where the 9P server plugs in: `rx` will feed received bytes to
- * the framing layer's decoder (src/p9/frame.c, COBS/SLIP + CRC +
- * retransmission, from the FSOC issue), which hands whole 9P messages to
- * the server; `tx` will drain the encoded replies.  Until those exist the
- * firmware offers an echo service (fw_link_echo) that proves the path:
- * UART RX interrupt -> ring -> service -> polled UART TX.
+ * A raw byte pump between UART0 and a byte-stream service, used by the
+ * self-test's `echo` word: it proves the bare path UART RX interrupt ->
+ * ring -> service -> polled UART TX, with back-pressure.  The 9P service
+ * runs its own loop over the framing layer instead (serve.h).
  */
 #ifndef FW_LINK_H
 #define FW_LINK_H

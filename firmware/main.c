@@ -5,13 +5,23 @@
  * loop (link.h) once the file system and server exist.
  *
  * Semihosting command line (set by `steady firmware run`):
- *   steadyfs-fw [records=N] [writes=N] [period=MS] [echo] IMAGE-PATH
+ *   steadyfs-fw [records=N] [writes=N] [period=MS] [echo] [fault]
+ *               [serve|p9echo] [format] [check=PATH] IMAGE-PATH
  *     records  self-test records written and read back this boot (8)
  *     writes   more records after the self-test, each acknowledged on
  *              UART0 ("write seq=S ok") only once it is on the host file
  *     period   milliseconds between those writes (0)
  *     echo     run the link loop with the echo service until EOT (0x04)
  *     fault    execute an undefined instruction (tests the fault report)
+ *     serve    the File System On Chip: mount steadyfs (formatting a blank
+ *              device) and serve 9P2000.L over UART0 through the framing
+ *              layer until the host sends HALT; the console moves to UART1.
+ *              No self-test records are written (the flash is the fs's).
+ *     p9echo   the same link with the message echo service instead of the
+ *              server (tests the plumbing; no file system)
+ *     format   format the file system even if the device is not blank
+ *     check    after mounting, read file PATH of the file system and print
+ *              its size and CRC-32 (the demo's read-back on the board)
  *   IMAGE-PATH is the rest of the line (spaces allowed).
  */
 #include <stdint.h>
@@ -19,11 +29,13 @@
 
 #include "board.h"
 #include "flash.h"
+#include "fsoc.h"
 #include "fwmain.h"
 #include "link.h"
 #include "print.h"
 #include "selftest.h"
 #include "semihost.h"
+#include "serve.h"
 #include "stack.h"
 #include "tick.h"
 #include "uart.h"
@@ -33,14 +45,17 @@
 #define FW_PROFILE "mt29f1g01"
 /* 32 of the part's 1024 blocks (4 MiB of its 128 MiB): the image, 4.3 MB
  * with metadata, must fit the board's 16 MiB PSRAM with room to spare and
- * load in a blink. */
+ * load in a blink; steadyfs's RAM grows with the block count (one byte per
+ * block, map roots), and 32 blocks still give it 2.1 MB of capacity, far
+ * more than a ~14 kB/s UART moves in a test. */
 #define FW_NAND_BLOCKS 32u
 #define FW_FORMAT_SEED 1u
 
 typedef struct fw_args {
     uint32_t records, writes, period_ms;
-    int echo, fault;
+    int echo, fault, serve, p9echo, format;
     const char *image;
+    const char *check;
 } fw_args;
 
 static char cmdline[512];
@@ -79,7 +94,9 @@ static int parse_args(char *line, fw_args *a)
     a->period_ms = 0;
     a->echo = 0;
     a->fault = 0;
+    a->serve = a->p9echo = a->format = 0;
     a->image = NULL;
+    a->check = NULL;
     while (*p && *p != ' ')
         p++; /* program name */
     for (;;) {
@@ -106,6 +123,19 @@ static int parse_args(char *line, fw_args *a)
             a->echo = 1;
         } else if (len == 5 && strncmp(tok, "fault", 5) == 0) {
             a->fault = 1;
+        } else if (len == 5 && strncmp(tok, "serve", 5) == 0) {
+            a->serve = 1;
+        } else if (len == 6 && strncmp(tok, "p9echo", 6) == 0) {
+            a->p9echo = 1;
+        } else if (len == 6 && strncmp(tok, "format", 6) == 0) {
+            a->format = 1;
+        } else if (key_is(tok, len, "check")) {
+            if (!tok[len])
+                return -1; /* no image path after it */
+            tok[len] = 0; /* the path ends here; the image path follows */
+            a->check = tok + 6;
+            p = tok + len + 1;
+            continue;
         } else {
             a->image = tok;
             return 0;
@@ -185,6 +215,76 @@ static uint32_t append(uint32_t n, uint32_t period_ms, int ack)
     return FW_EXIT_OK;
 }
 
+static void report_serve(const fw_serve_stats *st)
+{
+    const struct frame_stats *ls = fw_serve_link_stats();
+    fw_puts("9p: ");
+    fw_put_dec(st->sessions);
+    fw_puts(" sessions, ");
+    fw_put_dec(st->msgs);
+    fw_puts(" messages (");
+    fw_put_dec(st->bytes_in);
+    fw_puts(" bytes in, ");
+    fw_put_dec(st->bytes_out);
+    fw_puts(" out), ");
+    fw_put_dec(st->drops);
+    fw_puts(" dropped, ");
+    fw_put_dec(st->restarts);
+    fw_puts(" host restarts, ");
+    fw_put_dec(st->idle_steps);
+    fw_puts(" idle gc steps");
+    nl();
+    fw_puts("link: ");
+    fw_put_dec(ls->frames_sent);
+    fw_puts(" frames sent, ");
+    fw_put_dec(ls->retransmits);
+    fw_puts(" retransmits, ");
+    fw_put_dec(ls->crc_errors);
+    fw_puts(" crc errors, ");
+    fw_put_dec(ls->bad_frames);
+    fw_puts(" bad frames, ");
+    fw_put_dec(ls->dropped_busy);
+    fw_puts(" busy, ");
+    fw_put_dec(st->link_failures);
+    fw_puts(" link failures");
+    nl();
+}
+
+/* The File System On Chip (serve, p9echo, check): see fsoc.h. */
+static uint32_t run_fsoc(const fw_args *a)
+{
+    fw_serve_stats st;
+    uint32_t status = FW_EXIT_OK;
+    memset(&st, 0, sizeof st);
+    if (a->serve || a->p9echo) {
+        fw_puts("console: UART1 from here; UART0 carries the framed 9P link");
+        nl();
+        fw_uart1_init(FW_SYSCLK_HZ, FW_BAUD);
+        fw_console_uart1();
+        fw_puts("steadyfs firmware " FW_VERSION " on mps2-an385: console on UART1");
+        nl();
+    }
+    if (a->p9echo) {
+        fw_echo_serve(&st);
+        report_serve(&st);
+        return FW_EXIT_OK;
+    }
+    if (fw_fs_attach(&flash.bd, a->format) != 0)
+        return FW_EXIT_IMAGE;
+    if (a->check && fw_fs_check(a->check) != 0)
+        status = FW_EXIT_SELFTEST;
+    if (a->serve) {
+        fw_fs_serve(&st);
+        report_serve(&st);
+    }
+    if (fw_fs_detach() != 0 && status == FW_EXIT_OK)
+        status = FW_EXIT_IMAGE;
+    report_flash_stats();
+    if (flash.persist_errors && status == FW_EXIT_OK)
+        status = FW_EXIT_IMAGE;
+    return status;
+}
+
 void fw_main(void)
 {
     fw_args args;
@@ -197,7 +297,8 @@ void fw_main(void)
     nl();
 
     if (sh_get_cmdline(cmdline, sizeof cmdline) != 0 || parse_args(cmdline, &args) != 0) {
-        fw_puts("usage: steadyfs-fw [records=N] [writes=N] [period=MS] [echo] IMAGE");
+        fw_puts("usage: steadyfs-fw [records=N] [writes=N] [period=MS] [echo] [fault] "
+                "[serve|p9echo] [format] [check=PATH] IMAGE");
         nl();
         finish(FW_EXIT_USAGE);
     }
@@ -241,6 +342,9 @@ void fw_main(void)
     fw_put_dec(fw_tick_ms());
     fw_puts(" ms");
     nl();
+
+    if (args.serve || args.p9echo || args.check)
+        finish(run_fsoc(&args));
 
     rc = fw_log_scan(&logst, &flash.bd);
     if (rc) {

@@ -1,12 +1,16 @@
-/* Text output over UART0 (see print.h). */
+/* Text output on the console (see print.h). */
 #include "print.h"
 
 #include "uart.h"
 
+static void (*con_putc)(uint8_t) = fw_uart_putc;
+
+void fw_console_uart1(void) { con_putc = fw_uart1_putc; }
+
 void fw_puts(const char *s)
 {
     while (*s)
-        fw_uart_putc((uint8_t)*s++);
+        con_putc((uint8_t)*s++);
 }
 
 void fw_put_dec(uint64_t v)
@@ -24,7 +28,7 @@ void fw_put_dec(uint64_t v)
 void fw_put_int(int32_t v)
 {
     if (v < 0) {
-        fw_uart_putc('-');
+        con_putc('-');
         fw_put_dec((uint64_t)(-(int64_t)v));
     } else {
         fw_put_dec((uint64_t)v);
@@ -35,5 +39,5 @@ void fw_put_hex(uint32_t v, unsigned digits)
 {
     fw_puts("0x");
     while (digits--)
-        fw_uart_putc((uint8_t)"0123456789abcdef"[(v >> (4u * digits)) & 0xFu]);
+        con_putc((uint8_t)"0123456789abcdef"[(v >> (4u * digits)) & 0xFu]);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Firmware size report from the linker map: what was actually linked (after
 # --gc-sections), per part -- file system, 9P server, device model, board --
-# and per output section.  Arguments: MAP [--json]
+# and per output section.  Static memory of the file system and the server
+# (declared in firmware/fsoc.c) is counted with them.  Arguments: MAP [--json]
 set -euo pipefail
 map=${1:?usage: size-report.sh MAP [--json]}
 fmt=${2:-text}
@@ -16,18 +17,24 @@ function hex(s,   i, v, c) {  # mawk has no strtonum
     }
     return v
 }
-function part(file) {
+function part(sec, file) {
     # src/util (the shared CRC-32) is counted with the file system, which always needs it
     if (file ~ /(^|\/)src\/(fs|util)\//) return "fs"
+    # the UART link: framing (COBS, CRC, ARQ), message/session layer, service loop
+    if (file ~ /(^|\/)src\/p9\/(frame|cobs|p9link)\.o$/) return "link"
+    if (file ~ /(^|\/)firmware\/serve\.o$/) return "link"
     if (file ~ /(^|\/)src\/p9\//) return "p9"
     if (file ~ /(^|\/)src\/bd\//) return "bd"
+    # fsoc.c holds the static memory of the file system and of the server
+    if (file ~ /(^|\/)firmware\/fsoc\.o$/ && sec ~ /^\.bss\.fs/) return "fs"
+    if (file ~ /(^|\/)firmware\/fsoc\.o$/ && sec ~ /^\.bss\.(srv|msg)/) return "p9"
     if (file ~ /(^|\/)firmware\//) return "board"
     if (file ~ /libgcc|libc/) return "runtime"
     return "board"  # *fill* and linker-made padding
 }
-function add(sz, file,   p) {
+function add(sz, file, sec,   p) {
     if (osec == "") return
-    p = part(file)
+    p = part(sec, file)
     size[p, osec] += hex(sz)
 }
 /^Linker script and memory map/ { inmap = 1; next }
@@ -43,17 +50,18 @@ function add(sz, file,   p) {
 pending_total && /^ +0x/ { total[osec] = hex($2); pending_total = 0; next }
 # input section on one line: " .text.foo 0xADDR 0xSIZE file"
 /^ [.*][^ ]* +0x[0-9a-f]+ +0x[0-9a-f]+/ {
-    if ($1 == "*fill*") add($3, "")
-    else add($3, $4)
+    if ($1 == "*fill*") add($3, "", "")
+    else add($3, $4, $1)
     next
 }
 # input section name alone, address/size/file on the next line
-/^ \.[^ ]+$/ || /^ COMMON$/ { cont = 1; next }
-cont && /^ +0x[0-9a-f]+ +0x[0-9a-f]+ +[^ ]/ { add($2, $3); cont = 0; next }
+/^ \.[^ ]+$/ || /^ COMMON$/ { cont = 1; csec = $1; next }
+cont && /^ +0x[0-9a-f]+ +0x[0-9a-f]+ +[^ ]/ { add($2, $3, csec); cont = 0; next }
 { cont = 0 }
 END {
-    n = split("fs p9 bd board runtime", parts, " ")
+    n = split("fs p9 link bd board runtime", parts, " ")
     label["fs"] = "file system (src/fs)"; label["p9"] = "9P server (src/p9)"
+    label["link"] = "UART link (framing)"
     label["bd"] = "device model (src/bd)"; label["board"] = "board (firmware/)"
     label["runtime"] = "runtime (libgcc)"
     if (fmt == "--json") {

@@ -95,3 +95,21 @@ int fw_uart_getc(void)
 }
 
 uint32_t fw_uart_rx_avail(void) { return rx_head - rx_tail; }
+
+/* UART1: the same CMSDK block at the next 4 KiB, transmit only. */
+#define UART1_BASE 0x40005000u
+#define REG1(off) (*(volatile uint32_t *)(UART1_BASE + (off)))
+
+void fw_uart1_init(uint32_t pclk_hz, uint32_t baud)
+{
+    REG1(0x08u) = 0;
+    REG1(0x10u) = pclk_hz / baud;
+    REG1(0x08u) = CTRL_TXEN;
+}
+
+void fw_uart1_putc(uint8_t c)
+{
+    while (REG1(0x04u) & STATE_TXFULL) {
+    }
+    REG1(0x00u) = c;
+}

@@ -21,4 +21,10 @@ uint32_t fw_uart_rx_avail(void);
 /* UART0 RX interrupt handler (vector table). */
 void fw_uart0_rx_isr(void);
 
+/* UART1 (0x40005000), transmit only, polled: the console while UART0
+ * carries the 9P link (steadyfs-fw serve).  QEMU maps its second -serial
+ * to it. */
+void fw_uart1_init(uint32_t pclk_hz, uint32_t baud);
+void fw_uart1_putc(uint8_t c);
+
 #endif

@@ -103,6 +103,12 @@ struct frame_cfg {
 struct frame_stats {
     uint32_t frames_sent, retransmits, acks_sent;
     uint32_t crc_errors, bad_frames, duplicates, dropped_busy, delivered_bytes;
+    /* RESET frames received: each restart of the peer (reboot, or
+     * frame_restart after a link failure), plus retransmitted copies.  All
+     * copies arrive before the peer's next DATA, so a user that watches
+     * this count to learn "the peer started over" (p9link.h) sees every
+     * restart before any data sent after it. */
+    uint32_t resets;
 };
 
 struct frame_link {

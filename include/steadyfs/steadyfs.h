@@ -313,6 +313,70 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
 /* Name of a call kind ("write_sync", ...), NULL past the end. */
 const char *steadyfs_call_name(steadyfs_call call);
 
+/* ---- checking (src/fs/fsck.c) ---------------------------------------------
+ * steadyfs_fsck mounts the file system with cfg (mount writes nothing),
+ * verifies every invariant of docs/SPEC.md §9 and every checksum it can
+ * reach, reports each finding through cb, and leaves fs unmounted.  It
+ * never writes to the device (no repair).  Checked: the current anchor's
+ * checkpoints (sequence, payload CRC, header) and that the sectors after
+ * them are erased; the checkpoint state (pending changes, roots, block
+ * table states, bad units against the device, retire list, inode bitmap);
+ * every sector the map reaches through L2, L1 and pending changes (in
+ * range, in a unit in use and below the log head, tag CRC, payload CRC,
+ * kind and logical page as the map expects, reached once: no two logical
+ * pages share a sector); each unit's live count in the block table against
+ * the sectors reached, and the total; queued units and the head's unused
+ * sectors erased; every allocated inode has a valid inode sector and vice
+ * versa; from the root, every directory bucket (header, entries in bounds,
+ * FNV-1a hash of each name, (hash, inode) order, probing over overflowed
+ * buckets, types), every allocated inode named exactly once, directory
+ * parent fields, no data pages of a free inode, file sizes covering every
+ * mapped page.
+ *
+ * Memory: the caller's work area of steadyfs_fsck_work_size(cfg) bytes =
+ *   2 * sector_size + ceil(nblocks * P / 8) + nblocks + 4 * max_inodes
+ *   + 3 * ceil(max_inodes / 8)   (each term rounded up to 4)
+ * (mt29f1g01, 1024 units of P = 64: 4096 + 8192 + 1024 + 1024 + 96 =
+ * 14432 B), besides the mount's own work area and sector buffer in cfg.
+ * Time: every map sector and every mapped sector is read (twice: tag, then
+ * whole), every directory bucket twice, each inode sector a few times.
+ *
+ * Returns the number of errors found (0: clean) or a negative error if it
+ * could not check: EINVAL (bad arguments or work area), or mount's error
+ * (ECORRUPT: no valid checkpoint; EIO), reported through cb as well.
+ * Messages are one line each, "error: ..." (counted in errors) or
+ * "note: ..." (counted in notes).  A single torn checkpoint at the end of
+ * the current anchor unit is a note: it is the normal state right after a
+ * cut during a checkpoint write (and indistinguishable from damage to that
+ * one sector); mount uses the previous checkpoint. */
+typedef struct steadyfs_fsck_report {
+    uint32_t errors;        /* findings that break an invariant */
+    uint32_t files, dirs;   /* reachable from the root (dirs: root included) */
+    uint64_t bytes;         /* sum of file sizes */
+    uint32_t live_sectors;  /* sectors the map reaches (data, inodes, map) */
+    uint32_t data_sectors;  /* of which data and inode sectors */
+    uint32_t map_sectors;   /* of which L1 and L2 map sectors */
+    uint32_t checkpoints;   /* valid checkpoints in the current anchor unit */
+    uint32_t bad_blocks;    /* units retired as bad */
+    uint32_t notes;         /* harmless findings: a checkpoint torn by a power
+                               cut (mount steps over it; the next checkpoint
+                               moves to the other anchor unit) */
+} steadyfs_fsck_report;
+
+typedef void (*steadyfs_fsck_cb)(void *ctx, const char *msg);
+
+uint32_t steadyfs_fsck_work_size(const steadyfs_config *cfg);
+int steadyfs_fsck(steadyfs *fs, const steadyfs_config *cfg, void *work, uint32_t work_size,
+                  steadyfs_fsck_cb cb, void *ctx, steadyfs_fsck_report *rep);
+
+/* Fill the (format) fields of cfg (max_inodes, file_pages_log2, dir_pages,
+ * fill_permille) from a checkpoint on the medium, so a tool can mount an
+ * image formatted with options it was not told.  cfg->bd and
+ * cfg->sector_buf must be set; sector_size and erase_mult are taken as
+ * given (0: defaults) and must be the format's.  fs is scratch.  Returns 0
+ * or ECORRUPT (no checkpoint found) / EINVAL. */
+int steadyfs_probe(steadyfs *fs, steadyfs_config *cfg);
+
 #ifdef __cplusplus
 }
 #endif

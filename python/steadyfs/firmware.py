@@ -7,6 +7,13 @@ that *we* listen on and QEMU connects to at start-up, so there is no race:
 - UART0 (``-serial chardev:uart0``): every byte the board sends is kept in
   ``Board.output`` (and passed to an optional callback); ``Board.write``
   sends bytes to the board.
+- UART1 (second ``-serial``): the console while UART0 carries the framed
+  9P link (firmware word ``serve``/``p9echo``); also kept in ``output``.
+- With ``listen=("127.0.0.1", PORT)`` UART0 goes to the relay instead
+  (build/steady-relay, src/host/main/relay_main.c): it removes the framing
+  and serves plain 9P on that TCP port, one client after another; its log
+  is in ``Board.relay_log``.  ``Board.halt()`` stops it, which sends the
+  board HALT (unmount, exit).
 - QMP, the QEMU monitor's JSON protocol (``-mon chardev=qmp,mode=control``):
   ``Board.reset()`` sends ``system_reset`` -- the board reboots in the same
   QEMU process, as after a power cycle, while its image file stays.
@@ -50,6 +57,19 @@ def firmware_elf() -> Path:
     return Path(env) if env else build_dir() / "firmware" / "steadyfs-fw.elf"
 
 
+def relay_path() -> Path:
+    return build_dir() / "steady-relay"
+
+
+def parse_listen(spec: str) -> tuple[str, int]:
+    """tcp:HOST:PORT -> (HOST, PORT); ValueError otherwise."""
+    kind, _, rest = spec.partition(":")
+    host, _, port = rest.rpartition(":")
+    if kind != "tcp" or not host or not port.isdigit() or int(port) > 65535:
+        raise ValueError(f"--listen wants tcp:HOST:PORT, not {spec!r}")
+    return host, int(port)
+
+
 def qemu_path() -> str | None:
     return shutil.which(QEMU)
 
@@ -60,9 +80,21 @@ def _qemu_opt(value: str) -> str:
 
 
 def firmware_cmdline(image: Path, records: int | None = None, writes: int = 0,
-                     period_ms: int = 0, echo: bool = False, fault: bool = False) -> list[str]:
+                     period_ms: int = 0, echo: bool = False, fault: bool = False,
+                     serve: bool = False, p9echo: bool = False, format_fs: bool = False,
+                     check: str | None = None) -> list[str]:
     """The words of the firmware's semihosting command line (main.c)."""
     words = ["steadyfs-fw"]
+    if serve:
+        words.append("serve")
+    if p9echo:
+        words.append("p9echo")
+    if format_fs:
+        words.append("format")
+    if check:
+        if " " in check:
+            raise ValueError("check=PATH: no spaces in PATH")
+        words.append(f"check={check}")
     if records is not None:
         words.append(f"records={records}")
     if writes:
@@ -81,7 +113,9 @@ class Board:
     """One QEMU process running the firmware; use as a context manager."""
 
     def __init__(self, image: Path, words: list[str] | None = None, elf: Path | None = None,
-                 on_output: Callable[[bytes], None] | None = None) -> None:
+                 on_output: Callable[[bytes], None] | None = None,
+                 listen: tuple[str, int] | None = None,
+                 on_relay: Callable[[str], None] | None = None) -> None:
         self.elf = elf or firmware_elf()
         self.image = image.resolve()
         self.words = words or firmware_cmdline(self.image)
@@ -95,6 +129,14 @@ class Board:
         self._qmp: socket.socket | None = None
         self._qmp_buf = b""
         self._reader: threading.Thread | None = None
+        self._readers: list[threading.Thread] = []
+        self._uart1: socket.socket | None = None
+        self.listen = listen
+        self.on_relay = on_relay
+        self.port = 0
+        self.relay_log: list[str] = []
+        self._relay: subprocess.Popen[bytes] | None = None
+        self._lsock: socket.socket | None = None
         self.started = 0.0
 
     # ---- life cycle -------------------------------------------------------
@@ -106,7 +148,21 @@ class Board:
             raise FirmwareError(f"no firmware at {self.elf}: run `make firmware`")
         tmp = Path(self._tmp.name)
         listeners = {}
-        for name in ("uart0", "qmp"):
+        if self.listen:
+            relay = relay_path()
+            if not relay.is_file():
+                raise FirmwareError(f"no relay at {relay}: run `make firmware`")
+            ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                ls.bind(self.listen)
+            except OSError as e:
+                ls.close()
+                raise FirmwareError(f"cannot listen on {self.listen[0]}:{self.listen[1]}: {e}") from e
+            ls.listen(4)
+            self._lsock = ls
+            self.port = ls.getsockname()[1]
+        for name in ("uart0", "uart1", "qmp"):
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             s.bind(str(tmp / f"{name}.sock"))
             s.listen(1)
@@ -117,6 +173,8 @@ class Board:
                "-semihosting-config", semi,
                "-chardev", f"socket,id=uart0,path={_qemu_opt(str(tmp / 'uart0.sock'))}",
                "-serial", "chardev:uart0",
+               "-chardev", f"socket,id=uart1,path={_qemu_opt(str(tmp / 'uart1.sock'))}",
+               "-serial", "chardev:uart1",
                "-chardev", f"socket,id=qmp,path={_qemu_opt(str(tmp / 'qmp.sock'))}",
                "-mon", "chardev=qmp,mode=control",
                "-kernel", str(self.elf)]
@@ -125,6 +183,7 @@ class Board:
                                       stderr=subprocess.STDOUT, cwd=tmp)
         try:
             self._uart, _ = listeners["uart0"].accept()
+            self._uart1, _ = listeners["uart1"].accept()
             self._qmp, _ = listeners["qmp"].accept()
         except OSError as e:
             self.close()
@@ -136,9 +195,69 @@ class Board:
         self._qmp.settimeout(connect_timeout)
         self._qmp_read()  # greeting
         self.qmp("qmp_capabilities")
-        self._reader = threading.Thread(target=self._read_uart, daemon=True)
-        self._reader.start()
+        if self.listen:
+            self._start_relay()
+        else:
+            self._readers.append(threading.Thread(target=self._read_uart, args=(self._uart,),
+                                                  daemon=True))
+        self._readers.append(threading.Thread(target=self._read_uart, args=(self._uart1,),
+                                              daemon=True))
+        for t in self._readers:
+            t.start()
+        self._reader = self._readers[0]
         return self
+
+    def _start_relay(self) -> None:
+        assert self._uart and self._lsock
+        fds = (self._uart.fileno(), self._lsock.fileno())
+        self._relay = subprocess.Popen(
+            [str(relay_path()), "--uart-fd", str(fds[0]), "--listen-fd", str(fds[1])],
+            pass_fds=fds, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE)
+        # the relay owns them now
+        self._uart.close()
+        self._uart = None
+        self._lsock.close()
+        self._lsock = None
+        self._readers.append(threading.Thread(target=self._read_relay, daemon=True))
+
+    def _read_relay(self) -> None:
+        assert self._relay and self._relay.stderr
+        for raw in self._relay.stderr:
+            line = raw.decode(errors="replace").rstrip("\n")
+            with self._cond:
+                self.relay_log.append(line)
+                self._cond.notify_all()
+            if self.on_relay:
+                self.on_relay(line)
+
+    def wait_relay(self, pattern: str, timeout: float, start: int = 0) -> re.Match[str]:
+        """Wait until a relay log line from index `start` matches `pattern`."""
+        rx = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for line in self.relay_log[start:]:
+                    m = rx.search(line)
+                    if m:
+                        return m
+                left = deadline - time.monotonic()
+                if left <= 0 or (self._relay is not None and self._relay.poll() is not None):
+                    raise FirmwareError(f"no {pattern!r} from the relay; relay said:\n"
+                                        + "\n".join(self.relay_log) + "\nUART1:\n" + self.text())
+                self._cond.wait(min(left, 0.2))
+
+    def halt(self, timeout: float = 20.0) -> int:
+        """Stop the relay (it sends the board HALT: unmount, exit) and return
+        the firmware's exit status."""
+        if self._relay and self._relay.poll() is None:
+            self._relay.terminate()
+            try:
+                self._relay.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self._relay.kill()
+                self._relay.wait()
+        return self.wait(timeout)
 
     def __enter__(self) -> Board:
         return self.start()
@@ -147,17 +266,26 @@ class Board:
         self.close()
 
     def close(self) -> None:
+        if self._relay and self._relay.poll() is None:
+            self._relay.kill()
+            self._relay.wait()
         if self._proc and self._proc.poll() is None:
             self._proc.kill()
             self._proc.wait()
-        for s in (self._uart, self._qmp):
+        for s in (self._uart, self._uart1, self._qmp, self._lsock):
             if s:
                 s.close()
-        if self._reader:
-            self._reader.join(timeout=2)
+        for t in self._readers:
+            t.join(timeout=2)
+        if self._relay and self._relay.stderr:
+            self._relay.stderr.close()
         if self._proc and self._proc.stdout:
             self._proc.stdout.close()
         self._tmp.cleanup()
+
+    def exited(self) -> bool:
+        """QEMU (so the board) has stopped."""
+        return self._proc is not None and self._proc.poll() is not None
 
     def wait(self, timeout: float) -> int:
         """The firmware's exit status; FirmwareError if it does not exit in time."""
@@ -168,8 +296,8 @@ class Board:
             tail = self.text()[-2000:]
             raise FirmwareError(f"board still running after {timeout} s; UART0 so far:\n"
                                 f"{tail}") from e
-        if self._reader:
-            self._reader.join(timeout=2)  # the rest of the UART output
+        for t in self._readers:
+            t.join(timeout=2)  # the rest of the UART output
         return rc
 
     def _stdout(self) -> str:
@@ -178,11 +306,11 @@ class Board:
         return ""
 
     # ---- UART0 ------------------------------------------------------------
-    def _read_uart(self) -> None:
-        assert self._uart
+    def _read_uart(self, sock: socket.socket | None) -> None:
+        assert sock
         while True:
             try:
-                data = self._uart.recv(4096)
+                data = sock.recv(4096)
             except OSError:
                 data = b""
             with self._cond:
@@ -260,3 +388,63 @@ def size_report(as_json: bool = False) -> str:
     if as_json:
         args.append("--json")
     return subprocess.run(args, check=True, capture_output=True, text=True).stdout
+
+
+def _stack_high_water(text: str) -> int | None:
+    m = re.search(r"^stack: high-water (\d+) of (\d+) bytes", text, re.M)
+    return int(m.group(1)) if m else None
+
+
+def serve_session(image: Path, data: bytes, path: str = "/demo/host.bin",
+                  timeout: float = 60.0) -> dict[str, object]:
+    """Boot the board serving 9P, let a host client (p9client) mkdir, write
+    `data` to `path` with fsync, read it back, list, rename a scratch file
+    and unlink it; HALT the board; then boot it again with check=PATH so the
+    board reads the file back itself.  Returns what was measured: the CRC-32
+    of the data on the host and as the board read it, the board's stack
+    high-water mark over both boots, timings."""
+    import zlib
+
+    from steadyfs import p9client
+
+    out: dict[str, object] = {"path": path, "bytes": len(data),
+                              "crc32_host": zlib.crc32(data)}
+    t0 = time.monotonic()
+    words = firmware_cmdline(image.resolve(), serve=True)
+    with Board(image, words, listen=("127.0.0.1", 0)) as board:
+        board.wait_relay(r"board ready", timeout)
+        out["boot_s"] = time.monotonic() - t0
+        with p9client.Client("127.0.0.1", board.port, timeout=timeout) as c:
+            parent = path.rsplit("/", 1)[0]
+            if parent and parent.strip("/") not in c.listdir("/"):
+                c.mkdir(parent)
+            t1 = time.monotonic()
+            c.put(path, data)
+            out["write_s"] = time.monotonic() - t1
+            t1 = time.monotonic()
+            back = c.get(path)
+            out["read_s"] = time.monotonic() - t1
+            out["host_readback_ok"] = back == data
+            c.put(parent + "/scratch", b"x" * 100)
+            c.rename(parent + "/scratch", parent + "/scratch2")
+            c.unlink(parent + "/scratch2")
+            out["listing"] = c.listdir(parent or "/")
+        rc = board.halt(timeout)
+        out["serve_exit"] = rc
+        serve_text = board.text()
+    words = firmware_cmdline(image.resolve(), check=path)
+    with Board(image, words) as board:
+        rc2 = board.wait(timeout)
+        check_text = board.text()
+    out["check_exit"] = rc2
+    m = re.search(r"^check: (\S+) (\d+) bytes crc32 0x([0-9a-f]{8})", check_text, re.M)
+    out["crc32_board"] = int(m.group(3), 16) if m else None
+    out["bytes_board"] = int(m.group(2)) if m else None
+    stacks = [s for s in (_stack_high_water(serve_text), _stack_high_water(check_text))
+              if s is not None]
+    out["stack_high_water"] = max(stacks) if stacks else None
+    out["ok"] = (rc == 0 and rc2 == 0 and out["host_readback_ok"] is True
+                 and out["crc32_board"] == out["crc32_host"] and out["bytes_board"] == len(data))
+    out["total_s"] = time.monotonic() - t0
+    out["console"] = serve_text + check_text
+    return out

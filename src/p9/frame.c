@@ -138,6 +138,7 @@ static void on_frame(struct frame_link *l, const uint8_t *f, size_t n)
          * all its copies arrive before the peer's next DATA. */
         l->rx_expect = (uint8_t)(seq + 1u);
         l->rx_synced = true;
+        l->stats.resets++;
         send_ctl(l, FRAME_K_RACK, seq);
         break;
     case FRAME_K_DATA:

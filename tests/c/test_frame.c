@@ -358,6 +358,7 @@ static void test_dead_link(void)
      * restarts: both directions carry data again. */
     ab.dead = ba.dead = false;
     free(b.mem);
+    uint32_t resets_a = a.link.stats.resets;
     node_init(&b, &ub, &cfg);
     frame_restart(&a.link);
     static const uint8_t hello_a[] = "after-reboot-from-a", hello_b[] = "after-reboot-from-b";
@@ -373,6 +374,9 @@ static void test_dead_link(void)
     }
     CHECK(a.got == sizeof hello_b && memcmp(sa, hello_b, sizeof hello_b) == 0);
     CHECK(b.got == sizeof hello_a && memcmp(sb, hello_a, sizeof hello_a) == 0);
+    /* each side saw the other start over (p9link relies on this count) */
+    CHECK(a.link.stats.resets > resets_a);
+    CHECK(b.link.stats.resets >= 1);
     free(ab.q); free(ba.q); free(a.mem); free(b.mem);
 }
 

@@ -188,6 +188,7 @@ def test_size_report_adds_up(elf: Path) -> None:
     parts = rep["parts"]
     assert parts["bd"]["text"] > 1000 and parts["board"]["text"] > 1000
     total = sum(p["text"] for p in parts.values())
-    assert 0 <= total - sec["text"] < 64  # merged strings are listed unmerged
+    # merged strings are listed at their unmerged size: a little more, never less
+    assert 0 <= total - sec["text"] < sec["text"] // 50
     text = firmware.size_report()
     assert "file system (src/fs)" in text and "9P server (src/p9)" in text

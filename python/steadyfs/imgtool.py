@@ -1,0 +1,67 @@
+"""Shared by the image-file commands (mkfs, fsck, ls, cat, put, get, rm, mkdir,
+mv, image): they exec build/steady-img (src/host/main/img_main.c).
+
+Convention (docs/TOOLS.md): an image file's header names its device profile,
+so only creating an image needs --device.  Whole-image commands take
+--image F; file commands name a place in an image as IMAGE:/path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+SPEC_HELP = "IMAGE:/path (an image file and an absolute path in it)"
+
+
+def binary() -> Path:
+    """build/steady-img of the build $STEADYFS_LIB points into."""
+    lib = os.environ.get("STEADYFS_LIB")
+    base = Path(lib).resolve().parent if lib else REPO / "build"
+    return base / "steady-img"
+
+
+def run(argv: list[str]) -> int:
+    """Replace this process with steady-img and argv (its exit code is ours)."""
+    exe = binary()
+    if not exe.exists():
+        print(f"steady: {exe} not found; build it with `make build`", file=sys.stderr)
+        return 2
+    sys.stdout.flush()
+    os.execv(str(exe), [str(exe), *argv])
+    return 0  # not reached
+
+
+def add_format_args(p: argparse.ArgumentParser) -> None:
+    """Options of a new image: device, size and the file system's format fields."""
+    p.add_argument("--device", required=True, help="device profile (steady devices)")
+    p.add_argument("--blocks", type=int, default=0,
+                   help="device blocks (0: the profile's full size; the file is sparse)")
+    p.add_argument("--seed", type=int, default=0, help="factory bad-block placement seed")
+    p.add_argument("--force", action="store_true", help="replace an existing image file")
+    p.add_argument("--max-inodes", type=int, default=0, help="files + directories (0: default)")
+    p.add_argument("--fill-permille", type=int, default=0,
+                   help="live data limit, per mille (0: 750)")
+    p.add_argument("--file-pages-log2", type=int, default=0,
+                   help="max sectors per file, log2 (0: default)")
+    p.add_argument("--dir-pages", type=int, default=0, help="buckets per directory (0: 8)")
+    p.add_argument("--sector-size", type=int, default=0, help="bytes (0: 2048)")
+    p.add_argument("--erase-mult", type=int, default=0,
+                   help="device blocks per erase unit (0: per medium)")
+
+
+def format_argv(args: argparse.Namespace) -> list[str]:
+    """The steady-img options add_format_args parsed."""
+    out = ["--device", args.device]
+    for name in ("blocks", "seed", "max_inodes", "fill_permille", "file_pages_log2",
+                 "dir_pages", "sector_size", "erase_mult"):
+        v = getattr(args, name)
+        if v:
+            out += ["--" + name.replace("_", "-"), str(v)]
+    if args.force:
+        out.append("--force")
+    return out

@@ -1,0 +1,710 @@
+/* Checking a file system (steadyfs_fsck) and reading its format parameters
+ * from the medium (steadyfs_probe).
+ *
+ * fsck mounts (which writes nothing), then verifies what docs/SPEC.md
+ * promises, from the checkpoint outwards: the anchor's checkpoint sequence,
+ * the block table and its counts, every sector the map reaches (tag CRC,
+ * payload CRC, kind and logical identity, never two logical pages on one
+ * sector), the inode bitmap against the inode sectors, and the directory
+ * tree (bucket layout, hashes, order, probing, each inode named exactly
+ * once, parents, file sizes against mapped pages).  Memory is the caller's
+ * work area (steadyfs_fsck_work_size); time is bounded by the geometry:
+ * every L1 index is visited once, every mapped sector read twice at most,
+ * every directory once. */
+#include <stdarg.h>
+
+#include "fs/fs_internal.h"
+
+typedef struct fck {
+    steadyfs *fs;
+    steadyfs_fsck_report *rep;
+    steadyfs_fsck_cb cb;
+    void *ctx;
+    uint8_t *b2;      /* L2 sector, then bucket headers */
+    uint8_t *b1;      /* L1 sector, then a bucket */
+    uint8_t *used;    /* bit per sector: reached by the map */
+    uint8_t *cnt;     /* live sectors per unit, as counted here */
+    uint32_t *maxp;   /* per inode: highest mapped data page + 1 */
+    uint8_t *imap;    /* bit per inode: inode sector mapped and valid */
+    uint8_t *iref;    /* bit per inode: named by a directory entry */
+    uint8_t *iscan;   /* bit per inode: directory scanned */
+} fck;
+
+static uint32_t a4(uint32_t v) { return (v + 3u) & ~3u; }
+static int bit(const uint8_t *m, uint32_t i) { return (m[i >> 3] >> (i & 7u)) & 1; }
+static void setbit(uint8_t *m, uint32_t i) { m[i >> 3] |= (uint8_t)(1u << (i & 7u)); }
+
+/* Report one finding: a tiny formatter (%u 32-bit, %U 64-bit, %s), since
+ * the core has no stdio.  err != 0 counts an error. */
+static void say(fck *c, int err, const char *fmt, ...)
+{
+    char m[200];
+    uint32_t n = 0;
+    va_list ap;
+    const char *pre = err ? "error: " : "note: ";
+    while (*pre)
+        m[n++] = *pre++;
+    va_start(ap, fmt);
+    for (; *fmt && n < sizeof m - 24; fmt++) {
+        char t[21];
+        int i = 20;
+        uint64_t v;
+        const char *s;
+        if (*fmt != '%') {
+            m[n++] = *fmt;
+            continue;
+        }
+        fmt++;
+        if (*fmt == 's') {
+            for (s = va_arg(ap, const char *); *s && n < sizeof m - 24; s++)
+                m[n++] = *s;
+            continue;
+        }
+        v = *fmt == 'U' ? va_arg(ap, uint64_t) : va_arg(ap, uint32_t);
+        t[i] = 0;
+        do {
+            t[--i] = (char)('0' + v % 10u);
+            v /= 10u;
+        } while (v);
+        while (t[i])
+            m[n++] = t[i++];
+    }
+    va_end(ap);
+    m[n] = 0;
+    if (err)
+        c->rep->errors++;
+    if (c->cb)
+        c->cb(c->ctx, m);
+}
+
+static const char *kind_name(uint32_t k)
+{
+    return k == TK_DATA ? "data" : k == TK_MAP1 ? "L1 map" : k == TK_MAP2 ? "L2 map" : "checkpoint";
+}
+
+/* Read and verify a sector the map reaches: in range, in a unit that may
+ * hold live sectors, reached once, tag and payload CRC, kind and key.
+ * Counts it live.  Returns 1 if buf holds its verified payload. */
+static int reach(fck *c, uint32_t ppn, uint8_t kind, uint32_t key, uint8_t *buf)
+{
+    steadyfs *fs = c->fs;
+    uint32_t b = ppn / fs->P, i = ppn % fs->P;
+    const char *what = kind_name(kind);
+    sfs_tag t;
+    int rc;
+    if (ppn >= fs->nblocks * fs->P) {
+        say(c, 1, "%s sector of key %u: address %u is past the device", what, key, ppn);
+        return 0;
+    }
+    if (bit(c->used, ppn)) {
+        say(c, 1, "sector %u (unit %u index %u) is reached twice (again as %s key %u)", ppn, b,
+            i, what, key);
+        return 0;
+    }
+    setbit(c->used, ppn);
+    if (b == fs->head_block) {
+        if (i >= fs->head_idx)
+            say(c, 1, "%s key %u maps to sector %u, beyond the log head (unit %u index %u)", what,
+                key, ppn, b, fs->head_idx);
+    } else if (fs->blk[b] > fs->P) {
+        say(c, 1, "%s key %u maps to sector %u in unit %u whose state is %u (not in use)", what,
+            key, ppn, b, fs->blk[b]);
+    }
+    if (c->cnt[b] < 255)
+        c->cnt[b]++;
+    c->rep->live_sectors++;
+    rc = sfs_rd_tag(fs, ppn, &t);
+    if (rc == STEADYFS_ECORRUPT) {
+        say(c, 1, "%s key %u: sector %u (unit %u index %u): tag invalid (kind or tag CRC)", what,
+            key, ppn, b, i);
+        return 0;
+    }
+    if (rc >= 0)
+        rc = sfs_rd_sector(fs, ppn, buf, &t);
+    if (rc == STEADYFS_ECORRUPT) {
+        say(c, 1, "%s key %u: sector %u (unit %u index %u): payload CRC mismatch", what, key, ppn,
+            b, i);
+        return 0;
+    }
+    if (rc < 0) {
+        say(c, 1, "%s key %u: sector %u (unit %u index %u): unreadable (uncorrectable or I/O)",
+            what, key, ppn, b, i);
+        return 0;
+    }
+    if (t.kind != kind || t.key != key) {
+        say(c, 1, "sector %u (unit %u index %u) holds %s key %u, the map expects %s key %u", ppn,
+            b, i, kind_name(t.kind), t.key, what, key);
+        return 0;
+    }
+    if (t.seq >= fs->seq)
+        say(c, 1, "sector %u: sequence %U is not older than the log's next (%U)", ppn, t.seq,
+            fs->seq);
+    return 1;
+}
+
+/* A data sector at logical page lpn, verified: account it to its inode. */
+static void data_page(fck *c, uint32_t lpn, uint32_t ppn)
+{
+    steadyfs *fs = c->fs;
+    uint32_t mi = fs->cfg.max_inodes, ino, pg;
+    sfs_inode in;
+    c->rep->data_sectors++;
+    if (!reach(c, ppn, TK_DATA, lpn, fs->buf))
+        return;
+    if (lpn < mi) {
+        int rc = sfs_inode_unpack(fs, fs->buf, &in);
+        if (lpn == 0 || !bit(fs->ibm, lpn))
+            say(c, 1, "inode %u: inode sector mapped but the inode bitmap has it free", lpn);
+        else if (rc || in.ino != lpn)
+            say(c, 1, "inode %u: inode sector invalid (magic, number, type or size)", lpn);
+        else
+            setbit(c->imap, lpn);
+        return;
+    }
+    if (lpn < 2u * mi) {
+        ino = lpn - mi;
+        pg = 0;
+    } else if (lpn < (1u << fs->fbits)) {
+        say(c, 1, "logical page %u mapped in the unused part of the dense table", lpn);
+        return;
+    } else {
+        ino = lpn >> fs->fbits;
+        pg = lpn & ((1u << fs->fbits) - 1u);
+        if (pg == 0) {
+            say(c, 1, "inode %u: page 0 mapped outside the dense table (logical page %u)", ino,
+                lpn);
+            return;
+        }
+    }
+    if (ino == 0)
+        say(c, 1, "data page of inode 0 mapped (logical page %u)", lpn);
+    else if (c->maxp[ino] < pg + 1)
+        c->maxp[ino] = pg + 1;
+}
+
+/* First page a committed kill of ino covers, or ~0. */
+static uint32_t kill_pg(steadyfs *fs, uint32_t ino)
+{
+    struct sfs_pend *k = sfs_pend_find(fs, PT_KILL, ino, 0);
+    return !k ? SFS_NONE : (k->flags & PF_KILLALL) ? 0 : k->ppn;
+}
+
+/* L1 index m, whose L1 sector per L2 is l1w: the L1 sector (unless a kill
+ * covers it) and every logical page in its range. */
+static void visit_l1(fck *c, uint32_t m, uint32_t l1w)
+{
+    steadyfs *fs = c->fs;
+    uint32_t j, e = fs->e1;
+    struct sfs_pend *p2 = sfs_pend_find(fs, PT_L2, m, 0);
+    uint32_t l1 = p2 ? p2->ppn : l1w;
+    uint32_t kp = kill_pg(fs, (m * e) >> fs->fbits), pgm = (m * e) & ((1u << fs->fbits) - 1u);
+    int have1 = 0, pend = 0;
+    if (l1 != SFS_NONE && pgm < kp) {
+        c->rep->map_sectors++;
+        have1 = reach(c, l1, TK_MAP1, m, c->b1);
+    }
+    for (j = 0; j < fs->npend && !pend; j++)
+        pend = fs->pend[j].type == PT_L1 && fs->pend[j].key / e == m;
+    if (!have1 && !pend)
+        return;
+    /* the range as sfs_lookup sees it: the L1 words, none where the kill
+     * reaches, then the committed pending changes on top */
+    if (!have1)
+        memset(c->b1, 0xFF, 4u * e);
+    for (j = 0; j < e; j++)
+        if (pgm + j >= kp)
+            sfs_put32(c->b1 + 4 * j, SFS_NONE);
+    for (j = 0; j < fs->npend; j++)
+        if (fs->pend[j].type == PT_L1 && fs->pend[j].key / e == m)
+            sfs_put32(c->b1 + 4 * (fs->pend[j].key % e), fs->pend[j].ppn);
+    for (j = 0; j < e; j++) {
+        uint32_t ppn = sfs_get32(c->b1 + 4 * j);
+        if (ppn != SFS_NONE)
+            data_page(c, m * e + j, ppn);
+    }
+}
+
+/* Every logical page through the two map levels and the pending table,
+ * as sfs_lookup resolves it, one L1 sector at a time: first the L1
+ * indices an L2 sector maps, then those only pending changes name. */
+static void sweep_map(fck *c)
+{
+    steadyfs *fs = c->fs;
+    uint32_t r, m, i, j, e = fs->e1;
+    for (r = 0; r < fs->n_l2; r++) {
+        if (fs->root[r] == SFS_NONE)
+            continue;
+        c->rep->map_sectors++;
+        if (!reach(c, fs->root[r], TK_MAP2, r, c->b2))
+            continue;
+        for (m = r * e; m < (r + 1) * e && m < fs->n_l1; m++) {
+            uint32_t w = sfs_get32(c->b2 + 4 * (m % e));
+            if (w != SFS_NONE || sfs_pend_find(fs, PT_L2, m, 0))
+                visit_l1(c, m, w);
+        }
+    }
+    for (i = 0; i < fs->npend; i++) {
+        struct sfs_pend *p = &fs->pend[i];
+        uint32_t w = SFS_NONE;
+        if (p->type == PT_KILL)
+            continue;
+        m = p->type == PT_L2 ? p->key : p->key / e;
+        for (j = 0; j < i; j++)   /* once per L1 index */
+            if (fs->pend[j].type != PT_KILL &&
+                (fs->pend[j].type == PT_L2 ? fs->pend[j].key : fs->pend[j].key / e) == m)
+                break;
+        if (j < i)
+            continue;
+        /* visited above if its L2 sector is valid and maps it (or an L2
+         * change names it) */
+        if (fs->root[m / e] != SFS_NONE) {
+            sfs_tag t;
+            if (sfs_rd_sector(fs, fs->root[m / e], c->b2, &t) >= 0 && t.kind == TK_MAP2 &&
+                t.key == m / e) {
+                w = sfs_get32(c->b2 + 4 * (m % e));
+                if (w != SFS_NONE || sfs_pend_find(fs, PT_L2, m, 0))
+                    continue;
+            }
+        }
+        visit_l1(c, m, w);
+    }
+}
+
+/* The checkpoint state mount loaded: ranges and the block table. */
+static int check_state(fck *c)
+{
+    steadyfs *fs = c->fs;
+    uint32_t i, total = fs->nblocks * fs->P, heads = 0, bad = 0;
+    for (i = 0; i < fs->npend; i++) {
+        struct sfs_pend *p = &fs->pend[i];
+        uint32_t lim = p->type == PT_L1 ? fs->n_l1 * fs->e1
+                     : p->type == PT_L2 ? fs->n_l1 : fs->cfg.max_inodes;
+        if (p->key >= lim || (p->type != PT_KILL && p->ppn != SFS_NONE && p->ppn >= total) ||
+            (p->flags & PF_UNC)) {
+            say(c, 1, "pending map change %u (type %u key %u sector %u) is out of range", i,
+                p->type, p->key, p->ppn);
+            bad++;
+        }
+    }
+    for (i = 0; i < fs->n_l2; i++)
+        if (fs->root[i] != SFS_NONE && fs->root[i] >= total) {
+            say(c, 1, "map root %u: sector %u is past the device", i, fs->root[i]);
+            bad++;
+        }
+    for (i = 0; i < fs->nblocks; i++) {
+        uint8_t s = fs->blk[i];
+        int devbad = 0;
+        uint32_t k;
+        for (k = 0; k < fs->dev_per_block; k++)
+            devbad |= sbd_is_bad(fs->cfg.bd, i * fs->dev_per_block + k) > 0;
+        if ((i < SFS_RESERVED_BLOCKS) != (s == BS_RESERVED))
+            say(c, 1, "unit %u: state %u, but units 0..3 and only they are the anchor area", i, s);
+        if (s == BS_HEAD) {
+            heads++;
+            if (i != fs->head_block)
+                say(c, 1, "unit %u is marked head, the log head is unit %u", i, fs->head_block);
+        }
+        if (s == BS_BAD) {
+            c->rep->bad_blocks++;
+            if (!devbad)
+                say(c, 1, "unit %u: retired as bad, but the device does not report it bad", i);
+        } else if (devbad && s != BS_RESERVED) {
+            say(c, 1, "unit %u: bad on the device but in use (state %u)", i, s);
+        }
+    }
+    if (heads != 1 || fs->blk[fs->head_block] != BS_HEAD)
+        say(c, 1, "block table: %u units marked head, log head unit %u has state %u", heads,
+            fs->head_block, fs->blk[fs->head_block]);
+    for (i = 0; i < 4; i++)
+        if (fs->retire[i] != SFS_NONE && (fs->retire[i] & 0x7FFFFFFFu) >= fs->nblocks)
+            say(c, 1, "retire list entry %u names unit %u, past the device", i,
+                fs->retire[i] & 0x7FFFFFFFu);
+    if (fs->gc_victim != SFS_NONE && fs->gc_victim >= fs->nblocks)
+        say(c, 1, "collection victim %u is past the device", fs->gc_victim);
+    if (!bit(fs->ibm, 1))
+        say(c, 1, "inode bitmap: the root (inode 1) is free");
+    for (i = fs->cfg.max_inodes; i < ((fs->cfg.max_inodes + 7u) & ~7u); i++)
+        if (bit(fs->ibm, i))
+            say(c, 1, "inode bitmap: bit %u set beyond max_inodes %u", i, fs->cfg.max_inodes);
+    return bad ? -1 : 0;
+}
+
+/* 1 if sector ppn (and its tag) reads erased, into c->b1.  Like
+ * sfs_rd_erased, but compared with memcmp against itself shifted by one
+ * byte: fsck reads every erased sector the log may program next. */
+static int erased(fck *c, uint32_t ppn)
+{
+    steadyfs *fs = c->fs;
+    const sbd_geometry *g = &fs->cfg.bd->geo;
+    uint32_t dsize = g->page_size * g->pages_per_block, n = fs->sector_size;
+    uint64_t byte = (uint64_t)(ppn % fs->P) * n;
+    uint8_t sp[SFS_TAG_SIZE];
+    int rc = sbd_read(fs->cfg.bd, (ppn / fs->P) * fs->dev_per_block + (uint32_t)(byte / dsize),
+                      (uint32_t)(byte % dsize), c->b1, n, sp, fs->tag_inline ? 0 : SFS_TAG_SIZE);
+    if (rc < 0 && rc != SBD_ERR_ECC)
+        return rc;
+    if (c->b1[0] != g->erased_byte || memcmp(c->b1, c->b1 + 1, n - 1u))
+        return 0;
+    return fs->tag_inline || (sp[0] == g->erased_byte && !memcmp(sp, sp + 1, SFS_TAG_SIZE - 1u));
+}
+
+/* Counts found by the sweep against the block table; erased units. */
+static void check_counts(fck *c)
+{
+    steadyfs *fs = c->fs;
+    uint32_t b, i, sum = 0;
+    for (b = 0; b < fs->nblocks; b++) {
+        uint8_t s = fs->blk[b];
+        uint32_t want = b == fs->head_block ? fs->head_count : s <= fs->P ? s : 0;
+        sum += c->cnt[b];
+        if (c->cnt[b] != want)
+            say(c, 1, "unit %u: block table counts %u live sectors, the map reaches %u", b, want,
+                c->cnt[b]);
+        if (!fs->cfg.bd->geo.needs_erase)
+            continue;
+        /* where the next programs go must read erased */
+        for (i = s == BS_QUEUED ? 0 : b == fs->head_block ? fs->head_idx : fs->P; i < fs->P; i++) {
+            int e = erased(c, b * fs->P + i);
+            if (e != 1) {
+                say(c, 1, "unit %u index %u: should be erased (%s), is not", b, i,
+                    s == BS_QUEUED ? "queued unit" : "after the log head");
+                break;
+            }
+        }
+    }
+    if (sum != fs->live)
+        say(c, 1, "live sectors: checkpoint and log count %u, the map reaches %u", fs->live, sum);
+}
+
+/* The current anchor unit: checkpoints 0..n-1 in sequence, each with a
+ * valid payload; after them erased sectors.  A cut while a checkpoint is
+ * programmed leaves one bad sector at the end (a valid tag with a bad
+ * payload, or a sector neither erased nor valid): mount steps over it, so
+ * that one is a note, anything else an error. */
+static void check_anchor(fck *c)
+{
+    steadyfs *fs = c->fs;
+    uint32_t a = fs->anchor[fs->anchor_cur], i, badp = SFS_NONE;
+    uint64_t base = 0;
+    sfs_tag t;
+    int rc;
+    for (i = 0; i < fs->P; i++) {
+        rc = sfs_rd_tag(fs, a * fs->P + i, &t);
+        if (rc < 0 || t.kind != TK_CKPT || (i && t.seq != base + i))
+            break;
+        if (!i)
+            base = t.seq;
+        if (badp != SFS_NONE)
+            say(c, 1, "checkpoint in anchor unit %u sector %u: payload damaged", a, badp);
+        badp = SFS_NONE;
+        rc = sfs_rd_sector(fs, a * fs->P + i, c->b1, &t);
+        if (rc < 0) {
+            badp = i;   /* an error unless it is the last (torn) one */
+            continue;
+        }
+        if (sfs_get32(c->b1) != 0x31434653u || sfs_get32(c->b1 + 12) != fs->nblocks ||
+            sfs_get32(c->b1 + 108) != fs->vol)
+            say(c, 1, "checkpoint in anchor unit %u sector %u: header does not match the volume",
+                a, i);
+        c->rep->checkpoints++;
+    }
+    if (badp != SFS_NONE) {
+        say(c, 0, "anchor unit %u sector %u: newest checkpoint torn or damaged (payload CRC); "
+                  "mount uses the one before", a, badp);
+        c->rep->notes++;
+    }
+    if (!i)
+        say(c, 1, "anchor unit %u: sector 0 is not a valid checkpoint", a);
+    if (!fs->cfg.bd->geo.needs_erase)
+        return;
+    for (; i < fs->P; i++)
+        if (erased(c, a * fs->P + i) != 1) {
+            uint32_t j = i + 1;
+            while (j < fs->P && erased(c, a * fs->P + j) == 1)
+                j++;
+            if (j == fs->P && badp == SFS_NONE) {
+                say(c, 0, "anchor unit %u sector %u: torn checkpoint (a write cut by power "
+                          "loss, or damage); mount uses the one before", a, i);
+                c->rep->notes++;
+            } else {
+                say(c, 1, "anchor unit %u sector %u: neither a checkpoint in sequence nor "
+                          "erased", a, i);
+            }
+            break;
+        }
+}
+
+/* Verified bucket d of directory dir into c->b1; 0 if empty, 1 loaded,
+ * -1 unreadable (already reported by the sweep). */
+static int bucket(fck *c, uint32_t dir, uint32_t d)
+{
+    steadyfs *fs = c->fs;
+    uint32_t ppn;
+    sfs_tag t;
+    if (sfs_lookup(fs, sfs_data_lpn(fs, dir, d), 0, &ppn))
+        return -1;
+    if (ppn == SFS_NONE) {
+        memset(c->b1, 0, fs->payload);
+        return 0;
+    }
+    if (ppn >= fs->nblocks * fs->P)
+        return -1;
+    return sfs_rd_sector(fs, ppn, c->b1, &t) < 0 ? -1 : 1;
+}
+
+/* A name of directory `dir` in bucket d at offset o names inode ino. */
+static void child(fck *c, uint32_t dir, uint32_t ino, uint8_t type)
+{
+    steadyfs *fs = c->fs;
+    sfs_inode in;
+    if (ino < 2 || ino >= fs->cfg.max_inodes) {
+        say(c, 1, "directory %u: entry names inode %u, not a valid child", dir, ino);
+        return;
+    }
+    if (!bit(fs->ibm, ino) || !bit(c->imap, ino)) {
+        say(c, 1, "directory %u: entry names inode %u, which is free or has no inode sector",
+            dir, ino);
+        return;
+    }
+    if (bit(c->iref, ino)) {
+        say(c, 1, "inode %u is named by more than one directory entry (again in %u)", ino, dir);
+        return;
+    }
+    setbit(c->iref, ino);
+    if (sfs_inode_read(fs, ino, &in, NULL)) {
+        say(c, 1, "inode %u: inode sector unreadable", ino);
+        return;
+    }
+    if (in.type != type) {
+        say(c, 1, "directory %u: entry type %u for inode %u of type %u", dir, type, ino, in.type);
+        return;
+    }
+    if (type == STEADYFS_TYPE_DIR) {
+        if (in.parent != dir)
+            say(c, 1, "directory %u: parent field %u, but directory %u names it", ino, in.parent,
+                dir);
+        return;   /* counted and checked when scanned */
+    }
+    c->rep->files++;
+    c->rep->bytes += in.size;
+    if (c->maxp[ino] > in.size / fs->payload + (in.size % fs->payload != 0))
+        say(c, 1, "file inode %u: size %U bytes but data page %u is mapped", ino, in.size,
+            c->maxp[ino] - 1u);
+}
+
+static void scan_dir(fck *c, uint32_t dir)
+{
+    steadyfs *fs = c->fs;
+    uint32_t dp = fs->cfg.dir_pages, d, k;
+    uint8_t ovf[32];
+    memset(ovf, 0, sizeof ovf);
+    c->rep->dirs++;
+    if (c->maxp[dir] > dp)
+        say(c, 1, "directory %u: data page %u mapped, it has %u buckets", dir, c->maxp[dir] - 1u,
+            dp);
+    for (d = 0; d < dp; d++)
+        if (bucket(c, dir, d) > 0 && c->b1[4])
+            setbit(ovf, d);
+    for (d = 0; d < dp; d++) {
+        uint32_t n, u, o = 8, i, ph = 0, pi = 0;
+        if (bucket(c, dir, d) <= 0)
+            continue;
+        n = (uint32_t)(c->b1[0] | c->b1[1] << 8);
+        u = (uint32_t)(c->b1[2] | c->b1[3] << 8);
+        if (u > fs->payload - 8u || c->b1[4] > 1 || c->b1[5] || c->b1[6] || c->b1[7]) {
+            say(c, 1, "directory %u bucket %u: header invalid (count %u, bytes %u)", dir, d, n, u);
+            continue;
+        }
+        for (i = 0; i < n; i++) {
+            uint32_t h, ino, nl;
+            if (o + 10u > 8u + u || (nl = c->b1[o + 9]) == 0 || o + 10u + nl > 8u + u) {
+                say(c, 1, "directory %u bucket %u: entry %u runs past the %u bytes used", dir, d,
+                    i, u);
+                break;
+            }
+            h = sfs_get32(c->b1 + o);
+            ino = sfs_get32(c->b1 + o + 4);
+            if (h != sfs_name_hash((const char *)c->b1 + o + 10, nl))
+                say(c, 1, "directory %u bucket %u: entry %u hash does not match its name", dir, d, i);
+            for (k = 0; k < nl && c->b1[o + 10 + k] && c->b1[o + 10 + k] != '/'; k++)
+                ;
+            if (k < nl)
+                say(c, 1, "directory %u bucket %u: entry %u name contains '/' or NUL", dir, d, i);
+            if (i && (h < ph || (h == ph && ino <= pi)))
+                say(c, 1, "directory %u bucket %u: entry %u out of (hash, inode) order", dir, d, i);
+            for (k = h % dp; k != d; k = (k + 1) % dp)
+                if (!bit(ovf, k)) {
+                    say(c, 1, "directory %u bucket %u: entry %u belongs in bucket %u, which is not "
+                              "marked overflowed", dir, d, i, h % dp);
+                    break;
+                }
+            if (c->b1[o + 8] != STEADYFS_TYPE_FILE && c->b1[o + 8] != STEADYFS_TYPE_DIR)
+                say(c, 1, "directory %u bucket %u: entry %u has type %u", dir, d, i, c->b1[o + 8]);
+            else
+                child(c, dir, ino, c->b1[o + 8]);
+            ph = h;
+            pi = ino;
+            o += 10u + nl;
+        }
+        if (i == n && o != 8u + u)
+            say(c, 1, "directory %u bucket %u: %u entries use %u bytes, header says %u", dir, d, n,
+                o - 8u, u);
+        for (o = 8u + u; i == n && o < fs->payload; o++)
+            if (c->b1[o]) {
+                say(c, 1, "directory %u bucket %u: bytes after the entries are not zero", dir, d);
+                break;
+            }
+    }
+}
+
+/* The tree from the root: breadth by passes over the inode numbers, so no
+ * recursion and no queue; each directory is scanned once. */
+static void check_tree(fck *c)
+{
+    steadyfs *fs = c->fs;
+    uint32_t mi = fs->cfg.max_inodes, i;
+    int more = 1;
+    sfs_inode in;
+    for (i = 1; i < mi; i++) {
+        if (bit(fs->ibm, i) && !bit(c->imap, i))
+            say(c, 1, "inode %u: allocated in the bitmap but has no valid inode sector", i);
+        if (c->maxp[i] && !bit(fs->ibm, i))
+            say(c, 1, "inode %u: free but %u data pages are mapped", i, c->maxp[i]);
+    }
+    if (!bit(c->imap, 1) || sfs_inode_read(fs, 1, &in, NULL) || in.type != STEADYFS_TYPE_DIR) {
+        say(c, 1, "root directory (inode 1) missing or not a directory");
+        return;
+    }
+    setbit(c->iref, 1);
+    while (more) {
+        more = 0;
+        for (i = 1; i < mi; i++) {
+            if (!bit(c->iref, i) || bit(c->iscan, i))
+                continue;
+            setbit(c->iscan, i);
+            if (i != 1 && (sfs_inode_read(fs, i, &in, NULL) || in.type != STEADYFS_TYPE_DIR))
+                continue;
+            scan_dir(c, i);
+            more = 1;
+        }
+    }
+    for (i = 2; i < mi; i++)
+        if (bit(c->imap, i) && !bit(c->iref, i))
+            say(c, 1, "inode %u: allocated but no directory reachable from the root names it", i);
+}
+
+static int fck_setup(steadyfs *fs, const steadyfs_config *cfg, uint32_t *parts)
+{
+    steadyfs_config cc = *cfg;
+    uint32_t ib;
+    cc.work = NULL;
+    if (sfs_setup(fs, &cc))
+        return STEADYFS_EINVAL;
+    ib = a4((fs->cfg.max_inodes + 7u) / 8u);
+    parts[0] = fs->sector_size;
+    parts[1] = a4((fs->nblocks * fs->P + 7u) / 8u);
+    parts[2] = a4(fs->nblocks);
+    parts[3] = 4u * fs->cfg.max_inodes;
+    parts[4] = ib;
+    return 0;
+}
+
+uint32_t steadyfs_fsck_work_size(const steadyfs_config *cfg)
+{
+    steadyfs tmp;
+    uint32_t p[5];
+    if (!cfg || fck_setup(&tmp, cfg, p))
+        return 0;
+    return 2u * a4(p[0]) + p[1] + p[2] + p[3] + 3u * p[4];
+}
+
+int steadyfs_fsck(steadyfs *fs, const steadyfs_config *cfg, void *work, uint32_t work_size,
+                  steadyfs_fsck_cb cb, void *ctx, steadyfs_fsck_report *rep)
+{
+    fck c;
+    uint32_t p[5], need;
+    uint8_t *w = work;
+    int rc;
+    if (!fs || !cfg || !rep)
+        return STEADYFS_EINVAL;
+    memset(rep, 0, sizeof *rep);
+    need = steadyfs_fsck_work_size(cfg);
+    if (!need || !work || work_size < need || fck_setup(fs, cfg, p))
+        return STEADYFS_EINVAL;
+    memset(work, 0, need);
+    c.fs = fs;
+    c.rep = rep;
+    c.cb = cb;
+    c.ctx = ctx;
+    c.b2 = w;
+    w += a4(p[0]);
+    c.b1 = w;
+    w += a4(p[0]);
+    c.used = w;
+    w += p[1];
+    c.cnt = w;
+    w += p[2];
+    c.maxp = (uint32_t *)(void *)w;
+    w += p[3];
+    c.imap = w;
+    c.iref = w + p[4];
+    c.iscan = w + 2u * p[4];
+    rc = steadyfs_mount(fs, cfg);
+    if (rc) {
+        say(&c, 1, "cannot mount: %s (no valid checkpoint, or one that does not match the "
+                   "configuration)", steadyfs_strerror(rc));
+        return rc;
+    }
+    check_anchor(&c);
+    if (check_state(&c) == 0) {
+        sweep_map(&c);
+        check_counts(&c);
+        check_tree(&c);
+    } else {
+        say(&c, 1, "checkpoint state out of range: map and tree not checked");
+    }
+    fs->mounted = 0;   /* nothing was opened or written */
+    return (int)(rep->errors > 0x7FFFFFFFu ? 0x7FFFFFFFu : rep->errors);
+}
+
+int steadyfs_probe(steadyfs *fs, steadyfs_config *cfg)
+{
+    steadyfs_config cc;
+    uint32_t a, i, n;
+    sfs_tag t;
+    if (!fs || !cfg || !cfg->sector_buf)
+        return STEADYFS_EINVAL;
+    cc = *cfg;
+    cc.work = NULL;
+    cc.max_inodes = 0;
+    cc.file_pages_log2 = 0;
+    cc.dir_pages = 0;
+    if (sfs_setup(fs, &cc))
+        return STEADYFS_EINVAL;
+    fs->buf = cfg->sector_buf;
+    /* the anchors: the first two good units of 0..3; every checkpoint of a
+     * format carries the same format fields */
+    for (a = 0, n = 0; a < SFS_RESERVED_BLOCKS && n < 2; a++) {
+        uint32_t k, bad = 0;
+        for (k = 0; k < fs->dev_per_block; k++)
+            bad |= sbd_is_bad(cfg->bd, a * fs->dev_per_block + k) > 0;
+        if (bad)
+            continue;
+        n++;
+        for (i = 0; i < fs->P; i++) {
+            const uint8_t *b = fs->buf;
+            if (sfs_rd_sector(fs, a * fs->P + i, fs->buf, &t) < 0 || t.kind != TK_CKPT ||
+                sfs_get32(b) != 0x31434653u || sfs_get32(b + 20) != fs->sector_size ||
+                sfs_get32(b + 100) != fs->dev_per_block)
+                continue;
+            cfg->sector_size = fs->sector_size;
+            cfg->erase_mult = fs->dev_per_block;
+            cfg->max_inodes = (uint16_t)(b[24] | b[25] << 8);
+            cfg->file_pages_log2 = b[26];
+            cfg->dir_pages = b[27];
+            cfg->fill_permille = (uint16_t)(b[28] | b[29] << 8);
+            return 0;
+        }
+    }
+    return STEADYFS_ECORRUPT;
+}

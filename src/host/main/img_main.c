@@ -1,0 +1,801 @@
+/* steady-img: host tools on steadyfs image files (docs/TOOLS.md).  The
+ * `steady mkfs|fsck|ls|cat|put|get|rm|mkdir|mv|image` commands exec it.
+ *
+ * Convention: an image is a simulated-device image file whose header names
+ * its device profile, so only creating one needs --device.  Whole-image
+ * commands take --image F; file commands take IMAGE:/path (like scp).
+ * Errors: one line on stderr, exit 1 (fsck: 1 errors found, 2 unreadable);
+ * usage errors exit 2.  Read-only commands map the image privately and
+ * never change the file. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "host/imgfs.h"
+
+#define PATHMAX 4096
+#define CHUNK 65536
+
+static const char *cmd = "steady-img";
+
+static int err(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "steady %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return 1;
+}
+
+static int usage(const char *u)
+{
+    fprintf(stderr, "usage: steady %s\n", u);
+    return 2;
+}
+
+/* IMAGE[:/path] -> image file and absolute path in it. */
+static int split_spec(const char *spec, char *img, char *path)
+{
+    const char *c = strstr(spec, ":/");
+    size_t n = c ? (size_t)(c - spec) : strlen(spec);
+    if (!c && n && spec[n - 1] == ':')
+        n--;
+    if (!n || n >= PATHMAX || (c && strlen(c + 1) >= PATHMAX))
+        return -1;
+    memcpy(img, spec, n);
+    img[n] = 0;
+    strcpy(path, c ? c + 1 : "/");
+    return 0;
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+static int join(char *out, const char *dir, const char *name)
+{
+    size_t n = strlen(dir);
+    int w = snprintf(out, PATHMAX, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
+    return w < 0 || w >= PATHMAX ? -1 : 0;
+}
+
+/* ---- listing a directory of the image ------------------------------------ */
+
+typedef struct ent {
+    char name[STEADYFS_NAME_MAX + 1];
+    uint8_t type;
+    uint64_t id;
+} ent;
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const ent *)a)->name, ((const ent *)b)->name);
+}
+
+/* All entries of dir, sorted by name (the handle is closed before any
+ * recursion, so depth is not limited by open_max). */
+static int list(steadyfs *fs, const char *dir, ent **out, size_t *n)
+{
+    steadyfs_dirent de;
+    size_t cap = 16;
+    int dd = steadyfs_opendir(fs, dir), rc = 0;
+    *n = 0;
+    *out = NULL;
+    if (dd < 0)
+        return dd;
+    *out = malloc(cap * sizeof **out);
+    while (*out && (rc = steadyfs_readdir(fs, dd, &de)) > 0) {
+        if (*n == cap) {
+            ent *g = realloc(*out, (cap *= 2) * sizeof **out);
+            if (!g)
+                break;
+            *out = g;
+        }
+        memcpy((*out)[*n].name, de.name, de.name_len + 1u);
+        (*out)[*n].type = de.type;
+        (*out)[*n].id = de.id;
+        (*n)++;
+    }
+    steadyfs_closedir(fs, dd);
+    if (!*out)
+        return STEADYFS_ENOSPC;
+    if (rc < 0) {
+        free(*out);
+        *out = NULL;
+        return rc;
+    }
+    qsort(*out, *n, sizeof **out, by_name);
+    return 0;
+}
+
+/* ---- copying files in and out -------------------------------------------- */
+
+static int put_file(steadyfs *fs, const char *local, const char *ipath)
+{
+    FILE *f = fopen(local, "rb");
+    static uint8_t buf[CHUNK];
+    size_t n;
+    int fd, rc = 0;
+    if (!f)
+        return err("%s: %s", local, strerror(errno));
+    fd = steadyfs_open(fs, ipath, STEADYFS_O_WRONLY | STEADYFS_O_CREAT | STEADYFS_O_TRUNC);
+    if (fd < 0) {
+        fclose(f);
+        return err("%s: %s", ipath, steadyfs_strerror(fd));
+    }
+    while (!rc && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+        int32_t w = steadyfs_write(fs, fd, buf, (uint32_t)n);
+        if (w < 0 || (size_t)w != n)
+            rc = err("%s: write: %s", ipath, steadyfs_strerror(w < 0 ? w : STEADYFS_ENOSPC));
+    }
+    if (!rc && ferror(f))
+        rc = err("%s: read error", local);
+    fclose(f);
+    fd = steadyfs_close(fs, fd);
+    if (!rc && fd < 0)
+        rc = err("%s: close: %s", ipath, steadyfs_strerror(fd));
+    return rc;
+}
+
+/* Copy file ipath to a stdio stream. */
+static int read_to(steadyfs *fs, const char *ipath, FILE *out, const char *outname)
+{
+    static uint8_t buf[CHUNK];
+    int fd = steadyfs_open(fs, ipath, STEADYFS_O_RDONLY), rc = 0;
+    int32_t n;
+    if (fd < 0)
+        return err("%s: %s", ipath, steadyfs_strerror(fd));
+    while ((n = steadyfs_read(fs, fd, buf, sizeof buf)) > 0)
+        if (fwrite(buf, 1, (size_t)n, out) != (size_t)n) {
+            rc = err("%s: %s", outname, strerror(errno));
+            break;
+        }
+    if (n < 0)
+        rc = err("%s: read: %s", ipath, steadyfs_strerror(n));
+    steadyfs_close(fs, fd);
+    return rc;
+}
+
+static int get_file(steadyfs *fs, const char *ipath, const char *local)
+{
+    FILE *f = fopen(local, "wb");
+    int rc;
+    if (!f)
+        return err("%s: %s", local, strerror(errno));
+    rc = read_to(fs, ipath, f, local);
+    if (fclose(f) && !rc)
+        rc = err("%s: %s", local, strerror(errno));
+    return rc;
+}
+
+/* Host directory tree -> image directory (already existing). */
+static int put_tree(steadyfs *fs, const char *local, const char *ipath)
+{
+    struct dirent **names;
+    int n = scandir(local, &names, NULL, alphasort), i, rc = 0;
+    if (n < 0)
+        return err("%s: %s", local, strerror(errno));
+    for (i = 0; i < n; i++) {
+        char lp[PATHMAX], ip[PATHMAX];
+        struct stat sb;
+        const char *nm = names[i]->d_name;
+        if (rc || !strcmp(nm, ".") || !strcmp(nm, ".."))
+            continue;
+        if (join(lp, local, nm) || join(ip, ipath, nm)) {
+            rc = err("%s/%s: path too long", local, nm);
+            continue;
+        }
+        if (strlen(nm) > STEADYFS_NAME_MAX) {
+            rc = err("%s: name longer than %d bytes", lp, STEADYFS_NAME_MAX);
+        } else if (lstat(lp, &sb)) {
+            rc = err("%s: %s", lp, strerror(errno));
+        } else if (S_ISDIR(sb.st_mode)) {
+            int r = steadyfs_mkdir(fs, ip);
+            rc = r ? err("%s: mkdir: %s", ip, steadyfs_strerror(r)) : put_tree(fs, lp, ip);
+        } else if (S_ISREG(sb.st_mode)) {
+            rc = put_file(fs, lp, ip);
+        } else {
+            rc = err("%s: not a regular file or directory (steadyfs stores only those)", lp);
+        }
+    }
+    for (i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return rc;
+}
+
+/* Image directory -> host directory (already existing). */
+static int get_tree(steadyfs *fs, const char *ipath, const char *local)
+{
+    ent *e;
+    size_t n, i;
+    int rc = list(fs, ipath, &e, &n);
+    if (rc)
+        return err("%s: %s", ipath, steadyfs_strerror(rc));
+    for (i = 0; i < n && !rc; i++) {
+        char lp[PATHMAX], ip[PATHMAX];
+        if (join(lp, local, e[i].name) || join(ip, ipath, e[i].name)) {
+            rc = err("%s/%s: path too long", local, e[i].name);
+        } else if (e[i].type == STEADYFS_TYPE_DIR) {
+            if (mkdir(lp, 0755) && errno != EEXIST)
+                rc = err("%s: %s", lp, strerror(errno));
+            else
+                rc = get_tree(fs, ip, lp);
+        } else {
+            rc = get_file(fs, ip, lp);
+        }
+    }
+    free(e);
+    return rc;
+}
+
+/* ---- commands -------------------------------------------------------------- */
+
+static int open_or_fail(imgfs *m, const char *img, int writable)
+{
+    if (imgfs_open(m, img, NULL, writable))
+        return err("%s", m->err);
+    return 0;
+}
+
+static int close_or_fail(imgfs *m, int rc)
+{
+    if (imgfs_close(m) && !rc)
+        return err("%s", m->err);
+    return rc;
+}
+
+static int parse_u(const char *s, uint64_t max, uint64_t *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtoull(s, &end, 0);
+    return errno || !*s || *end || *v > max ? -1 : 0;
+}
+
+/* Options shared by mkfs and image create.  Returns 1 if argv[*i] was one. */
+static int format_opt(int argc, char **argv, int *i, const char **device, uint32_t *blocks,
+                      uint64_t *seed, imgfs_format *f, int *force, int *bad)
+{
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    uint64_t x = 0;
+    static const struct { const char *name; uint64_t max; } num[] = {
+        {"--blocks", 0xFFFFFFFFu}, {"--seed", ~0ull}, {"--max-inodes", 0xFFF0u},
+        {"--fill-permille", 950}, {"--file-pages-log2", 24}, {"--dir-pages", 255},
+        {"--sector-size", 65536}, {"--erase-mult", 1024},
+    };
+    unsigned k;
+    if (!strcmp(a, "--force")) {
+        *force = 1;
+        return 1;
+    }
+    if (!strcmp(a, "--device") && v) {
+        *device = v;
+        (*i)++;
+        return 1;
+    }
+    for (k = 0; k < sizeof num / sizeof num[0]; k++)
+        if (!strcmp(a, num[k].name))
+            break;
+    if (k == sizeof num / sizeof num[0])
+        return 0;
+    if (!v || parse_u(v, num[k].max, &x)) {
+        err("%s needs a number <= %llu", a, (unsigned long long)num[k].max);
+        *bad = 1;
+        return 1;
+    }
+    (*i)++;
+    switch (k) {
+    case 0: *blocks = (uint32_t)x; break;
+    case 1: *seed = x; break;
+    case 2: f->max_inodes = (uint16_t)x; break;
+    case 3: f->fill_permille = (uint16_t)x; break;
+    case 4: f->file_pages_log2 = (uint8_t)x; break;
+    case 5: f->dir_pages = (uint8_t)x; break;
+    case 6: f->sector_size = (uint32_t)x; break;
+    default: f->erase_mult = (uint32_t)x; break;
+    }
+    return 1;
+}
+
+#define FORMAT_USAGE "--device P [--blocks N] [--seed N] [--force] [--max-inodes N] " \
+                     "[--fill-permille N] [--file-pages-log2 N] [--dir-pages N] " \
+                     "[--sector-size N] [--erase-mult N]"
+
+static void print_info(imgfs *m, const char *img)
+{
+    steadyfs_info in;
+    if (steadyfs_info_get(&m->fs, &in) == 0)
+        printf("%s: %s, %u blocks: %u units of %u sectors of %u bytes, capacity %llu bytes, "
+               "used %llu\n", img, m->prof->name, m->blocks, in.blocks, in.block_sectors,
+               in.sector_size, (unsigned long long)in.capacity, (unsigned long long)in.used);
+}
+
+static int cmd_mkfs(int argc, char **argv)
+{
+    const char *device = NULL, *image = NULL;
+    uint32_t blocks = 0;
+    uint64_t seed = 0;
+    imgfs_format f;
+    imgfs m;
+    int i, force = 0, bad = 0;
+    memset(&f, 0, sizeof f);
+    for (i = 1; i < argc && !bad; i++) {
+        if (format_opt(argc, argv, &i, &device, &blocks, &seed, &f, &force, &bad))
+            continue;
+        if (!strcmp(argv[i], "--image") && i + 1 < argc)
+            image = argv[++i];
+        else
+            return usage("mkfs --image F " FORMAT_USAGE);
+    }
+    if (bad)
+        return 2;
+    if (!device || !image)
+        return usage("mkfs --image F " FORMAT_USAGE);
+    if (imgfs_create(&m, image, device, blocks, seed, &f, force))
+        return err("%s", m.err);
+    print_info(&m, image);
+    return close_or_fail(&m, 0);
+}
+
+typedef struct fsck_out {
+    int json, first;
+    uint32_t shown, hidden;
+} fsck_out;
+
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            printf("\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            printf("\\u%04x", *s);
+        else
+            putchar(*s);
+    }
+    putchar('"');
+}
+
+static void fsck_msg(void *ctx, const char *msg)
+{
+    fsck_out *o = ctx;
+    if (o->shown >= 200) {
+        o->hidden++;
+        return;
+    }
+    o->shown++;
+    if (o->json) {
+        printf("%s\n    ", o->first ? "" : ",");
+        json_str(msg);
+        o->first = 0;
+    } else {
+        printf("%s\n", msg);
+    }
+}
+
+static int cmd_fsck(int argc, char **argv)
+{
+    const char *image = NULL, *device = NULL;
+    steadyfs_fsck_report r;
+    fsck_out o;
+    imgfs m;
+    void *work;
+    uint32_t ws;
+    int i, rc, repair = 0;
+    memset(&o, 0, sizeof o);
+    o.first = 1;
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--image") && i + 1 < argc)
+            image = argv[++i];
+        else if (!strcmp(argv[i], "--device") && i + 1 < argc)
+            device = argv[++i];
+        else if (!strcmp(argv[i], "--json"))
+            o.json = 1;
+        else if (!strcmp(argv[i], "--repair"))
+            repair = 1;
+        else
+            return usage("fsck --image F [--device P] [--json]");
+    }
+    if (repair)
+        return err("--repair is not implemented: fsck only reports (the file system needs no "
+                   "repair after power loss; damage it reports is lost data)"), 2;
+    if (!image)
+        return usage("fsck --image F [--device P] [--json]");
+    rc = imgfs_attach(&m, image, device, 0);
+    if (rc) {
+        if (o.json) {
+            printf("{\n  \"image\": ");
+            json_str(image);
+            printf(",\n  \"readable\": false,\n  \"clean\": false,\n  \"messages\": [");
+            json_str(m.err);
+            printf("]\n}\n");
+        } else {
+            fprintf(stderr, "steady fsck: %s\n", m.err);
+        }
+        return 2;
+    }
+    ws = steadyfs_fsck_work_size(&m.cfg);
+    work = ws ? malloc(ws) : NULL;
+    if (!work) {
+        imgfs_close(&m);
+        return err("cannot size the fsck work area"), 2;
+    }
+    if (o.json) {
+        printf("{\n  \"image\": ");
+        json_str(image);
+        printf(",\n  \"device\": \"%s\",\n  \"messages\": [", m.prof->name);
+    }
+    rc = steadyfs_fsck(&m.fs, &m.cfg, work, ws, fsck_msg, &o, &r);
+    free(work);
+    if (o.hidden && !o.json)
+        printf("... and %u more messages\n", o.hidden);
+    if (o.json) {
+        printf("],\n  \"hidden_messages\": %u,\n  \"readable\": %s,\n  \"clean\": %s,\n"
+               "  \"errors\": %u,\n  \"files\": %u,\n  \"dirs\": %u,\n  \"bytes\": %llu,\n"
+               "  \"live_sectors\": %u,\n  \"data_sectors\": %u,\n  \"map_sectors\": %u,\n"
+               "  \"checkpoints\": %u,\n  \"bad_blocks\": %u,\n  \"notes\": %u\n}\n",
+               o.hidden, rc < 0 ? "false" : "true", rc == 0 ? "true" : "false", r.errors,
+               r.files, r.dirs, (unsigned long long)r.bytes, r.live_sectors, r.data_sectors,
+               r.map_sectors, r.checkpoints, r.bad_blocks, r.notes);
+    } else if (rc >= 0) {
+        printf("%s: %s: %u error%s; %u files, %u directories, %llu bytes; %u live sectors "
+               "(%u data, %u map), %u checkpoints, %u bad units, %u notes\n",
+               image, rc ? "DAMAGED" : "clean", r.errors, r.errors == 1 ? "" : "s", r.files,
+               r.dirs, (unsigned long long)r.bytes, r.live_sectors, r.data_sectors,
+               r.map_sectors, r.checkpoints, r.bad_blocks, r.notes);
+    } else {
+        printf("%s: cannot check: %s\n", image, steadyfs_strerror(rc));
+    }
+    imgfs_close(&m);
+    return rc < 0 ? 2 : rc ? 1 : 0;
+}
+
+static void ls_line(const ent *e, const char *shown, int lng, steadyfs *fs, const char *ipath)
+{
+    steadyfs_stat st;
+    const char *slash = e->type == STEADYFS_TYPE_DIR ? "/" : "";
+    if (!lng) {
+        printf("%s%s\n", shown, slash);
+        return;
+    }
+    if (steadyfs_stat_path(fs, ipath, &st))
+        memset(&st, 0, sizeof st);
+    printf("%c %12llu %10llu %s%s\n", e->type == STEADYFS_TYPE_DIR ? 'd' : '-',
+           (unsigned long long)st.size, (unsigned long long)(st.id & 0xFFFFFFFFu), shown, slash);
+}
+
+static int ls_dir(steadyfs *fs, const char *ipath, const char *rel, int lng, int rec)
+{
+    ent *e;
+    size_t n, i;
+    int rc = list(fs, ipath, &e, &n);
+    if (rc)
+        return err("%s: %s", ipath, steadyfs_strerror(rc));
+    for (i = 0; i < n && !rc; i++) {
+        char ip[PATHMAX], rp[PATHMAX];
+        if (join(ip, ipath, e[i].name) ||
+            snprintf(rp, sizeof rp, "%s%s%s", rel, *rel ? "/" : "", e[i].name) >= PATHMAX) {
+            rc = err("%s: path too long", ipath);
+            break;
+        }
+        ls_line(&e[i], rp, lng, fs, ip);
+        if (rec && e[i].type == STEADYFS_TYPE_DIR)
+            rc = ls_dir(fs, ip, rp, lng, rec);
+    }
+    free(e);
+    return rc;
+}
+
+static int cmd_ls(int argc, char **argv)
+{
+    char img[PATHMAX], path[PATHMAX];
+    const char *spec = NULL;
+    steadyfs_stat st;
+    imgfs m;
+    int i, lng = 0, rec = 0, rc;
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-l"))
+            lng = 1;
+        else if (!strcmp(argv[i], "-R"))
+            rec = 1;
+        else if ((!strcmp(argv[i], "-lR") || !strcmp(argv[i], "-Rl")))
+            lng = rec = 1;
+        else if (!spec && argv[i][0] != '-')
+            spec = argv[i];
+        else
+            return usage("ls IMAGE[:/path] [-l] [-R]");
+    }
+    if (!spec || split_spec(spec, img, path))
+        return usage("ls IMAGE[:/path] [-l] [-R]");
+    if (open_or_fail(&m, img, 0))
+        return 1;
+    rc = steadyfs_stat_path(&m.fs, path, &st);
+    if (rc) {
+        rc = err("%s: %s", path, steadyfs_strerror(rc));
+    } else if (st.type == STEADYFS_TYPE_DIR) {
+        rc = ls_dir(&m.fs, path, "", lng, rec);
+    } else {
+        ent e;
+        memset(&e, 0, sizeof e);
+        e.type = st.type;
+        ls_line(&e, path, lng, &m.fs, path);
+    }
+    return close_or_fail(&m, rc);
+}
+
+static int cmd_cat(int argc, char **argv)
+{
+    char img[PATHMAX], path[PATHMAX];
+    imgfs m;
+    int i, rc = 0;
+    if (argc < 2)
+        return usage("cat IMAGE:/path...");
+    for (i = 1; i < argc && !rc; i++) {
+        if (split_spec(argv[i], img, path))
+            return usage("cat IMAGE:/path...");
+        if (open_or_fail(&m, img, 0))
+            return 1;
+        rc = read_to(&m.fs, path, stdout, "stdout");
+        rc = close_or_fail(&m, rc);
+    }
+    return rc;
+}
+
+static int cmd_put(int argc, char **argv)
+{
+    char img[PATHMAX], path[PATHMAX], full[PATHMAX];
+    steadyfs_stat st;
+    imgfs m;
+    int rc;
+    if (argc != 3 || split_spec(argv[2], img, path))
+        return usage("put LOCAL IMAGE:/path");
+    if (open_or_fail(&m, img, 1))
+        return 1;
+    /* into a directory: keep the local name */
+    if (steadyfs_stat_path(&m.fs, path, &st) == 0 && st.type == STEADYFS_TYPE_DIR) {
+        if (join(full, path, base_name(argv[1])))
+            return close_or_fail(&m, err("%s: path too long", path));
+    } else {
+        strcpy(full, path);
+    }
+    rc = put_file(&m.fs, argv[1], full);
+    return close_or_fail(&m, rc);
+}
+
+static int cmd_get(int argc, char **argv)
+{
+    char img[PATHMAX], path[PATHMAX], local[PATHMAX];
+    struct stat sb;
+    imgfs m;
+    int rc;
+    if (argc != 3 || split_spec(argv[1], img, path))
+        return usage("get IMAGE:/path LOCAL");
+    if (!stat(argv[2], &sb) && S_ISDIR(sb.st_mode)) {
+        if (join(local, argv[2], base_name(path)))
+            return err("%s: path too long", argv[2]);
+    } else {
+        snprintf(local, sizeof local, "%s", argv[2]);
+    }
+    if (open_or_fail(&m, img, 0))
+        return 1;
+    rc = get_file(&m.fs, path, local);
+    return close_or_fail(&m, rc);
+}
+
+static int rm_tree(steadyfs *fs, const char *ipath)
+{
+    ent *e;
+    size_t n, i;
+    int rc = list(fs, ipath, &e, &n);
+    if (rc)
+        return err("%s: %s", ipath, steadyfs_strerror(rc));
+    for (i = 0; i < n && !rc; i++) {
+        char ip[PATHMAX];
+        if (join(ip, ipath, e[i].name)) {
+            rc = err("%s: path too long", ipath);
+        } else if (e[i].type == STEADYFS_TYPE_DIR) {
+            rc = rm_tree(fs, ip);
+        } else if ((rc = steadyfs_unlink(fs, ip)) != 0) {
+            rc = err("%s: %s", ip, steadyfs_strerror(rc));
+        }
+    }
+    free(e);
+    if (!rc && (rc = steadyfs_rmdir(fs, ipath)) != 0)
+        rc = err("%s: %s", ipath, steadyfs_strerror(rc));
+    return rc;
+}
+
+static int cmd_rm(int argc, char **argv)
+{
+    char img[PATHMAX], path[PATHMAX];
+    steadyfs_stat st;
+    imgfs m;
+    int i, rec = 0, rc;
+    const char *spec = NULL;
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-r"))
+            rec = 1;
+        else if (!spec)
+            spec = argv[i];
+        else
+            return usage("rm [-r] IMAGE:/path");
+    }
+    if (!spec || split_spec(spec, img, path))
+        return usage("rm [-r] IMAGE:/path");
+    if (open_or_fail(&m, img, 1))
+        return 1;
+    rc = steadyfs_stat_path(&m.fs, path, &st);
+    if (rc)
+        rc = err("%s: %s", path, steadyfs_strerror(rc));
+    else if (st.type == STEADYFS_TYPE_DIR && !strcmp(path, "/"))
+        rc = err("/: the root cannot be removed");
+    else if (st.type == STEADYFS_TYPE_DIR && rec)
+        rc = rm_tree(&m.fs, path);
+    else if (st.type == STEADYFS_TYPE_DIR && (rc = steadyfs_rmdir(&m.fs, path)) != 0)
+        rc = err("%s: %s%s", path, steadyfs_strerror(rc),
+                 rc == STEADYFS_ENOTEMPTY ? " (use -r)" : "");
+    else if (st.type != STEADYFS_TYPE_DIR && (rc = steadyfs_unlink(&m.fs, path)) != 0)
+        rc = err("%s: %s", path, steadyfs_strerror(rc));
+    return close_or_fail(&m, rc);
+}
+
+static int cmd_mkdir(int argc, char **argv)
+{
+    char img[PATHMAX], path[PATHMAX];
+    imgfs m;
+    int i, parents = 0, rc = 0;
+    const char *spec = NULL;
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-p"))
+            parents = 1;
+        else if (!spec)
+            spec = argv[i];
+        else
+            return usage("mkdir [-p] IMAGE:/path");
+    }
+    if (!spec || split_spec(spec, img, path))
+        return usage("mkdir [-p] IMAGE:/path");
+    if (open_or_fail(&m, img, 1))
+        return 1;
+    if (parents) {
+        /* each prefix ending before a '/' and the whole path */
+        char *p;
+        for (p = path + 1; !rc; p++) {
+            if (*p == '/' || !*p) {
+                char c = *p;
+                steadyfs_stat st;
+                *p = 0;
+                if (steadyfs_stat_path(&m.fs, path, &st)) {
+                    rc = steadyfs_mkdir(&m.fs, path);
+                    if (rc)
+                        rc = err("%s: %s", path, steadyfs_strerror(rc));
+                } else if (st.type != STEADYFS_TYPE_DIR) {
+                    rc = err("%s: exists and is not a directory", path);
+                }
+                *p = c;
+                if (!c)
+                    break;
+            }
+        }
+    } else if ((rc = steadyfs_mkdir(&m.fs, path)) != 0) {
+        rc = err("%s: %s", path, steadyfs_strerror(rc));
+    }
+    return close_or_fail(&m, rc);
+}
+
+static int cmd_mv(int argc, char **argv)
+{
+    char img[PATHMAX], img2[PATHMAX], from[PATHMAX], to[PATHMAX], full[PATHMAX];
+    steadyfs_stat st;
+    imgfs m;
+    int rc;
+    if (argc != 3 || split_spec(argv[1], img, from))
+        return usage("mv IMAGE:/from IMAGE:/to   (or IMAGE:/from /to)");
+    if (!strstr(argv[2], ":/") && argv[2][0] == '/') {
+        snprintf(to, sizeof to, "%s", argv[2]);   /* a path in the same image */
+    } else if (split_spec(argv[2], img2, to) || strcmp(img, img2)) {
+        return err("source and destination must be in the same image");
+    }
+    if (open_or_fail(&m, img, 1))
+        return 1;
+    /* like mv(1): into an existing directory keeps the name */
+    if (steadyfs_stat_path(&m.fs, to, &st) == 0 && st.type == STEADYFS_TYPE_DIR &&
+        strcmp(to, from) != 0) {
+        steadyfs_stat sst;
+        if (steadyfs_stat_path(&m.fs, from, &sst) == 0 && sst.id != st.id) {
+            if (join(full, to, base_name(from)))
+                return close_or_fail(&m, err("%s: path too long", to));
+            strcpy(to, full);
+        }
+    }
+    rc = steadyfs_rename(&m.fs, from, to);
+    if (rc)
+        rc = err("%s -> %s: %s", from, to, steadyfs_strerror(rc));
+    return close_or_fail(&m, rc);
+}
+
+static int cmd_image(int argc, char **argv)
+{
+    const char *sub = argc > 1 ? argv[1] : "";
+    if (!strcmp(sub, "create")) {
+        const char *device = NULL, *pos[2] = {NULL, NULL};
+        uint32_t blocks = 0;
+        uint64_t seed = 0;
+        imgfs_format f;
+        imgfs m;
+        struct stat sb;
+        int i, np = 0, force = 0, bad = 0, rc;
+        memset(&f, 0, sizeof f);
+        for (i = 2; i < argc && !bad; i++) {
+            if (format_opt(argc, argv, &i, &device, &blocks, &seed, &f, &force, &bad))
+                continue;
+            if (np < 2 && argv[i][0] != '-')
+                pos[np++] = argv[i];
+            else
+                return usage("image create DIR IMAGE " FORMAT_USAGE);
+        }
+        if (bad)
+            return 2;
+        if (np != 2 || !device)
+            return usage("image create DIR IMAGE " FORMAT_USAGE);
+        if (stat(pos[0], &sb) || !S_ISDIR(sb.st_mode))
+            return err("%s: not a directory", pos[0]);
+        if (imgfs_create(&m, pos[1], device, blocks, seed, &f, force))
+            return err("%s", m.err);
+        rc = put_tree(&m.fs, pos[0], "/");
+        if (!rc)
+            print_info(&m, pos[1]);
+        rc = close_or_fail(&m, rc);
+        if (rc)
+            unlink(pos[1]);   /* a partial production image is worse than none */
+        return rc;
+    }
+    if (!strcmp(sub, "extract")) {
+        imgfs m;
+        int rc;
+        if (argc != 4)
+            return usage("image extract IMAGE DIR");
+        if (mkdir(argv[3], 0755) && errno != EEXIST)
+            return err("%s: %s", argv[3], strerror(errno));
+        if (open_or_fail(&m, argv[2], 0))
+            return 1;
+        rc = get_tree(&m.fs, "/", argv[3]);
+        return close_or_fail(&m, rc);
+    }
+    return usage("image create DIR IMAGE --device P ... | image extract IMAGE DIR");
+}
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        int (*fn)(int, char **);
+    } cmds[] = {
+        {"mkfs", cmd_mkfs}, {"fsck", cmd_fsck}, {"ls", cmd_ls},   {"cat", cmd_cat},
+        {"put", cmd_put},   {"get", cmd_get},   {"rm", cmd_rm},   {"mkdir", cmd_mkdir},
+        {"mv", cmd_mv},     {"image", cmd_image},
+    };
+    unsigned i;
+    if (argc < 2) {
+        fprintf(stderr, "usage: steady-img mkfs|fsck|ls|cat|put|get|rm|mkdir|mv|image ...\n");
+        return 2;
+    }
+    for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (!strcmp(argv[1], cmds[i].name)) {
+            cmd = cmds[i].name;
+            return cmds[i].fn(argc - 1, argv + 1);
+        }
+    fprintf(stderr, "steady-img: unknown command '%s'\n", argv[1]);
+    return 2;
+}

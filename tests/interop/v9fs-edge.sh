@@ -1,0 +1,100 @@
+#!/bin/sh
+# Edge cases for Linux's v9fs against a 9P2000.L server: limits, errors a
+# program meets, open-file semantics, a full device, parallel processes, and
+# at the end a client that disappears mid-write (no unmount: the guest
+# powers off), after which the host checks the server still serves and
+# kept the file synced before.  Reports "V9FS attr NAME VALUE" for
+# behaviour servers may legitimately differ in, and ok/FAIL for what every
+# server must do (stay up and keep its tree consistent).  Same conventions
+# as v9fs-ops.sh.
+M=/mnt
+L=/tmp/local
+fails=0
+mkdir -p $L
+say() { echo "V9FS $*"; }
+bad() { fails=$((fails + 1)); say "FAIL $*"; }
+check() {
+    n=$1; shift
+    if "$@" >/tmp/out 2>&1; then say "ok $n"; else bad "$n: $* -> $(head -c 300 /tmp/out | tr '\n' ' ')"; fi
+}
+# outcome NAME CMD...: reports "ok" or the error message CMD printed
+outcome() {
+    n=$1; shift
+    if "$@" >/tmp/out 2>&1; then say "attr $n ok"; else say "attr $n $(tail -c 120 /tmp/out | tr '\n' ' ' | sed 's/.*: //')"; fi
+}
+v9mount() { mount -t 9p -o "$V9FS_OPTS" "$V9FS_HOST" $M; }
+
+check mount v9mount
+grep -q " $M 9p " /proc/mounts || { say "done fails=1"; exit 1; }
+
+# a 255-byte name (NAME_MAX), one byte more, and a 264-byte deep path
+long=$(printf 'n%.0s' $(seq 1 255))
+outcome name-255 sh -c "echo x > $M/$long"
+outcome name-256 sh -c "echo x > $M/${long}m"
+deep=$M
+i=0
+while [ $i -lt 12 ]; do deep=$deep/dir-level-$(printf '%02d' $i)-abcdefgh; i=$((i + 1)); done
+outcome deep-path-264 mkdir -p $deep
+outcome deep-path-264-file sh -c "echo deep > $deep/f && cat $deep/f"
+
+# a file open while it is unlinked or renamed over (common in programs)
+echo keep > $M/open.txt
+exec 3< $M/open.txt
+outcome unlink-open-file rm $M/open.txt
+outcome read-after-unlink-open sh -c "cat <&3"
+exec 3<&-
+echo a > $M/ro1.txt; echo b > $M/ro2.txt
+exec 4< $M/ro2.txt
+outcome rename-over-open-file mv $M/ro1.txt $M/ro2.txt
+exec 4<&-
+
+# write beyond the end (a hole), read it back
+check hole-write sh -c "printf 'END' | dd of=$M/hole.bin bs=1 seek=100000 2>/dev/null"
+check hole-size sh -c "[ \$(stat -c %s $M/hole.bin) = 100003 ]"
+printf 'END' | dd of=$L/hole bs=1 seek=100000 2>/dev/null
+check hole-content cmp $L/hole $M/hole.bin
+
+# many files in one directory
+mkdir $M/lots
+i=0; made=0
+while [ $i -lt 600 ]; do
+    if echo $i > $M/lots/file-number-$i 2>/dev/null; then made=$((made + 1)); else break; fi
+    i=$((i + 1))
+done
+say "attr files-in-one-dir $made"
+check lots-listed sh -c "[ \$(ls $M/lots | wc -l) = $made ]"
+
+# filling the device: the error a writer sees, and the server afterwards
+dd if=/dev/zero of=$M/fill.bin bs=65536 count=2048 2>/tmp/out
+say "attr fill-128MiB $(tail -c 100 /tmp/out | tr '\n' ' ')"
+say "attr fill-size $(stat -c %s $M/fill.bin)"
+check rm-fill rm $M/fill.bin
+check after-full-write sh -c "echo fine > $M/after.txt && [ \"\$(cat $M/after.txt)\" = fine ]"
+df $M > /tmp/out 2>&1 && say "attr df $(tail -1 /tmp/out | tr -s ' ')"
+
+# several processes at once (v9fs sends their requests interleaved)
+i=0
+while [ $i -lt 4 ]; do
+    ( j=0; while [ $j -lt 20 ]; do echo "$i $j" > $M/par-$i-$j || exit 1; cat $M/par-$i-$j >/dev/null || exit 1; j=$((j + 1)); done ) &
+    i=$((i + 1))
+done
+ok=1
+for p in $(jobs -p); do wait $p || ok=0; done
+wait || ok=0
+check parallel-writers [ $ok = 1 ]
+check parallel-count sh -c "[ \$(ls $M | grep -c '^par-') = 80 ]"
+
+check umount umount $M
+check remount v9mount
+check remount-ls ls $M
+
+# last: the client vanishes mid-write.  synced.bin is on the server (fsync);
+# cut.bin is being written when the guest powers off without unmounting.
+dd if=/dev/urandom of=$L/synced bs=65536 count=4 2>/dev/null
+check synced-write dd if=$L/synced of=$M/synced.bin bs=65536 conv=fsync
+say "file synced.bin $(stat -c %s $L/synced) $(sha256sum $L/synced | cut -d' ' -f1)"
+dd if=/dev/zero of=$M/cut.bin bs=4096 count=2000 2>/dev/null &
+sleep 1
+say "done fails=$fails"
+echo "GUEST END rc=$fails cut"
+poweroff -f
