@@ -175,6 +175,7 @@ typedef struct steadyfs {
     uint32_t e1, n_l1, n_l2, fbits, vol, usable;
     uint32_t live, live_max, s_gc, txn_max, gc_low, drift;
     uint32_t head_block, head_idx, head_count;
+    uint32_t gh_block, gh_idx, gh_count;   /* collection head (copies) */
     uint32_t gc_victim, gc_idx, gc_c0, wl_victim, wl_idx, wl_next, wl_tick, wl_cursor;
     uint32_t alloc_cursor, victims, ino_cursor;
     uint32_t anchor[2], anchor_cur, anchor_next_idx, anchor_dirty_other;
@@ -182,7 +183,7 @@ typedef struct steadyfs {
     uint32_t npend, uncommitted, nqueued, nfree, nlimbo;
     uint64_t seq, anchor_seq;
     uint32_t n_data, n_copy, n_map, n_ckpt, n_erase, n_victim; /* statistics */
-    uint8_t mounted, dead, need_ckpt, erase_budget, in_gc;
+    uint8_t mounted, dead, need_ckpt, erase_budget, in_gc, to_gh;
     uint8_t *blk;
     uint32_t *root;
     struct sfs_pend *pend;

@@ -70,6 +70,9 @@ static void serialize(steadyfs *fs, uint8_t *b)
     sfs_put32(b + 104, fs->live_max);
     sfs_put32(b + 108, fs->vol);
     sfs_put32(b + 112, fs->usable);
+    sfs_put32(b + 116, fs->gh_block + 1u);   /* 0: no collection head */
+    sfs_put32(b + 120, fs->gh_idx);
+    sfs_put32(b + 124, fs->gh_count);
     for (i = 0; i < fs->nblocks; i++)
         b[o + i] = fs->blk[i] == BS_LIMBO ? (uint8_t)BS_FREE : fs->blk[i];
     o += fs->nblocks;
@@ -108,7 +111,12 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
     fs->live_max = sfs_get32(b + 104);
     fs->vol = sfs_get32(b + 108);
     fs->usable = sfs_get32(b + 112);
-    if (fs->npend > fs->cfg.pending_max || fs->head_block >= fs->nblocks ||
+    fs->gh_block = sfs_get32(b + 116) - 1u;
+    fs->gh_idx = fs->gh_block == SFS_NONE ? fs->P : sfs_get32(b + 120);
+    fs->gh_count = fs->gh_block == SFS_NONE ? 0 : sfs_get32(b + 124);
+    if ((fs->gh_block != SFS_NONE && (fs->gh_block >= fs->nblocks || fs->gh_block == fs->head_block)) ||
+        fs->gh_idx > fs->P ||
+        fs->npend > fs->cfg.pending_max || fs->head_block >= fs->nblocks ||
         fs->head_idx > fs->P || fs->alloc_cursor >= fs->nblocks || fs->wl_cursor >= fs->nblocks)
         return STEADYFS_ECORRUPT;
     fs->nqueued = fs->nfree = fs->nlimbo = 0;
@@ -214,21 +222,50 @@ static int anchor_ok(steadyfs *fs, uint32_t a, uint32_t i, uint64_t base)
     return t.kind == TK_CKPT && t.seq == base + i;
 }
 
+/* Where the log resumes in one head after a replay: never program over a
+ * possibly torn sector; continue at the first sector that reads erased (a
+ * cut tears at most one), else in a fresh unit. */
+static int resume(steadyfs *fs, uint32_t b, uint32_t *idx)
+{
+    int k, e = 0;
+    if (b == SFS_NONE || !fs->cfg.bd->geo.needs_erase)
+        return 0;
+    for (k = 0; k < 2 && *idx < fs->P; k++) {
+        e = sfs_rd_erased(fs, b * fs->P + *idx);
+        if (e < 0)
+            return e;
+        if (e)
+            break;
+        (*idx)++;
+    }
+    if (!e)
+        *idx = fs->P;
+    return 0;
+}
+
+/* Replay the log after the checkpoint, in sequence order: each next
+ * sector is at the host head or at the collection head. */
 static int replay(steadyfs *fs)
 {
-    uint32_t b = fs->head_block, idx, ppn;
+    uint32_t ppn, h, *idx;
     uint64_t exp = fs->seq;
     sfs_tag t;
     int rc;
-    for (idx = fs->head_idx; idx < fs->P; idx++) {
-        ppn = b * fs->P + idx;
-        rc = sfs_rd_tag(fs, ppn, &t);
-        if (rc < 0 && !fs->dead)
-            break;   /* torn or never written: the log ends here */
-        if (rc < 0)
-            return rc;
-        if (t.seq != exp)
-            break;
+    for (;;) {
+        for (h = 0; h < 2; h++) {
+            uint32_t b = h ? fs->gh_block : fs->head_block;
+            idx = h ? &fs->gh_idx : &fs->head_idx;
+            if (b == SFS_NONE || *idx >= fs->P)
+                continue;
+            ppn = b * fs->P + *idx;
+            rc = sfs_rd_tag(fs, ppn, &t);
+            if (rc < 0 && fs->dead)
+                return rc;
+            if (rc >= 0 && t.seq == exp)
+                break;   /* torn or never written: not here */
+        }
+        if (h == 2)
+            break;   /* the log ends */
         if (t.kind == TK_DATA) {
             rc = sfs_apply_prog(fs, t.key, ppn, t.owner, t.txn, SFS_UNKNOWN);
             if (!rc && (t.flags & TF_COMMIT))
@@ -243,28 +280,17 @@ static int replay(steadyfs *fs)
         if (rc)
             return rc;
         exp++;
-        fs->head_idx = idx + 1;
+        (*idx)++;
     }
-    /* never program over a torn sector: continue at the first sector that
-     * reads erased (a cut tears at most the one after the end of the log),
-     * after a checkpoint, with sequence numbers past anything torn */
+    /* sequence numbers continue past anything torn; the first program
+     * after mount is a checkpoint */
     fs->seq = exp + 1;
     sfs_abort(fs, 1, 0, 0);
-    if (fs->cfg.bd->geo.needs_erase) {
-        int k, e = 0;
-        for (k = 0; k < 2 && fs->head_idx < fs->P; k++) {
-            e = sfs_rd_erased(fs, b * fs->P + fs->head_idx);
-            if (e < 0)
-                return e;
-            if (e)
-                break;
-            fs->head_idx++;
-        }
-        if (!e)
-            fs->head_idx = fs->P;
-    }
+    rc = resume(fs, fs->head_block, &fs->head_idx);
+    if (!rc)
+        rc = resume(fs, fs->gh_block, &fs->gh_idx);
     fs->need_ckpt = 1;
-    return 0;
+    return rc;
 }
 
 int sfs_ckpt_mount(steadyfs *fs)

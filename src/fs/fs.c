@@ -110,6 +110,8 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
         memset(cfg->work, 0, steadyfs_work_size(cfg));
     }
     fs->head_block = SFS_NONE;
+    fs->gh_block = SFS_NONE;
+    fs->gh_idx = fs->P;
     fs->gc_victim = SFS_NONE;
     fs->wl_victim = SFS_NONE;
     fs->gc_low = SFS_Q_TARGET + 3;

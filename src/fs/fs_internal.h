@@ -41,6 +41,7 @@
 #define TF_KILL 0x02u     /* with COMMIT: unmap pages >= aux of inode `owner` */
 #define TF_KILLALL 0x04u  /* with KILL: the inode itself too */
 #define TF_KILLMERGE 0x08u/* MAP2 written by merging the kill of inode aux */
+#define TF_EMPTY 0x10u    /* MAP1/MAP2 mapping nothing: its parent entry becomes none */
 
 #define OWNER_GC 0xFFFEu  /* a garbage-collection copy: commits itself */
 #define OWNER_NS 0xFFFFu  /* a namespace operation (create, rename, ...) */
@@ -145,6 +146,7 @@ void sfs_note_flips(steadyfs *fs, uint32_t ppn, int corrected);
 void sfs_count_inc(steadyfs *fs, uint32_t ppn);
 void sfs_count_dec(steadyfs *fs, uint32_t ppn);
 int sfs_log_reserve(steadyfs *fs);               /* head has a free sector */
+int sfs_log_reserve_gc(steadyfs *fs);            /* collection head has one */
 int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out);
 int sfs_erase_ahead(steadyfs *fs);
 int sfs_gc_pace(steadyfs *fs);                   /* after a host sector */

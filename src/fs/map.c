@@ -293,6 +293,8 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
 {
     uint32_t i, old;
     int rc;
+    if (t->flags & TF_EMPTY)
+        ppn = SFS_NONE;   /* maps nothing: the parent entry becomes none */
     if (t->kind == TK_MAP1) {
         struct sfs_pend *p;
         if (t->key >= fs->n_l1)
@@ -349,11 +351,19 @@ static int map_prog(steadyfs *fs, uint8_t kind, uint32_t key, uint8_t flags, uin
     sfs_tag t;
     uint32_t ppn;
     int rc;
+    uint32_t i;
     memset(&t, 0, sizeof t);
     t.kind = kind;
     t.key = key;
     t.flags = flags;
     t.aux = aux;
+    /* a map sector that maps nothing is not kept: its parent entry becomes
+     * "none" (otherwise every inode range ever used would keep its map
+     * sectors live for good) */
+    for (i = 0; i < fs->e1 && sfs_get32(fs->buf + 4 * i) == SFS_NONE; i++)
+        ;
+    if (i == fs->e1)
+        t.flags |= TF_EMPTY;
     rc = sfs_log_prog(fs, fs->buf, &t, &ppn);
     if (rc)
         return rc;
