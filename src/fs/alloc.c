@@ -220,6 +220,11 @@ int sfs_log_reserve(steadyfs *fs)
             if (rc == 0)
                 break;
         }
+        if (steps) {
+            fs->n_emerg++;
+            if (steps > fs->emerg_max)
+                fs->emerg_max = steps;
+        }
         /* paced collection leaves the last units to the emergency path,
          * which always has room to finish a victim (v* < P) */
         if (fs->in_gc == 1 && fs->nqueued + fs->nfree <= 2)
@@ -373,6 +378,15 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
     if (rc < 0)
         return rc;
     live = live_of(fs, ppn, &t, &unc);
+    if (live > 0) {
+        /* the move adds a pending change (a merge of an L1 sector adds
+         * its L2 change): room first; making room may itself have moved
+         * the sector, so ask again */
+        rc = sfs_make_room(fs, 4);
+        if (rc)
+            return rc;
+        live = live_of(fs, ppn, &t, &unc);
+    }
     if (live < 0)
         return live;
     if (!live) {
@@ -385,9 +399,7 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
     else if (t.kind == TK_MAP2)
         rc = sfs_merge_l2(fs, t.key);
     else {
-        rc = sfs_make_room(fs, 4);
-        if (!rc)
-            rc = sfs_log_reserve_gc(fs);
+        rc = sfs_log_reserve_gc(fs);
         if (rc)
             return rc;
         rc = sfs_rd_sector(fs, ppn, fs->buf, &t);
@@ -547,3 +559,4 @@ int steadyfs_gc_step(steadyfs *fs, uint32_t budget)
     rc = sfs_end(fs, rc < 0 ? rc : 0);
     return rc < 0 ? rc : (int)done;
 }
+

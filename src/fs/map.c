@@ -297,11 +297,19 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
         ppn = SFS_NONE;   /* maps nothing: the parent entry becomes none */
     if (t->kind == TK_MAP1) {
         struct sfs_pend *p;
+        uint32_t freed = 0;
         if (t->key >= fs->n_l1)
             return STEADYFS_ECORRUPT;
         rc = sfs_l1_locate(fs, t->key, &old);
         if (rc)
             return rc;
+        /* all or nothing: no change at all if its L2 change has no room */
+        for (i = 0; i < fs->npend; i++) {
+            p = &fs->pend[i];
+            freed += p->type == PT_L1 && !(p->flags & PF_UNC) && p->key / fs->e1 == t->key;
+        }
+        if (!sfs_pend_find(fs, PT_L2, t->key, 0) && fs->npend - freed >= fs->cfg.pending_max)
+            return STEADYFS_ENOSPC;
         for (i = 0; i < fs->npend;) {
             p = &fs->pend[i];
             if (p->type == PT_L1 && !(p->flags & PF_UNC) && p->key / fs->e1 == t->key) {
