@@ -194,8 +194,12 @@ int sfs_log_reserve(steadyfs *fs)
     if (fs->head_idx >= fs->P) {
         uint32_t steps = 0;
         /* the last erase units are kept for garbage collection's copies:
-         * host writes reaching them first collect (emergency, DESIGN.md §6) */
-        while (!fs->in_gc && fs->nqueued + fs->nfree <= 2 && steps < 3 * fs->P) {
+         * a host write reaching them first collects (catch-up, DESIGN.md
+         * §6): at most 2 (s + 1) steps, twice a sector's pace, counted in
+         * every bound (steadyfs_bound).  If that is not enough the write
+         * takes the unit anyway, and fails with ENOSPC when none is left:
+         * early, but cleanly and within its bound */
+        while (!fs->in_gc && fs->nqueued + fs->nfree <= 2 && steps < 2 * (fs->s_gc + 1)) {
             if (fs->nlimbo) {
                 rc = sfs_ckpt_write(fs);   /* emptied blocks become erasable */
                 if (rc)

@@ -173,8 +173,18 @@ static acc write_n(const model *m, uint64_t n, int with_sync)
 static void finish(const model *m, acc *a)
 {
     uint64_t sectors = a->p / m->pps, ck = sectors / m->R + sectors / m->P + 2;
+    uint64_t moves = sectors / m->P + 1;
+    acc ex = exam(m);
     pr(m, a, (uint32_t)ck);
     a->e += 2 + sectors / m->P + 1;
+    /* catch-up collection, at most once per move of the host head (it
+     * does not nest): 2 s examinations (m->s counts the wear-levelling
+     * step too), a checkpoint per victim it finishes (each takes >= 2
+     * steps) and the anchor erase they may need.  Only reached when
+     * pacing fell behind (DESIGN.md §6). */
+    add(a, &ex, moves * 2 * m->s);
+    pr(m, a, (uint32_t)(moves * (m->s + 1)));
+    a->e += moves;
 }
 
 int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs_call call,

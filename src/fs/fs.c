@@ -260,6 +260,9 @@ int steadyfs_mount(steadyfs *fs, const steadyfs_config *cfg)
         return rc == STEADYFS_EINVAL ? rc : (rc == STEADYFS_EIO ? rc : STEADYFS_ECORRUPT);
     }
     derive(fs);
+    /* a victim in progress keeps the full pace: its count when chosen is
+     * not in the checkpoint (DESIGN.md §6) */
+    fs->gc_c0 = fs->P;
     fs->mounted = 1;
     return 0;
 }
