@@ -470,8 +470,8 @@ int sfs_gc_pace(steadyfs *fs)
 {
     uint32_t i, n;
     int rc = 0;
-    /* static wear levelling: one sector per 32 written, whatever the pool */
-    if ((fs->wl_tick++ & 31u) == 0) {
+    /* static wear levelling: one sector per SFS_WL_STEP written, whatever the pool */
+    if ((fs->wl_tick++ & (SFS_WL_STEP - 1u)) == 0) {
         fs->in_gc = 1;
         rc = wl_one(fs);
         fs->in_gc = 0;

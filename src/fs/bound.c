@@ -226,7 +226,7 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
     v = (uint32_t)((uint64_t)fs.cfg.fill_permille * closed * fs.P / 1000u / closed);
     if (v >= fs.P)
         v = fs.P - 1;
-    m.s = (33u * fs.P + 32u * (fs.P - v) - 1) / (32u * (fs.P - v));
+    m.s = ((SFS_WL_STEP + 1u) * fs.P + SFS_WL_STEP * (fs.P - v) - 1) / (SFS_WL_STEP * (fs.P - v));
     m.s += 1;   /* the static wear-levelling step a sector may also do */
     switch (call) {
     case STEADYFS_CALL_MOUNT: {

@@ -18,7 +18,8 @@
 #define SFS_EAGAIN (-1006)        /* paced collection stops: last unit is reserved */
 #define SFS_EFAIL (-1005)         /* device reported program/erase failure */
 #define SFS_Q_TARGET 3u           /* erased blocks kept ready (erase-ahead) */
-#define SFS_WL_PERIOD 256u        /* greedy victims per static wear-levelling pick */
+#define SFS_WL_PERIOD 16u         /* greedy victims per static wear-levelling pick */
+#define SFS_WL_STEP 32u           /* sectors written per static wear-levelling step (power of 2) */
 #define SFS_RESERVED_BLOCKS 4u    /* anchor area: first good two of these */
 
 /* Block table states (values 0..P are closed blocks with that many live
