@@ -36,7 +36,7 @@
  *
  *   mt29f1g01 (1024 blocks) defaults, one open file (open_max = 1):
  *     work 48 + 640 + 128 + 1024 + 32 = 1872 B, + 2048 B sector buffer,
- *     + sizeof(steadyfs) (296 B on Cortex-M3) = 4216 B.
+ *     + sizeof(steadyfs) (336 B on Cortex-M3) = 4256 B.
  *
  * Threads.  None: calls on one steadyfs must not run concurrently.
  *
@@ -78,9 +78,10 @@
  * paced by writes; steadyfs_gc_step() lets idle time get ahead.  Space:
  * capacity (steadyfs_info) is fill_permille of the sectors outside a
  * reserve of 4 anchor-area and 6 collection units; writes past it fail
- * with ENOSPC, cleanly.  Known gap (docs/DESIGN.md §10): if pacing falls
- * behind (frequent power cuts, MRAM near full), a write may collect in an
- * emergency beyond its stated bound, or return ENOSPC early.
+ * with ENOSPC, cleanly.  If pacing falls behind, a write catches up by a
+ * bounded collection counted in its stated bound; in adversarial patterns
+ * that may not be enough and the write returns ENOSPC early (docs/DESIGN.md
+ * §6, §10; never seen in the tests).
  *
  * Identity.  Each file and directory has a 64-bit id (steadyfs_stat.id):
  * inode number in the low 32 bits, a generation in the high 32 bits, so an

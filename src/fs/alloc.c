@@ -381,16 +381,12 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
     }
     if (rc < 0)
         return rc;
+    /* a move adds a pending change (a merge of an L1 sector adds its L2
+     * change): room first (making room may itself move the sector) */
+    rc = sfs_make_room(fs, 4);
+    if (rc)
+        return rc;
     live = live_of(fs, ppn, &t, &unc);
-    if (live > 0) {
-        /* the move adds a pending change (a merge of an L1 sector adds
-         * its L2 change): room first; making room may itself have moved
-         * the sector, so ask again */
-        rc = sfs_make_room(fs, 4);
-        if (rc)
-            return rc;
-        live = live_of(fs, ppn, &t, &unc);
-    }
     if (live < 0)
         return live;
     if (!live) {

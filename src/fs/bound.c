@@ -10,8 +10,11 @@
  * limit) or on history. */
 #include "fs/fs_internal.h"
 
-typedef struct acc {
-    uint64_t r, p, e, rb, pb;
+typedef union acc {
+    struct {
+        uint64_t r, p, e, rb, pb;
+    };
+    uint64_t v[5];   /* the same, for add() */
 } acc;
 
 typedef struct model {
@@ -20,11 +23,9 @@ typedef struct model {
 
 static void add(acc *a, const acc *b, uint64_t times)
 {
-    a->r += b->r * times;
-    a->p += b->p * times;
-    a->e += b->e * times;
-    a->rb += b->rb * times;
-    a->pb += b->pb * times;
+    uint32_t i;
+    for (i = 0; i < 5; i++)
+        a->v[i] += b->v[i] * times;
 }
 
 static void rd(const model *m, acc *a, uint32_t n)   /* full sector reads */
@@ -53,7 +54,7 @@ static void pr(const model *m, acc *a, uint32_t n)   /* sector programs */
  * entry (DESIGN.md §6). */
 static acc free_one(const model *m)
 {
-    acc a = {0, 0, 0, 0, 0};
+    acc a = {{0, 0, 0, 0, 0}};
     rds(m, &a, 3);
     rd(m, &a, 2);
     pr(m, &a, 2);
@@ -64,7 +65,7 @@ static acc free_one(const model *m)
  * (read, program), the lookup its self-commit does and the entry it adds. */
 static acc exam(const model *m)
 {
-    acc a = {0, 0, 0, 0, 0}, f = free_one(m);
+    acc a = {{0, 0, 0, 0, 0}}, f = free_one(m);
     rds(m, &a, 1 + 2 + 2);
     rd(m, &a, 1);
     pr(m, &a, 1);
@@ -76,7 +77,7 @@ static acc exam(const model *m)
  * write, the program. */
 static acc host_sector(const model *m, int rmw)
 {
-    acc a = {0, 0, 0, 0, 0}, ex = exam(m), f = free_one(m);
+    acc a = {{0, 0, 0, 0, 0}}, ex = exam(m), f = free_one(m);
     add(&a, &ex, m->s);
     add(&a, &f, 1);
     pr(m, &a, 1);
@@ -100,7 +101,7 @@ static acc commit(const model *m)
  * its dense pages' lookups, and the two entries more it needs. */
 static acc kill(const model *m)
 {
-    acc a = {0, 0, 0, 0, 0}, f = free_one(m);
+    acc a = {{0, 0, 0, 0, 0}}, f = free_one(m);
     rds(m, &a, 1 + 2 + 2);
     rd(m, &a, m->nl);
     add(&a, &f, 2);
@@ -109,7 +110,7 @@ static acc kill(const model *m)
 
 static acc lookup_name(const model *m)
 {
-    acc a = {0, 0, 0, 0, 0};
+    acc a = {{0, 0, 0, 0, 0}};
     rds(m, &a, 2 * m->D);
     rd(m, &a, m->D);
     return a;
@@ -117,7 +118,7 @@ static acc lookup_name(const model *m)
 
 static acc inode_read(const model *m)
 {
-    acc a = {0, 0, 0, 0, 0};
+    acc a = {{0, 0, 0, 0, 0}};
     rds(m, &a, 2);
     rd(m, &a, 1);
     return a;
@@ -125,7 +126,7 @@ static acc inode_read(const model *m)
 
 static acc resolve(const model *m)
 {
-    acc a = {0, 0, 0, 0, 0}, l = lookup_name(m);
+    acc a = {{0, 0, 0, 0, 0}}, l = lookup_name(m);
     add(&a, &l, m->depth);
     return a;
 }
@@ -134,7 +135,7 @@ static acc resolve(const model *m)
  * and the edited bucket written. */
 static acc dir_edit(const model *m)
 {
-    acc a = {0, 0, 0, 0, 0}, h = host_sector(m, 0);
+    acc a = {{0, 0, 0, 0, 0}}, h = host_sector(m, 0);
     rds(m, &a, 2 * m->D);
     rd(m, &a, m->D);
     add(&a, &h, 2);
@@ -160,7 +161,7 @@ static acc ns_unlink(const model *m)
 
 static acc write_n(const model *m, uint64_t n, int with_sync)
 {
-    acc a = {0, 0, 0, 0, 0}, h = host_sector(m, 1), c = commit(m);
+    acc a = {{0, 0, 0, 0, 0}}, h = host_sector(m, 1), c = commit(m);
     uint64_t w = (n + m->S - 1) / m->S + 1, commits = w / (m->txn ? m->txn : 1) + (with_sync ? 1 : 0);
     add(&a, &h, w);
     add(&a, &c, commits);
@@ -195,7 +196,7 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
     sbd dummy_bd;
     static const sbd_ops no_ops;
     model m;
-    acc a = {0, 0, 0, 0, 0}, t;
+    acc a = {{0, 0, 0, 0, 0}}, t;
     uint32_t v, closed;
     if (!cfg || !geo || !out)
         return STEADYFS_EINVAL;
@@ -340,10 +341,16 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
 
 const char *steadyfs_call_name(steadyfs_call call)
 {
-    static const char *const names[STEADYFS_CALL_COUNT] = {
-        "mount", "unmount", "info", "open", "create", "close", "read", "write", "sync",
-        "write_sync", "truncate", "seek", "stat", "unlink", "rename", "mkdir", "rmdir",
-        "opendir", "readdir", "closedir", "gc_step",
-    };
-    return (unsigned)call < STEADYFS_CALL_COUNT ? names[call] : NULL;
+    /* one string, names separated by NUL: no table of pointers */
+    static const char names[] =
+        "mount\0unmount\0info\0open\0create\0close\0read\0write\0sync\0"
+        "write_sync\0truncate\0seek\0stat\0unlink\0rename\0mkdir\0rmdir\0"
+        "opendir\0readdir\0closedir\0gc_step";
+    const char *p = names;
+    unsigned i;
+    if ((unsigned)call >= STEADYFS_CALL_COUNT)
+        return NULL;
+    for (i = 0; i < (unsigned)call; i++)
+        p += strlen(p) + 1;
+    return p;
 }

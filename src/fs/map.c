@@ -418,19 +418,23 @@ int sfs_merge_l1(steadyfs *fs, uint32_t m) { return merge_l1_k(fs, m, SFS_NONE);
 
 static int merge_l2_k(steadyfs *fs, uint32_t l2, uint32_t kill_ino)
 {
-    uint32_t i, m0 = 0, n = 0, first = 0;
+    uint32_t i, m0 = 0, n = 0, first = 0, from;
     sfs_tag t;
     int rc;
-    if (kill_ino != SFS_NONE) {
-        uint32_t from = kill_from(fs, kill_ino);
-        m0 = (kill_ino << fs->fbits) / fs->e1;
-        n = (1u << fs->fbits) / fs->e1;
-        first = (from + fs->e1 - 1) / fs->e1;   /* first L1 fully covered */
-    }
     do {
         rc = sfs_log_reserve(fs);
         if (rc)
             break;
+        /* after the reserve: a collection inside it may have merged the
+         * kill already (then this is a plain merge) */
+        from = kill_ino == SFS_NONE ? SFS_NONE : kill_from(fs, kill_ino);
+        if (from == SFS_NONE)
+            kill_ino = SFS_NONE;
+        else {
+            m0 = (kill_ino << fs->fbits) / fs->e1;
+            n = (1u << fs->fbits) / fs->e1;
+            first = (from + fs->e1 - 1) / fs->e1;   /* first L1 fully covered */
+        }
         if (fs->root[l2] == SFS_NONE)
             memset(fs->buf, 0xFF, fs->payload);
         else if ((rc = sfs_rd_sector(fs, fs->root[l2], fs->buf, &t)) < 0)

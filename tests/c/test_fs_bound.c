@@ -167,6 +167,8 @@ static void run(const char *profile, uint32_t blocks, uint64_t ncalls, uint32_t 
     const char *seed = getenv("STEADYFS_BOUND_SEED");
     rng = 88172645463325252ull ^ ((uint64_t)(seed ? atoi(seed) : 0) << 32) ^
           (uint64_t)run_no * 0x9E3779B97F4A7C15ull;
+    const char *ev = getenv("STEADYFS_BOUND_RECOUNT");   /* calls between recounts */
+    uint64_t every = ev ? strtoull(ev, NULL, 0) : 64;
     if (only && atoi(only) != run_no++)
         return;
     if (!only)
@@ -187,7 +189,7 @@ static void run(const char *profile, uint32_t blocks, uint64_t ncalls, uint32_t 
         fill(fill_permille, buf, 4096);
     arm(cut_window);
     for (i = 0; i < ncalls; i++) {
-        if (cut_window && i % 64 == 0 && !counts_ok("every 64 calls", i))
+        if (cut_window && i % every == 0 && !counts_ok("periodic recount", i))
             break;
         if (T.fs.dead) {
             /* power cut: on again, mount (checked), handles are gone */
