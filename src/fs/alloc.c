@@ -224,11 +224,7 @@ int sfs_log_reserve(steadyfs *fs)
             if (rc == 0)
                 break;
         }
-        if (steps) {
-            fs->n_emerg++;
-            if (steps > fs->emerg_max)
-                fs->emerg_max = steps;
-        }
+        fs->n_emerg += steps != 0;
         /* paced collection leaves the last units to the emergency path,
          * which always has room to finish a victim (v* < P) */
         if (fs->in_gc == 1 && fs->nqueued + fs->nfree <= 2)

@@ -13,8 +13,9 @@
 typedef union acc {
     struct {
         uint64_t r, p, e, rb, pb;
+        uint64_t c;   /* of the programs: collection copies (collection head) */
     };
-    uint64_t v[5];   /* the same, for add() */
+    uint64_t v[6];   /* the same, for add() */
 } acc;
 
 typedef struct model {
@@ -24,7 +25,7 @@ typedef struct model {
 static void add(acc *a, const acc *b, uint64_t times)
 {
     uint32_t i;
-    for (i = 0; i < 5; i++)
+    for (i = 0; i < 6; i++)
         a->v[i] += b->v[i] * times;
 }
 
@@ -54,7 +55,7 @@ static void pr(const model *m, acc *a, uint32_t n)   /* sector programs */
  * entry (DESIGN.md §6). */
 static acc free_one(const model *m)
 {
-    acc a = {{0, 0, 0, 0, 0}};
+    acc a = {{0, 0, 0, 0, 0, 0}};
     rds(m, &a, 3);
     rd(m, &a, 2);
     pr(m, &a, 2);
@@ -65,10 +66,11 @@ static acc free_one(const model *m)
  * (read, program), the lookup its self-commit does and the entry it adds. */
 static acc exam(const model *m)
 {
-    acc a = {{0, 0, 0, 0, 0}}, f = free_one(m);
+    acc a = {{0, 0, 0, 0, 0, 0}}, f = free_one(m);
     rds(m, &a, 1 + 2 + 2);
     rd(m, &a, 1);
     pr(m, &a, 1);
+    a.c = 1;
     add(&a, &f, 1);
     return a;
 }
@@ -77,7 +79,7 @@ static acc exam(const model *m)
  * write, the program. */
 static acc host_sector(const model *m, int rmw)
 {
-    acc a = {{0, 0, 0, 0, 0}}, ex = exam(m), f = free_one(m);
+    acc a = {{0, 0, 0, 0, 0, 0}}, ex = exam(m), f = free_one(m);
     add(&a, &ex, m->s);
     add(&a, &f, 1);
     pr(m, &a, 1);
@@ -101,7 +103,7 @@ static acc commit(const model *m)
  * its dense pages' lookups, and the two entries more it needs. */
 static acc kill(const model *m)
 {
-    acc a = {{0, 0, 0, 0, 0}}, f = free_one(m);
+    acc a = {{0, 0, 0, 0, 0, 0}}, f = free_one(m);
     rds(m, &a, 1 + 2 + 2);
     rd(m, &a, m->nl);
     add(&a, &f, 2);
@@ -110,7 +112,7 @@ static acc kill(const model *m)
 
 static acc lookup_name(const model *m)
 {
-    acc a = {{0, 0, 0, 0, 0}};
+    acc a = {{0, 0, 0, 0, 0, 0}};
     rds(m, &a, 2 * m->D);
     rd(m, &a, m->D);
     return a;
@@ -118,7 +120,7 @@ static acc lookup_name(const model *m)
 
 static acc inode_read(const model *m)
 {
-    acc a = {{0, 0, 0, 0, 0}};
+    acc a = {{0, 0, 0, 0, 0, 0}};
     rds(m, &a, 2);
     rd(m, &a, 1);
     return a;
@@ -126,7 +128,7 @@ static acc inode_read(const model *m)
 
 static acc resolve(const model *m)
 {
-    acc a = {{0, 0, 0, 0, 0}}, l = lookup_name(m);
+    acc a = {{0, 0, 0, 0, 0, 0}}, l = lookup_name(m);
     add(&a, &l, m->depth);
     return a;
 }
@@ -135,7 +137,7 @@ static acc resolve(const model *m)
  * and the edited bucket written. */
 static acc dir_edit(const model *m)
 {
-    acc a = {{0, 0, 0, 0, 0}}, h = host_sector(m, 0);
+    acc a = {{0, 0, 0, 0, 0, 0}}, h = host_sector(m, 0);
     rds(m, &a, 2 * m->D);
     rd(m, &a, m->D);
     add(&a, &h, 2);
@@ -161,7 +163,7 @@ static acc ns_unlink(const model *m)
 
 static acc write_n(const model *m, uint64_t n, int with_sync)
 {
-    acc a = {{0, 0, 0, 0, 0}}, h = host_sector(m, 1), c = commit(m);
+    acc a = {{0, 0, 0, 0, 0, 0}}, h = host_sector(m, 1), c = commit(m);
     uint64_t w = (n + m->S - 1) / m->S + 1, commits = w / (m->txn ? m->txn : 1) + (with_sync ? 1 : 0);
     add(&a, &h, w);
     add(&a, &c, commits);
@@ -174,7 +176,7 @@ static acc write_n(const model *m, uint64_t n, int with_sync)
 static void finish(const model *m, acc *a)
 {
     uint64_t sectors = a->p / m->pps, ck = sectors / m->R + sectors / m->P + 2;
-    uint64_t moves = sectors / m->P + 1;
+    uint64_t moves = (sectors - a->c) / m->P + 1;   /* of the host head */
     acc ex = exam(m);
     pr(m, a, (uint32_t)ck);
     a->e += 2 + sectors / m->P + 1;
@@ -196,7 +198,7 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
     sbd dummy_bd;
     static const sbd_ops no_ops;
     model m;
-    acc a = {{0, 0, 0, 0, 0}}, t;
+    acc a = {{0, 0, 0, 0, 0, 0}}, t;
     uint32_t v, closed;
     if (!cfg || !geo || !out)
         return STEADYFS_EINVAL;

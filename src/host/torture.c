@@ -57,7 +57,7 @@ typedef struct tctx {
     model cur, pre, post;
     uint64_t op;
     int armed;
-    uint32_t emerg, emerg_max, victims;   /* summed over mounts */
+    uint32_t emerg, victims;   /* summed over mounts */
 } tctx;
 
 /* The file system's counters restart at each mount: keep their sums. */
@@ -65,8 +65,6 @@ static void keep_stats(tctx *t)
 {
     t->emerg += t->fs.n_emerg;
     t->victims += t->fs.n_victim;
-    if (t->fs.emerg_max > t->emerg_max)
-        t->emerg_max = t->fs.emerg_max;
 }
 
 static uint64_t rnd(tctx *t)
@@ -718,10 +716,9 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
         for (b = 0; b < t->dev.bd.geo.block_count; b++)
             bad += sbd_is_bad(&t->dev.bd, b) > 0;
         fprintf(out, "%s: %llu ops, %llu programs, %llu erases, %u bad blocks, %u GC victims, "
-                "%u emergency collections (max %u steps)\n",
+                "%u catch-up collections\n",
                 o->device, (unsigned long long)t->op, (unsigned long long)t->dev.stats.progs,
-                (unsigned long long)t->dev.stats.erases, bad, t->victims, t->emerg,
-                t->emerg_max);
+                (unsigned long long)t->dev.stats.erases, bad, t->victims, t->emerg);
     }
     fprintf(out, "%llu power cuts, %llu checks, %llu failures\n", (unsigned long long)r->cuts,
             (unsigned long long)r->checks, (unsigned long long)r->failures);

@@ -307,7 +307,7 @@ static void run(const char *profile, uint32_t blocks, uint64_t ncalls, uint32_t 
                 break;
         }
     }
-    printf("%s%s: %llu calls, %llu power cuts, %u emergency collections; max measured / bound "
+    printf("%s%s: %llu calls, %llu power cuts, %u catch-up collections; max measured / bound "
            "(ms, worst timing):", profile, fill_permille ? " (filled)" : "",
            (unsigned long long)calls, (unsigned long long)cuts, emerg + T.fs.n_emerg);
     for (k = 0; k < STEADYFS_CALL_COUNT; k++)
