@@ -36,7 +36,7 @@
  *
  *   mt29f1g01 (1024 blocks) defaults, one open file (open_max = 1):
  *     work 48 + 640 + 128 + 1024 + 32 = 1872 B, + 2048 B sector buffer,
- *     + sizeof(steadyfs) (296 B on Cortex-M3) = 4216 B.
+ *     + sizeof(steadyfs) (336 B on Cortex-M3) = 4256 B.
  *
  * Threads.  None: calls on one steadyfs must not run concurrently.
  *
@@ -78,9 +78,10 @@
  * paced by writes; steadyfs_gc_step() lets idle time get ahead.  Space:
  * capacity (steadyfs_info) is fill_permille of the sectors outside a
  * reserve of 4 anchor-area and 6 collection units; writes past it fail
- * with ENOSPC, cleanly.  Known gap (docs/DESIGN.md §10): if pacing falls
- * behind (frequent power cuts, MRAM near full), a write may collect in an
- * emergency beyond its stated bound, or return ENOSPC early.
+ * with ENOSPC, cleanly.  If pacing falls behind, a write catches up by a
+ * bounded collection counted in its stated bound; in adversarial patterns
+ * that may not be enough and the write returns ENOSPC early (docs/DESIGN.md
+ * §6, §10; never seen in the tests).
  *
  * Identity.  Each file and directory has a 64-bit id (steadyfs_stat.id):
  * inode number in the low 32 bits, a generation in the high 32 bits, so an
@@ -175,14 +176,15 @@ typedef struct steadyfs {
     uint32_t e1, n_l1, n_l2, fbits, vol, usable;
     uint32_t live, live_max, s_gc, txn_max, gc_low, drift;
     uint32_t head_block, head_idx, head_count;
+    uint32_t gh_block, gh_idx, gh_count;   /* collection head (copies) */
     uint32_t gc_victim, gc_idx, gc_c0, wl_victim, wl_idx, wl_next, wl_tick, wl_cursor;
     uint32_t alloc_cursor, victims, ino_cursor;
     uint32_t anchor[2], anchor_cur, anchor_next_idx, anchor_dirty_other;
     uint32_t since_ckpt, epoch, retire[4], call_ops, erase_credit, gc_busy;
     uint32_t npend, uncommitted, nqueued, nfree, nlimbo;
     uint64_t seq, anchor_seq;
-    uint32_t n_data, n_copy, n_map, n_ckpt, n_erase, n_victim; /* statistics */
-    uint8_t mounted, dead, need_ckpt, erase_budget, in_gc;
+    uint32_t n_data, n_copy, n_map, n_ckpt, n_erase, n_victim, n_emerg; /* statistics */
+    uint8_t mounted, dead, need_ckpt, erase_budget, in_gc, to_gh;
     uint8_t *blk;
     uint32_t *root;
     struct sfs_pend *pend;

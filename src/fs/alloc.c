@@ -18,15 +18,21 @@ static void set_state(steadyfs *fs, uint32_t b, uint8_t s)
 
 uint32_t sfs_free_blocks(const steadyfs *fs) { return fs->nqueued + fs->nfree + fs->nlimbo; }
 
+/* Live count of a head unit (host or collection head), or NULL. */
+static uint32_t *head_count(steadyfs *fs, uint32_t b)
+{
+    return b == fs->head_block ? &fs->head_count : b == fs->gh_block ? &fs->gh_count : NULL;
+}
+
 void sfs_count_inc(steadyfs *fs, uint32_t ppn)
 {
-    uint32_t b;
+    uint32_t b, *hc;
     /* none, unknown, or (a damaged map) no sector of this device */
     if (ppn >= SFS_UNKNOWN || ppn / fs->P >= fs->nblocks)
         return;
     b = sfs_blk(fs, ppn);
-    if (b == fs->head_block)
-        fs->head_count++;
+    if ((hc = head_count(fs, b)) != NULL)
+        (*hc)++;
     else if (closed(fs, b) && fs->blk[b] < fs->P)
         fs->blk[b]++;
     else
@@ -36,13 +42,14 @@ void sfs_count_inc(steadyfs *fs, uint32_t ppn)
 
 void sfs_count_dec(steadyfs *fs, uint32_t ppn)
 {
-    uint32_t b;
+    uint32_t b, *hc;
     if (ppn >= SFS_UNKNOWN || ppn / fs->P >= fs->nblocks)
         return;
     b = sfs_blk(fs, ppn);
-    if (b == fs->head_block && fs->head_count)
-        fs->head_count--;
-    else if (b != fs->head_block && closed(fs, b) && fs->blk[b] > 0)
+    hc = head_count(fs, b);
+    if (hc && *hc)
+        (*hc)--;
+    else if (!hc && closed(fs, b) && fs->blk[b] > 0)
         fs->blk[b]--;
     else
         return;
@@ -124,6 +131,61 @@ int sfs_erase_ahead(steadyfs *fs)
     return rc < 0 ? rc : 0;
 }
 
+/* Move a full head (host or collection) to the next erased unit. */
+static int head_move(steadyfs *fs, uint32_t *blk, uint32_t *idx, uint32_t *cnt)
+{
+    uint32_t b;
+    int rc;
+    while (*idx >= fs->P) {
+        b = find_state(fs, BS_QUEUED);
+        if (b == SFS_NONE) {
+            b = find_state(fs, BS_FREE);
+            if (b != SFS_NONE) {
+                rc = erase_free(fs, b);
+                if (rc < 0)
+                    return rc;
+                continue;
+            }
+            if (!fs->nlimbo)
+                return STEADYFS_ENOSPC;
+            rc = sfs_ckpt_write(fs);
+            if (rc)
+                return rc;
+            continue;
+        }
+        fs->alloc_cursor = (b + 1) % fs->nblocks;
+        if (*blk != SFS_NONE)
+            set_state(fs, *blk, (uint8_t)*cnt);
+        set_state(fs, b, BS_HEAD);
+        *blk = b;
+        *idx = 0;
+        *cnt = 0;
+        fs->erase_budget++;   /* a call pays for the blocks it fills */
+        fs->need_ckpt = 1;    /* replay starts in the heads a checkpoint names */
+    }
+    return 0;
+}
+
+static int reserve_end(steadyfs *fs)
+{
+    if (fs->need_ckpt || fs->since_ckpt >= fs->cfg.replay_max)
+        return sfs_ckpt_write(fs);
+    return 0;
+}
+
+/* Collection copies go to a head of their own: data that survived a
+ * collection is likely cold, and kept apart from the host's (mostly
+ * short-lived) writes it fills whole units that later collections leave
+ * alone, instead of spreading over every unit (DESIGN.md §6). */
+int sfs_log_reserve_gc(steadyfs *fs)
+{
+    int rc;
+    if (fs->dead)
+        return STEADYFS_EIO;
+    rc = head_move(fs, &fs->gh_block, &fs->gh_idx, &fs->gh_count);
+    return rc ? rc : reserve_end(fs);
+}
+
 int sfs_log_reserve(steadyfs *fs)
 {
     uint32_t b;
@@ -132,9 +194,13 @@ int sfs_log_reserve(steadyfs *fs)
         return STEADYFS_EIO;
     if (fs->head_idx >= fs->P) {
         uint32_t steps = 0;
-        /* the last erase unit is kept for garbage collection's copies:
-         * host writes reaching it first collect (emergency, DESIGN.md §4) */
-        while (!fs->in_gc && fs->nqueued + fs->nfree <= 2 && steps < 3 * fs->P) {
+        /* the last erase units are kept for garbage collection's copies:
+         * a host write reaching them first collects (catch-up, DESIGN.md
+         * §6): at most 2 (s + 1) steps, twice a sector's pace, counted in
+         * every bound (steadyfs_bound).  If that is not enough the write
+         * takes the unit anyway, and fails with ENOSPC when none is left:
+         * early, but cleanly and within its bound */
+        while (!fs->in_gc && fs->nqueued + fs->nfree <= 2 && steps < 2 * (fs->s_gc + 1)) {
             if (fs->nlimbo) {
                 rc = sfs_ckpt_write(fs);   /* emptied blocks become erasable */
                 if (rc)
@@ -159,57 +225,33 @@ int sfs_log_reserve(steadyfs *fs)
             if (rc == 0)
                 break;
         }
+        fs->n_emerg += steps != 0;
         /* paced collection leaves the last units to the emergency path,
          * which always has room to finish a victim (v* < P) */
         if (fs->in_gc == 1 && fs->nqueued + fs->nfree <= 2)
             return SFS_EAGAIN;
-        /* the collection may have moved the head on already */
-        while (fs->head_idx >= fs->P) {
-            b = find_state(fs, BS_QUEUED);
-            if (b == SFS_NONE) {
-                b = find_state(fs, BS_FREE);
-                if (b != SFS_NONE) {
-                    rc = erase_free(fs, b);
-                    if (rc < 0)
-                        return rc;
-                    continue;
-                }
-                if (!fs->nlimbo)
-                    return STEADYFS_ENOSPC;
-                rc = sfs_ckpt_write(fs);
-                if (rc)
-                    return rc;
-                continue;
-            }
-            fs->alloc_cursor = (b + 1) % fs->nblocks;
-            if (fs->head_block != SFS_NONE)
-                set_state(fs, fs->head_block, (uint8_t)fs->head_count);
-            set_state(fs, b, BS_HEAD);
-            fs->head_block = b;
-            fs->head_idx = 0;
-            fs->head_count = 0;
-            fs->erase_budget++;   /* a call pays for the blocks it fills */
-            fs->need_ckpt = 1;
-        }
+        rc = head_move(fs, &fs->head_block, &fs->head_idx, &fs->head_count);
+        if (rc)
+            return rc;
     }
-    if (fs->need_ckpt || fs->since_ckpt >= fs->cfg.replay_max)
-        return sfs_ckpt_write(fs);
-    return 0;
+    return reserve_end(fs);
 }
 
 int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out)
 {
     uint32_t ppn;
     int rc;
-    if (fs->head_idx >= fs->P || fs->need_ckpt)
+    uint32_t *blk = fs->to_gh ? &fs->gh_block : &fs->head_block;
+    uint32_t *idx = fs->to_gh ? &fs->gh_idx : &fs->head_idx;
+    if (*idx >= fs->P || fs->need_ckpt)
         return STEADYFS_EINVAL;   /* caller forgot sfs_log_reserve */
-    ppn = fs->head_block * fs->P + fs->head_idx;
+    ppn = *blk * fs->P + *idx;
     t->seq = fs->seq++;
     fs->call_ops++;
     if (fs->erase_credit < fs->P / 2)
         fs->erase_credit++;   /* capped: no burst of erases after a lull */
     rc = sfs_prog_sector(fs, ppn, buf, t);
-    fs->head_idx++;
+    (*idx)++;
     fs->since_ckpt++;
     if (rc == SFS_EFAIL) {
         /* grown bad block: what it holds moves out by GC, then it is
@@ -217,10 +259,10 @@ int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out)
         int i;
         for (i = 0; i < 4; i++)
             if (fs->retire[i] == SFS_NONE) {
-                fs->retire[i] = fs->head_block;
+                fs->retire[i] = *blk;
                 break;
             }
-        fs->head_idx = fs->P;
+        *idx = fs->P;
         fs->need_ckpt = 1;
         return SFS_RETRY;
     }
@@ -336,6 +378,11 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
     }
     if (rc < 0)
         return rc;
+    /* a move adds a pending change (a merge of an L1 sector adds its L2
+     * change): room first (making room may itself move the sector) */
+    rc = sfs_make_room(fs, 4);
+    if (rc)
+        return rc;
     live = live_of(fs, ppn, &t, &unc);
     if (live < 0)
         return live;
@@ -349,9 +396,7 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
     else if (t.kind == TK_MAP2)
         rc = sfs_merge_l2(fs, t.key);
     else {
-        rc = sfs_make_room(fs, 4);
-        if (!rc)
-            rc = sfs_log_reserve(fs);
+        rc = sfs_log_reserve_gc(fs);
         if (rc)
             return rc;
         rc = sfs_rd_sector(fs, ppn, fs->buf, &t);
@@ -367,7 +412,9 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
             t.flags = TF_COMMIT;
             t.txn = (uint32_t)fs->seq;
         }
+        fs->to_gh = 1;
         rc = sfs_log_prog(fs, fs->buf, &t, &np);
+        fs->to_gh = 0;
         if (rc == SFS_RETRY)
             return 1;
         if (rc)
@@ -416,8 +463,8 @@ int sfs_gc_pace(steadyfs *fs)
 {
     uint32_t i, n;
     int rc = 0;
-    /* static wear levelling: one sector per 32 written, whatever the pool */
-    if ((fs->wl_tick++ & 31u) == 0) {
+    /* static wear levelling: one sector per SFS_WL_STEP written, whatever the pool */
+    if ((fs->wl_tick++ & (SFS_WL_STEP - 1u)) == 0) {
         fs->in_gc = 1;
         rc = wl_one(fs);
         fs->in_gc = 0;
@@ -509,3 +556,4 @@ int steadyfs_gc_step(steadyfs *fs, uint32_t budget)
     rc = sfs_end(fs, rc < 0 ? rc : 0);
     return rc < 0 ? rc : (int)done;
 }
+

@@ -10,8 +10,12 @@
  * limit) or on history. */
 #include "fs/fs_internal.h"
 
-typedef struct acc {
-    uint64_t r, p, e, rb, pb;
+typedef union acc {
+    struct {
+        uint64_t r, p, e, rb, pb;
+        uint64_t c;   /* of the programs: collection copies (collection head) */
+    };
+    uint64_t v[6];   /* the same, for add() */
 } acc;
 
 typedef struct model {
@@ -20,11 +24,9 @@ typedef struct model {
 
 static void add(acc *a, const acc *b, uint64_t times)
 {
-    a->r += b->r * times;
-    a->p += b->p * times;
-    a->e += b->e * times;
-    a->rb += b->rb * times;
-    a->pb += b->pb * times;
+    uint32_t i;
+    for (i = 0; i < 6; i++)
+        a->v[i] += b->v[i] * times;
 }
 
 static void rd(const model *m, acc *a, uint32_t n)   /* full sector reads */
@@ -53,7 +55,7 @@ static void pr(const model *m, acc *a, uint32_t n)   /* sector programs */
  * entry (DESIGN.md §6). */
 static acc free_one(const model *m)
 {
-    acc a = {0, 0, 0, 0, 0};
+    acc a = {{0, 0, 0, 0, 0, 0}};
     rds(m, &a, 3);
     rd(m, &a, 2);
     pr(m, &a, 2);
@@ -64,10 +66,11 @@ static acc free_one(const model *m)
  * (read, program), the lookup its self-commit does and the entry it adds. */
 static acc exam(const model *m)
 {
-    acc a = {0, 0, 0, 0, 0}, f = free_one(m);
+    acc a = {{0, 0, 0, 0, 0, 0}}, f = free_one(m);
     rds(m, &a, 1 + 2 + 2);
     rd(m, &a, 1);
     pr(m, &a, 1);
+    a.c = 1;
     add(&a, &f, 1);
     return a;
 }
@@ -76,7 +79,7 @@ static acc exam(const model *m)
  * write, the program. */
 static acc host_sector(const model *m, int rmw)
 {
-    acc a = {0, 0, 0, 0, 0}, ex = exam(m), f = free_one(m);
+    acc a = {{0, 0, 0, 0, 0, 0}}, ex = exam(m), f = free_one(m);
     add(&a, &ex, m->s);
     add(&a, &f, 1);
     pr(m, &a, 1);
@@ -100,7 +103,7 @@ static acc commit(const model *m)
  * its dense pages' lookups, and the two entries more it needs. */
 static acc kill(const model *m)
 {
-    acc a = {0, 0, 0, 0, 0}, f = free_one(m);
+    acc a = {{0, 0, 0, 0, 0, 0}}, f = free_one(m);
     rds(m, &a, 1 + 2 + 2);
     rd(m, &a, m->nl);
     add(&a, &f, 2);
@@ -109,7 +112,7 @@ static acc kill(const model *m)
 
 static acc lookup_name(const model *m)
 {
-    acc a = {0, 0, 0, 0, 0};
+    acc a = {{0, 0, 0, 0, 0, 0}};
     rds(m, &a, 2 * m->D);
     rd(m, &a, m->D);
     return a;
@@ -117,7 +120,7 @@ static acc lookup_name(const model *m)
 
 static acc inode_read(const model *m)
 {
-    acc a = {0, 0, 0, 0, 0};
+    acc a = {{0, 0, 0, 0, 0, 0}};
     rds(m, &a, 2);
     rd(m, &a, 1);
     return a;
@@ -125,7 +128,7 @@ static acc inode_read(const model *m)
 
 static acc resolve(const model *m)
 {
-    acc a = {0, 0, 0, 0, 0}, l = lookup_name(m);
+    acc a = {{0, 0, 0, 0, 0, 0}}, l = lookup_name(m);
     add(&a, &l, m->depth);
     return a;
 }
@@ -134,7 +137,7 @@ static acc resolve(const model *m)
  * and the edited bucket written. */
 static acc dir_edit(const model *m)
 {
-    acc a = {0, 0, 0, 0, 0}, h = host_sector(m, 0);
+    acc a = {{0, 0, 0, 0, 0, 0}}, h = host_sector(m, 0);
     rds(m, &a, 2 * m->D);
     rd(m, &a, m->D);
     add(&a, &h, 2);
@@ -160,7 +163,7 @@ static acc ns_unlink(const model *m)
 
 static acc write_n(const model *m, uint64_t n, int with_sync)
 {
-    acc a = {0, 0, 0, 0, 0}, h = host_sector(m, 1), c = commit(m);
+    acc a = {{0, 0, 0, 0, 0, 0}}, h = host_sector(m, 1), c = commit(m);
     uint64_t w = (n + m->S - 1) / m->S + 1, commits = w / (m->txn ? m->txn : 1) + (with_sync ? 1 : 0);
     add(&a, &h, w);
     add(&a, &c, commits);
@@ -173,8 +176,18 @@ static acc write_n(const model *m, uint64_t n, int with_sync)
 static void finish(const model *m, acc *a)
 {
     uint64_t sectors = a->p / m->pps, ck = sectors / m->R + sectors / m->P + 2;
+    uint64_t moves = (sectors - a->c) / m->P + 1;   /* of the host head */
+    acc ex = exam(m);
     pr(m, a, (uint32_t)ck);
     a->e += 2 + sectors / m->P + 1;
+    /* catch-up collection, at most once per move of the host head (it
+     * does not nest): 2 s examinations (m->s counts the wear-levelling
+     * step too), a checkpoint per victim it finishes (each takes >= 2
+     * steps) and the anchor erase they may need.  Only reached when
+     * pacing fell behind (DESIGN.md §6). */
+    add(a, &ex, moves * 2 * m->s);
+    pr(m, a, (uint32_t)(moves * (m->s + 1)));
+    a->e += moves;
 }
 
 int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs_call call,
@@ -185,7 +198,7 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
     sbd dummy_bd;
     static const sbd_ops no_ops;
     model m;
-    acc a = {0, 0, 0, 0, 0}, t;
+    acc a = {{0, 0, 0, 0, 0, 0}}, t;
     uint32_t v, closed;
     if (!cfg || !geo || !out)
         return STEADYFS_EINVAL;
@@ -216,7 +229,7 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
     v = (uint32_t)((uint64_t)fs.cfg.fill_permille * closed * fs.P / 1000u / closed);
     if (v >= fs.P)
         v = fs.P - 1;
-    m.s = (33u * fs.P + 32u * (fs.P - v) - 1) / (32u * (fs.P - v));
+    m.s = ((SFS_WL_STEP + 1u) * fs.P + SFS_WL_STEP * (fs.P - v) - 1) / (SFS_WL_STEP * (fs.P - v));
     m.s += 1;   /* the static wear-levelling step a sector may also do */
     switch (call) {
     case STEADYFS_CALL_MOUNT: {
@@ -225,11 +238,11 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
             lg++;
         rds(&m, &a, 2 + lg + 1);          /* anchors, binary search */
         rd(&m, &a, 2 * 2);                /* newest valid checkpoint, one back; both anchors */
-        rds(&m, &a, m.R * 3);             /* replay: tag, commit lookups */
+        rds(&m, &a, m.R * 4 + 2);         /* replay: a tag at each head, commit lookups */
         rds(&m, &a, 1 + 2 + 2);           /* at most one kill since a checkpoint */
         rd(&m, &a, m.nl);
         rds(&m, &a, 2 * 4);               /* aborted creates: at most one namespace */
-        rd(&m, &a, 4 + 2);                /* transaction's inodes; where to resume */
+        rd(&m, &a, 4 + 2 * 2);            /* transaction's inodes; where each head resumes */
         break;
     }
     case STEADYFS_CALL_UNMOUNT:
@@ -330,10 +343,16 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
 
 const char *steadyfs_call_name(steadyfs_call call)
 {
-    static const char *const names[STEADYFS_CALL_COUNT] = {
-        "mount", "unmount", "info", "open", "create", "close", "read", "write", "sync",
-        "write_sync", "truncate", "seek", "stat", "unlink", "rename", "mkdir", "rmdir",
-        "opendir", "readdir", "closedir", "gc_step",
-    };
-    return (unsigned)call < STEADYFS_CALL_COUNT ? names[call] : NULL;
+    /* one string, names separated by NUL: no table of pointers */
+    static const char names[] =
+        "mount\0unmount\0info\0open\0create\0close\0read\0write\0sync\0"
+        "write_sync\0truncate\0seek\0stat\0unlink\0rename\0mkdir\0rmdir\0"
+        "opendir\0readdir\0closedir\0gc_step";
+    const char *p = names;
+    unsigned i;
+    if ((unsigned)call >= STEADYFS_CALL_COUNT)
+        return NULL;
+    for (i = 0; i < (unsigned)call; i++)
+        p += strlen(p) + 1;
+    return p;
 }

@@ -8,6 +8,8 @@
  * anchor block (sequence numbers rise by one per sector), then replays the
  * at most replay_max sectors written to the head block after it.  Nothing
  * on mount depends on the device size or the number of files. */
+#include <stddef.h>
+
 #include "fs/fs_internal.h"
 
 #define CKPT_MAGIC 0x31434653u   /* "SFC1" */
@@ -36,16 +38,35 @@ static void pend_unpack(const uint8_t *p, struct sfs_pend *e)
     e->flags = p[19];
 }
 
+/* The 32-bit header fields (SPEC §7): byte offset, offset in steadyfs.
+ * The first N_CONST are the geometry, checked at mount, not loaded. */
+#define FLD(off, f) {off, (uint8_t)offsetof(steadyfs, f)}
+#define N_CONST 5u
+_Static_assert(offsetof(steadyfs, gh_count) < 256, "header field table holds byte offsets");
+static const uint8_t hdr_fields[][2] = {
+    FLD(12, nblocks), FLD(16, P), FLD(20, sector_size), FLD(96, n_l2), FLD(100, dev_per_block),
+    FLD(8, epoch), FLD(40, head_block), FLD(44, head_idx), FLD(48, head_count), FLD(52, live),
+    FLD(56, gc_victim), FLD(60, gc_idx), FLD(64, wl_cursor), FLD(68, alloc_cursor),
+    FLD(72, victims), FLD(76, retire[0]), FLD(80, retire[1]), FLD(84, retire[2]),
+    FLD(88, retire[3]), FLD(92, npend), FLD(104, live_max), FLD(108, vol), FLD(112, usable),
+    FLD(116, gh_block), FLD(120, gh_idx), FLD(124, gh_count),
+};
+#define N_FIELDS (sizeof hdr_fields / sizeof hdr_fields[0])
+
+static uint32_t *field(steadyfs *fs, uint32_t i)
+{
+    return (uint32_t *)(void *)((uint8_t *)fs + hdr_fields[i][1]);
+}
+
 static void serialize(steadyfs *fs, uint8_t *b)
 {
     uint32_t i, o = CKPT_HDR, nb = (fs->cfg.max_inodes + 7u) / 8u;
     memset(b, 0, fs->payload);
     sfs_put32(b + 0, CKPT_MAGIC);
     sfs_put32(b + 4, 1);
-    sfs_put32(b + 8, fs->epoch);
-    sfs_put32(b + 12, fs->nblocks);
-    sfs_put32(b + 16, fs->P);
-    sfs_put32(b + 20, fs->sector_size);
+    for (i = 0; i < N_FIELDS; i++)
+        sfs_put32(b + hdr_fields[i][0], *field(fs, i));
+    sfs_put32(b + 116, fs->gh_block + 1u);   /* 0: no collection head */
     b[24] = (uint8_t)fs->cfg.max_inodes;
     b[25] = (uint8_t)(fs->cfg.max_inodes >> 8);
     b[26] = fs->cfg.file_pages_log2;
@@ -53,23 +74,6 @@ static void serialize(steadyfs *fs, uint8_t *b)
     b[28] = (uint8_t)fs->cfg.fill_permille;
     b[29] = (uint8_t)(fs->cfg.fill_permille >> 8);
     sfs_put64(b + 32, fs->seq);
-    sfs_put32(b + 40, fs->head_block);
-    sfs_put32(b + 44, fs->head_idx);
-    sfs_put32(b + 48, fs->head_count);
-    sfs_put32(b + 52, fs->live);
-    sfs_put32(b + 56, fs->gc_victim);
-    sfs_put32(b + 60, fs->gc_idx);
-    sfs_put32(b + 64, fs->wl_cursor);
-    sfs_put32(b + 68, fs->alloc_cursor);
-    sfs_put32(b + 72, fs->victims);
-    for (i = 0; i < 4; i++)
-        sfs_put32(b + 76 + 4 * i, fs->retire[i]);
-    sfs_put32(b + 92, fs->npend);
-    sfs_put32(b + 96, fs->n_l2);
-    sfs_put32(b + 100, fs->dev_per_block);
-    sfs_put32(b + 104, fs->live_max);
-    sfs_put32(b + 108, fs->vol);
-    sfs_put32(b + 112, fs->usable);
     for (i = 0; i < fs->nblocks; i++)
         b[o + i] = fs->blk[i] == BS_LIMBO ? (uint8_t)BS_FREE : fs->blk[i];
     o += fs->nblocks;
@@ -84,31 +88,22 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
 {
     uint32_t i, o = CKPT_HDR, nb = (fs->cfg.max_inodes + 7u) / 8u;
     if (sfs_get32(b) != CKPT_MAGIC || sfs_get32(b + 4) != 1 ||
-        sfs_get32(b + 12) != fs->nblocks || sfs_get32(b + 16) != fs->P ||
-        sfs_get32(b + 20) != fs->sector_size ||
         (uint32_t)(b[24] | b[25] << 8) != fs->cfg.max_inodes ||
-        b[26] != fs->cfg.file_pages_log2 || b[27] != fs->cfg.dir_pages ||
-        sfs_get32(b + 96) != fs->n_l2 || sfs_get32(b + 100) != fs->dev_per_block)
+        b[26] != fs->cfg.file_pages_log2 || b[27] != fs->cfg.dir_pages)
         return STEADYFS_EINVAL;
+    for (i = 0; i < N_CONST; i++)
+        if (sfs_get32(b + hdr_fields[i][0]) != *field(fs, i))
+            return STEADYFS_EINVAL;
+    for (; i < N_FIELDS; i++)
+        *field(fs, i) = sfs_get32(b + hdr_fields[i][0]);
     fs->cfg.fill_permille = (uint16_t)(b[28] | b[29] << 8);
-    fs->epoch = sfs_get32(b + 8);
     fs->seq = sfs_get64(b + 32);
-    fs->head_block = sfs_get32(b + 40);
-    fs->head_idx = sfs_get32(b + 44);
-    fs->head_count = sfs_get32(b + 48);
-    fs->live = sfs_get32(b + 52);
-    fs->gc_victim = sfs_get32(b + 56);
-    fs->gc_idx = sfs_get32(b + 60);
-    fs->wl_cursor = sfs_get32(b + 64);
-    fs->alloc_cursor = sfs_get32(b + 68);
-    fs->victims = sfs_get32(b + 72);
-    for (i = 0; i < 4; i++)
-        fs->retire[i] = sfs_get32(b + 76 + 4 * i);
-    fs->npend = sfs_get32(b + 92);
-    fs->live_max = sfs_get32(b + 104);
-    fs->vol = sfs_get32(b + 108);
-    fs->usable = sfs_get32(b + 112);
-    if (fs->npend > fs->cfg.pending_max || fs->head_block >= fs->nblocks ||
+    fs->gh_block -= 1u;
+    fs->gh_idx = fs->gh_block == SFS_NONE ? fs->P : sfs_get32(b + 120);
+    fs->gh_count = fs->gh_block == SFS_NONE ? 0 : sfs_get32(b + 124);
+    if ((fs->gh_block != SFS_NONE && (fs->gh_block >= fs->nblocks || fs->gh_block == fs->head_block)) ||
+        fs->gh_idx > fs->P ||
+        fs->npend > fs->cfg.pending_max || fs->head_block >= fs->nblocks ||
         fs->head_idx > fs->P || fs->alloc_cursor >= fs->nblocks || fs->wl_cursor >= fs->nblocks)
         return STEADYFS_ECORRUPT;
     fs->nqueued = fs->nfree = fs->nlimbo = 0;
@@ -223,21 +218,50 @@ static int anchor_ok(steadyfs *fs, uint32_t a, uint32_t i, uint64_t base)
     return t.kind == TK_CKPT && t.seq == base + i;
 }
 
+/* Where the log resumes in one head after a replay: never program over a
+ * possibly torn sector; continue at the first sector that reads erased (a
+ * cut tears at most one), else in a fresh unit. */
+static int resume(steadyfs *fs, uint32_t b, uint32_t *idx)
+{
+    int k, e = 0;
+    if (b == SFS_NONE || !fs->cfg.bd->geo.needs_erase)
+        return 0;
+    for (k = 0; k < 2 && *idx < fs->P; k++) {
+        e = sfs_rd_erased(fs, b * fs->P + *idx);
+        if (e < 0)
+            return e;
+        if (e)
+            break;
+        (*idx)++;
+    }
+    if (!e)
+        *idx = fs->P;
+    return 0;
+}
+
+/* Replay the log after the checkpoint, in sequence order: each next
+ * sector is at the host head or at the collection head. */
 static int replay(steadyfs *fs)
 {
-    uint32_t b = fs->head_block, idx, ppn;
+    uint32_t ppn, h, *idx;
     uint64_t exp = fs->seq;
     sfs_tag t;
     int rc;
-    for (idx = fs->head_idx; idx < fs->P; idx++) {
-        ppn = b * fs->P + idx;
-        rc = sfs_rd_tag(fs, ppn, &t);
-        if (rc < 0 && !fs->dead)
-            break;   /* torn or never written: the log ends here */
-        if (rc < 0)
-            return rc;
-        if (t.seq != exp)
-            break;
+    for (;;) {
+        for (h = 0; h < 2; h++) {
+            uint32_t b = h ? fs->gh_block : fs->head_block;
+            idx = h ? &fs->gh_idx : &fs->head_idx;
+            if (b == SFS_NONE || *idx >= fs->P)
+                continue;
+            ppn = b * fs->P + *idx;
+            rc = sfs_rd_tag(fs, ppn, &t);
+            if (rc < 0 && fs->dead)
+                return rc;
+            if (rc >= 0 && t.seq == exp)
+                break;   /* torn or never written: not here */
+        }
+        if (h == 2)
+            break;   /* the log ends */
         if (t.kind == TK_DATA) {
             rc = sfs_apply_prog(fs, t.key, ppn, t.owner, t.txn, SFS_UNKNOWN);
             if (!rc && (t.flags & TF_COMMIT))
@@ -252,28 +276,17 @@ static int replay(steadyfs *fs)
         if (rc)
             return rc;
         exp++;
-        fs->head_idx = idx + 1;
+        (*idx)++;
     }
-    /* never program over a torn sector: continue at the first sector that
-     * reads erased (a cut tears at most the one after the end of the log),
-     * after a checkpoint, with sequence numbers past anything torn */
+    /* sequence numbers continue past anything torn; the first program
+     * after mount is a checkpoint */
     fs->seq = exp + 1;
     sfs_abort(fs, 1, 0, 0);
-    if (fs->cfg.bd->geo.needs_erase) {
-        int k, e = 0;
-        for (k = 0; k < 2 && fs->head_idx < fs->P; k++) {
-            e = sfs_rd_erased(fs, b * fs->P + fs->head_idx);
-            if (e < 0)
-                return e;
-            if (e)
-                break;
-            fs->head_idx++;
-        }
-        if (!e)
-            fs->head_idx = fs->P;
-    }
+    rc = resume(fs, fs->head_block, &fs->head_idx);
+    if (!rc)
+        rc = resume(fs, fs->gh_block, &fs->gh_idx);
     fs->need_ckpt = 1;
-    return 0;
+    return rc;
 }
 
 int sfs_ckpt_mount(steadyfs *fs)

@@ -110,6 +110,8 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
         memset(cfg->work, 0, steadyfs_work_size(cfg));
     }
     fs->head_block = SFS_NONE;
+    fs->gh_block = SFS_NONE;
+    fs->gh_idx = fs->P;
     fs->gc_victim = SFS_NONE;
     fs->wl_victim = SFS_NONE;
     fs->gc_low = SFS_Q_TARGET + 3;
@@ -155,14 +157,14 @@ static int find_anchors(steadyfs *fs)
  * v live sectors per closed unit on average, the greedy victim has at most
  * v, so examining ceil(33 P / (32 (P - v))) victim sectors per written
  * sector frees space as fast as writes use it, the static wear-levelling
- * copy (one per 32 sectors written) included. */
+ * copy (one per SFS_WL_STEP = 32 sectors written) included. */
 static void derive(steadyfs *fs)
 {
     uint32_t closed = fs->usable > GC_RESERVE ? fs->usable - GC_RESERVE : 1;
     uint32_t v = fs->live_max / closed;
     if (v >= fs->P)
         v = fs->P - 1;
-    fs->s_gc = (33u * fs->P + 32u * (fs->P - v) - 1) / (32u * (fs->P - v));
+    fs->s_gc = ((SFS_WL_STEP + 1u) * fs->P + SFS_WL_STEP * (fs->P - v) - 1) / (SFS_WL_STEP * (fs->P - v));
 }
 
 int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
@@ -258,6 +260,9 @@ int steadyfs_mount(steadyfs *fs, const steadyfs_config *cfg)
         return rc == STEADYFS_EINVAL ? rc : (rc == STEADYFS_EIO ? rc : STEADYFS_ECORRUPT);
     }
     derive(fs);
+    /* a victim in progress keeps the full pace: its count when chosen is
+     * not in the checkpoint (DESIGN.md §6) */
+    fs->gc_c0 = fs->P;
     fs->mounted = 1;
     return 0;
 }

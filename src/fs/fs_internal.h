@@ -18,7 +18,8 @@
 #define SFS_EAGAIN (-1006)        /* paced collection stops: last unit is reserved */
 #define SFS_EFAIL (-1005)         /* device reported program/erase failure */
 #define SFS_Q_TARGET 3u           /* erased blocks kept ready (erase-ahead) */
-#define SFS_WL_PERIOD 256u        /* greedy victims per static wear-levelling pick */
+#define SFS_WL_PERIOD 16u         /* greedy victims per static wear-levelling pick */
+#define SFS_WL_STEP 32u           /* sectors written per static wear-levelling step (power of 2) */
 #define SFS_RESERVED_BLOCKS 4u    /* anchor area: first good two of these */
 
 /* Block table states (values 0..P are closed blocks with that many live
@@ -41,6 +42,7 @@
 #define TF_KILL 0x02u     /* with COMMIT: unmap pages >= aux of inode `owner` */
 #define TF_KILLALL 0x04u  /* with KILL: the inode itself too */
 #define TF_KILLMERGE 0x08u/* MAP2 written by merging the kill of inode aux */
+#define TF_EMPTY 0x10u    /* MAP1/MAP2 mapping nothing: its parent entry becomes none */
 
 #define OWNER_GC 0xFFFEu  /* a garbage-collection copy: commits itself */
 #define OWNER_NS 0xFFFFu  /* a namespace operation (create, rename, ...) */
@@ -145,6 +147,7 @@ void sfs_note_flips(steadyfs *fs, uint32_t ppn, int corrected);
 void sfs_count_inc(steadyfs *fs, uint32_t ppn);
 void sfs_count_dec(steadyfs *fs, uint32_t ppn);
 int sfs_log_reserve(steadyfs *fs);               /* head has a free sector */
+int sfs_log_reserve_gc(steadyfs *fs);            /* collection head has one */
 int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out);
 int sfs_erase_ahead(steadyfs *fs);
 int sfs_gc_pace(steadyfs *fs);                   /* after a host sector */

@@ -293,13 +293,23 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
 {
     uint32_t i, old;
     int rc;
+    if (t->flags & TF_EMPTY)
+        ppn = SFS_NONE;   /* maps nothing: the parent entry becomes none */
     if (t->kind == TK_MAP1) {
         struct sfs_pend *p;
+        uint32_t freed = 0;
         if (t->key >= fs->n_l1)
             return STEADYFS_ECORRUPT;
         rc = sfs_l1_locate(fs, t->key, &old);
         if (rc)
             return rc;
+        /* all or nothing: no change at all if its L2 change has no room */
+        for (i = 0; i < fs->npend; i++) {
+            p = &fs->pend[i];
+            freed += p->type == PT_L1 && !(p->flags & PF_UNC) && p->key / fs->e1 == t->key;
+        }
+        if (!sfs_pend_find(fs, PT_L2, t->key, 0) && fs->npend - freed >= fs->cfg.pending_max)
+            return STEADYFS_ENOSPC;
         for (i = 0; i < fs->npend;) {
             p = &fs->pend[i];
             if (p->type == PT_L1 && !(p->flags & PF_UNC) && p->key / fs->e1 == t->key) {
@@ -349,11 +359,19 @@ static int map_prog(steadyfs *fs, uint8_t kind, uint32_t key, uint8_t flags, uin
     sfs_tag t;
     uint32_t ppn;
     int rc;
+    uint32_t i;
     memset(&t, 0, sizeof t);
     t.kind = kind;
     t.key = key;
     t.flags = flags;
     t.aux = aux;
+    /* a map sector that maps nothing is not kept: its parent entry becomes
+     * "none" (otherwise every inode range ever used would keep its map
+     * sectors live for good) */
+    for (i = 0; i < fs->e1 && sfs_get32(fs->buf + 4 * i) == SFS_NONE; i++)
+        ;
+    if (i == fs->e1)
+        t.flags |= TF_EMPTY;
     rc = sfs_log_prog(fs, fs->buf, &t, &ppn);
     if (rc)
         return rc;
@@ -400,19 +418,23 @@ int sfs_merge_l1(steadyfs *fs, uint32_t m) { return merge_l1_k(fs, m, SFS_NONE);
 
 static int merge_l2_k(steadyfs *fs, uint32_t l2, uint32_t kill_ino)
 {
-    uint32_t i, m0 = 0, n = 0, first = 0;
+    uint32_t i, m0 = 0, n = 0, first = 0, from;
     sfs_tag t;
     int rc;
-    if (kill_ino != SFS_NONE) {
-        uint32_t from = kill_from(fs, kill_ino);
-        m0 = (kill_ino << fs->fbits) / fs->e1;
-        n = (1u << fs->fbits) / fs->e1;
-        first = (from + fs->e1 - 1) / fs->e1;   /* first L1 fully covered */
-    }
     do {
         rc = sfs_log_reserve(fs);
         if (rc)
             break;
+        /* after the reserve: a collection inside it may have merged the
+         * kill already (then this is a plain merge) */
+        from = kill_ino == SFS_NONE ? SFS_NONE : kill_from(fs, kill_ino);
+        if (from == SFS_NONE)
+            kill_ino = SFS_NONE;
+        else {
+            m0 = (kill_ino << fs->fbits) / fs->e1;
+            n = (1u << fs->fbits) / fs->e1;
+            first = (from + fs->e1 - 1) / fs->e1;   /* first L1 fully covered */
+        }
         if (fs->root[l2] == SFS_NONE)
             memset(fs->buf, 0xFF, fs->payload);
         else if ((rc = sfs_rd_sector(fs, fs->root[l2], fs->buf, &t)) < 0)

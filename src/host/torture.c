@@ -57,7 +57,15 @@ typedef struct tctx {
     model cur, pre, post;
     uint64_t op;
     int armed;
+    uint32_t emerg, victims;   /* summed over mounts */
 } tctx;
+
+/* The file system's counters restart at each mount: keep their sums. */
+static void keep_stats(tctx *t)
+{
+    t->emerg += t->fs.n_emerg;
+    t->victims += t->fs.n_victim;
+}
 
 static uint64_t rnd(tctx *t)
 {
@@ -278,6 +286,7 @@ static int recover(tctx *t)
     t->r->cuts++;
     sim_power_restore(&t->dev);
     disarm(t);
+    keep_stats(t);
     rc = steadyfs_mount(&t->fs, &t->cfg);
     if (rc) {
         fail(t, "mount after power cut", steadyfs_strerror(rc), rc, 0);
@@ -596,6 +605,7 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
         }
     *what = "remount";
     rc = steadyfs_unmount(&t->fs);
+    keep_stats(t);
     if (!rc)
         rc = steadyfs_mount(&t->fs, &t->cfg);
     return rc;
@@ -696,6 +706,7 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
         /* final: everything synced must be there after a clean remount */
         disarm(t);
         mcrash(&t->cur);
+        keep_stats(t);
         if (steadyfs_mount(&t->fs, &t->cfg) || check_state(t, &t->cur, 1))
             if (!r->failures)
                 fail(t, "final check", "", 0, 0);
@@ -704,9 +715,10 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
         uint32_t b, bad = 0;
         for (b = 0; b < t->dev.bd.geo.block_count; b++)
             bad += sbd_is_bad(&t->dev.bd, b) > 0;
-        fprintf(out, "%s: %llu ops, %llu programs, %llu erases, %u bad blocks, %u GC victims\n",
+        fprintf(out, "%s: %llu ops, %llu programs, %llu erases, %u bad blocks, %u GC victims, "
+                "%u catch-up collections\n",
                 o->device, (unsigned long long)t->op, (unsigned long long)t->dev.stats.progs,
-                (unsigned long long)t->dev.stats.erases, bad, t->fs.n_victim);
+                (unsigned long long)t->dev.stats.erases, bad, t->victims, t->emerg);
     }
     fprintf(out, "%llu power cuts, %llu checks, %llu failures\n", (unsigned long long)r->cuts,
             (unsigned long long)r->checks, (unsigned long long)r->failures);

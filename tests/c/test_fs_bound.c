@@ -11,6 +11,7 @@
 #include "check.h"
 #include "fs_testdev.h"
 #include "host/fs_bound.h"
+#include "fs/fs_internal.h"
 
 static uint64_t rng = 88172645463325252ull;
 static uint32_t rn(uint32_t n)
@@ -22,6 +23,64 @@ static uint32_t rn(uint32_t n)
 }
 
 static tdev T;
+static uint32_t last_op;
+
+/* Live sectors of unit b, found by examining every sector as garbage
+ * collection does (map lookups), independently of the counts the file
+ * system keeps. */
+static int recount(uint32_t b)
+{
+    steadyfs *fs = &T.fs;
+    uint32_t i, j, n = 0, cur, ppn;
+    sfs_tag t;
+    for (i = 0; i < fs->P; i++) {
+        int live = 0;
+        ppn = b * fs->P + i;
+        if (sfs_rd_tag(fs, ppn, &t) < 0)
+            continue;
+        if (t.kind == TK_DATA) {
+            for (j = 0; j < fs->npend && !live; j++)
+                live = fs->pend[j].type == PT_L1 && (fs->pend[j].flags & PF_UNC) &&
+                       fs->pend[j].key == t.key && fs->pend[j].ppn == ppn;
+            if (!live && sfs_lookup(fs, t.key, 0, &cur) == 0)
+                live = cur == ppn;
+        } else if (t.kind == TK_MAP1) {
+            live = sfs_l1_locate(fs, t.key, &cur) == 0 && cur == ppn &&
+                   !sfs_kill_covers_l1(fs, t.key);
+        } else if (t.kind == TK_MAP2) {
+            live = t.key < fs->n_l2 && fs->root[t.key] == ppn;
+        }
+        n += live != 0;
+    }
+    return (int)n;
+}
+
+/* Every unit's live count equals its recount (a count that drifts low
+ * frees a unit that still holds data).  Returns 0 on a mismatch. */
+static int counts_ok(const char *when, uint64_t i)
+{
+    uint32_t b;
+    int bad = 0;
+    if (!T.fs.mounted || T.fs.dead)
+        return 1;
+    for (b = 0; b < T.fs.nblocks; b++) {
+        int want = T.fs.blk[b] <= T.fs.P ? T.fs.blk[b]
+                 : b == T.fs.head_block ? (int)T.fs.head_count
+                 : b == T.fs.gh_block ? (int)T.fs.gh_count : -1;
+        int got;
+        if (want < 0)
+            continue;
+        got = recount(b);
+        if (got != want) {
+            fprintf(stderr, "%s: %s, call %llu (op %u): unit %u counted %d live, holds %d\n",
+                    T.dev.prof->name, when, (unsigned long long)i, last_op, b, want, got);
+            bad++;
+        }
+    }
+    CHECK_EQ(bad, 0);
+    return !bad;
+}
+
 static uint64_t calls, worst_ratio_num, worst_ratio_den = 1;
 static double max_ms[STEADYFS_CALL_COUNT];
 static uint64_t bound_of[STEADYFS_CALL_COUNT];
@@ -30,6 +89,8 @@ static void check_call(steadyfs_call call, uint64_t n, uint64_t t0, int rc)
 {
     uint64_t dt = T.dev.now_ns - t0;
     uint64_t b = steady_fs_bound_ns(T.dev.prof, &T.cfg, call, n, SIM_WORST);
+    if (T.fs.dead)
+        return;   /* cut by power loss: did not complete */
     calls++;
     if (dt > b || rc == STEADYFS_EIO || rc == STEADYFS_ECORRUPT) {
         check_failed++;
@@ -56,13 +117,62 @@ static int depth(const char *p)
     return d;
 }
 
-static void run(const char *profile, uint32_t blocks, uint64_t ncalls)
+/* Arm a power cut within the next `window` program/erase operations. */
+static void arm(uint32_t window)
+{
+    sim_faults f;
+    memset(&f, 0, sizeof f);
+    f.powercut_after = window ? 1 + rn(window) : 0;
+    sim_set_faults(&T.dev, &f);
+}
+
+/* Static files up to `permille` of the capacity, so that collection works
+ * near the fill limit (not timed). */
+static void fill(uint32_t permille, uint8_t *buf, uint32_t len)
+{
+    steadyfs_info in;
+    char name[32];
+    uint32_t n = 0;
+    steadyfs_mkdir(&T.fs, "/s");
+    for (;;) {
+        int fd, k;
+        CHECK_EQ(steadyfs_info_get(&T.fs, &in), 0);
+        if (in.used >= in.capacity * permille / 1000u)
+            return;
+        snprintf(name, sizeof name, "/s/%u", n++);
+        fd = steadyfs_open(&T.fs, name, STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
+        CHECK(fd >= 0);
+        for (k = 0; k < 16; k++)
+            CHECK_EQ(steadyfs_write(&T.fs, fd, buf, len), len);
+        CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
+    }
+}
+
+/* Random calls, each checked against its bound.  With cut_window != 0,
+ * power is cut within every cut_window program/erase operations: the call
+ * that was cut is not checked (it did not complete), the mount after it
+ * is, and so is every call after that mount (collection state abandoned
+ * by the cut: the worst history). */
+static void run(const char *profile, uint32_t blocks, uint64_t ncalls, uint32_t fill_permille,
+                uint32_t cut_window)
 {
     static uint8_t buf[16384];
     char path[64], path2[64];
     int fds[3] = {-1, -1, -1};
-    uint64_t i, t0;
+    uint64_t i, t0, cuts = 0;
+    uint32_t emerg = 0;
     int rc, k;
+    static int run_no;
+    const char *only = getenv("STEADYFS_BOUND_ONLY");   /* debugging: one run */
+    const char *seed = getenv("STEADYFS_BOUND_SEED");
+    rng = 88172645463325252ull ^ ((uint64_t)(seed ? atoi(seed) : 0) << 32) ^
+          (uint64_t)run_no * 0x9E3779B97F4A7C15ull;
+    const char *ev = getenv("STEADYFS_BOUND_RECOUNT");   /* calls between recounts */
+    uint64_t every = ev ? strtoull(ev, NULL, 0) : 64;
+    if (only && atoi(only) != run_no++)
+        return;
+    if (!only)
+        run_no++;
     CHECK_EQ(tdev_open(&T, profile, blocks, 7), 0);
     sim_init(&T.dev, T.dev.prof, blocks, T.image, T.image_len, SIM_WORST, 7, 1);
     CHECK_EQ(steadyfs_format(&T.fs, &T.cfg), 0);
@@ -75,8 +185,30 @@ static void run(const char *profile, uint32_t blocks, uint64_t ncalls)
     steadyfs_mkdir(&T.fs, "/d0");
     steadyfs_mkdir(&T.fs, "/d1");
     steadyfs_mkdir(&T.fs, "/d0/e");
+    if (fill_permille)
+        fill(fill_permille, buf, 4096);
+    arm(cut_window);
     for (i = 0; i < ncalls; i++) {
+        if (cut_window && i % every == 0 && !counts_ok("periodic recount", i))
+            break;
+        if (T.fs.dead) {
+            /* power cut: on again, mount (checked), handles are gone */
+            cuts++;
+            emerg += T.fs.n_emerg;
+            sim_power_restore(&T.dev);
+            arm(0);
+            t0 = T.dev.now_ns;
+            rc = steadyfs_mount(&T.fs, &T.cfg);
+            check_call(STEADYFS_CALL_MOUNT, 0, t0, rc);
+            if (rc)
+                break;
+            if (!counts_ok("after a cut and mount", i))
+                break;
+            fds[0] = fds[1] = fds[2] = -1;
+            arm(cut_window);
+        }
         uint32_t op = rn(100), n;
+        last_op = op;
         snprintf(path, sizeof path, "/%s/f%u", rn(2) ? "d0" : rn(2) ? "d1" : "d0/e", rn(12));
         snprintf(path2, sizeof path2, "/%s/f%u", rn(2) ? "d0" : "d1", rn(12));
         k = (int)rn(3);
@@ -167,13 +299,17 @@ static void run(const char *profile, uint32_t blocks, uint64_t ncalls)
             t0 = T.dev.now_ns;
             rc = steadyfs_unmount(&T.fs);
             check_call(STEADYFS_CALL_UNMOUNT, 0, t0, rc);
+            emerg += T.fs.n_emerg;
             t0 = T.dev.now_ns;
             rc = steadyfs_mount(&T.fs, &T.cfg);
             check_call(STEADYFS_CALL_MOUNT, 0, t0, rc);
+            if (rc && !T.fs.dead)
+                break;
         }
     }
-    printf("%s: %llu calls; max measured / bound (ms, worst timing):", profile,
-           (unsigned long long)calls);
+    printf("%s%s: %llu calls, %llu power cuts, %u catch-up collections; max measured / bound "
+           "(ms, worst timing):", profile, fill_permille ? " (filled)" : "",
+           (unsigned long long)calls, (unsigned long long)cuts, emerg + T.fs.n_emerg);
     for (k = 0; k < STEADYFS_CALL_COUNT; k++)
         if (max_ms[k] > 0)
             printf(" %s %.2f/%.2f", steadyfs_call_name((steadyfs_call)k), max_ms[k],
@@ -188,9 +324,13 @@ int main(void)
 {
     const char *env = getenv("STEADYFS_BOUND_CALLS");
     uint64_t n = env ? strtoull(env, NULL, 0) : 100000;
-    run("mt29f1g01", 48, n * 6 / 10);
-    run("mt25q128", 512, n * 2 / 10);
-    run("em064lx", 32, n * 2 / 10);
+    run("mt29f1g01", 48, n * 6 / 10, 0, 0);
+    run("mt25q128", 512, n * 2 / 10, 0, 0);
+    run("em064lx", 32, n * 2 / 10, 0, 0);
+    /* near the fill limit, power cut every few hundred programs */
+    run("mt29f1g01", 48, n * 3 / 10, 700, 300);
+    run("mt25q128", 512, n * 1 / 10, 700, 300);
+    run("em064lx", 32, n * 1 / 10, 700, 300);
     printf("largest measured/bound ratio: %.3f\n", (double)worst_ratio_num / (double)worst_ratio_den);
     return check_done("test_fs_bound");
 }
