@@ -326,6 +326,11 @@ static int check_state(fck *c)
             c->rep->bad_blocks++;
             if (!devbad)
                 say(c, 1, "unit %u: retired as bad, but the device does not report it bad", i);
+        } else if (devbad && s == BS_FREE) {
+            /* marked bad after the checkpoint (a failed erase, then a cut):
+             * its next erase fails and retires it */
+            say(c, 0, "unit %u: bad on the device, not yet retired in the table (free)", i);
+            c->rep->notes++;
         } else if (devbad && s != BS_RESERVED) {
             say(c, 1, "unit %u: bad on the device but in use (state %u)", i, s);
         }
