@@ -382,9 +382,20 @@ static void check_counts(fck *c)
         int head = head_of(fs, b, &hidx, &hcnt);
         uint32_t want = head ? hcnt : s <= fs->P ? s : 0;
         sum += c->cnt[b];
-        if (c->cnt[b] != want)
+        if (c->cnt[b] != want) {
+            uint32_t shown = 0;
             say(c, 1, "unit %u: block table counts %u live sectors, the map reaches %u", b, want,
                 c->cnt[b]);
+            /* what the table may be counting: valid sectors nothing reaches */
+            for (i = 0; i < fs->P && shown < 8 && c->cnt[b] < want; i++) {
+                sfs_tag t;
+                if (bit(c->used, b * fs->P + i) || sfs_rd_tag(fs, b * fs->P + i, &t) < 0)
+                    continue;
+                say(c, 0, "  unit %u index %u: %s key %u seq %U owner %u flags %u, not reached",
+                    b, i, kind_name(t.kind), t.key, t.seq, t.owner, t.flags);
+                shown++;
+            }
+        }
         if (!fs->cfg.bd->geo.needs_erase)
             continue;
         /* where the next programs go must read erased */
