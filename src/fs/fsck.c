@@ -77,6 +77,23 @@ static void say(fck *c, int err, const char *fmt, ...)
         c->cb(c->ctx, m);
 }
 
+/* Is unit b a log head (a unit being filled)?  Its sectors from *idx on
+ * are unwritten and its live count is *count, not the block table's.
+ * Every head the file system keeps is listed here and in nheads(). */
+static int head_of(const steadyfs *fs, uint32_t b, uint32_t *idx, uint32_t *count)
+{
+    if (b != fs->head_block)
+        return 0;
+    *idx = fs->head_idx;
+    *count = fs->head_count;
+    return 1;
+}
+
+static uint32_t nheads(const steadyfs *fs)
+{
+    return fs->head_block != SFS_NONE;
+}
+
 static const char *kind_name(uint32_t k)
 {
     return k == TK_DATA ? "data" : k == TK_MAP1 ? "L1 map" : k == TK_MAP2 ? "L2 map" : "checkpoint";
@@ -88,7 +105,7 @@ static const char *kind_name(uint32_t k)
 static int reach(fck *c, uint32_t ppn, uint8_t kind, uint32_t key, uint8_t *buf)
 {
     steadyfs *fs = c->fs;
-    uint32_t b = ppn / fs->P, i = ppn % fs->P;
+    uint32_t b = ppn / fs->P, i = ppn % fs->P, hidx, hcnt;
     const char *what = kind_name(kind);
     sfs_tag t;
     int rc;
@@ -102,10 +119,10 @@ static int reach(fck *c, uint32_t ppn, uint8_t kind, uint32_t key, uint8_t *buf)
         return 0;
     }
     setbit(c->used, ppn);
-    if (b == fs->head_block) {
-        if (i >= fs->head_idx)
+    if (head_of(fs, b, &hidx, &hcnt)) {
+        if (i >= hidx)
             say(c, 1, "%s key %u maps to sector %u, beyond the log head (unit %u index %u)", what,
-                key, ppn, b, fs->head_idx);
+                key, ppn, b, hidx);
     } else if (fs->blk[b] > fs->P) {
         say(c, 1, "%s key %u maps to sector %u in unit %u whose state is %u (not in use)", what,
             key, ppn, b, fs->blk[b]);
@@ -300,21 +317,27 @@ static int check_state(fck *c)
         if ((i < SFS_RESERVED_BLOCKS) != (s == BS_RESERVED))
             say(c, 1, "unit %u: state %u, but units 0..3 and only they are the anchor area", i, s);
         if (s == BS_HEAD) {
+            uint32_t hidx, hcnt;
             heads++;
-            if (i != fs->head_block)
-                say(c, 1, "unit %u is marked head, the log head is unit %u", i, fs->head_block);
+            if (!head_of(fs, i, &hidx, &hcnt))
+                say(c, 1, "unit %u is marked head, but is not a log head", i);
         }
         if (s == BS_BAD) {
             c->rep->bad_blocks++;
             if (!devbad)
                 say(c, 1, "unit %u: retired as bad, but the device does not report it bad", i);
+        } else if (devbad && s == BS_FREE) {
+            /* marked bad after the checkpoint (a failed erase, then a cut):
+             * its next erase fails and retires it */
+            say(c, 0, "unit %u: bad on the device, not yet retired in the table (free)", i);
+            c->rep->notes++;
         } else if (devbad && s != BS_RESERVED) {
             say(c, 1, "unit %u: bad on the device but in use (state %u)", i, s);
         }
     }
-    if (heads != 1 || fs->blk[fs->head_block] != BS_HEAD)
-        say(c, 1, "block table: %u units marked head, log head unit %u has state %u", heads,
-            fs->head_block, fs->blk[fs->head_block]);
+    if (heads != nheads(fs) || fs->blk[fs->head_block] != BS_HEAD)
+        say(c, 1, "block table: %u units marked head, %u log heads (unit %u has state %u)", heads,
+            nheads(fs), fs->head_block, fs->blk[fs->head_block]);
     for (i = 0; i < 4; i++)
         if (fs->retire[i] != SFS_NONE && (fs->retire[i] & 0x7FFFFFFFu) >= fs->nblocks)
             say(c, 1, "retire list entry %u names unit %u, past the device", i,
@@ -355,15 +378,28 @@ static void check_counts(fck *c)
     uint32_t b, i, sum = 0;
     for (b = 0; b < fs->nblocks; b++) {
         uint8_t s = fs->blk[b];
-        uint32_t want = b == fs->head_block ? fs->head_count : s <= fs->P ? s : 0;
+        uint32_t hidx = fs->P, hcnt = 0;
+        int head = head_of(fs, b, &hidx, &hcnt);
+        uint32_t want = head ? hcnt : s <= fs->P ? s : 0;
         sum += c->cnt[b];
-        if (c->cnt[b] != want)
+        if (c->cnt[b] != want) {
+            uint32_t shown = 0;
             say(c, 1, "unit %u: block table counts %u live sectors, the map reaches %u", b, want,
                 c->cnt[b]);
+            /* what the table may be counting: valid sectors nothing reaches */
+            for (i = 0; i < fs->P && shown < 8 && c->cnt[b] < want; i++) {
+                sfs_tag t;
+                if (bit(c->used, b * fs->P + i) || sfs_rd_tag(fs, b * fs->P + i, &t) < 0)
+                    continue;
+                say(c, 0, "  unit %u index %u: %s key %u seq %U owner %u flags %u, not reached",
+                    b, i, kind_name(t.kind), t.key, t.seq, t.owner, t.flags);
+                shown++;
+            }
+        }
         if (!fs->cfg.bd->geo.needs_erase)
             continue;
         /* where the next programs go must read erased */
-        for (i = s == BS_QUEUED ? 0 : b == fs->head_block ? fs->head_idx : fs->P; i < fs->P; i++) {
+        for (i = s == BS_QUEUED ? 0 : hidx; i < fs->P; i++) {
             int e = erased(c, b * fs->P + i);
             if (e != 1) {
                 say(c, 1, "unit %u index %u: should be erased (%s), is not", b, i,

@@ -226,9 +226,10 @@ static void counts_and_damage(void)
 
 int main(void)
 {
-    uint64_t s;
+    /* FSCK_SEEDS=N: a longer soak on demand (CI runs 3) */
+    uint64_t s, n = getenv("FSCK_SEEDS") ? strtoull(getenv("FSCK_SEEDS"), NULL, 0) : 3;
     counts_and_damage();
-    for (s = 1; s <= 3; s++) {
+    for (s = 1; s <= n; s++) {
         run("mt29f1g01", 16, s, 400);
         run("mt25q128", 256, s, 300);
         run("em064lx", 16, s, 300);
