@@ -345,10 +345,12 @@ const char *steadyfs_call_name(steadyfs_call call);
  * could not check: EINVAL (bad arguments or work area), or mount's error
  * (ECORRUPT: no valid checkpoint; EIO), reported through cb as well.
  * Messages are one line each, "error: ..." (counted in errors) or
- * "note: ..." (counted in notes).  A single torn checkpoint at the end of
- * the current anchor unit is a note: it is the normal state right after a
- * cut during a checkpoint write (and indistinguishable from damage to that
- * one sector); mount uses the previous checkpoint. */
+ * "note: ..." (counted in notes).  Notes are states a power cut leaves
+ * and the file system handles: a single torn checkpoint at the end of the
+ * current anchor unit (indistinguishable from damage to that one sector;
+ * mount uses the previous checkpoint), and a free unit the device reports
+ * bad (an erase failed after the last checkpoint; the next erase retires
+ * it). */
 typedef struct steadyfs_fsck_report {
     uint32_t errors;        /* findings that break an invariant */
     uint32_t files, dirs;   /* reachable from the root (dirs: root included) */
@@ -358,9 +360,10 @@ typedef struct steadyfs_fsck_report {
     uint32_t map_sectors;   /* of which L1 and L2 map sectors */
     uint32_t checkpoints;   /* valid checkpoints in the current anchor unit */
     uint32_t bad_blocks;    /* units retired as bad */
-    uint32_t notes;         /* harmless findings: a checkpoint torn by a power
-                               cut (mount steps over it; the next checkpoint
-                               moves to the other anchor unit) */
+    uint32_t notes;         /* harmless findings of a power cut: a torn
+                               checkpoint (mount steps over it), a unit marked
+                               bad after the checkpoint (retired at its next
+                               erase) */
 } steadyfs_fsck_report;
 
 typedef void (*steadyfs_fsck_cb)(void *ctx, const char *msg);

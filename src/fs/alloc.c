@@ -21,7 +21,8 @@ uint32_t sfs_free_blocks(const steadyfs *fs) { return fs->nqueued + fs->nfree + 
 void sfs_count_inc(steadyfs *fs, uint32_t ppn)
 {
     uint32_t b;
-    if (ppn >= SFS_UNKNOWN)
+    /* none, unknown, or (a damaged map) no sector of this device */
+    if (ppn >= SFS_UNKNOWN || ppn / fs->P >= fs->nblocks)
         return;
     b = sfs_blk(fs, ppn);
     if (b == fs->head_block)
@@ -36,7 +37,7 @@ void sfs_count_inc(steadyfs *fs, uint32_t ppn)
 void sfs_count_dec(steadyfs *fs, uint32_t ppn)
 {
     uint32_t b;
-    if (ppn >= SFS_UNKNOWN)
+    if (ppn >= SFS_UNKNOWN || ppn / fs->P >= fs->nblocks)
         return;
     b = sfs_blk(fs, ppn);
     if (b == fs->head_block && fs->head_count)

@@ -121,12 +121,21 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
         fs->nfree += s == BS_FREE;
     }
     o += fs->nblocks;
-    for (i = 0; i < fs->n_l2; i++, o += 4)
+    for (i = 0; i < fs->n_l2; i++, o += 4) {
         fs->root[i] = sfs_get32(b + o);
+        if (fs->root[i] != SFS_NONE && fs->root[i] / fs->P >= fs->nblocks)
+            return STEADYFS_ECORRUPT;
+    }
     fs->uncommitted = 0;
     for (i = 0; i < fs->npend; i++, o += 20) {
-        pend_unpack(b + o, &fs->pend[i]);
-        if (fs->pend[i].type < PT_L1 || fs->pend[i].type > PT_KILL)
+        struct sfs_pend *p = &fs->pend[i];
+        pend_unpack(b + o, p);
+        /* every key and address indexes RAM tables or the device */
+        if (p->type < PT_L1 || p->type > PT_KILL ||
+            p->key >= (p->type == PT_L1 ? fs->n_l1 * fs->e1
+                       : p->type == PT_L2 ? fs->n_l1 : fs->cfg.max_inodes) ||
+            (p->type != PT_KILL && p->ppn != SFS_NONE && p->ppn / fs->P >= fs->nblocks) ||
+            (p->old < SFS_UNKNOWN && p->old / fs->P >= fs->nblocks))
             return STEADYFS_ECORRUPT;
         fs->uncommitted += (fs->pend[i].flags & PF_UNC) != 0;
     }

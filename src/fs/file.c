@@ -21,7 +21,6 @@ void sfs_inode_pack(steadyfs *fs, uint8_t *buf, const sfs_inode *in)
 
 int sfs_inode_unpack(steadyfs *fs, const uint8_t *buf, sfs_inode *in)
 {
-    (void)fs;
     if (sfs_get32(buf) != INODE_MAGIC)
         return STEADYFS_ECORRUPT;
     in->ino = sfs_get32(buf + 4);
@@ -31,6 +30,9 @@ int sfs_inode_unpack(steadyfs *fs, const uint8_t *buf, sfs_inode *in)
     in->size = sfs_get64(buf + 24);
     if (in->type != STEADYFS_TYPE_FILE && in->type != STEADYFS_TYPE_DIR)
         return STEADYFS_ENOENT;
+    /* larger than a file can grow: its pages would index other inodes' */
+    if (in->size > (((uint64_t)1 << fs->fbits) - 1u) * fs->payload)
+        return STEADYFS_ECORRUPT;
     return 0;
 }
 

@@ -77,6 +77,23 @@ static void say(fck *c, int err, const char *fmt, ...)
         c->cb(c->ctx, m);
 }
 
+/* Is unit b a log head (a unit being filled)?  Its sectors from *idx on
+ * are unwritten and its live count is *count, not the block table's.
+ * Every head the file system keeps is listed here and in nheads(). */
+static int head_of(const steadyfs *fs, uint32_t b, uint32_t *idx, uint32_t *count)
+{
+    if (b != fs->head_block)
+        return 0;
+    *idx = fs->head_idx;
+    *count = fs->head_count;
+    return 1;
+}
+
+static uint32_t nheads(const steadyfs *fs)
+{
+    return fs->head_block != SFS_NONE;
+}
+
 static const char *kind_name(uint32_t k)
 {
     return k == TK_DATA ? "data" : k == TK_MAP1 ? "L1 map" : k == TK_MAP2 ? "L2 map" : "checkpoint";
@@ -88,7 +105,7 @@ static const char *kind_name(uint32_t k)
 static int reach(fck *c, uint32_t ppn, uint8_t kind, uint32_t key, uint8_t *buf)
 {
     steadyfs *fs = c->fs;
-    uint32_t b = ppn / fs->P, i = ppn % fs->P;
+    uint32_t b = ppn / fs->P, i = ppn % fs->P, hidx, hcnt;
     const char *what = kind_name(kind);
     sfs_tag t;
     int rc;
@@ -102,10 +119,10 @@ static int reach(fck *c, uint32_t ppn, uint8_t kind, uint32_t key, uint8_t *buf)
         return 0;
     }
     setbit(c->used, ppn);
-    if (b == fs->head_block) {
-        if (i >= fs->head_idx)
+    if (head_of(fs, b, &hidx, &hcnt)) {
+        if (i >= hidx)
             say(c, 1, "%s key %u maps to sector %u, beyond the log head (unit %u index %u)", what,
-                key, ppn, b, fs->head_idx);
+                key, ppn, b, hidx);
     } else if (fs->blk[b] > fs->P) {
         say(c, 1, "%s key %u maps to sector %u in unit %u whose state is %u (not in use)", what,
             key, ppn, b, fs->blk[b]);
@@ -156,7 +173,7 @@ static void data_page(fck *c, uint32_t lpn, uint32_t ppn)
         if (lpn == 0 || !bit(fs->ibm, lpn))
             say(c, 1, "inode %u: inode sector mapped but the inode bitmap has it free", lpn);
         else if (rc || in.ino != lpn)
-            say(c, 1, "inode %u: inode sector invalid (magic, number or type)", lpn);
+            say(c, 1, "inode %u: inode sector invalid (magic, number, type or size)", lpn);
         else
             setbit(c->imap, lpn);
         return;
@@ -189,44 +206,84 @@ static uint32_t kill_pg(steadyfs *fs, uint32_t ino)
     return !k ? SFS_NONE : (k->flags & PF_KILLALL) ? 0 : k->ppn;
 }
 
+/* L1 index m, whose L1 sector per L2 is l1w: the L1 sector (unless a kill
+ * covers it) and every logical page in its range. */
+static void visit_l1(fck *c, uint32_t m, uint32_t l1w)
+{
+    steadyfs *fs = c->fs;
+    uint32_t j, e = fs->e1;
+    struct sfs_pend *p2 = sfs_pend_find(fs, PT_L2, m, 0);
+    uint32_t l1 = p2 ? p2->ppn : l1w;
+    uint32_t kp = kill_pg(fs, (m * e) >> fs->fbits), pgm = (m * e) & ((1u << fs->fbits) - 1u);
+    int have1 = 0, pend = 0;
+    if (l1 != SFS_NONE && pgm < kp) {
+        c->rep->map_sectors++;
+        have1 = reach(c, l1, TK_MAP1, m, c->b1);
+    }
+    for (j = 0; j < fs->npend && !pend; j++)
+        pend = fs->pend[j].type == PT_L1 && fs->pend[j].key / e == m;
+    if (!have1 && !pend)
+        return;
+    /* the range as sfs_lookup sees it: the L1 words, none where the kill
+     * reaches, then the committed pending changes on top */
+    if (!have1)
+        memset(c->b1, 0xFF, 4u * e);
+    for (j = 0; j < e; j++)
+        if (pgm + j >= kp)
+            sfs_put32(c->b1 + 4 * j, SFS_NONE);
+    for (j = 0; j < fs->npend; j++)
+        if (fs->pend[j].type == PT_L1 && fs->pend[j].key / e == m)
+            sfs_put32(c->b1 + 4 * (fs->pend[j].key % e), fs->pend[j].ppn);
+    for (j = 0; j < e; j++) {
+        uint32_t ppn = sfs_get32(c->b1 + 4 * j);
+        if (ppn != SFS_NONE)
+            data_page(c, m * e + j, ppn);
+    }
+}
+
 /* Every logical page through the two map levels and the pending table,
- * as sfs_lookup resolves it, one L1 sector at a time. */
+ * as sfs_lookup resolves it, one L1 sector at a time: first the L1
+ * indices an L2 sector maps, then those only pending changes name. */
 static void sweep_map(fck *c)
 {
     steadyfs *fs = c->fs;
-    uint32_t r, m, j, e = fs->e1;
+    uint32_t r, m, i, j, e = fs->e1;
     for (r = 0; r < fs->n_l2; r++) {
-        int have2 = 0;
-        if (fs->root[r] != SFS_NONE) {
-            c->rep->map_sectors++;
-            have2 = reach(c, fs->root[r], TK_MAP2, r, c->b2);
-        }
+        if (fs->root[r] == SFS_NONE)
+            continue;
+        c->rep->map_sectors++;
+        if (!reach(c, fs->root[r], TK_MAP2, r, c->b2))
+            continue;
         for (m = r * e; m < (r + 1) * e && m < fs->n_l1; m++) {
-            struct sfs_pend *p2 = sfs_pend_find(fs, PT_L2, m, 0);
-            uint32_t l1 = p2 ? p2->ppn : have2 ? sfs_get32(c->b2 + 4 * (m % e)) : SFS_NONE;
-            uint32_t kp = kill_pg(fs, (m * e) >> fs->fbits), pgm = (m * e) & ((1u << fs->fbits) - 1u);
-            int have1 = 0, pend = 0;
-            if (l1 != SFS_NONE && pgm < kp) {
-                c->rep->map_sectors++;
-                have1 = reach(c, l1, TK_MAP1, m, c->b1);
-            }
-            for (j = 0; j < fs->npend && !pend; j++)
-                pend = fs->pend[j].type == PT_L1 && fs->pend[j].key / e == m;
-            if (!have1 && !pend)
-                continue;
-            for (j = 0; j < e; j++) {
-                uint32_t lpn = m * e + j, ppn;
-                struct sfs_pend *p = sfs_pend_find(fs, PT_L1, lpn, 0);
-                if (p)
-                    ppn = p->ppn;
-                else if (pgm + j >= kp || !have1)
-                    ppn = SFS_NONE;
-                else
-                    ppn = sfs_get32(c->b1 + 4 * j);
-                if (ppn != SFS_NONE)
-                    data_page(c, lpn, ppn);
+            uint32_t w = sfs_get32(c->b2 + 4 * (m % e));
+            if (w != SFS_NONE || sfs_pend_find(fs, PT_L2, m, 0))
+                visit_l1(c, m, w);
+        }
+    }
+    for (i = 0; i < fs->npend; i++) {
+        struct sfs_pend *p = &fs->pend[i];
+        uint32_t w = SFS_NONE;
+        if (p->type == PT_KILL)
+            continue;
+        m = p->type == PT_L2 ? p->key : p->key / e;
+        for (j = 0; j < i; j++)   /* once per L1 index */
+            if (fs->pend[j].type != PT_KILL &&
+                (fs->pend[j].type == PT_L2 ? fs->pend[j].key : fs->pend[j].key / e) == m)
+                break;
+        if (j < i)
+            continue;
+        /* visited above if its L2 sector is valid and maps it (or an L2
+         * change names it) */
+        if (fs->root[m / e] != SFS_NONE) {
+            sfs_tag t;
+            if (sfs_rd_sector(fs, fs->root[m / e], c->b2, &t) >= 0 && t.kind == TK_MAP2 &&
+                t.key == m / e) {
+                w = sfs_get32(c->b2 + 4 * (m % e));
+                if (w != SFS_NONE || sfs_pend_find(fs, PT_L2, m, 0))
+                    continue;
             }
         }
+        visit_l1(c, m, w);
     }
 }
 
@@ -260,21 +317,27 @@ static int check_state(fck *c)
         if ((i < SFS_RESERVED_BLOCKS) != (s == BS_RESERVED))
             say(c, 1, "unit %u: state %u, but units 0..3 and only they are the anchor area", i, s);
         if (s == BS_HEAD) {
+            uint32_t hidx, hcnt;
             heads++;
-            if (i != fs->head_block)
-                say(c, 1, "unit %u is marked head, the log head is unit %u", i, fs->head_block);
+            if (!head_of(fs, i, &hidx, &hcnt))
+                say(c, 1, "unit %u is marked head, but is not a log head", i);
         }
         if (s == BS_BAD) {
             c->rep->bad_blocks++;
             if (!devbad)
                 say(c, 1, "unit %u: retired as bad, but the device does not report it bad", i);
+        } else if (devbad && s == BS_FREE) {
+            /* marked bad after the checkpoint (a failed erase, then a cut):
+             * its next erase fails and retires it */
+            say(c, 0, "unit %u: bad on the device, not yet retired in the table (free)", i);
+            c->rep->notes++;
         } else if (devbad && s != BS_RESERVED) {
             say(c, 1, "unit %u: bad on the device but in use (state %u)", i, s);
         }
     }
-    if (heads != 1 || fs->blk[fs->head_block] != BS_HEAD)
-        say(c, 1, "block table: %u units marked head, log head unit %u has state %u", heads,
-            fs->head_block, fs->blk[fs->head_block]);
+    if (heads != nheads(fs) || fs->blk[fs->head_block] != BS_HEAD)
+        say(c, 1, "block table: %u units marked head, %u log heads (unit %u has state %u)", heads,
+            nheads(fs), fs->head_block, fs->blk[fs->head_block]);
     for (i = 0; i < 4; i++)
         if (fs->retire[i] != SFS_NONE && (fs->retire[i] & 0x7FFFFFFFu) >= fs->nblocks)
             say(c, 1, "retire list entry %u names unit %u, past the device", i,
@@ -289,6 +352,25 @@ static int check_state(fck *c)
     return bad ? -1 : 0;
 }
 
+/* 1 if sector ppn (and its tag) reads erased, into c->b1.  Like
+ * sfs_rd_erased, but compared with memcmp against itself shifted by one
+ * byte: fsck reads every erased sector the log may program next. */
+static int erased(fck *c, uint32_t ppn)
+{
+    steadyfs *fs = c->fs;
+    const sbd_geometry *g = &fs->cfg.bd->geo;
+    uint32_t dsize = g->page_size * g->pages_per_block, n = fs->sector_size;
+    uint64_t byte = (uint64_t)(ppn % fs->P) * n;
+    uint8_t sp[SFS_TAG_SIZE];
+    int rc = sbd_read(fs->cfg.bd, (ppn / fs->P) * fs->dev_per_block + (uint32_t)(byte / dsize),
+                      (uint32_t)(byte % dsize), c->b1, n, sp, fs->tag_inline ? 0 : SFS_TAG_SIZE);
+    if (rc < 0 && rc != SBD_ERR_ECC)
+        return rc;
+    if (c->b1[0] != g->erased_byte || memcmp(c->b1, c->b1 + 1, n - 1u))
+        return 0;
+    return fs->tag_inline || (sp[0] == g->erased_byte && !memcmp(sp, sp + 1, SFS_TAG_SIZE - 1u));
+}
+
 /* Counts found by the sweep against the block table; erased units. */
 static void check_counts(fck *c)
 {
@@ -296,7 +378,9 @@ static void check_counts(fck *c)
     uint32_t b, i, sum = 0;
     for (b = 0; b < fs->nblocks; b++) {
         uint8_t s = fs->blk[b];
-        uint32_t want = b == fs->head_block ? fs->head_count : s <= fs->P ? s : 0;
+        uint32_t hidx = fs->P, hcnt = 0;
+        int head = head_of(fs, b, &hidx, &hcnt);
+        uint32_t want = head ? hcnt : s <= fs->P ? s : 0;
         sum += c->cnt[b];
         if (c->cnt[b] != want)
             say(c, 1, "unit %u: block table counts %u live sectors, the map reaches %u", b, want,
@@ -304,8 +388,8 @@ static void check_counts(fck *c)
         if (!fs->cfg.bd->geo.needs_erase)
             continue;
         /* where the next programs go must read erased */
-        for (i = s == BS_QUEUED ? 0 : b == fs->head_block ? fs->head_idx : fs->P; i < fs->P; i++) {
-            int e = sfs_rd_erased(fs, b * fs->P + i);
+        for (i = s == BS_QUEUED ? 0 : hidx; i < fs->P; i++) {
+            int e = erased(c, b * fs->P + i);
             if (e != 1) {
                 say(c, 1, "unit %u index %u: should be erased (%s), is not", b, i,
                     s == BS_QUEUED ? "queued unit" : "after the log head");
@@ -359,9 +443,9 @@ static void check_anchor(fck *c)
     if (!fs->cfg.bd->geo.needs_erase)
         return;
     for (; i < fs->P; i++)
-        if (sfs_rd_erased(fs, a * fs->P + i) != 1) {
+        if (erased(c, a * fs->P + i) != 1) {
             uint32_t j = i + 1;
-            while (j < fs->P && sfs_rd_erased(fs, a * fs->P + j) == 1)
+            while (j < fs->P && erased(c, a * fs->P + j) == 1)
                 j++;
             if (j == fs->P && badp == SFS_NONE) {
                 say(c, 0, "anchor unit %u sector %u: torn checkpoint (a write cut by power "
@@ -467,6 +551,10 @@ static void scan_dir(fck *c, uint32_t dir)
             ino = sfs_get32(c->b1 + o + 4);
             if (h != sfs_name_hash((const char *)c->b1 + o + 10, nl))
                 say(c, 1, "directory %u bucket %u: entry %u hash does not match its name", dir, d, i);
+            for (k = 0; k < nl && c->b1[o + 10 + k] && c->b1[o + 10 + k] != '/'; k++)
+                ;
+            if (k < nl)
+                say(c, 1, "directory %u bucket %u: entry %u name contains '/' or NUL", dir, d, i);
             if (i && (h < ph || (h == ph && ino <= pi)))
                 say(c, 1, "directory %u bucket %u: entry %u out of (hash, inode) order", dir, d, i);
             for (k = h % dp; k != d; k = (k + 1) % dp)

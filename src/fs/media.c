@@ -22,14 +22,20 @@ static void tag_pack(const steadyfs *fs, uint8_t *p, const sfs_tag *t)
 
 static int tag_unpack(const steadyfs *fs, const uint8_t *p, sfs_tag *t)
 {
+    uint32_t key = sfs_get32(p + 12);
     if (p[0] == 0 || p[0] > TK_CKPT ||
         sfs_get32(p + 28) != steady_crc32(p[0] == TK_CKPT ? 0 : fs->vol, p, 28))
+        return STEADYFS_ECORRUPT;
+    /* a key outside the map is no sector of ours, whatever its CRC says:
+     * replay and collection index the map with it */
+    if ((p[0] == TK_DATA && key >= fs->n_l1 * fs->e1) || (p[0] == TK_MAP1 && key >= fs->n_l1) ||
+        (p[0] == TK_MAP2 && key >= fs->n_l2))
         return STEADYFS_ECORRUPT;
     t->kind = p[0];
     t->flags = p[1];
     t->owner = (uint16_t)(p[2] | p[3] << 8);
     t->seq = sfs_get64(p + 4);
-    t->key = sfs_get32(p + 12);
+    t->key = key;
     t->txn = sfs_get32(p + 16);
     t->aux = sfs_get32(p + 20);
     t->dcrc = sfs_get32(p + 24);

@@ -213,6 +213,21 @@ def test_many_operations_leave_a_clean_image(tmp_path: Path) -> None:
         assert direct("cat", f"{img}:{name}").stdout == blob
 
 
+def test_failed_put_keeps_the_old_file(tmp_path: Path) -> None:
+    img = tmp_path / "small.img"
+    direct("mkfs", "--device", "mt29f1g01", "--image", img, "--blocks", "16")
+    old, big = tmp_path / "old.txt", tmp_path / "big.bin"
+    old.write_bytes(b"keep me\n")
+    big.write_bytes(random.Random(5).randbytes(2_000_000))   # more than the capacity
+    direct("put", old, f"{img}:/f")
+    r = steady("put", big, f"{img}:/f", ok=False)
+    assert b"no space" in r.stderr
+    assert direct("cat", f"{img}:/f").stdout == b"keep me\n"
+    assert direct("ls", img).stdout.split() == [b"f"]          # no temporary left
+    rc, rep = fsck(img)
+    assert rc == 0 and rep["files"] == 1, rep
+
+
 @pytest.mark.parametrize("device,blocks", [("mt25q128", "256"), ("em064lx", "16")])
 def test_inline_tag_media_round_trip(tmp_path: Path, device: str, blocks: str) -> None:
     src = tmp_path / "src"

@@ -569,7 +569,23 @@ static int cmd_put(int argc, char **argv)
     } else {
         strcpy(full, path);
     }
-    rc = put_file(&m.fs, argv[1], full);
+    /* written under a temporary name, then renamed over the target in one
+     * atomic step: a failed put (no space, unreadable source) leaves the
+     * old file as it was */
+    {
+        char tmp[PATHMAX], *slash;
+        snprintf(tmp, sizeof tmp, "%s", full);
+        slash = strrchr(tmp, '/');
+        if (!slash || slash[1] == 0 || (size_t)(slash - tmp) + 18 >= sizeof tmp)
+            return close_or_fail(&m, err("%s: not a file path", full));
+        strcpy(slash + 1, ".steady-put.tmp");
+        (void)steadyfs_unlink(&m.fs, tmp);
+        rc = put_file(&m.fs, argv[1], tmp);
+        if (!rc && (rc = steadyfs_rename(&m.fs, tmp, full)) != 0)
+            rc = err("%s: %s", full, steadyfs_strerror(rc));
+        if (rc)
+            (void)steadyfs_unlink(&m.fs, tmp);
+    }
     return close_or_fail(&m, rc);
 }
 
