@@ -37,6 +37,42 @@ while [ $i -lt 12 ]; do deep=$deep/dir-level-$(printf '%02d' $i)-abcdefgh; i=$((
 outcome deep-path-264 mkdir -p $deep
 outcome deep-path-264-file sh -c "echo deep > $deep/f && cat $deep/f"
 
+# POSIX corner cases: what a program is told (the same as diod, checked by
+# hand, except links and special files, which steadyfs does not store)
+mkdir $M/p
+mkdir -p $M/p/d1/d2; echo f > $M/p/file; echo g > $M/p/d1/g
+outcome mv-dir-into-itself mv $M/p/d1 $M/p/d1/d2/x
+outcome d1-still-there ls $M/p/d1/d2
+mkdir $M/p/empty
+outcome mv-dir-over-empty-dir mv -T $M/p/d1 $M/p/empty
+outcome after-mv-dir-over-empty cat $M/p/empty/g
+mkdir -p $M/p/ne/x; mkdir $M/p/d3
+outcome mv-dir-over-nonempty-dir mv -T $M/p/d3 $M/p/ne
+outcome mv-file-over-dir mv -T $M/p/file $M/p/d3
+outcome mv-dir-over-file sh -c "echo h > $M/p/file2; mv -T $M/p/d3 $M/p/file2"
+outcome rmdir-file rmdir $M/p/file
+outcome rm-dir rm $M/p/ne
+outcome mkdir-over-file mkdir $M/p/file
+outcome create-in-file sh -c "echo x > $M/p/file/sub"
+outcome walk-through-file ls $M/p/file/sub
+outcome hardlink ln $M/p/file $M/p/hard
+outcome symlink ln -s file $M/p/sym
+outcome mkfifo mkfifo $M/p/fifo
+outcome mknod-c mknod $M/p/cdev c 1 3
+outcome rename-same mv $M/p/file $M/p/file
+outcome rename-to-dot sh -c "mv $M/p/file $M/p/."
+outcome create-dot-name sh -c "echo > '$M/p/...'"
+outcome read-dir-as-file cat $M/p/ne
+outcome write-dir sh -c "echo x > $M/p/ne"
+outcome open-trunc sh -c "echo longer-content > $M/p/t && echo s > $M/p/t && [ \"\$(cat $M/p/t)\" = s ]"
+outcome o-append sh -c "echo a > $M/p/ap; echo b >> $M/p/ap; [ \$(wc -c < $M/p/ap) = 4 ]"
+outcome seek-read sh -c "dd if=$M/p/ap bs=1 skip=2 count=1 2>/dev/null | grep -q b"
+outcome big-ls sh -c "ls -laR $M > /dev/null"
+outcome find sh -c "find $M > /dev/null"
+outcome statfs-f stat -f $M
+outcome utf8-name sh -c "echo u > '$M/p/héllo-✓' && cat '$M/p/héllo-✓'"
+outcome rmdir-root rmdir $M
+
 # a file open while it is unlinked or renamed over (common in programs)
 echo keep > $M/open.txt
 exec 3< $M/open.txt
