@@ -150,7 +150,8 @@ int sh_fs_unmount(sh_fs *f);
 int sh_fs_mounted(const sh_fs *f);
 /* The context every steadyfs_* call takes. */
 steadyfs *sh_fs_ctx(sh_fs *f);
-/* Bytes malloc'd for it: sizeof(steadyfs) + work area + sector buffer. */
+/* RAM the core needs: sizeof(steadyfs) + work area + sector buffer (what
+ * firmware would reserve; the host-only read bounce buffer not counted). */
 uint32_t sh_fs_ram(const sh_fs *f);
 void sh_fs_counters_get(const sh_fs *f, sh_fs_counters *out);
 

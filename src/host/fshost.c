@@ -3,6 +3,17 @@
  * sh_fs part): the host mallocs the context, work area and sector buffer
  * that firmware would place statically, so Python (ctypes) and host tools
  * can run the core on any sh_dev -- simulated or a real file / block device.
+ *
+ * Read alignment.  The core reads tags (32 B) and map words (4 B) with
+ * sub-unit reads; bd.h requires reads aligned to geo.read_size.  The
+ * simulated flash parts have read_size 1, so nothing changes there; on a
+ * device with a larger read unit (a Linux file or block device: 512 B, the
+ * SD models) the core's reads would fail (SBD_ERR_RANGE -> EIO at mount).
+ * Until the core aligns its own reads, the file system runs on an sbd that
+ * forwards every operation and widens a misaligned read to the aligned
+ * span around it, through a bounce buffer -- what the kernel's page cache
+ * would do for an unaligned read.  Timing: the widened read is what the
+ * device really does, so the clock stays honest.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,14 +27,83 @@ struct sh_fs {
     void *work;
     void *sector;
     uint32_t ram;
+    const sbd *lower;      /* the handle's device */
+    sbd shim;              /* what the core runs on (read alignment, above) */
+    uint8_t *bounce;       /* bounce_len bytes, a multiple of read_size */
+    uint32_t bounce_len;
 };
+
+static int shim_read(void *ctx, uint32_t block, uint32_t off, void *buf, uint32_t len, void *spare,
+                     uint32_t spare_len)
+{
+    sh_fs *f = ctx;
+    const sbd *lo = f->lower;
+    uint32_t rs = lo->geo.read_size, bsize = sbd_block_size(lo);
+    uint32_t a0, a1, pos;
+    int rc, worst = 0;
+    if (rs <= 1 || (off % rs == 0 && len % rs == 0) || spare_len || !len || off > bsize ||
+        len > bsize - off)
+        return sbd_read(lo, block, off, buf, len, spare, spare_len);  /* as is: the device judges */
+    a0 = off - off % rs;
+    a1 = off + len;
+    a1 += (rs - a1 % rs) % rs;
+    for (pos = a0; pos < a1; pos += f->bounce_len) {
+        uint32_t n = a1 - pos < f->bounce_len ? a1 - pos : f->bounce_len;
+        uint32_t lo_b = pos > off ? pos : off;
+        uint32_t hi_b = pos + n < off + len ? pos + n : off + len;
+        rc = sbd_read(lo, block, pos, f->bounce, n, NULL, 0);
+        if (rc < 0 && rc != SBD_ERR_ECC)
+            return rc;
+        if (hi_b > lo_b)
+            memcpy((uint8_t *)buf + (lo_b - off), f->bounce + (lo_b - pos), hi_b - lo_b);
+        if (rc == SBD_ERR_ECC)
+            return rc;
+        if (rc > worst)
+            worst = rc;
+    }
+    return worst;
+}
+
+static int shim_prog(void *ctx, uint32_t block, uint32_t off, const void *buf, uint32_t len,
+                     const void *spare, uint32_t spare_len)
+{
+    sh_fs *f = ctx;
+    return sbd_prog(f->lower, block, off, buf, len, spare, spare_len);
+}
+
+static int shim_erase(void *ctx, uint32_t block, uint32_t count)
+{
+    sh_fs *f = ctx;
+    return sbd_erase(f->lower, block, count);
+}
+
+static int shim_sync(void *ctx)
+{
+    sh_fs *f = ctx;
+    return sbd_sync(f->lower);
+}
+
+static int shim_is_bad(void *ctx, uint32_t block)
+{
+    sh_fs *f = ctx;
+    return sbd_is_bad(f->lower, block);
+}
+
+static int shim_mark_bad(void *ctx, uint32_t block)
+{
+    sh_fs *f = ctx;
+    return sbd_mark_bad(f->lower, block);
+}
+
+static const sbd_ops shim_ops = {shim_read, shim_prog, shim_erase, shim_sync, shim_is_bad,
+                                 shim_mark_bad};
 
 sh_fs *sh_fs_new(sh_dev *h, const sh_fs_config *c, int *err)
 {
     sh_fs *f;
     steadyfs_config cfg;
     sbd_geometry geo;
-    uint32_t ws, ss;
+    uint32_t ws, ss, rs;
 
     if (err)
         *err = 0;
@@ -66,22 +146,32 @@ sh_fs *sh_fs_new(sh_dev *h, const sh_fs_config *c, int *err)
         return NULL;
     }
     ss = cfg.sector_size ? cfg.sector_size : 2048;
+    rs = cfg.bd->geo.read_size > 1 ? cfg.bd->geo.read_size : 1;
     f = calloc(1, sizeof *f);
     if (f) {
         f->work = calloc(1, ws);
         f->sector = calloc(1, ss);
+        /* a sector plus one read unit each side: one widened read */
+        f->bounce_len = (ss + 2 * rs + rs - 1) / rs * rs;
+        f->bounce = calloc(1, f->bounce_len);
     }
-    if (!f || !f->work || !f->sector) {
+    if (!f || !f->work || !f->sector || !f->bounce) {
         sh_set_error("sh_fs_new: out of memory");
         if (err)
             *err = STEADYFS_EIO;
         if (f) {
             free(f->work);
             free(f->sector);
+            free(f->bounce);
             free(f);
         }
         return NULL;
     }
+    f->lower = cfg.bd;
+    f->shim.ops = &shim_ops;
+    f->shim.ctx = f;
+    f->shim.geo = f->lower->geo;
+    cfg.bd = &f->shim;
     cfg.work = f->work;
     cfg.work_size = ws;
     cfg.sector_buf = f->sector;
@@ -98,6 +188,7 @@ void sh_fs_free(sh_fs *f)
         (void)steadyfs_unmount(&f->fs);
     free(f->work);
     free(f->sector);
+    free(f->bounce);
     free(f);
 }
 

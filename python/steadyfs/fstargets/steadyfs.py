@@ -58,7 +58,14 @@ class _SfsFile(File):
         except SteadyFsError as e:
             raise self._err(e) from e
         if n != len(data):
-            raise FsError(f"steadyfs: short write on {self.path} ({n} of {len(data)} bytes)")
+            # A short write means an error after some progress: writing the
+            # rest returns that error, so the user sees why (ENOSPC, EIO).
+            why = "no error on retry"
+            try:
+                self.fs.write(self._fd(), data[n:])
+            except SteadyFsError as e:
+                why = str(e.strerror).split(": ", 2)[-1]
+            raise FsError(f"steadyfs: short write on {self.path} ({n} of {len(data)} bytes): {why}")
         return n
 
     def read(self, size: int) -> bytes:
@@ -158,9 +165,13 @@ class SteadyFsTarget(FsTarget):
                        capacity_fraction_of_device=round(info.capacity / dev_bytes, 4) if dev_bytes else None)
         return out
 
-    def counters(self) -> dict[str, int]:
-        """The core's write/GC/erase counters since mount."""
-        return self.fs.counters()
+    def stats(self) -> dict[str, Any]:
+        """The core's counters since mount (sectors written as data, GC
+        copies, map and checkpoint sectors; erases; victims), fill included,
+        plus steadyfs_info after the run."""
+        if not self._mounted:
+            return {}
+        return {"sectors": self.fs.counters(), "info": self.fs.info().as_dict()}
 
 
 def open_target(dev: Device, *, format: bool = True, options: dict[str, Any]) -> FsTarget:
