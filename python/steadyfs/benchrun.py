@@ -64,7 +64,7 @@ def default_fs(w: Workload, dev: Device) -> str:
     if dev.page_size == 512 and not dev.geometry["needs_erase"]:
         return "fat"
     raise BenchError(f"workload {w.name} needs a file system on this device: pass --fs littlefs "
-                     "(or --fs steadyfs once available)")
+                     "or --fs steadyfs")
 
 
 def fill(target: FsTarget, fraction: float, progress: bool = False, chunk: int = 64 * 1024,
