@@ -20,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import weakref
 from dataclasses import asdict, dataclass
 from types import TracebackType
 from typing import Any
@@ -199,13 +200,24 @@ class SteadyFs:
         self.dev = dev
         self._h: int | None = h
         self._ctx = int(L.sh_fs_ctx(h))
+        # Closing the device first unmounts this (commits open files) while
+        # the handle is still valid; a weak reference, so the device does
+        # not keep a released file system alive.
+        me = weakref.ref(self)
+
+        def _release() -> None:
+            fs = me()
+            if fs is not None:
+                fs.release()
+        dev.on_close(_release)
 
     # -- lifetime --------------------------------------------------------
     def release(self) -> None:
-        """Unmount (errors ignored) and free the context."""
+        """Unmount (errors ignored) and free the context.  Closing the
+        device does this first, so the context never outlives it."""
         if self._h:
-            _lib().sh_fs_free(self._h)
-            self._h = None
+            h, self._h = self._h, None
+            _lib().sh_fs_free(h)
 
     def __enter__(self) -> SteadyFs:
         return self

@@ -150,3 +150,18 @@ def test_real_regular_file(tmp_path: Path) -> None:
         fd = fs.open("/r.bin", "r")
         assert fs.read(fd, 9999) == pattern(5000, 9)
         fs.release()
+
+
+def test_closing_the_device_first_unmounts_and_commits(tmp_path: Path) -> None:
+    img = tmp_path / "n.img"
+    dev = Device("mt29f1g01", image=img, blocks=64, seed=2, fresh=True)
+    fs = _fresh(dev)
+    fd = fs.open("/kept", "w")
+    fs.write(fd, b"committed by the unmount that closing the device runs")
+    dev.close()                        # before fs.release(): no use after free
+    assert not fs.mounted
+    fs.release()                       # harmless twice
+    with Device("mt29f1g01", image=img, blocks=64, seed=2) as dev2, SteadyFs(dev2) as fs2:
+        fs2.mount()
+        fd = fs2.open("/kept", "r")
+        assert fs2.read(fd, 100).startswith(b"committed")
