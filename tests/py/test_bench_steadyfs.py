@@ -82,3 +82,31 @@ def test_real_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert s["fs"] == "steadyfs" and s["device"] == str(img) and s["count"] == 16
     assert s["max_latency_us"] > 0 and set(s["peak_buffer_bytes"]) == RATE_KEYS
     assert s["fs_stats"]["info"]["blocks"] == 16 * 1024 * 1024 // 65536
+
+
+def test_demo_issue5_checks_follow_the_runs() -> None:
+    """The demo's issue 5 PASS/FAIL lines are computed from the summaries."""
+    from steadyfs.cmd_demo import Job, checks5, headline, headline_table
+
+    def summ(max_us: float, b1: int, b2: int, avg: float) -> dict[str, object]:
+        return {"max_latency_us": max_us, "avg_throughput_kBps": avg, "guaranteed_throughput_kBps": 800.0,
+                "count": 10, "latency_us": {"p99": max_us, "mean": max_us / 2},
+                "peak_buffer_bytes": {"100000": 0, "500000": 0, "1000000": b1, "2000000": b2, "4000000": 9e6},
+                "unbounded_rates": ["4000000"], "fill": {"fraction_of_device": 0.55}}
+
+    good = [{"job": Job("mt29f1g01", w, "steadyfs", 0.75), "summary": summ(3000.0, 0, 4000, 3500.0)}
+            for w in ("log4k", "seed000-random4k")]
+    lfs = [{"job": Job("mt29f1g01", w, "littlefs", 0.75), "summary": summ(2e6, 1_000_000, 2_000_000, 100.0)}
+           for w in ("log4k", "seed000-random4k")]
+    c = checks5(good + lfs, mount_worst_us=15000.0, ws_bound_typ_us=68000.0)
+    assert len(c) == 9 and all(x.ok for x in c)
+    bad = [{"job": Job("mt29f1g01", "log4k", "steadyfs", 0.75), "summary": summ(4700.0, 615, 5326, 2900.0)}]
+    c = checks5(bad + lfs, mount_worst_us=21000.0, ws_bound_typ_us=68000.0)
+    failed = [x.text for x in c if not x.ok]
+    assert any("1 MB/s" in t and "615 B" in t for t in failed)
+    assert any("2 MB/s 5326 B" in t for t in failed)
+    assert any("average 2.90 MB/s" in t for t in failed)
+    assert any("mount bound" in t for t in failed)
+    assert any("seed000-random4k" in t and "failed" in t for t in failed)   # missing run = FAIL
+    h, rows = headline_table(headline(good + lfs))
+    assert len(rows) == 6 and rows[0][2] == "55 %" and "run failed" in rows[2][2]   # no raw runs given
