@@ -104,3 +104,58 @@ int sh_profile_json(unsigned i, char *buf, size_t len);
 #endif
 
 #endif /* STEADYFS_HOST_H */
+
+/* ---- a steadyfs file system on a handle (src/host/fshost.c) --------------
+ * Appended after the guard above (other parts append here too), so it has
+ * its own.  The host owns what firmware provides statically: the context,
+ * the work area (steadyfs_work_size) and the sector buffer, all malloc'd
+ * here, so a binding mirrors no steadyfs struct but the plain records
+ * below.  Every sh_fs_config field 0 takes the steadyfs_config default
+ * (include/steadyfs/steadyfs.h); all are 32-bit so bindings mirror it
+ * trivially.  Functions returning int return 0 or a negative STEADYFS_E*
+ * code (steadyfs_strerror names it). */
+#ifndef STEADYFS_SH_FS_DECLARED
+#define STEADYFS_SH_FS_DECLARED
+#include "steadyfs/host.h"
+#include "steadyfs/steadyfs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sh_fs sh_fs;
+
+typedef struct sh_fs_config {
+    uint32_t open_max, pending_max, replay_max, max_inodes, fill_permille;
+    uint32_t file_pages_log2, dir_pages, sector_size, erase_mult;
+} sh_fs_config;
+
+/* The core's statistics (sectors written as data / GC copies / map /
+ * checkpoints, erases, victims picked), since the context was mounted. */
+typedef struct sh_fs_counters {
+    uint64_t data, copy, map, ckpt, erase, victim;
+} sh_fs_counters;
+
+/* Allocate a file system context on h (config NULL: every default).
+ * Neither formats nor mounts.  On failure returns NULL and sets *err
+ * (STEADYFS_EINVAL: a configuration the geometry rejects; STEADYFS_EIO:
+ * out of memory); sh_last_error() says why.  h must outlive it. */
+sh_fs *sh_fs_new(sh_dev *h, const sh_fs_config *config, int *err);
+/* Unmounts if mounted (errors ignored: call sh_fs_unmount first to see
+ * them) and frees. */
+void sh_fs_free(sh_fs *f);
+int sh_fs_format(sh_fs *f);    /* destroys the device's content; leaves it unmounted */
+int sh_fs_mount(sh_fs *f);
+int sh_fs_unmount(sh_fs *f);
+int sh_fs_mounted(const sh_fs *f);
+/* The context every steadyfs_* call takes. */
+steadyfs *sh_fs_ctx(sh_fs *f);
+/* RAM the core needs: sizeof(steadyfs) + work area + sector buffer (what
+ * firmware would reserve; the host-only read bounce buffer not counted). */
+uint32_t sh_fs_ram(const sh_fs *f);
+void sh_fs_counters_get(const sh_fs *f, sh_fs_counters *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* STEADYFS_SH_FS_DECLARED */

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 from steadyfs import native
 from steadyfs.analysis import DEFAULT_RATES, summarize
-from steadyfs.fstargets import FsRefused, FsTarget, open_target
+from steadyfs.fstargets import FsError, FsRefused, FsTarget, open_target
 from steadyfs.native import Device
 from steadyfs.progress import Progress
 from steadyfs.trace import Op, Trace, TraceWriter, make_metadata
@@ -64,7 +64,7 @@ def default_fs(w: Workload, dev: Device) -> str:
     if dev.page_size == 512 and not dev.geometry["needs_erase"]:
         return "fat"
     raise BenchError(f"workload {w.name} needs a file system on this device: pass --fs littlefs "
-                     "(or --fs steadyfs once available)")
+                     "or --fs steadyfs")
 
 
 def fill(target: FsTarget, fraction: float, progress: bool = False, chunk: int = 64 * 1024,
@@ -97,8 +97,13 @@ def fill(target: FsTarget, fraction: float, progress: bool = False, chunk: int =
             if new <= used:
                 break
             used = new
+    dev_bytes = int(target.dev.block_count) * int(target.dev.block_size)
+    # File systems state capacity differently (littlefs: every block;
+    # steadyfs: the live data its format allows), so also say what the fill
+    # is in raw device bytes.
     return {"fraction_asked": fraction, "fraction_used": used / cap if cap else 0.0, "files": nfiles,
-            "used_bytes": used, "capacity_bytes": cap}
+            "used_bytes": used, "capacity_bytes": cap,
+            "fraction_of_device": round(used / dev_bytes, 4) if dev_bytes else 0.0}
 
 
 def efficiency_sweet_spot(by_size: Sequence[dict[str, Any]], within: float = 0.10) -> int | None:
@@ -149,19 +154,28 @@ def run_bench(device: str, workload: str, *, fs: str | None = None, timing: str 
             env = Env(dev, target, resolved, seed, writer, tick=bar.update, set_total=set_total)
             try:
                 w.run(env)
+            except FsError as e:
+                # Say where: a failure after thousands of accesses (ENOSPC
+                # when GC pacing falls behind) is a different finding from
+                # one at the start (the workload does not fit).
+                raise FsError(f"{e} [{fs_name}, {w.name} on {device}, after {len(writer)} recorded "
+                              f"accesses{f', fill {fill_fraction:g}' if fill_fraction else ''}]") from e
             finally:
                 bar.close()
             stats = dev.stats()
+            fs_stats = target.stats()
         finally:
             target.unmount()
     writer.metadata.update(env.meta)
     writer.metadata["notes"] = list(env.notes)
     writer.metadata["device_stats"] = stats
+    if fs_stats:
+        writer.metadata["fs_stats"] = fs_stats
     trace = writer.finish()
     summary = summarize(trace, rates, ram_bytes=list(ram) if ram else None, ops=w.analyse_ops)
     summary["analysed_ops"] = [Op(o).label for o in w.analyse_ops]
     summary["notes"] = list(env.notes)
-    for k in ("fill", "fs_config", "scale", "device_stats", *env.meta.keys()):
+    for k in ("fill", "fs_config", "scale", "device_stats", "fs_stats", *env.meta.keys()):
         if k in trace.metadata:
             summary[k] = trace.metadata[k]
     if "by_size" in summary:

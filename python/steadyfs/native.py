@@ -13,7 +13,7 @@ import json
 import os
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -248,6 +248,9 @@ class Device:
             reason = L.sh_last_error().decode()
             raise DeviceError(err.value or ERR_INVAL, f"cannot open device: {reason}")
         self._h: int | None = h
+        # Things built on this device (a mounted file system) to release
+        # before the device itself goes, so none outlives its handle.
+        self._closers: list[Callable[[], None]] = []
         self.profile_name = profile
         geo = Geometry()
         L.sh_geometry(h, ctypes.byref(geo))
@@ -262,8 +265,18 @@ class Device:
     # -- lifetime --------------------------------------------------------
     def close(self) -> None:
         if self._h:
+            for fn in reversed(self._closers):
+                try:
+                    fn()
+                except Exception:   # a dependant's failure must not leak the handle
+                    pass
+            self._closers.clear()
             lib().sh_close(self._h)
             self._h = None
+
+    def on_close(self, fn: Callable[[], None]) -> None:
+        """Call ``fn`` when the device closes, before its handle is freed."""
+        self._closers.append(fn)
 
     def __enter__(self) -> Device:
         return self

@@ -52,12 +52,6 @@ def test_json_fat_and_littlefs(capsys: pytest.CaptureFixture[str]) -> None:
     assert set(s["peak_buffer_bytes"]) == RATE_KEYS
 
 
-def test_steadyfs_is_not_available_yet(capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out, err = _bench(capsys, "--device", "mt29f1g01", "--workload", "log4k", "--fs", "steadyfs")
-    assert rc == 2 and out == ""
-    assert "steadyfs" in err and "not available yet" in err
-
-
 @pytest.mark.parametrize("args,msg", [
     (["--device", "mt29f1g01", "--workload", "log4k"], "needs a file system"),
     (["--device", "em064lx", "--workload", "seed001-naive", "--fs", "raw"], "needs files"),

@@ -15,8 +15,8 @@ Targets (``--fs``):
               devices with 512-byte sectors (the SD card profiles).
 ``littlefs``  littlefs v2 (PyPI ``littlefs-python``) over the device:
               ``fstargets/littlefs.py`` says how it is configured per device.
-``steadyfs``  the project's own file system: a slot, not yet available
-              (``fstargets/steadyfs.py``).
+``steadyfs``  the project's own file system (src/fs) through its host
+              binding ``steadyfs.fs`` (``fstargets/steadyfs.py``).
 
 Adding a target is one module here exposing
 ``open_target(dev, *, format, options) -> FsTarget`` and one line in
@@ -118,6 +118,10 @@ class FsTarget(ABC):
     def describe(self) -> dict[str, Any]:
         """Configuration for the run's metadata."""
         return {"fs": self.name}
+
+    def stats(self) -> dict[str, Any]:
+        """The file system's own counters after a run ({} if it keeps none)."""
+        return {}
 
     def __enter__(self) -> FsTarget:
         return self

@@ -1,24 +1,178 @@
-"""``--fs steadyfs``: the project's own file system -- the slot for it.
+"""``--fs steadyfs``: the project's own file system (src/fs) over a device.
 
-The file system is being written in ``src/fs``; its Python binding does not
-exist yet, so this target refuses with a clear message.  When the binding
-lands, this module implements ``open_target`` with a ``FsTarget`` subclass
-(see ``fstargets/littlefs.py`` for the shape) and nothing else changes:
-``steady bench --fs steadyfs`` and the demo's side-by-side runs pick it up.
+Every file call is the C call (``steadyfs.fs``, through src/host/fshost.c)
+on the device the bench opened -- a simulated profile or, with
+``--allow-write``, a real file or block device -- so the device's clock
+times everything the file system does (GC copies, map and checkpoint
+sectors, erases) inside the workload's call, exactly as for littlefs.
+
+Configuration: the steadyfs defaults (include/steadyfs/steadyfs.h) with
+``open_max = 1``, the configuration whose RAM the README states and whose
+bounds ``steady bound`` prints; every workload keeps one file open at a
+time.  Override with ``--param fs.KEY=VALUE`` for any sh_fs_config field
+(``open_max``, ``pending_max``, ``replay_max``, ``max_inodes``,
+``fill_permille``, ``file_pages_log2``, ``dir_pages``, ``sector_size``,
+``erase_mult``).
+
+``capacity()`` is steadyfs_info's capacity: the live data the format
+allows (``fill_permille``, default 75 %, of the sectors outside the
+reserve), so ``--fill 0.75`` fills 75 % of *that* (see ``describe()``'s
+``capacity_fraction_of_device`` for what it is in raw device bytes).
+``used()`` is steadyfs_info's used: live sectors, data and metadata.
+A failing call raises FsError with steadyfs_strerror's text.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from steadyfs.fstargets import FsTarget, FsUnavailable
+from steadyfs.fs import CONFIG_KEYS, SteadyFs, SteadyFsError
+from steadyfs.fstargets import MODES, File, FsError, FsTarget
 from steadyfs.native import Device
 
-AVAILABLE = False
+AVAILABLE = True
 
-MESSAGE = ("--fs steadyfs: the steadyfs file system is not available yet (src/fs is being written and "
-           "has no Python binding); use --fs littlefs, --fs fat or --fs raw for now")
+DEFAULTS = {"open_max": 1}
+
+
+class _SfsFile(File):
+    def __init__(self, fs: SteadyFs, path: str, mode: str) -> None:
+        self.fs = fs
+        self.path = path
+        try:
+            self.fd: int | None = fs.open(path, mode)
+        except SteadyFsError as e:
+            raise FsError(f"{e.strerror}") from e
+
+    def _fd(self) -> int:
+        if self.fd is None:
+            raise FsError(f"steadyfs: {self.path} is closed")
+        return self.fd
+
+    def _err(self, e: SteadyFsError) -> FsError:
+        return FsError(f"steadyfs: {e.call} {self.path}: {str(e.strerror).split(': ', 2)[-1]}")
+
+    def write(self, data: bytes) -> int:
+        try:
+            n = self.fs.write(self._fd(), data)
+        except SteadyFsError as e:
+            raise self._err(e) from e
+        if n != len(data):
+            # A short write means an error after some progress: writing the
+            # rest returns that error, so the user sees why (ENOSPC, EIO).
+            why = "no error on retry"
+            try:
+                self.fs.write(self._fd(), data[n:])
+            except SteadyFsError as e:
+                why = str(e.strerror).split(": ", 2)[-1]
+            raise FsError(f"steadyfs: short write on {self.path} ({n} of {len(data)} bytes): {why}")
+        return n
+
+    def read(self, size: int) -> bytes:
+        try:
+            return self.fs.read(self._fd(), size)
+        except SteadyFsError as e:
+            raise self._err(e) from e
+
+    def seek(self, offset: int) -> None:
+        try:
+            self.fs.seek(self._fd(), offset)
+        except SteadyFsError as e:
+            raise self._err(e) from e
+
+    def sync(self) -> None:
+        try:
+            self.fs.sync(self._fd())
+        except SteadyFsError as e:
+            raise self._err(e) from e
+
+    def close(self) -> None:
+        if self.fd is not None:
+            fd, self.fd = self.fd, None
+            try:
+                self.fs.close(fd)
+            except SteadyFsError as e:
+                raise self._err(e) from e
+
+
+class SteadyFsTarget(FsTarget):
+    name = "steadyfs"
+
+    def __init__(self, dev: Device, format: bool, options: dict[str, Any]) -> None:
+        super().__init__(dev)
+        bad = [k for k in options if k not in CONFIG_KEYS]
+        if bad:
+            raise ValueError(f"unknown steadyfs option(s) {', '.join(bad)}: known {', '.join(CONFIG_KEYS)}")
+        cfg = dict(DEFAULTS)
+        try:
+            cfg.update({k: int(v) for k, v in options.items()})
+        except ValueError as e:
+            raise ValueError(f"steadyfs options are integers: {e}") from e
+        self.cfg = cfg
+        try:
+            self.fs = SteadyFs(dev, cfg)
+            if format:
+                self.fs.format()
+            self.fs.mount()
+        except SteadyFsError as e:
+            raise FsError(f"{e.strerror} (on {dev.profile_name or 'the device'}, "
+                          f"config {cfg})") from e
+        self._mounted = True
+
+    def _call(self, what: str, fn: Any, *args: Any) -> Any:
+        try:
+            return fn(*args)
+        except SteadyFsError as e:
+            raise FsError(str(e.strerror)) from e
+
+    def open(self, path: str, mode: str = "r") -> File:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}")
+        return _SfsFile(self.fs, path, mode)
+
+    def unlink(self, path: str) -> None:
+        self._call("unlink", self.fs.unlink, path)
+
+    def mkdir(self, path: str) -> None:
+        self._call("mkdir", self.fs.mkdir, path)
+
+    def exists(self, path: str) -> bool:
+        return bool(self._call("stat", self.fs.exists, path))
+
+    def capacity(self) -> int:
+        return int(self._call("info", self.fs.info).capacity)
+
+    def used(self) -> int:
+        return int(self._call("info", self.fs.info).used)
+
+    def unmount(self) -> None:
+        if self._mounted:
+            self._mounted = False
+            try:
+                self.fs.unmount()
+            except SteadyFsError as e:
+                raise FsError(str(e.strerror)) from e
+            finally:
+                self.fs.release()
+
+    def describe(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"fs": "steadyfs", "implementation": "src/fs via src/host/fshost.c",
+                               **self.cfg}
+        if self._mounted:
+            info = self.fs.info()
+            dev_bytes = int(self.dev.block_count) * int(self.dev.block_size)
+            out.update(info=info.as_dict(), ram_bytes=self.fs.ram_bytes,
+                       capacity_fraction_of_device=round(info.capacity / dev_bytes, 4) if dev_bytes else None)
+        return out
+
+    def stats(self) -> dict[str, Any]:
+        """The core's counters since mount (sectors written as data, GC
+        copies, map and checkpoint sectors; erases; victims), fill included,
+        plus steadyfs_info after the run."""
+        if not self._mounted:
+            return {}
+        return {"sectors": self.fs.counters(), "info": self.fs.info().as_dict()}
 
 
 def open_target(dev: Device, *, format: bool = True, options: dict[str, Any]) -> FsTarget:
-    raise FsUnavailable(MESSAGE)
+    return SteadyFsTarget(dev, format, options)

@@ -1,0 +1,225 @@
+/*
+ * A steadyfs file system on a host handle (include/steadyfs/host.h, the
+ * sh_fs part): the host mallocs the context, work area and sector buffer
+ * that firmware would place statically, so Python (ctypes) and host tools
+ * can run the core on any sh_dev -- simulated or a real file / block device.
+ *
+ * Read alignment.  The core reads tags (32 B) and map words (4 B) with
+ * sub-unit reads; bd.h requires reads aligned to geo.read_size.  The
+ * simulated flash parts have read_size 1, so nothing changes there; on a
+ * device with a larger read unit (a Linux file or block device: 512 B, the
+ * SD models) the core's reads would fail (SBD_ERR_RANGE -> EIO at mount).
+ * Until the core aligns its own reads, the file system runs on an sbd that
+ * forwards every operation and widens a misaligned read to the aligned
+ * span around it, through a bounce buffer -- what the kernel's page cache
+ * would do for an unaligned read.  Timing: the widened read is what the
+ * device really does, so the clock stays honest.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/sh_internal.h"
+#include "steadyfs/host.h"
+
+struct sh_fs {
+    steadyfs fs;           /* first: sh_fs_ctx is a cast-free address */
+    steadyfs_config cfg;
+    void *work;
+    void *sector;
+    uint32_t ram;
+    const sbd *lower;      /* the handle's device */
+    sbd shim;              /* what the core runs on (read alignment, above) */
+    uint8_t *bounce;       /* bounce_len bytes, a multiple of read_size */
+    uint32_t bounce_len;
+};
+
+static int shim_read(void *ctx, uint32_t block, uint32_t off, void *buf, uint32_t len, void *spare,
+                     uint32_t spare_len)
+{
+    sh_fs *f = ctx;
+    const sbd *lo = f->lower;
+    uint32_t rs = lo->geo.read_size, bsize = sbd_block_size(lo);
+    uint32_t a0, a1, pos;
+    int rc, worst = 0;
+    if (rs <= 1 || (off % rs == 0 && len % rs == 0) || spare_len || !len || off > bsize ||
+        len > bsize - off)
+        return sbd_read(lo, block, off, buf, len, spare, spare_len);  /* as is: the device judges */
+    a0 = off - off % rs;
+    a1 = off + len;
+    a1 += (rs - a1 % rs) % rs;
+    for (pos = a0; pos < a1; pos += f->bounce_len) {
+        uint32_t n = a1 - pos < f->bounce_len ? a1 - pos : f->bounce_len;
+        uint32_t lo_b = pos > off ? pos : off;
+        uint32_t hi_b = pos + n < off + len ? pos + n : off + len;
+        rc = sbd_read(lo, block, pos, f->bounce, n, NULL, 0);
+        if (rc < 0 && rc != SBD_ERR_ECC)
+            return rc;
+        if (hi_b > lo_b)
+            memcpy((uint8_t *)buf + (lo_b - off), f->bounce + (lo_b - pos), hi_b - lo_b);
+        if (rc == SBD_ERR_ECC)
+            return rc;
+        if (rc > worst)
+            worst = rc;
+    }
+    return worst;
+}
+
+static int shim_prog(void *ctx, uint32_t block, uint32_t off, const void *buf, uint32_t len,
+                     const void *spare, uint32_t spare_len)
+{
+    sh_fs *f = ctx;
+    return sbd_prog(f->lower, block, off, buf, len, spare, spare_len);
+}
+
+static int shim_erase(void *ctx, uint32_t block, uint32_t count)
+{
+    sh_fs *f = ctx;
+    return sbd_erase(f->lower, block, count);
+}
+
+static int shim_sync(void *ctx)
+{
+    sh_fs *f = ctx;
+    return sbd_sync(f->lower);
+}
+
+static int shim_is_bad(void *ctx, uint32_t block)
+{
+    sh_fs *f = ctx;
+    return sbd_is_bad(f->lower, block);
+}
+
+static int shim_mark_bad(void *ctx, uint32_t block)
+{
+    sh_fs *f = ctx;
+    return sbd_mark_bad(f->lower, block);
+}
+
+static const sbd_ops shim_ops = {shim_read, shim_prog, shim_erase, shim_sync, shim_is_bad,
+                                 shim_mark_bad};
+
+sh_fs *sh_fs_new(sh_dev *h, const sh_fs_config *c, int *err)
+{
+    sh_fs *f;
+    steadyfs_config cfg;
+    sbd_geometry geo;
+    uint32_t ws, ss, rs;
+
+    if (err)
+        *err = 0;
+    if (!h) {
+        sh_set_error("sh_fs_new: no device");
+        if (err)
+            *err = STEADYFS_EINVAL;
+        return NULL;
+    }
+    memset(&cfg, 0, sizeof cfg);
+    cfg.bd = sh_bd(h);
+    if (c) {
+        /* Narrowing is checked: a value that does not fit is a bad config,
+         * not a silently different one. */
+        if (c->open_max > 0xFFFF || c->pending_max > 0xFFFF || c->replay_max > 0xFFFF ||
+            c->max_inodes > 0xFFFF || c->fill_permille > 0xFFFF || c->file_pages_log2 > 0xFF ||
+            c->dir_pages > 0xFF) {
+            sh_set_error("sh_fs_new: configuration field out of range");
+            if (err)
+                *err = STEADYFS_EINVAL;
+            return NULL;
+        }
+        cfg.open_max = (uint16_t)c->open_max;
+        cfg.pending_max = (uint16_t)c->pending_max;
+        cfg.replay_max = (uint16_t)c->replay_max;
+        cfg.max_inodes = (uint16_t)c->max_inodes;
+        cfg.fill_permille = (uint16_t)c->fill_permille;
+        cfg.file_pages_log2 = (uint8_t)c->file_pages_log2;
+        cfg.dir_pages = (uint8_t)c->dir_pages;
+        cfg.sector_size = c->sector_size;
+        cfg.erase_mult = c->erase_mult;
+    }
+    ws = steadyfs_work_size(&cfg);
+    if (!ws) {
+        sh_geometry(h, &geo);
+        sh_set_error("steadyfs: configuration rejected for this device (page %u B, %u blocks of %u pages)",
+                     geo.page_size, geo.block_count, geo.pages_per_block);
+        if (err)
+            *err = STEADYFS_EINVAL;
+        return NULL;
+    }
+    ss = cfg.sector_size ? cfg.sector_size : 2048;
+    rs = cfg.bd->geo.read_size > 1 ? cfg.bd->geo.read_size : 1;
+    f = calloc(1, sizeof *f);
+    if (f) {
+        f->work = calloc(1, ws);
+        f->sector = calloc(1, ss);
+        /* a sector plus one read unit each side: one widened read */
+        f->bounce_len = (ss + 2 * rs + rs - 1) / rs * rs;
+        f->bounce = calloc(1, f->bounce_len);
+    }
+    if (!f || !f->work || !f->sector || !f->bounce) {
+        sh_set_error("sh_fs_new: out of memory");
+        if (err)
+            *err = STEADYFS_EIO;
+        if (f) {
+            free(f->work);
+            free(f->sector);
+            free(f->bounce);
+            free(f);
+        }
+        return NULL;
+    }
+    f->lower = cfg.bd;
+    f->shim.ops = &shim_ops;
+    f->shim.ctx = f;
+    f->shim.geo = f->lower->geo;
+    cfg.bd = &f->shim;
+    cfg.work = f->work;
+    cfg.work_size = ws;
+    cfg.sector_buf = f->sector;
+    f->cfg = cfg;
+    f->ram = (uint32_t)sizeof(steadyfs) + ws + ss;
+    return f;
+}
+
+void sh_fs_free(sh_fs *f)
+{
+    if (!f)
+        return;
+    if (f->fs.mounted)
+        (void)steadyfs_unmount(&f->fs);
+    free(f->work);
+    free(f->sector);
+    free(f->bounce);
+    free(f);
+}
+
+int sh_fs_format(sh_fs *f)
+{
+    if (f->fs.mounted)
+        return STEADYFS_EBUSY;
+    return steadyfs_format(&f->fs, &f->cfg);
+}
+
+int sh_fs_mount(sh_fs *f)
+{
+    if (f->fs.mounted)
+        return STEADYFS_EBUSY;
+    return steadyfs_mount(&f->fs, &f->cfg);
+}
+
+int sh_fs_unmount(sh_fs *f) { return steadyfs_unmount(&f->fs); }
+
+int sh_fs_mounted(const sh_fs *f) { return f->fs.mounted != 0; }
+
+steadyfs *sh_fs_ctx(sh_fs *f) { return &f->fs; }
+
+uint32_t sh_fs_ram(const sh_fs *f) { return f->ram; }
+
+void sh_fs_counters_get(const sh_fs *f, sh_fs_counters *out)
+{
+    out->data = f->fs.n_data;
+    out->copy = f->fs.n_copy;
+    out->map = f->fs.n_map;
+    out->ckpt = f->fs.n_ckpt;
+    out->erase = f->fs.n_erase;
+    out->victim = f->fs.n_victim;
+}

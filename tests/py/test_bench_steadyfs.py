@@ -1,0 +1,112 @@
+"""`steady bench --fs steadyfs`: JSON fields, errors, options, a real file
+(small devices and scaled workloads: a few seconds in all)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from steadyfs.benchrun import run_bench
+from steadyfs.cli import main
+from steadyfs.fstargets import FsError
+from steadyfs.native import profile
+
+RATE_KEYS = {"100000", "500000", "1000000", "2000000", "4000000"}
+
+
+def _bench(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    rc = main(["bench", *args])
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_log4k_json_on_a_small_nand(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = _bench(capsys, "--device", "mt29f1g01", "--blocks", "64", "--workload", "log4k",
+                          "--fs", "steadyfs", "--fill", "0.5", "--param", "total=512KiB",
+                          "--param", "file_size=128KiB", "--json")
+    assert rc == 0, err
+    s = json.loads(out)
+    assert s["fs"] == "steadyfs" and s["workload"] == "log4k" and s["device"] == "mt29f1g01"
+    assert s["count"] == 128 and s["bytes"] == 128 * 4096
+    assert set(s["peak_buffer_bytes"]) == RATE_KEYS
+    assert all(isinstance(v, int) and v >= 0 for v in s["peak_buffer_bytes"].values())
+    assert isinstance(s["max_latency_us"], float)
+    # Timed on the device clock: each 4 KiB write + sync programs at least
+    # two 2 KiB pages (tPROG typical each), so no access is faster.
+    tprog_us = profile("mt29f1g01")["times"]["prog"]["typ_ns"] / 1e3
+    assert s["latency_us"]["min"] >= 2 * tprog_us
+    assert s["max_latency_us"] >= s["latency_us"]["p99"] >= s["latency_us"]["p50"]
+    assert 0.5 <= s["fill"]["fraction_used"] < 0.6 and s["fill"]["files"] >= 1
+    assert s["fill"]["capacity_bytes"] == s["fs_config"]["info"]["capacity"]
+    assert s["fs_config"]["open_max"] == 1
+    assert s["fs_stats"]["sectors"]["data"] >= 128 * 2
+    # the log rotated: 4 files of 128 KiB, the first deleted when the 4th started
+    assert s["file_size_bytes"] == 128 * 1024 and s["files_written"] == 4
+
+
+def test_random4k_json_and_fs_options(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = _bench(capsys, "--device", "em064lx", "--workload", "seed000-random4k", "--fs",
+                          "steadyfs", "--param", "count=100", "--param", "repeat=2", "--param",
+                          "region=256KiB", "--param", "fs.open_max=2", "--json")
+    assert rc == 0, err
+    s = json.loads(out)
+    assert s["fs"] == "steadyfs" and s["workload"] == "seed000-random4k" and s["count"] == 100
+    assert s["fs_config"]["open_max"] == 2 and set(s["peak_buffer_bytes"]) == RATE_KEYS
+    assert len(s["repeat_totals_ms"]) == 2
+    rc, _, err = _bench(capsys, "--device", "em064lx", "--workload", "log4k", "--fs", "steadyfs",
+                        "--param", "fs.bogus=1")
+    assert rc == 2 and "unknown steadyfs option" in err
+
+
+def test_a_failing_fs_call_is_an_error_not_a_result(capsys: pytest.CaptureFixture[str]) -> None:
+    # 90 % full leaves less free space than the workload's 1 MiB file.
+    rc, out, err = _bench(capsys, "--device", "em064lx", "--workload", "seed000-random4k", "--fs",
+                          "steadyfs", "--fill", "0.9", "--param", "count=10", "--json")
+    assert rc == 2 and out == ""
+    assert "no space (ENOSPC)" in err and "/random.bin" in err
+    with pytest.raises(FsError, match=r"ENOSPC.*after 0 recorded accesses, fill 0.9"):
+        run_bench("em064lx", "seed000-random4k", fs="steadyfs", fill_fraction=0.9,
+                  params={"count": "10"})
+
+
+def test_real_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    img = tmp_path / "dev.img"
+    with img.open("wb") as f:
+        f.truncate(16 * 1024 * 1024)
+    rc, out, err = _bench(capsys, "--device", str(img), "--allow-write", "--workload", "log4k",
+                          "--fs", "steadyfs", "--param", "total=64KiB", "--json")
+    assert rc == 0, err
+    s = json.loads(out)
+    assert s["fs"] == "steadyfs" and s["device"] == str(img) and s["count"] == 16
+    assert s["max_latency_us"] > 0 and set(s["peak_buffer_bytes"]) == RATE_KEYS
+    assert s["fs_stats"]["info"]["blocks"] == 16 * 1024 * 1024 // 65536
+
+
+def test_demo_issue5_checks_follow_the_runs() -> None:
+    """The demo's issue 5 PASS/FAIL lines are computed from the summaries."""
+    from steadyfs.cmd_demo import Job, checks5, headline, headline_table
+
+    def summ(max_us: float, b1: int, b2: int, avg: float) -> dict[str, object]:
+        return {"max_latency_us": max_us, "avg_throughput_kBps": avg, "guaranteed_throughput_kBps": 800.0,
+                "count": 10, "latency_us": {"p99": max_us, "mean": max_us / 2},
+                "peak_buffer_bytes": {"100000": 0, "500000": 0, "1000000": b1, "2000000": b2, "4000000": 9e6},
+                "unbounded_rates": ["4000000"], "fill": {"fraction_of_device": 0.55}}
+
+    good = [{"job": Job("mt29f1g01", w, "steadyfs", 0.75), "summary": summ(3000.0, 0, 4000, 3500.0)}
+            for w in ("log4k", "seed000-random4k")]
+    lfs = [{"job": Job("mt29f1g01", w, "littlefs", 0.75), "summary": summ(2e6, 1_000_000, 2_000_000, 100.0)}
+           for w in ("log4k", "seed000-random4k")]
+    c = checks5(good + lfs, mount_worst_us=15000.0, ws_bound_typ_us=68000.0)
+    assert len(c) == 9 and all(x.ok for x in c)
+    bad = [{"job": Job("mt29f1g01", "log4k", "steadyfs", 0.75), "summary": summ(4700.0, 615, 5326, 2900.0)}]
+    c = checks5(bad + lfs, mount_worst_us=21000.0, ws_bound_typ_us=68000.0)
+    failed = [x.text for x in c if not x.ok]
+    assert any("1 MB/s" in t and "615 B" in t for t in failed)
+    assert any("2 MB/s 5326 B" in t for t in failed)
+    assert any("average 2.90 MB/s" in t for t in failed)
+    assert any("mount bound" in t for t in failed)
+    assert any("seed000-random4k" in t and "failed" in t for t in failed)   # missing run = FAIL
+    h, rows = headline_table(headline(good + lfs))
+    assert len(rows) == 6 and rows[0][2] == "55 %" and "run failed" in rows[2][2]   # no raw runs given
