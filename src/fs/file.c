@@ -386,18 +386,24 @@ int steadyfs_fstat(steadyfs *fs, int fd, steadyfs_stat *st)
     return 0;
 }
 
+/* A free handle slot, or NULL: open checks before it creates anything, so
+ * a full table never leaves a new name behind. */
+struct sfs_open *sfs_slot(steadyfs *fs)
+{
+    uint32_t i;
+    for (i = 0; i < fs->cfg.open_max; i++)
+        if (!fs->open[i].ino)
+            return &fs->open[i];
+    return NULL;
+}
+
 /* Open an existing inode as a file handle (ns.c resolved the path). */
 int sfs_open_ino(steadyfs *fs, uint32_t ino, int flags)
 {
-    struct sfs_open *o = NULL, *p;
+    struct sfs_open *o = sfs_slot(fs), *p;
     sfs_inode in;
-    uint32_t i, ppn;
+    uint32_t ppn;
     int rc;
-    for (i = 0; i < fs->cfg.open_max; i++)
-        if (!fs->open[i].ino) {
-            o = &fs->open[i];
-            break;
-        }
     if (!o)
         return STEADYFS_ENFILE;
     p = sfs_primary(fs, ino);

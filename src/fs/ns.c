@@ -149,6 +149,8 @@ int steadyfs_open(steadyfs *fs, const char *path, int flags)
             return sfs_end(fs, STEADYFS_ENOENT);
         if (!nlen)
             return sfs_end(fs, STEADYFS_EINVAL);
+        if (!sfs_slot(fs))
+            return sfs_end(fs, STEADYFS_ENFILE);
         rc = create(fs, parent, name, nlen, STEADYFS_TYPE_FILE, &ino);
         if (rc)
             return sfs_end(fs, rc);
@@ -339,7 +341,8 @@ static struct sfs_open *dhandle(steadyfs *fs, int dd)
 
 int steadyfs_opendir(steadyfs *fs, const char *path)
 {
-    uint32_t parent, nlen, ino, i;
+    struct sfs_open *o;
+    uint32_t parent, nlen, ino;
     const char *name;
     uint8_t type;
     int rc = sfs_begin(fs, 0);
@@ -352,14 +355,13 @@ int steadyfs_opendir(steadyfs *fs, const char *path)
         rc = STEADYFS_ENOTDIR;
     if (rc)
         return rc;
-    for (i = 0; i < fs->cfg.open_max; i++)
-        if (!fs->open[i].ino) {
-            memset(&fs->open[i], 0, sizeof fs->open[i]);
-            fs->open[i].ino = ino;
-            fs->open[i].kind = STEADYFS_TYPE_DIR;
-            return (int)i;
-        }
-    return STEADYFS_ENFILE;
+    o = sfs_slot(fs);
+    if (!o)
+        return STEADYFS_ENFILE;
+    memset(o, 0, sizeof *o);
+    o->ino = ino;
+    o->kind = STEADYFS_TYPE_DIR;
+    return (int)(o - fs->open);
 }
 
 int steadyfs_readdir(steadyfs *fs, int dd, steadyfs_dirent *ent)

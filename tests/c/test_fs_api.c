@@ -147,6 +147,22 @@ static void test_dirs(void)
     CHECK_EQ(steadyfs_stat_path(FS, "/d9", &st2), STEADYFS_ENOENT);
 }
 
+/* A full handle table refuses O_CREAT before it creates the name. */
+static void test_table_full(void)
+{
+    int fd[64], n = 0, i;
+    steadyfs_stat st;
+    while (n < 64 && (fd[n] = steadyfs_open(FS, "/hello.txt", STEADYFS_O_RDONLY)) >= 0)
+        n++;
+    CHECK(n > 0 && n < 64);
+    CHECK_EQ(fd[n], STEADYFS_ENFILE);
+    CHECK_EQ(steadyfs_open(FS, "/ghost", STEADYFS_O_WRONLY | STEADYFS_O_CREAT), STEADYFS_ENFILE);
+    CHECK_EQ(steadyfs_opendir(FS, "/"), STEADYFS_ENFILE);
+    CHECK_EQ(steadyfs_stat_path(FS, "/ghost", &st), STEADYFS_ENOENT);
+    for (i = 0; i < n; i++)
+        CHECK_EQ(steadyfs_close(FS, fd[i]), 0);
+}
+
 static void test_truncate_seek(void)
 {
     static uint8_t a[9000], b[9000];
@@ -252,6 +268,7 @@ int main(void)
     CHECK_EQ(steadyfs_mount(FS, &T.cfg), 0);
     test_basic();
     test_unsynced_lost();
+    test_table_full();
     test_dirs();
     test_truncate_seek();
     test_many_and_full();
