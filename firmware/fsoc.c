@@ -6,9 +6,6 @@
 #include "steadyfs/crc32.h"
 #include "steadyfs/p9srv.h"
 
-#ifndef FW_HAVE_P9SRV
-#define FW_HAVE_P9SRV 1
-#endif
 #include "steadyfs/steadyfs.h"
 
 /* Work area: steadyfs_work_size() of the config below is checked at
@@ -20,10 +17,8 @@
 static steadyfs fs;
 static uint8_t fs_work[FW_FS_WORK] __attribute__((aligned(8)));
 static uint8_t fs_sector[FW_FS_SECTOR] __attribute__((aligned(4)));
-#if FW_HAVE_P9SRV
 static p9srv srv;
 static uint8_t srv_mem[FW_P9_MEM] __attribute__((aligned(4)));
-#endif
 static uint8_t msg[FW_MSIZE] __attribute__((aligned(4)));
 static uint32_t work_used;
 
@@ -137,7 +132,6 @@ int fw_fs_check(const char *path)
     return 0;
 }
 
-#if FW_HAVE_P9SRV
 static int32_t p9_handle(void *ctx, const uint8_t *in, uint32_t n, uint8_t *out, uint32_t cap)
 {
     return p9srv_handle(ctx, in, n, out, cap);
@@ -199,14 +193,6 @@ void fw_fs_serve(fw_serve_stats *st)
     nl();
     fw_serve(&svc, msg, sizeof msg, st);
 }
-#else
-void fw_fs_serve(fw_serve_stats *st)
-{
-    (void)st;
-    fw_puts("9p: the 9P server (src/p9/p9srv.c) is not in this build");
-    fw_puts("\r\n");
-}
-#endif
 
 void fw_echo_serve(fw_serve_stats *st)
 {

@@ -4,11 +4,6 @@
 # QEMU's UART0 socket (src/host/main/relay_main.c, the same frame.c and
 # p9link.c as the board).
 
-# fsoc.c links the 9P server only once src/p9/p9srv.c exists (it is being
-# written on another branch); until then `serve` says so and stops.
-$(BUILD)/arm/firmware/fsoc.o: ARM_CFLAGS += -DFW_HAVE_P9SRV=$(if $(wildcard src/p9/p9srv.c),1,0)
-$(BUILD)/arm/firmware/fsoc.o: $(wildcard src/p9/p9srv.c)
-
 RELAY_SRCS := src/util/crc32.c src/p9/cobs.c src/p9/frame.c src/p9/p9link.c
 $(BUILD)/steady-relay: src/host/main/relay_main.c $(RELAY_SRCS) include/steadyfs/frame.h include/steadyfs/p9link.h
 	@mkdir -p $(@D)

@@ -82,16 +82,20 @@ static void say(fck *c, int err, const char *fmt, ...)
  * Every head the file system keeps is listed here and in nheads(). */
 static int head_of(const steadyfs *fs, uint32_t b, uint32_t *idx, uint32_t *count)
 {
-    if (b != fs->head_block)
+    if (b == fs->head_block) {
+        *idx = fs->head_idx;
+        *count = fs->head_count;
+    } else if (b == fs->gh_block) {   /* the collection head */
+        *idx = fs->gh_idx;
+        *count = fs->gh_count;
+    } else
         return 0;
-    *idx = fs->head_idx;
-    *count = fs->head_count;
     return 1;
 }
 
 static uint32_t nheads(const steadyfs *fs)
 {
-    return fs->head_block != SFS_NONE;
+    return (fs->head_block != SFS_NONE) + (fs->gh_block != SFS_NONE);
 }
 
 static const char *kind_name(uint32_t k)
