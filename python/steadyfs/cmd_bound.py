@@ -53,16 +53,41 @@ def bounds_us(device: str, timing: str) -> dict[str, float]:
     return out
 
 
+class _Cost(ctypes.Structure):
+    """steadyfs_cost (include/steadyfs/steadyfs.h)."""
+
+    _fields_ = [("reads", ctypes.c_uint32), ("progs", ctypes.c_uint32), ("erases", ctypes.c_uint32),
+                ("read_bytes", ctypes.c_uint64), ("prog_bytes", ctypes.c_uint64)]
+
+
+def bound_ops(device: str) -> dict[str, dict[str, int]]:
+    """Device operations each call may perform (steadyfs_bound), by name."""
+    lib = ctypes.CDLL(str(native.library_path()))
+    fn = lib.steady_fs_bound_ops_default
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_uint64, ctypes.POINTER(_Cost)]
+    out: dict[str, dict[str, int]] = {}
+    for name, (call, n) in CALLS.items():
+        c = _Cost()
+        if fn(device.encode(), call, n, ctypes.byref(c)) != 0:
+            raise SystemExit(f"steady bound: unknown device {device}")
+        out[name] = {f: int(getattr(c, f)) for f, _ in _Cost._fields_}
+    return out
+
+
 def _run(args: argparse.Namespace) -> int:
     b = bounds_us(args.device, args.timing)
+    ops = bound_ops(args.device)
     if args.json:
         print(json.dumps({"device": args.device, "timing": args.timing, "fs": "steadyfs",
-                          "bounds_us": b}, indent=2))
+                          "bounds_us": b, "ops": ops}, indent=2))
         return 0
     print(f"steadyfs worst-case bounds on {args.device} ({args.timing} timing; "
           "path calls: 2 components)")
+    print(f"  {'call':16s} {'bound':>13s} {'reads':>7s} {'programs':>9s} {'erases':>7s}")
     for name, us in b.items():
-        print(f"  {name:16s} {us / 1000.0:10.3f} ms")
+        o = ops[name]
+        print(f"  {name:16s} {us / 1000.0:10.3f} ms {o['reads']:7d} {o['progs']:9d} {o['erases']:7d}")
     return 0
 
 

@@ -45,13 +45,28 @@ uint64_t steady_fs_bound_ns(const sim_profile *p, const steadyfs_config *cfg, st
     return steady_fs_cost_ns(p, cfg, &c, mode);
 }
 
+static void default_cfg(steadyfs_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->open_max = 1;
+}
+
 uint64_t steady_fs_bound_ns_default(const char *profile, int call, uint64_t n, int mode)
 {
     const sim_profile *p = sim_profile_find(profile);
     steadyfs_config cfg;
     if (!p)
         return 0;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.open_max = 1;
+    default_cfg(&cfg);
     return steady_fs_bound_ns(p, &cfg, (steadyfs_call)call, n, (sim_timing)mode);
+}
+
+int steady_fs_bound_ops_default(const char *profile, int call, uint64_t n, steadyfs_cost *out)
+{
+    const sim_profile *p = sim_profile_find(profile);
+    steadyfs_config cfg;
+    if (!p)
+        return -1;
+    default_cfg(&cfg);
+    return steadyfs_bound(&cfg, &p->geo, (steadyfs_call)call, n, out);
 }

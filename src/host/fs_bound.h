@@ -20,5 +20,8 @@ uint64_t steady_fs_bound_ns(const sim_profile *p, const steadyfs_config *cfg, st
  * default configuration and one open file, on the named profile, in timing
  * mode `mode` (sim_timing).  0 if the profile is unknown. */
 uint64_t steady_fs_bound_ns_default(const char *profile, int call, uint64_t n, int mode);
+/* The same configuration's operation counts (steadyfs_bound): 0, or -1 if
+ * the profile is unknown. */
+int steady_fs_bound_ops_default(const char *profile, int call, uint64_t n, steadyfs_cost *out);
 
 #endif

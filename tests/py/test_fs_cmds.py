@@ -25,9 +25,16 @@ def _steady(*args: str) -> subprocess.CompletedProcess[str]:
 def test_bound_json_has_the_required_operations() -> None:
     r = _steady("bound", "--device", "mt29f1g01", "--json")
     assert r.returncode == 0, r.stderr
-    b = json.loads(r.stdout)["bounds_us"]
+    j = json.loads(r.stdout)
+    b, ops = j["bounds_us"], j["ops"]
     for key in ("mount", "open", "create", "unlink", "rename", "mkdir", "write_4096_sync"):
         assert b[key] > 0
+        assert ops[key]["reads"] > 0
+    # a 4 KiB write + sync programs its two sectors and a commit; mount
+    # only reads (the checkpoint and a bounded replay)
+    assert ops["write_4096_sync"]["progs"] >= 3
+    assert ops["mount"]["progs"] == 0 and ops["mount"]["erases"] == 0
+    assert ops["read_4096"]["progs"] == 0 and ops["read_4096"]["erases"] == 0
     # mount reads a bounded number of sectors: the 20 ms in worst timing
     assert b["mount"] <= 20_000
     # a write+sync does at least the two data programs and the commit at max tPROG
