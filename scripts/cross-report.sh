@@ -14,10 +14,21 @@ if [ -n "$bad" ]; then
     exit 1
 fi
 echo "Cortex-M3 (arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb -Os), freestanding core, per folder:"
-printf '  %-12s %8s %8s %8s\n' folder .text .data .bss
+row() {   # row LABEL OBJECTS...
+    local label=$1; shift
+    arm-none-eabi-size -t "$@" | tail -1 | awk -v d="$label" '{printf "  %-24s %8d %8d %8d\n", d, $1, $2, $3}'
+}
+printf '  %-24s %8s %8s %8s\n' folder .text .data .bss
 for dir in $(printf '%s\n' "$@" | xargs -n1 dirname | sort -u); do
-    objs=$(printf '%s\n' "$@" | grep "^$dir/[^/]*\.o$")
-    # shellcheck disable=SC2086
-    arm-none-eabi-size -t $objs | tail -1 | awk -v d="${dir#*/arm/}" '{printf "  %-12s %8d %8d %8d\n", d, $1, $2, $3}'
+    mapfile -t objs < <(printf '%s\n' "$@" | grep "^$dir/[^/]*\.o$")
+    row "${dir#*/arm/}" "${objs[@]}"
+    # the file system's run-time core apart from what a device need not
+    # link: fsck (a tool) and steadyfs_bound (a host-side calculation)
+    if [ "${dir#*/arm/}" = src/fs ]; then
+        mapfile -t rt < <(printf '%s\n' "${objs[@]}" | grep -Ev '/(fsck|bound)\.o$')
+        mapfile -t tools < <(printf '%s\n' "${objs[@]}" | grep -E '/(fsck|bound)\.o$')
+        row "  run-time core" "${rt[@]}"
+        row "  fsck.c + bound.c" "${tools[@]}"
+    fi
 done
-arm-none-eabi-size -t "$@" | tail -1 | awk '{printf "  %-12s %8d %8d %8d\n", "total", $1, $2, $3}'
+row total "$@"

@@ -153,6 +153,9 @@ steadyfs *sh_fs_ctx(sh_fs *f);
 /* RAM the core needs: sizeof(steadyfs) + work area + sector buffer (what
  * firmware would reserve; the host-only read bounce buffer not counted). */
 uint32_t sh_fs_ram(const sh_fs *f);
+/* The same, in parts: out[0] sizeof(steadyfs), out[1] the work area
+ * (steadyfs_work_size), out[2] the sector buffer. */
+void sh_fs_ram_parts(const sh_fs *f, uint32_t out[3]);
 void sh_fs_counters_get(const sh_fs *f, sh_fs_counters *out);
 
 #ifdef __cplusplus

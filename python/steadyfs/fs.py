@@ -129,6 +129,7 @@ def _lib() -> ctypes.CDLL:
         "sh_fs_mounted": (i32, [p]),
         "sh_fs_ctx": (p, [p]),
         "sh_fs_ram": (u32, [p]),
+        "sh_fs_ram_parts": (None, [p, ctypes.POINTER(ctypes.c_uint32)]),
         "sh_fs_counters_get": (None, [p, ctypes.POINTER(_Counters)]),
         "steadyfs_info_get": (i32, [p, ctypes.POINTER(_Info)]),
         "steadyfs_open": (i32, [p, s, i32]),
@@ -268,6 +269,14 @@ class SteadyFs:
         """Context + work area + sector buffer, as malloc'd by the host."""
         self.ctx
         return int(_lib().sh_fs_ram(self._h))
+
+    def ram_parts(self) -> dict[str, int]:
+        """The RAM of :attr:`ram_bytes` by part: context (sizeof steadyfs),
+        work area (steadyfs_work_size) and sector buffer."""
+        self.ctx
+        out = (ctypes.c_uint32 * 3)()
+        _lib().sh_fs_ram_parts(self._h, out)
+        return {"context": int(out[0]), "work": int(out[1]), "sector_buffer": int(out[2])}
 
     def counters(self) -> dict[str, int]:
         """The core's counters since mount: sectors written as data, GC

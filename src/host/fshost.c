@@ -26,7 +26,7 @@ struct sh_fs {
     steadyfs_config cfg;
     void *work;
     void *sector;
-    uint32_t ram;
+    uint32_t ram, work_size, sector_size;
     const sbd *lower;      /* the handle's device */
     sbd shim;              /* what the core runs on (read alignment, above) */
     uint8_t *bounce;       /* bounce_len bytes, a multiple of read_size */
@@ -177,6 +177,8 @@ sh_fs *sh_fs_new(sh_dev *h, const sh_fs_config *c, int *err)
     cfg.sector_buf = f->sector;
     f->cfg = cfg;
     f->ram = (uint32_t)sizeof(steadyfs) + ws + ss;
+    f->work_size = ws;
+    f->sector_size = ss;
     return f;
 }
 
@@ -213,6 +215,13 @@ int sh_fs_mounted(const sh_fs *f) { return f->fs.mounted != 0; }
 steadyfs *sh_fs_ctx(sh_fs *f) { return &f->fs; }
 
 uint32_t sh_fs_ram(const sh_fs *f) { return f->ram; }
+
+void sh_fs_ram_parts(const sh_fs *f, uint32_t out[3])
+{
+    out[0] = (uint32_t)sizeof(steadyfs);
+    out[1] = f->work_size;
+    out[2] = f->sector_size;
+}
 
 void sh_fs_counters_get(const sh_fs *f, sh_fs_counters *out)
 {

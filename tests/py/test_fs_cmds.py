@@ -51,3 +51,19 @@ def test_torture_prints_the_final_line_and_passes() -> None:
     last = r.stdout.strip().splitlines()[-1]
     cuts, checks, failures = (int(last.split(",")[i].split()[0]) for i in range(3))
     assert failures == 0 and cuts > 0 and checks > 0
+
+
+@pytest.mark.skipif(not native.library_path().exists(), reason="native library not built")
+def test_ram_is_the_formula_and_grows_with_open_files() -> None:
+    r = _steady("ram", "--device", "mt29f1g01", "--json")
+    assert r.returncode == 0, r.stderr
+    one = json.loads(r.stdout)["ram_bytes"]
+    assert one["total"] == one["context"] + one["work"] + one["sector_buffer"]
+    assert one["sector_buffer"] == 2048
+    # issue 4's goal: <= 6 KiB with one open file, page buffer included
+    assert one["total"] <= 6 * 1024
+    r = _steady("ram", "--device", "mt29f1g01", "--open-max", "8", "--json")
+    eight = json.loads(r.stdout)["ram_bytes"]
+    assert eight["work"] > one["work"] and eight["context"] == one["context"]
+    r = _steady("ram", "--param", "nonsense=1")
+    assert r.returncode != 0 and "KEY=NUMBER" in r.stderr
