@@ -167,7 +167,7 @@ static int server_child(int fd)
     c.framed = 1;
     c.fcfg.mtu = 256;
     c.fcfg.rto_ms = 25;
-    c.fcfg.max_retries = 40;
+    c.fcfg.max_retries = 200;
     c.link_mem = smem;
     c.idle_ms = 20;
     if (serve_conn_frame_init(&c))
@@ -189,7 +189,7 @@ static void client_session(int fd)
     uint32_t i, off;
     struct p9_msg m;
     struct frame_io io = {.user = NULL, .put = c_put, .get = c_get, .now_ms = c_now};
-    struct frame_cfg fc = {.mtu = 256, .rto_ms = 25, .max_retries = 40};
+    struct frame_cfg fc = {.mtu = 256, .rto_ms = 25, .max_retries = 200};
     static uint8_t back[FILE_LEN];
     cfd = fd;
     tag = 0;
@@ -305,7 +305,7 @@ static int tty_child(const char *slave)
     c.cap = MSIZE;
     c.fcfg.mtu = 256;
     c.fcfg.rto_ms = 25;
-    c.fcfg.max_retries = 40;
+    c.fcfg.max_retries = 200;
     c.link_mem = smem;
     c.idle_ms = 20;
     c.stop = &child_stop;
