@@ -34,6 +34,16 @@ def run(env: Env) -> None:
     size, count, region, repeat = int(p["size"]), int(p["count"]), int(p["region"]), int(p["repeat"])
     if region < size or region % size:
         raise WorkloadError(f"region {region} must be a positive multiple of size {size}")
+    if env.target.has_files:
+        # a small device filled close to its capacity: the file shrinks to
+        # the free space, less 1/8 for its map sectors and slack, said in the notes
+        free = env.target.capacity() - env.target.used()
+        fit = (free - free // 8) // size * size
+        if fit < region:
+            if fit < size:
+                raise WorkloadError(f"seed000-random4k: free space {free} bytes is too small for a file")
+            env.notes.append(f"file size reduced to {fit} bytes to fit the {free} free bytes")
+            region = fit
     slots = region // size
     dev = env.dev
     data = memoryview(pattern(size, 1))
