@@ -185,6 +185,15 @@ typedef struct steadyfs {
     uint64_t seq, anchor_seq;
     uint32_t n_data, n_copy, n_map, n_ckpt, n_erase, n_victim, n_emerg; /* statistics */
     uint8_t mounted, dead, need_ckpt, erase_budget, in_gc, to_gh;
+    /* Read savers (src/fs/cache.c), exact or empty, never a guess:
+     * buf_ppn: the sector whose payload buf holds as read or programmed
+     * since the last write to buf or the device (SFS_NONE: none);
+     * xc: map words read from media (L1 word of a logical page, L2 word of
+     * an L1 sector) since the last map-sector write; dc: the last
+     * directory found as a path component (name <= 14 bytes). */
+    uint32_t buf_ppn, xc_key[4], xc_val[4], dc_dir, dc_ino;
+    uint8_t xc_next, dc_len;
+    char dc_name[14];
     uint8_t *blk;
     uint32_t *root;
     struct sfs_pend *pend;

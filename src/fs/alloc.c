@@ -502,6 +502,7 @@ int sfs_begin(steadyfs *fs, int modify)
         return STEADYFS_EIO;
     fs->erase_budget = 1;
     fs->call_ops = 0;
+    fs->buf_ppn = SFS_NONE;   /* the caller owns the buffer between calls */
     return 0;
 }
 

@@ -91,6 +91,7 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
         (uint32_t)(b[24] | b[25] << 8) != fs->cfg.max_inodes ||
         b[26] != fs->cfg.file_pages_log2 || b[27] != fs->cfg.dir_pages)
         return STEADYFS_EINVAL;
+    sfs_xc_drop(fs);   /* new roots */
     for (i = 0; i < N_CONST; i++)
         if (sfs_get32(b + hdr_fields[i][0]) != *field(fs, i))
             return STEADYFS_EINVAL;
@@ -162,6 +163,7 @@ int sfs_ckpt_write(steadyfs *fs)
             fs->anchor_next_idx = 0;
             fs->anchor_dirty_other = 1;
         }
+        fs->buf_ppn = SFS_NONE;
         serialize(fs, fs->buf);
         memset(&t, 0, sizeof t);
         t.kind = TK_CKPT;

@@ -27,15 +27,16 @@ uint32_t sfs_name_hash(const char *name, uint32_t len)
  * written).  *ppn: where it was. */
 static int load(steadyfs *fs, uint32_t dir, uint32_t d, uint32_t *ppn)
 {
-    sfs_tag t;
     int rc = sfs_lookup(fs, sfs_data_lpn(fs, dir, d), 1, ppn);
     if (rc)
         return rc;
     if (*ppn == SFS_NONE) {
+        fs->buf_ppn = SFS_NONE;
         memset(fs->buf, 0, fs->payload);
         return 0;
     }
-    rc = sfs_rd_sector(fs, *ppn, fs->buf, &t);
+    /* an edit right after the path lookup finds the bucket still there */
+    rc = sfs_rd_buf(fs, *ppn);
     if (rc < 0)
         return rc;
     if ((uint32_t)(fs->buf[2] | fs->buf[3] << 8) > fs->payload - DH)
@@ -68,6 +69,10 @@ int sfs_dir_lookup(steadyfs *fs, uint32_t dir, const char *name, uint32_t len,
 {
     uint32_t h = sfs_name_hash(name, len), k, d, ppn, o;
     int rc;
+    if (sfs_dc_get(fs, dir, name, len, ino)) {
+        *type = STEADYFS_TYPE_DIR;
+        return 0;
+    }
     for (k = 0; k < fs->cfg.dir_pages; k++) {
         d = (h + k) % fs->cfg.dir_pages;
         rc = load(fs, dir, d, &ppn);
@@ -77,6 +82,8 @@ int sfs_dir_lookup(steadyfs *fs, uint32_t dir, const char *name, uint32_t len,
         if (o) {
             *ino = sfs_get32(fs->buf + o + 4);
             *type = fs->buf[o + 8];
+            if (*type == STEADYFS_TYPE_DIR)
+                sfs_dc_put(fs, dir, name, len, *ino);
             return 0;
         }
         if (!fs->buf[4])
@@ -97,6 +104,8 @@ int sfs_dir_insert2(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, 
 {
     uint32_t h = sfs_name_hash(name, len), k, d, ppn, o, need = DE + len, u, n;
     int rc;
+    if (fs->dc_dir == dir)
+        fs->dc_dir = 0;   /* the directory changes */
     for (k = 0; k < fs->cfg.dir_pages; k++) {
         d = (h + k) % fs->cfg.dir_pages;
         do {
@@ -108,6 +117,7 @@ int sfs_dir_insert2(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, 
             o = find(fs->buf, h, name, len);
             u = used(fs->buf);
             n = count(fs->buf);
+            fs->buf_ppn = SFS_NONE;   /* edited below */
             if (o) {
                 sfs_put32(fs->buf + o + 4, ino);
                 fs->buf[o + 8] = type;
@@ -151,6 +161,8 @@ int sfs_dir_remove2(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, 
 {
     uint32_t h = sfs_name_hash(name, len), k, d, ppn, o, nl;
     int rc;
+    if (fs->dc_dir == dir)
+        fs->dc_dir = 0;   /* the directory changes */
     for (k = 0; k < fs->cfg.dir_pages; k++) {
         d = (h + k) % fs->cfg.dir_pages;
         do {
@@ -163,6 +175,7 @@ int sfs_dir_remove2(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, 
             if (!o)
                 break;
             nl = DE + fs->buf[o + 9];
+            fs->buf_ppn = SFS_NONE;
             memmove(fs->buf + o, fs->buf + o + nl, DH + used(fs->buf) - o - nl);
             set_hdr(fs->buf, count(fs->buf) - 1, used(fs->buf) - nl);
             memset(fs->buf + DH + used(fs->buf), 0, nl);

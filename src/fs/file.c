@@ -10,6 +10,7 @@
 
 void sfs_inode_pack(steadyfs *fs, uint8_t *buf, const sfs_inode *in)
 {
+    fs->buf_ppn = SFS_NONE;
     memset(buf, 0, fs->payload);
     sfs_put32(buf, INODE_MAGIC);
     sfs_put32(buf + 4, in->ino);
@@ -38,7 +39,6 @@ int sfs_inode_unpack(steadyfs *fs, const uint8_t *buf, sfs_inode *in)
 
 int sfs_inode_read(steadyfs *fs, uint32_t ino, sfs_inode *in, uint32_t *ppn)
 {
-    sfs_tag t;
     uint32_t p;
     int rc;
     if (ino == 0 || ino >= fs->cfg.max_inodes)
@@ -48,7 +48,8 @@ int sfs_inode_read(steadyfs *fs, uint32_t ino, sfs_inode *in, uint32_t *ppn)
         return rc;
     if (p == SFS_NONE)
         return STEADYFS_ECORRUPT;
-    rc = sfs_rd_sector(fs, p, fs->buf, &t);
+    /* after create, the buffer still holds the inode just written */
+    rc = sfs_rd_buf(fs, p);
     if (rc < 0)
         return rc;
     if (ppn)
@@ -150,6 +151,7 @@ static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
             rc = sfs_rd_sector(fs, old, fs->buf, &t);
             if (rc < 0)
                 return rc;
+            fs->buf_ppn = SFS_NONE;
             memset(fs->buf + off, 0, fs->payload - off);
             rc = sfs_write_lpn(fs, sfs_data_lpn(fs, p->ino, pg), (uint16_t)p->ino, &p->txn, 0, 0,
                                SFS_UNKNOWN, NULL);
@@ -272,6 +274,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
             if (rc)
                 break;
             hint = pg >= npages(fs, p->csize) ? SFS_NONE : SFS_UNKNOWN;
+            fs->buf_ppn = SFS_NONE;
             if (off || (n < fs->payload && o->pos + n < p->size)) {
                 rc = sfs_lookup(fs, sfs_data_lpn(fs, o->ino, pg), 1, &old);
                 if (rc)

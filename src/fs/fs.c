@@ -23,6 +23,7 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     if (!fs || !cfg || !cfg->bd || !cfg->bd->ops)
         return STEADYFS_EINVAL;
     memset(fs, 0, sizeof *fs);
+    sfs_cache_drop(fs);
     fs->cfg = *cfg;
     g = &cfg->bd->geo;
     if (!fs->cfg.open_max)

@@ -209,6 +209,15 @@ int sfs_resolve(steadyfs *fs, const char *path, uint32_t *parent, const char **n
                 uint32_t *nlen, uint32_t *ino, uint8_t *type);
 int sfs_ino_alloc(steadyfs *fs, uint32_t *ino);
 
+/* cache.c: read savers (exact facts, dropped when they may change). */
+void sfs_cache_drop(steadyfs *fs);               /* all of them */
+void sfs_xc_drop(steadyfs *fs);                  /* map words: a map sector was written */
+int sfs_xc_get(const steadyfs *fs, uint32_t lvl, uint32_t key, uint32_t *val); /* lvl 0: L1 */
+void sfs_xc_put(steadyfs *fs, uint32_t lvl, uint32_t key, uint32_t val);
+int sfs_rd_buf(steadyfs *fs, uint32_t ppn);      /* sector ppn into fs->buf (payload) */
+int sfs_dc_get(const steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t *ino);
+void sfs_dc_put(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t ino);
+
 /* geometry derived from config (fs.c) */
 int sfs_setup(steadyfs *fs, const steadyfs_config *cfg);
 

@@ -80,6 +80,7 @@ int sfs_l1_locate(steadyfs *fs, uint32_t m, uint32_t *ppn)
 {
     struct sfs_pend *p = sfs_pend_find(fs, PT_L2, m, 0);
     uint32_t r;
+    int rc;
     if (p) {
         *ppn = p->ppn;
         return 0;
@@ -89,7 +90,12 @@ int sfs_l1_locate(steadyfs *fs, uint32_t m, uint32_t *ppn)
         *ppn = SFS_NONE;
         return 0;
     }
-    return sfs_rd_word(fs, r, m % fs->e1, ppn);
+    if (sfs_xc_get(fs, 1, m, ppn))
+        return 0;
+    rc = sfs_rd_word(fs, r, m % fs->e1, ppn);
+    if (!rc)
+        sfs_xc_put(fs, 1, m, *ppn);
+    return rc;
 }
 
 int sfs_lookup(steadyfs *fs, uint32_t lpn, int working, uint32_t *ppn)
@@ -116,7 +122,12 @@ int sfs_lookup(steadyfs *fs, uint32_t lpn, int working, uint32_t *ppn)
         *ppn = SFS_NONE;
         return 0;
     }
-    return sfs_rd_word(fs, l1, lpn % fs->e1, ppn);
+    if (sfs_xc_get(fs, 0, lpn, ppn))
+        return 0;
+    rc = sfs_rd_word(fs, l1, lpn % fs->e1, ppn);
+    if (!rc)
+        sfs_xc_put(fs, 0, lpn, *ppn);
+    return rc;
 }
 
 int sfs_apply_prog(steadyfs *fs, uint32_t lpn, uint32_t ppn, uint16_t owner, uint32_t txn,
@@ -293,6 +304,7 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
 {
     uint32_t i, old;
     int rc;
+    sfs_xc_drop(fs);   /* map words on media change only here */
     if (t->flags & TF_EMPTY)
         ppn = SFS_NONE;   /* maps nothing: the parent entry becomes none */
     if (t->kind == TK_MAP1) {
@@ -385,6 +397,7 @@ static int l1_build(steadyfs *fs, uint32_t m, uint32_t kill_pg)
     int rc = sfs_l1_locate(fs, m, &old);
     if (rc)
         return rc;
+    fs->buf_ppn = SFS_NONE;
     if (old == SFS_NONE)
         memset(fs->buf, 0xFF, fs->payload);
     else if ((rc = sfs_rd_sector(fs, old, fs->buf, &t)) < 0)
@@ -435,6 +448,7 @@ static int merge_l2_k(steadyfs *fs, uint32_t l2, uint32_t kill_ino)
             n = (1u << fs->fbits) / fs->e1;
             first = (from + fs->e1 - 1) / fs->e1;   /* first L1 fully covered */
         }
+        fs->buf_ppn = SFS_NONE;
         if (fs->root[l2] == SFS_NONE)
             memset(fs->buf, 0xFF, fs->payload);
         else if ((rc = sfs_rd_sector(fs, fs->root[l2], fs->buf, &t)) < 0)
@@ -528,6 +542,7 @@ int sfs_make_room(steadyfs *fs, uint32_t need)
 void sfs_abort(steadyfs *fs, int any, uint16_t owner, uint32_t txn)
 {
     uint32_t i;
+    fs->dc_dir = 0;   /* a directory edit may be undone */
     for (i = 0; i < fs->npend;) {
         struct sfs_pend *p = &fs->pend[i];
         if ((p->flags & PF_UNC) && (any || (p->owner == owner && p->txn == txn))) {

@@ -101,6 +101,8 @@ int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t)
     uint8_t raw[SFS_TAG_SIZE];
     uint32_t db, off;
     int rc, rc2;
+    if (buf == fs->buf)
+        fs->buf_ppn = SFS_NONE;
     where(fs, ppn, 0, &db, &off);
     if (fs->tag_inline)
         rc = sbd_read(fs->cfg.bd, db, off, buf, fs->sector_size, NULL, 0);
@@ -152,6 +154,7 @@ int sfs_rd_erased(steadyfs *fs, uint32_t ppn)
     uint8_t e = fs->cfg.bd->geo.erased_byte;
     uint32_t db, off, i;
     int rc;
+    fs->buf_ppn = SFS_NONE;
     where(fs, ppn, 0, &db, &off);
     rc = sbd_read(fs->cfg.bd, db, off, fs->buf, fs->sector_size, raw,
                   fs->tag_inline ? 0 : SFS_TAG_SIZE);
@@ -173,6 +176,7 @@ int sfs_prog_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, const sfs_tag *t)
     sfs_tag tt = *t;
     uint32_t db, off, o, chunk;
     int rc = 0;
+    fs->buf_ppn = SFS_NONE;
     tt.dcrc = steady_crc32(0, buf, fs->payload);
     if (fs->tag_inline) {
         tag_pack(fs, buf + fs->payload, &tt);
@@ -189,7 +193,11 @@ int sfs_prog_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, const sfs_tag *t)
     }
     if (rc == SBD_ERR_PROG)
         return SFS_EFAIL;
-    return rc < 0 ? sfs_dev_err(fs, rc) : 0;
+    if (rc < 0)
+        return sfs_dev_err(fs, rc);
+    if (buf == fs->buf)
+        fs->buf_ppn = ppn;   /* the buffer is what the sector now holds */
+    return 0;
 }
 
 int sfs_erase(steadyfs *fs, uint32_t block)
@@ -197,6 +205,7 @@ int sfs_erase(steadyfs *fs, uint32_t block)
     const sbd_geometry *g = &fs->cfg.bd->geo;
     uint32_t i;
     int rc = 0;
+    fs->buf_ppn = SFS_NONE;
     if (!g->needs_erase)
         return 0;   /* MRAM: nothing to pay for */
     if (fs->dev_per_block > 1 && fs->dev_per_block == g->big_erase_blocks)

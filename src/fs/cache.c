@@ -1,0 +1,92 @@
+/* Read savers: three tiny RAM records that spare repeated device reads
+ * inside a call (and, for map words and a directory, across calls).  They
+ * only ever hold facts that are still true, never a guess, and each is
+ * dropped at the one kind of event that can change its fact:
+ *
+ *  - buf_ppn: the sector whose payload the sector buffer holds.  A sector
+ *    is programmed once between erases, so while the buffer is untouched
+ *    and no program or erase has happened, reading that sector again would
+ *    return the buffer.  Dropped by every write into the buffer (reads,
+ *    sector building) and every program or erase; set after a successful
+ *    read (sfs_rd_buf) or program from the buffer (sfs_log_prog), and
+ *    dropped at every API call's start (the caller owns the buffer between
+ *    calls).  Saves: the bucket re-read of unlink/rename after the path
+ *    lookup, the inode read of open after create.
+ *  - xc: map words (the L1 entry of a logical page, the L2 entry of an L1
+ *    sector) as read from map sectors.  A map sector's words change only
+ *    when a new map sector replaces it, which always goes through
+ *    sfs_apply_map (run time and replay): it drops them all.  Pending
+ *    changes and kills are checked before the cache, as before the read.
+ *  - dc: the last directory found as a path component (parent, name ->
+ *    inode).  Directory entries change only through sfs_dir_insert2 and
+ *    sfs_dir_remove2, which drop it when they edit its parent, and an
+ *    aborted namespace transaction drops it too.
+ *
+ * None of them is needed for a bound: steadyfs_bound() assumes every
+ * read happens.  RAM: 4 + 2*4*4 + 4 + 4 + 2 + 14 = 60 bytes in the
+ * context. */
+#include "fs/fs_internal.h"
+
+void sfs_cache_drop(steadyfs *fs)
+{
+    fs->buf_ppn = SFS_NONE;
+    fs->dc_dir = 0;
+    sfs_xc_drop(fs);
+}
+
+void sfs_xc_drop(steadyfs *fs)
+{
+    memset(fs->xc_key, 0xFF, sizeof fs->xc_key);
+}
+
+/* Entries 0-1 hold L1 words (key: logical page), 2-3 L2 words (key: L1
+ * sector index): the two key spaces overlap. */
+int sfs_xc_get(const steadyfs *fs, uint32_t lvl, uint32_t key, uint32_t *val)
+{
+    uint32_t i;
+    for (i = 2 * lvl; i < 2 * lvl + 2; i++)
+        if (fs->xc_key[i] == key) {
+            *val = fs->xc_val[i];
+            return 1;
+        }
+    return 0;
+}
+
+void sfs_xc_put(steadyfs *fs, uint32_t lvl, uint32_t key, uint32_t val)
+{
+    uint32_t i = 2 * lvl + ((fs->xc_next >> lvl) & 1u);
+    fs->xc_next ^= (uint8_t)(1u << lvl);
+    fs->xc_key[i] = key;
+    fs->xc_val[i] = val;
+}
+
+int sfs_rd_buf(steadyfs *fs, uint32_t ppn)
+{
+    sfs_tag t;
+    int rc;
+    if (ppn == fs->buf_ppn)
+        return 0;
+    rc = sfs_rd_sector(fs, ppn, fs->buf, &t);
+    if (rc < 0)
+        return rc;
+    fs->buf_ppn = ppn;
+    return 0;
+}
+
+int sfs_dc_get(const steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t *ino)
+{
+    if (!fs->dc_dir || fs->dc_dir != dir || fs->dc_len != len || memcmp(fs->dc_name, name, len))
+        return 0;
+    *ino = fs->dc_ino;
+    return 1;
+}
+
+void sfs_dc_put(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t ino)
+{
+    if (len > sizeof fs->dc_name)
+        return;
+    fs->dc_dir = dir;
+    fs->dc_ino = ino;
+    fs->dc_len = (uint8_t)len;
+    memcpy(fs->dc_name, name, len);
+}
