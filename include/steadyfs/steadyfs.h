@@ -34,9 +34,13 @@
  *   checkpoint (128 + nblocks + 4 n_l2 + 20 pending_max + max_inodes/8
  *   bytes) fits one sector payload: 256 on a full mt29f1g01.
  *
+ *   sizeof(steadyfs) is fixed (no config term): 440 B on Cortex-M3, of
+ *   which 104 B are the read savers (src/fs/cache.c: the sector the buffer
+ *   holds, 4 runs of 4 map words, the last directory path component).
+ *
  *   mt29f1g01 (1024 blocks) defaults, one open file (open_max = 1):
  *     work 48 + 640 + 128 + 1024 + 32 = 1872 B, + 2048 B sector buffer,
- *     + sizeof(steadyfs) (336 B on Cortex-M3) = 4256 B.
+ *     + sizeof(steadyfs) (440 B on Cortex-M3) = 4360 B.
  *
  * Threads.  None: calls on one steadyfs must not run concurrently.
  *
@@ -188,10 +192,10 @@ typedef struct steadyfs {
     /* Read savers (src/fs/cache.c), exact or empty, never a guess:
      * buf_ppn: the sector whose payload buf holds as read or programmed
      * since the last write to buf or the device (SFS_NONE: none);
-     * xc: map words read from media (L1 word of a logical page, L2 word of
-     * an L1 sector) since the last map-sector write; dc: the last
-     * directory found as a path component (name <= 14 bytes). */
-    uint32_t buf_ppn, xc_key[4], xc_val[4], dc_dir, dc_ino;
+     * xc: runs of 4 map words read from media (L1 words of logical pages,
+     * L2 words of L1 sectors) since the last map-sector write; dc: the
+     * last directory found as a path component (name <= 14 bytes). */
+    uint32_t buf_ppn, xc_key[4], xc_val[4][4], dc_dir, dc_ino;
     uint8_t xc_next, dc_len;
     char dc_name[14];
     uint8_t *blk;

@@ -39,25 +39,29 @@ void sfs_xc_drop(steadyfs *fs)
     memset(fs->xc_key, 0xFF, sizeof fs->xc_key);
 }
 
-/* Entries 0-1 hold L1 words (key: logical page), 2-3 L2 words (key: L1
- * sector index): the two key spaces overlap. */
-int sfs_xc_get(const steadyfs *fs, uint32_t lvl, uint32_t key, uint32_t *val)
+/* Entries 0-1 hold L1 words (key: first logical page of the run), 2-3 L2
+ * words (key: first L1 sector index of the run): the key spaces overlap.
+ * A run of 4 aligned words costs one small read like a single word (the
+ * bound prices a small read at >= 32 bytes) and catches neighbours: the
+ * two pages of a 4 KiB write, committed together, are in one run. */
+int sfs_xc_word(steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t key, uint32_t *val)
 {
-    uint32_t i;
+    uint32_t i, base = key & ~3u;
+    int rc;
     for (i = 2 * lvl; i < 2 * lvl + 2; i++)
-        if (fs->xc_key[i] == key) {
-            *val = fs->xc_val[i];
-            return 1;
+        if (fs->xc_key[i] == base) {
+            *val = fs->xc_val[i][key & 3u];
+            return 0;
         }
-    return 0;
-}
-
-void sfs_xc_put(steadyfs *fs, uint32_t lvl, uint32_t key, uint32_t val)
-{
-    uint32_t i = 2 * lvl + ((fs->xc_next >> lvl) & 1u);
+    i = 2 * lvl + ((fs->xc_next >> lvl) & 1u);
+    fs->xc_key[i] = SFS_NONE;
+    rc = sfs_rd_words(fs, map, base % fs->e1, 4, fs->xc_val[i]);
+    if (rc)
+        return rc;
     fs->xc_next ^= (uint8_t)(1u << lvl);
-    fs->xc_key[i] = key;
-    fs->xc_val[i] = val;
+    fs->xc_key[i] = base;
+    *val = fs->xc_val[i][key & 3u];
+    return 0;
 }
 
 int sfs_rd_buf(steadyfs *fs, uint32_t ppn)

@@ -135,7 +135,6 @@ static inline uint32_t sfs_data_lpn(const steadyfs *fs, uint32_t ino, uint32_t i
  * worst codeword) or an error; ECORRUPT when the tag or checksum fails. */
 int sfs_rd_tag(steadyfs *fs, uint32_t ppn, sfs_tag *t);
 int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t);
-int sfs_rd_word(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t *val);
 int sfs_rd_words(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t *out);
 int sfs_rd_erased(steadyfs *fs, uint32_t ppn);  /* 1 all erased, 0 not, <0 err */
 int sfs_prog_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, const sfs_tag *t);
@@ -212,8 +211,9 @@ int sfs_ino_alloc(steadyfs *fs, uint32_t *ino);
 /* cache.c: read savers (exact facts, dropped when they may change). */
 void sfs_cache_drop(steadyfs *fs);               /* all of them */
 void sfs_xc_drop(steadyfs *fs);                  /* map words: a map sector was written */
-int sfs_xc_get(const steadyfs *fs, uint32_t lvl, uint32_t key, uint32_t *val); /* lvl 0: L1 */
-void sfs_xc_put(steadyfs *fs, uint32_t lvl, uint32_t key, uint32_t val);
+/* Word `key % e1` of map sector `map` (lvl 0: an L1 sector, key a logical
+ * page; lvl 1: an L2 sector, key an L1 index), read as a run of 4. */
+int sfs_xc_word(steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t key, uint32_t *val);
 int sfs_rd_buf(steadyfs *fs, uint32_t ppn);      /* sector ppn into fs->buf (payload) */
 int sfs_dc_get(const steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t *ino);
 void sfs_dc_put(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t ino);

@@ -80,7 +80,6 @@ int sfs_l1_locate(steadyfs *fs, uint32_t m, uint32_t *ppn)
 {
     struct sfs_pend *p = sfs_pend_find(fs, PT_L2, m, 0);
     uint32_t r;
-    int rc;
     if (p) {
         *ppn = p->ppn;
         return 0;
@@ -90,12 +89,7 @@ int sfs_l1_locate(steadyfs *fs, uint32_t m, uint32_t *ppn)
         *ppn = SFS_NONE;
         return 0;
     }
-    if (sfs_xc_get(fs, 1, m, ppn))
-        return 0;
-    rc = sfs_rd_word(fs, r, m % fs->e1, ppn);
-    if (!rc)
-        sfs_xc_put(fs, 1, m, *ppn);
-    return rc;
+    return sfs_xc_word(fs, 1, r, m, ppn);
 }
 
 int sfs_lookup(steadyfs *fs, uint32_t lpn, int working, uint32_t *ppn)
@@ -122,12 +116,7 @@ int sfs_lookup(steadyfs *fs, uint32_t lpn, int working, uint32_t *ppn)
         *ppn = SFS_NONE;
         return 0;
     }
-    if (sfs_xc_get(fs, 0, lpn, ppn))
-        return 0;
-    rc = sfs_rd_word(fs, l1, lpn % fs->e1, ppn);
-    if (!rc)
-        sfs_xc_put(fs, 0, lpn, *ppn);
-    return rc;
+    return sfs_xc_word(fs, 0, l1, lpn, ppn);
 }
 
 int sfs_apply_prog(steadyfs *fs, uint32_t lpn, uint32_t ppn, uint16_t owner, uint32_t txn,

@@ -119,19 +119,6 @@ int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t)
     return rc;
 }
 
-int sfs_rd_word(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t *val)
-{
-    uint8_t w[4];
-    uint32_t db, off;
-    int rc;
-    where(fs, ppn, idx * 4u, &db, &off);
-    rc = sbd_read(fs->cfg.bd, db, off, w, 4, NULL, 0);
-    if (rc < 0)
-        return sfs_dev_err(fs, rc);
-    *val = sfs_get32(w);
-    return 0;
-}
-
 int sfs_rd_words(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t *out)
 {
     uint8_t w[256];
