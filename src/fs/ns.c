@@ -202,7 +202,13 @@ static int remove_name(steadyfs *fs, const char *path, int want_dir)
     int rc = sfs_begin(fs, 1);
     if (rc)
         return rc;
-    rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &type);
+    /* collection, map merges and checkpoints first: then the bucket the
+     * path lookup leaves in the buffer is still there for the edit */
+    rc = sfs_gc_pace(fs);
+    if (!rc)
+        rc = sfs_prep(fs, 0);
+    if (!rc)
+        rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &type);
     if (!rc && !ino)
         rc = STEADYFS_ENOENT;
     if (!rc && ino == 1)
@@ -217,8 +223,6 @@ static int remove_name(steadyfs *fs, const char *path, int want_dir)
         rc = sfs_dir_empty(fs, ino);
         rc = rc < 0 ? rc : rc ? 0 : STEADYFS_ENOTEMPTY;
     }
-    if (!rc)
-        rc = sfs_gc_pace(fs);
     if (!rc)
         rc = sfs_dir_remove2(fs, parent, name, nlen, &txn, 0);
     if (!rc) {
