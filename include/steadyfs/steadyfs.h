@@ -184,7 +184,7 @@ typedef struct steadyfs {
     uint32_t npend, uncommitted, nqueued, nfree, nlimbo;
     uint64_t seq, anchor_seq;
     uint32_t n_data, n_copy, n_map, n_ckpt, n_erase, n_victim, n_emerg; /* statistics */
-    uint8_t mounted, dead, need_ckpt, erase_budget, in_gc, to_gh;
+    uint8_t mounted, dead, need_ckpt, erase_budget, in_gc, to_gh, rm;
     uint8_t *blk;
     uint32_t *root;
     struct sfs_pend *pend;

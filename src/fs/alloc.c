@@ -194,13 +194,18 @@ int sfs_log_reserve(steadyfs *fs)
         return STEADYFS_EIO;
     if (fs->head_idx >= fs->P) {
         uint32_t steps = 0;
-        /* the last erase units are kept for garbage collection's copies:
-         * a host write reaching them first collects (catch-up, DESIGN.md
-         * §6): at most 2 (s + 1) steps, twice a sector's pace, counted in
-         * every bound (steadyfs_bound).  If that is not enough the write
-         * takes the unit anyway, and fails with ENOSPC when none is left:
-         * early, but cleanly and within its bound */
-        while (!fs->in_gc && fs->nqueued + fs->nfree <= 2 && steps < 2 * (fs->s_gc + 1)) {
+        /* a host-head move takes an erased unit only if `keep` are there
+         * (DESIGN.md §6): collection copies may take the last (a victim
+         * needs at most one more unit), catch-up's map merges all but
+         * one, paced merges and removals (fs->rm) all but two, data
+         * writes and creates all but three.  So collection can always
+         * finish its victim and a removal can start on a full device */
+        uint32_t keep = 4u - (fs->in_gc ? fs->in_gc : fs->rm);
+        /* a host write reaching the reserve first collects (catch-up,
+         * DESIGN.md §6): at most 2 (s + 1) steps, twice a sector's pace,
+         * counted in every bound (steadyfs_bound); if that is not enough
+         * it fails with ENOSPC, cleanly and within its bound */
+        while (!fs->in_gc && fs->nqueued + fs->nfree < keep && steps < 2 * (fs->s_gc + 1)) {
             if (fs->nlimbo) {
                 rc = sfs_ckpt_write(fs);   /* emptied blocks become erasable */
                 if (rc)
@@ -226,10 +231,8 @@ int sfs_log_reserve(steadyfs *fs)
                 break;
         }
         fs->n_emerg += steps != 0;
-        /* paced collection leaves the last units to the emergency path,
-         * which always has room to finish a victim (v* < P) */
-        if (fs->in_gc == 1 && fs->nqueued + fs->nfree <= 2)
-            return SFS_EAGAIN;
+        if (fs->head_idx >= fs->P && sfs_free_blocks(fs) < keep)
+            return fs->in_gc == 1 ? SFS_EAGAIN : STEADYFS_ENOSPC;
         rc = head_move(fs, &fs->head_block, &fs->head_idx, &fs->head_count);
         if (rc)
             return rc;
@@ -445,6 +448,9 @@ int sfs_gc_one(steadyfs *fs)
 
 static int wl_one(steadyfs *fs)
 {
+    /* wear levelling frees nothing: it leaves the reserve to collection */
+    if (fs->gh_idx >= fs->P && sfs_free_blocks(fs) < 3)
+        return 0;
     if (fs->wl_victim == SFS_NONE) {
         if (fs->victims < fs->wl_next)
             return 0;
@@ -475,9 +481,12 @@ int sfs_gc_pace(steadyfs *fs)
         fs->retire[1] == SFS_NONE)
         return 0;
     /* the pace the current victim needs (P / (P - its live count)), never
-     * more than the fill limit's worst case s_gc */
+     * more than the fill limit's worst case s_gc.  That need ignores the
+     * map merges its copies induce (up to ~0.5 sector per copy with small
+     * files): with only the erase-ahead target left, the full pace s_gc,
+     * or collection falls behind until the reserve is gone (DESIGN.md §6) */
     n = fs->s_gc;
-    if (fs->gc_victim != SFS_NONE) {
+    if (fs->gc_victim != SFS_NONE && sfs_free_blocks(fs) > SFS_Q_TARGET) {
         uint32_t c0 = fs->gc_c0 < fs->P ? fs->gc_c0 : fs->P - 1;
         uint32_t need = (fs->P + (fs->P - c0) - 1) / (fs->P - c0);
         if (need < n)
@@ -495,13 +504,13 @@ int sfs_gc_pace(steadyfs *fs)
 
 int sfs_begin(steadyfs *fs, int modify)
 {
-    (void)modify;
     if (!fs || !fs->mounted)
         return STEADYFS_EINVAL;
     if (fs->dead)
         return STEADYFS_EIO;
     fs->erase_budget = 1;
     fs->call_ops = 0;
+    fs->rm = modify == 2;   /* a removal: may use the reserves writes leave */
     return 0;
 }
 

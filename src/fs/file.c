@@ -255,7 +255,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
             rc = STEADYFS_EFBIG;
             break;
         }
-        if (fs->live + 2 > fs->live_max) {
+        if (fs->live + 2 + SFS_RM_ROOM > fs->live_max) {
             rc = STEADYFS_ENOSPC;
             break;
         }

@@ -21,6 +21,7 @@
 #define SFS_WL_PERIOD 16u         /* greedy victims per static wear-levelling pick */
 #define SFS_WL_STEP 32u           /* sectors written per static wear-levelling step (power of 2) */
 #define SFS_RESERVED_BLOCKS 4u    /* anchor area: first good two of these */
+#define SFS_RM_ROOM 8u            /* live sectors writes and creates leave to removals */
 
 /* Block table states (values 0..P are closed blocks with that many live
  * sectors). */
