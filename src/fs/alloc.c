@@ -219,16 +219,15 @@ int sfs_log_reserve(steadyfs *fs)
                 set_state(fs, b, BS_LIMBO);   /* empty: nothing to copy */
                 continue;
             }
-            if (fs->nqueued + fs->nfree == 0)
-                break;
             fs->in_gc = 2;
             rc = sfs_gc_one(fs);
             fs->in_gc = 0;
             steps++;
-            if (rc < 0)
-                return rc;
-            if (rc == 0)
+            if (rc <= 0) {
+                if (rc)
+                    return rc;
                 break;
+            }
         }
         fs->n_emerg += steps != 0;
         if (fs->head_idx >= fs->P && sfs_free_blocks(fs) < keep)
@@ -541,10 +540,10 @@ int steadyfs_gc_step(steadyfs *fs, uint32_t budget)
     if (rc)
         return rc;
     while (done < budget) {
-        if (fs->erase_budget && (fs->nqueued < SFS_Q_TARGET && fs->nfree)) {
+        if (fs->nqueued < SFS_Q_TARGET && fs->nfree) {
+            fs->erase_budget = 1;
             rc = sfs_erase_ahead(fs);
             done++;
-            fs->erase_budget = 1;
             if (rc)
                 break;
             continue;
