@@ -165,7 +165,7 @@ int steadyfs_close(steadyfs *fs, int fd)
 {
     struct sfs_open *o;
     uint32_t i;
-    int rc = sfs_begin(fs, 1);
+    int rc = sfs_begin(fs, 2);
     if (rc)
         return rc;
     o = handle(fs, fd, STEADYFS_TYPE_FILE);
@@ -185,6 +185,11 @@ int steadyfs_close(steadyfs *fs, int fd)
                 break;
             }
         }
+        /* the last handle of a file whose commit failed: its changes are
+         * dropped (the file keeps its committed state), or their
+         * uncommitted entries would hold the pending table for good */
+        if (i == fs->cfg.open_max && rc)
+            sfs_abort(fs, 0, (uint16_t)o->ino, o->txn);
     }
     o->ino = 0;
     o->kind = 0;
@@ -340,7 +345,7 @@ int64_t steadyfs_size(steadyfs *fs, int fd)
 int steadyfs_truncate(steadyfs *fs, int fd, uint64_t size)
 {
     struct sfs_open *o, *p;
-    int rc = sfs_begin(fs, 1);
+    int rc = sfs_begin(fs, 2);
     if (rc)
         return rc;
     o = handle(fs, fd, STEADYFS_TYPE_FILE);
@@ -361,7 +366,7 @@ int steadyfs_truncate(steadyfs *fs, int fd, uint64_t size)
 int steadyfs_sync(steadyfs *fs, int fd)
 {
     struct sfs_open *o;
-    int rc = sfs_begin(fs, 1);
+    int rc = sfs_begin(fs, 2);
     if (rc)
         return rc;
     o = handle(fs, fd, STEADYFS_TYPE_FILE);

@@ -187,7 +187,7 @@ static int remove_name(steadyfs *fs, const char *path, int want_dir)
     const char *name;
     uint8_t type;
     sfs_inode in;
-    int rc = sfs_begin(fs, 2);
+    int rc = sfs_begin(fs, 4);
     if (rc)
         return rc;
     rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &type);
@@ -247,7 +247,7 @@ int steadyfs_rename(steadyfs *fs, const char *from, const char *to)
     const char *sn, *dn;
     uint8_t st, dt;
     sfs_inode in;
-    int rc = sfs_begin(fs, 2);
+    int rc = sfs_begin(fs, 4);
     if (rc)
         return rc;
     rc = sfs_resolve(fs, from, &sp, &sn, &sl, &si, &st);
