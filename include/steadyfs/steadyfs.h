@@ -81,11 +81,14 @@
  * steadyfs_bound() states the bound per call kind.  Garbage collection is
  * paced by writes; steadyfs_gc_step() lets idle time get ahead.  Space:
  * capacity (steadyfs_info) is fill_permille of the sectors outside a
- * reserve of 4 anchor-area and 6 collection units; writes past it fail
- * with ENOSPC, cleanly.  If pacing falls behind, a write catches up by a
- * bounded collection counted in its stated bound; in adversarial patterns
- * that may not be enough and the write returns ENOSPC early (docs/DESIGN.md
- * §6, §10; never seen in the tests).
+ * reserve of 4 anchor-area and 6 collection units; writes and creates
+ * stop with ENOSPC, cleanly, 8 sectors before it, and keep erased units
+ * back: a close, sync, unlink, rmdir or rename on a full device still
+ * works (delete to recover).  A close whose commit fails drops the file's
+ * uncommitted changes (it keeps its committed state).  If pacing falls
+ * behind, a write catches up by a bounded collection counted in its stated
+ * bound; in adversarial patterns that may not be enough and the write
+ * returns ENOSPC early (docs/DESIGN.md §6, §10).
  *
  * Identity.  Each file and directory has a 64-bit id (steadyfs_stat.id):
  * inode number in the low 32 bits, a generation in the high 32 bits, so an
@@ -188,7 +191,7 @@ typedef struct steadyfs {
     uint32_t npend, uncommitted, nqueued, nfree, nlimbo;
     uint64_t seq, anchor_seq;
     uint32_t n_data, n_copy, n_map, n_ckpt, n_erase, n_victim, n_emerg; /* statistics */
-    uint8_t mounted, dead, need_ckpt, erase_budget, in_gc, to_gh;
+    uint8_t mounted, dead, need_ckpt, erase_budget, in_gc, to_gh, rm;
     /* Read savers (src/fs/cache.c), exact or empty, never a guess:
      * buf_ppn: the sector whose payload buf holds as read or programmed
      * since the last write to buf or the device (SFS_NONE: none);

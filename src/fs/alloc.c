@@ -183,6 +183,7 @@ int sfs_log_reserve_gc(steadyfs *fs)
     if (fs->dead)
         return STEADYFS_EIO;
     rc = head_move(fs, &fs->gh_block, &fs->gh_idx, &fs->gh_count);
+    fs->to_gh = 1;   /* every reserve says where the next sector goes */
     return rc ? rc : reserve_end(fs);
 }
 
@@ -194,13 +195,19 @@ int sfs_log_reserve(steadyfs *fs)
         return STEADYFS_EIO;
     if (fs->head_idx >= fs->P) {
         uint32_t steps = 0;
-        /* the last erase units are kept for garbage collection's copies:
-         * a host write reaching them first collects (catch-up, DESIGN.md
-         * §6): at most 2 (s + 1) steps, twice a sector's pace, counted in
-         * every bound (steadyfs_bound).  If that is not enough the write
-         * takes the unit anyway, and fails with ENOSPC when none is left:
-         * early, but cleanly and within its bound */
-        while (!fs->in_gc && fs->nqueued + fs->nfree <= 2 && steps < 2 * (fs->s_gc + 1)) {
+        /* a host-head move takes an erased unit only while `keep` are left
+         * (DESIGN.md §6): data writes and creates 4, commits (close, sync,
+         * truncate: fs->rm 1) and collection's map merges 3, removals
+         * (unlink, rmdir, rename: fs->rm 2) 2.  Below that, collection's
+         * merges go to the collection head as its copies do, which may
+         * take the last unit: collection always goes on with its victim,
+         * writes stop first, and a commit or a removal still works */
+        uint32_t keep = fs->in_gc ? 3u : 4u - fs->rm;
+        /* a host write reaching the reserve first collects (catch-up,
+         * DESIGN.md §6): at most 2 (s + 1) steps, twice a sector's pace,
+         * counted in every bound (steadyfs_bound); if that is not enough
+         * it fails with ENOSPC, cleanly and within its bound */
+        while (!fs->in_gc && fs->nqueued + fs->nfree < keep && steps < 2 * (fs->s_gc + 1)) {
             if (fs->nlimbo) {
                 rc = sfs_ckpt_write(fs);   /* emptied blocks become erasable */
                 if (rc)
@@ -214,26 +221,29 @@ int sfs_log_reserve(steadyfs *fs)
                 set_state(fs, b, BS_LIMBO);   /* empty: nothing to copy */
                 continue;
             }
-            if (fs->nqueued + fs->nfree == 0)
-                break;
             fs->in_gc = 2;
             rc = sfs_gc_one(fs);
             fs->in_gc = 0;
             steps++;
-            if (rc < 0)
-                return rc;
-            if (rc == 0)
+            if (rc <= 0) {
+                if (rc)
+                    return rc;
                 break;
+            }
         }
         fs->n_emerg += steps != 0;
-        /* paced collection leaves the last units to the emergency path,
-         * which always has room to finish a victim (v* < P) */
-        if (fs->in_gc == 1 && fs->nqueued + fs->nfree <= 2)
-            return SFS_EAGAIN;
+        if (fs->head_idx >= fs->P && sfs_free_blocks(fs) < keep) {
+            if (!fs->in_gc)
+                return STEADYFS_ENOSPC;
+            /* collection's map merges follow its copies: with the host
+             * head full it must still finish its victim */
+            return sfs_log_reserve_gc(fs);
+        }
         rc = head_move(fs, &fs->head_block, &fs->head_idx, &fs->head_count);
         if (rc)
             return rc;
     }
+    fs->to_gh = 0;
     return reserve_end(fs);
 }
 
@@ -412,9 +422,7 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
             t.flags = TF_COMMIT;
             t.txn = (uint32_t)fs->seq;
         }
-        fs->to_gh = 1;
         rc = sfs_log_prog(fs, fs->buf, &t, &np);
-        fs->to_gh = 0;
         if (rc == SFS_RETRY)
             return 1;
         if (rc)
@@ -445,6 +453,9 @@ int sfs_gc_one(steadyfs *fs)
 
 static int wl_one(steadyfs *fs)
 {
+    /* wear levelling frees nothing: it leaves the last units to collection */
+    if (fs->gh_idx >= fs->P && sfs_free_blocks(fs) < 3)
+        return 0;
     if (fs->wl_victim == SFS_NONE) {
         if (fs->victims < fs->wl_next)
             return 0;
@@ -463,21 +474,25 @@ int sfs_gc_pace(steadyfs *fs)
 {
     uint32_t i, n;
     int rc = 0;
+    uint32_t fb;
     /* static wear levelling: one sector per SFS_WL_STEP written, whatever the pool */
     if ((fs->wl_tick++ & (SFS_WL_STEP - 1u)) == 0) {
         fs->in_gc = 1;
         rc = wl_one(fs);
         fs->in_gc = 0;
-        if (rc < 0 && rc != SFS_EAGAIN)
+        if (rc < 0 && rc != STEADYFS_ENOSPC)
             return rc;
     }
-    if (sfs_free_blocks(fs) > fs->gc_low && fs->retire[0] == SFS_NONE &&
-        fs->retire[1] == SFS_NONE)
+    fb = sfs_free_blocks(fs);
+    if (fb > fs->gc_low && fs->retire[0] == SFS_NONE && fs->retire[1] == SFS_NONE)
         return 0;
     /* the pace the current victim needs (P / (P - its live count)), never
-     * more than the fill limit's worst case s_gc */
+     * more than the fill limit's worst case s_gc.  That need ignores the
+     * map merges its copies induce (up to ~0.5 sector per copy with small
+     * files): with only the erase-ahead target left, the full pace s_gc,
+     * or collection falls behind until the reserve is gone (DESIGN.md §6) */
     n = fs->s_gc;
-    if (fs->gc_victim != SFS_NONE) {
+    if (fs->gc_victim != SFS_NONE && fb > SFS_Q_TARGET) {
         uint32_t c0 = fs->gc_c0 < fs->P ? fs->gc_c0 : fs->P - 1;
         uint32_t need = (fs->P + (fs->P - c0) - 1) / (fs->P - c0);
         if (need < n)
@@ -490,12 +505,11 @@ int sfs_gc_pace(steadyfs *fs)
             break;
     }
     fs->in_gc = 0;
-    return rc < 0 && rc != SFS_EAGAIN ? rc : 0;
+    return rc < 0 && rc != STEADYFS_ENOSPC ? rc : 0;
 }
 
 int sfs_begin(steadyfs *fs, int modify)
 {
-    (void)modify;
     if (!fs || !fs->mounted)
         return STEADYFS_EINVAL;
     if (fs->dead)
@@ -503,6 +517,7 @@ int sfs_begin(steadyfs *fs, int modify)
     fs->erase_budget = 1;
     fs->call_ops = 0;
     fs->buf_ppn = SFS_NONE;   /* the caller owns the buffer between calls */
+    fs->rm = (uint8_t)(modify >> 1);   /* 2 a commit, 4 a removal: DESIGN.md §6 */
     return 0;
 }
 
@@ -533,10 +548,10 @@ int steadyfs_gc_step(steadyfs *fs, uint32_t budget)
     if (rc)
         return rc;
     while (done < budget) {
-        if (fs->erase_budget && (fs->nqueued < SFS_Q_TARGET && fs->nfree)) {
+        if (fs->nqueued < SFS_Q_TARGET && fs->nfree) {
+            fs->erase_budget = 1;
             rc = sfs_erase_ahead(fs);
             done++;
-            fs->erase_budget = 1;
             if (rc)
                 break;
             continue;
@@ -547,7 +562,7 @@ int steadyfs_gc_step(steadyfs *fs, uint32_t budget)
         else
             rc = sfs_gc_one(fs);
         fs->in_gc = 0;
-        if (rc == SFS_EAGAIN)
+        if (rc == STEADYFS_ENOSPC)
             rc = 0;
         if (rc <= 0)
             break;

@@ -3,20 +3,17 @@
 
 const char *steadyfs_strerror(int err)
 {
-    static const struct {
-        int8_t code;
-        char name[16];
-    } names[] = {
-        {0, "success"},        {-1, "not permitted"},   {-2, "no such entry"},
-        {-5, "I/O error"},     {-9, "bad handle"},      {-16, "busy"},
-        {-17, "exists"},       {-20, "not a directory"},
-        {-21, "is a directory"}, {-22, "invalid"},      {-23, "open table full"},
-        {-27, "file too large"}, {-28, "no space"},     {-30, "not mounted"},
-        {-36, "name too long"}, {-39, "not empty"},   {-117, "corrupt"},
-    };
+    /* the codes, and their names in the same order as one string of
+     * NUL-separated names ending in "unknown": no padded table */
+    static const int8_t codes[] = {0, -1, -2, -5, -9, -16, -17, -20, -21, -22, -23, -27, -28,
+                                   -30, -36, -39, -117};
+    static const char names[] =
+        "success\0not permitted\0no such entry\0I/O error\0bad handle\0busy\0exists\0"
+        "not a directory\0is a directory\0invalid\0open table full\0file too large\0"
+        "no space\0not mounted\0name too long\0not empty\0corrupt\0unknown";
+    const char *p = names;
     unsigned i;
-    for (i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (names[i].code == err)
-            return names[i].name;
-    return "unknown";
+    for (i = 0; i < sizeof codes && codes[i] != err; i++)
+        p += strlen(p) + 1;
+    return p;
 }

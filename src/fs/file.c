@@ -167,7 +167,7 @@ int steadyfs_close(steadyfs *fs, int fd)
 {
     struct sfs_open *o;
     uint32_t i;
-    int rc = sfs_begin(fs, 1);
+    int rc = sfs_begin(fs, 2);
     if (rc)
         return rc;
     o = handle(fs, fd, STEADYFS_TYPE_FILE);
@@ -187,6 +187,11 @@ int steadyfs_close(steadyfs *fs, int fd)
                 break;
             }
         }
+        /* the last handle of a file whose commit failed: its changes are
+         * dropped (the file keeps its committed state), or their
+         * uncommitted entries would hold the pending table for good */
+        if (i == fs->cfg.open_max && rc)
+            sfs_abort(fs, 0, (uint16_t)o->ino, o->txn);
     }
     o->ino = 0;
     o->kind = 0;
@@ -257,7 +262,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
             rc = STEADYFS_EFBIG;
             break;
         }
-        if (fs->live + 2 > fs->live_max) {
+        if (fs->live + 2 + SFS_RM_ROOM > fs->live_max) {
             rc = STEADYFS_ENOSPC;
             break;
         }
@@ -343,7 +348,7 @@ int64_t steadyfs_size(steadyfs *fs, int fd)
 int steadyfs_truncate(steadyfs *fs, int fd, uint64_t size)
 {
     struct sfs_open *o, *p;
-    int rc = sfs_begin(fs, 1);
+    int rc = sfs_begin(fs, 2);
     if (rc)
         return rc;
     o = handle(fs, fd, STEADYFS_TYPE_FILE);
@@ -364,7 +369,7 @@ int steadyfs_truncate(steadyfs *fs, int fd, uint64_t size)
 int steadyfs_sync(steadyfs *fs, int fd)
 {
     struct sfs_open *o;
-    int rc = sfs_begin(fs, 1);
+    int rc = sfs_begin(fs, 2);
     if (rc)
         return rc;
     o = handle(fs, fd, STEADYFS_TYPE_FILE);

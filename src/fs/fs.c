@@ -15,10 +15,19 @@ static uint32_t log2u(uint32_t v)
 
 static uint32_t align4(uint32_t v) { return (v + 3u) & ~3u; }
 
+/* Bytes of a checkpoint with mi inodes: header, block table, L2 roots,
+ * pending table, inode bitmap (SPEC §7). */
+static uint32_t ckpt_bytes(const steadyfs *fs, uint32_t mi)
+{
+    uint32_t nl1 = (uint32_t)(((uint64_t)mi << fs->fbits) / fs->e1);
+    return 128 + fs->nblocks + 4 * ((nl1 + fs->e1 - 1) / fs->e1) + 20u * fs->cfg.pending_max +
+           (mi + 7u) / 8u;
+}
+
 int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
 {
     const sbd_geometry *g;
-    uint32_t dsize, bbytes, ck, l1s;
+    uint32_t dsize, bbytes;
     uint8_t *w;
     if (!fs || !cfg || !cfg->bd || !cfg->bd->ops)
         return STEADYFS_EINVAL;
@@ -62,33 +71,25 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     if (fs->P < 8 || fs->P > 128 || fs->nblocks < SFS_RESERVED_BLOCKS + GC_RESERVE + 4)
         return STEADYFS_EINVAL;
     fs->e1 = 1u << log2u(fs->payload / 4u);
+    if (!fs->cfg.file_pages_log2)
+        fs->cfg.file_pages_log2 = (uint8_t)(log2u(fs->e1) + 6u);
+    fs->fbits = fs->cfg.file_pages_log2;
     if (!fs->cfg.max_inodes) {
         /* the most inodes (up to 1024) whose checkpoint still fits a sector */
-        uint32_t mi = 1024, fb = fs->cfg.file_pages_log2 ? fs->cfg.file_pages_log2
-                                                         : log2u(fs->e1) + 6u;
-        while (mi > 16) {
-            uint32_t nl2 = (uint32_t)((((uint64_t)mi << fb) / fs->e1 + fs->e1 - 1) / fs->e1);
-            if (128 + fs->nblocks + 4 * nl2 + 20u * fs->cfg.pending_max + mi / 8 <= fs->payload)
-                break;
+        uint32_t mi = 1024;
+        while (mi > 16 && ckpt_bytes(fs, mi) > fs->payload)
             mi /= 2;
-        }
         fs->cfg.max_inodes = (uint16_t)mi;
     }
     if (fs->cfg.max_inodes < 4)
         return STEADYFS_EINVAL;
-    if (!fs->cfg.file_pages_log2)
-        fs->cfg.file_pages_log2 = (uint8_t)(log2u(fs->e1) + 6u);
-    fs->fbits = fs->cfg.file_pages_log2;
     if ((1u << fs->fbits) < fs->e1 || (1u << fs->fbits) / fs->e1 > 64u ||
         (uint64_t)fs->cfg.max_inodes << fs->fbits >= 0xFFFF0000ull ||
         2u * fs->cfg.max_inodes > (1u << fs->fbits))
         return STEADYFS_EINVAL;
-    l1s = (uint32_t)(((uint64_t)fs->cfg.max_inodes << fs->fbits) / fs->e1);
-    fs->n_l1 = l1s;
-    fs->n_l2 = (l1s + fs->e1 - 1) / fs->e1;
-    ck = 128 + fs->nblocks + 4 * fs->n_l2 + 20u * fs->cfg.pending_max +
-         (fs->cfg.max_inodes + 7u) / 8u;
-    if (ck > fs->payload)
+    fs->n_l1 = (uint32_t)(((uint64_t)fs->cfg.max_inodes << fs->fbits) / fs->e1);
+    fs->n_l2 = (fs->n_l1 + fs->e1 - 1) / fs->e1;
+    if (ckpt_bytes(fs, fs->cfg.max_inodes) > fs->payload)
         return STEADYFS_EINVAL;   /* checkpoint must fit one sector */
     fs->txn_max = (fs->cfg.pending_max - 8u) / fs->cfg.open_max;
     if (fs->txn_max < 1)

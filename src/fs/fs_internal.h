@@ -15,12 +15,12 @@
 #define SFS_UNKNOWN 0xFFFFFFFEu   /* committed old location not known yet */
 #define SFS_TAG_SIZE 32u
 #define SFS_RETRY 1               /* a program failed and was moved: redo */
-#define SFS_EAGAIN (-1006)        /* paced collection stops: last unit is reserved */
 #define SFS_EFAIL (-1005)         /* device reported program/erase failure */
 #define SFS_Q_TARGET 3u           /* erased blocks kept ready (erase-ahead) */
 #define SFS_WL_PERIOD 16u         /* greedy victims per static wear-levelling pick */
 #define SFS_WL_STEP 32u           /* sectors written per static wear-levelling step (power of 2) */
 #define SFS_RESERVED_BLOCKS 4u    /* anchor area: first good two of these */
+#define SFS_RM_ROOM 8u            /* live sectors writes and creates leave to removals */
 
 /* Block table states (values 0..P are closed blocks with that many live
  * sectors). */
@@ -152,7 +152,8 @@ int sfs_erase_ahead(steadyfs *fs);
 int sfs_gc_pace(steadyfs *fs);                   /* after a host sector */
 int sfs_gc_one(steadyfs *fs);                    /* one step; 0 nothing to do */
 uint32_t sfs_free_blocks(const steadyfs *fs);
-int sfs_begin(steadyfs *fs, int modify);         /* API call prologue */
+int sfs_begin(steadyfs *fs, int modify);         /* API call prologue: 0 reads, 1 writes,
+                                                    2 commits, 4 removes (reserves, §6) */
 int sfs_end(steadyfs *fs, int rc);               /* API call epilogue */
 
 /* map.c: the map, pending changes, transactions. */

@@ -100,9 +100,11 @@ static int ns_fail(steadyfs *fs, uint32_t txn, int rc)
     return rc;
 }
 
+/* Creates stop SFS_RM_ROOM sectors before the limit, renames (removals,
+ * fs->rm) may use them: a full device can always be cleaned up. */
 static int room_for_ns(steadyfs *fs)
 {
-    if (fs->live + 4 > fs->live_max)
+    if (fs->live + 4 + (fs->rm ? 0 : SFS_RM_ROOM) > fs->live_max)
         return STEADYFS_ENOSPC;
     return sfs_gc_pace(fs);
 }
@@ -199,7 +201,7 @@ static int remove_name(steadyfs *fs, const char *path, int want_dir)
     const char *name;
     uint8_t type;
     sfs_inode in;
-    int rc = sfs_begin(fs, 1);
+    int rc = sfs_begin(fs, 4);
     if (rc)
         return rc;
     /* collection, map merges and checkpoints first: then the bucket the
@@ -263,7 +265,7 @@ int steadyfs_rename(steadyfs *fs, const char *from, const char *to)
     const char *sn, *dn;
     uint8_t st, dt;
     sfs_inode in;
-    int rc = sfs_begin(fs, 1);
+    int rc = sfs_begin(fs, 4);
     if (rc)
         return rc;
     rc = sfs_resolve(fs, from, &sp, &sn, &sl, &si, &st);
