@@ -369,9 +369,6 @@ def test_v9fs_edge_cases_against_steady_serve(
 
 @needs_guest
 @needs_diod
-@pytest.mark.xfail(strict=True, reason="server bug: steady serve's path_max is 256 "
-                   "(src/host/main/serve_main.c), so '/' + a 255-byte name (STEADYFS_NAME_MAX) "
-                   "or any path over 255 bytes gets ENAMETOOLONG")
 def test_v9fs_long_names_against_steady_serve(
         edge_run: tuple[guest.GuestResult, guest.Tree, list[tuple[int, str]],
                         subprocess.CompletedProcess[str]]) -> None:

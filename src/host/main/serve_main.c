@@ -125,7 +125,7 @@ int main(int argc, char **argv)
     pc.fs = &fs;
     pc.msize_max = msize;
     pc.fid_max = (uint16_t)fids;
-    pc.path_max = 256;
+    pc.path_max = 4096;   /* PATH_MAX: a host has the RAM (fids x 4 KiB) */
     pc.read_only = (uint8_t)read_only;
     pc.mem_size = p9srv_mem_size(&pc);
     mem = calloc(1, pc.mem_size);
