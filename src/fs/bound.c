@@ -100,13 +100,15 @@ static acc commit(const model *m)
 }
 
 /* A kill (unlink, shrink): the inode's L1 run and every L1 sector of it,
- * its dense pages' lookups, and the two entries more it needs. */
+ * its dense pages' lookups, the two entries more it needs, and the
+ * checkpoint a kill after another kill first writes (sfs_one_kill). */
 static acc kill(const model *m)
 {
     acc a = {{0, 0, 0, 0, 0, 0}}, f = free_one(m);
     rds(m, &a, 1 + 2 + 2);
     rd(m, &a, m->nl);
     add(&a, &f, 2);
+    pr(m, &a, 1);
     return a;
 }
 

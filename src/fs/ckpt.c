@@ -196,6 +196,7 @@ int sfs_ckpt_write(steadyfs *fs)
         fs->epoch++;
         fs->n_ckpt++;
         fs->need_ckpt = 0;
+        fs->killed = 0;
         fs->since_ckpt = 0;
         /* blocks emptied before this checkpoint may now be erased: no
          * replay from it can need their old contents */

@@ -98,6 +98,7 @@ static int commit_sector(steadyfs *fs, struct sfs_open *p, uint32_t kill_pg)
     rc = sfs_gc_pace(fs);
     if (rc)
         return rc;
+    sfs_one_kill(fs, flags);
     do {
         rc = sfs_prep(fs, p->ino);
         if (rc)

@@ -189,6 +189,7 @@ int sfs_inode_read(steadyfs *fs, uint32_t ino, sfs_inode *in, uint32_t *ppn);
 int sfs_file_commit(steadyfs *fs, struct sfs_open *o);
 struct sfs_open *sfs_primary(steadyfs *fs, uint32_t ino);
 struct sfs_open *sfs_slot(steadyfs *fs);
+void sfs_one_kill(steadyfs *fs, uint8_t flags);
 int sfs_open_ino(steadyfs *fs, uint32_t ino, int flags);
 
 /* dir.c */

@@ -575,6 +575,7 @@ int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uin
         rc = sfs_apply_commit(fs, owner, *txn);
         if (!rc && (flags & TF_KILL)) {
             rc = sfs_apply_kill(fs, lpn, aux, (flags & TF_KILLALL) != 0);
+            fs->killed = 1;
             /* a kill adds up to three entries: the call that made it pays
              * for the room, so every call starts with the same slack */
             if (!rc)
@@ -584,6 +585,16 @@ int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uin
     if (ppn_out)
         *ppn_out = ppn;
     return rc;
+}
+
+/* At most one kill between two checkpoints, so that mount replays at most
+ * one (its bound counts one, DESIGN.md §5): a second kill first has the
+ * reserve write a checkpoint.  Kills are rare (unlink, truncate, rename
+ * over a file), so this costs a log rotation nothing. */
+void sfs_one_kill(steadyfs *fs, uint8_t flags)
+{
+    if ((flags & TF_KILL) && fs->killed)
+        fs->need_ckpt = 1;
 }
 
 /* Before a data sector of inode ino is built in fs->buf: merge a pending

@@ -82,6 +82,7 @@ static int busy(steadyfs *fs, uint32_t ino)
 static int ns_inode(steadyfs *fs, const sfs_inode *in, uint32_t *txn, uint8_t flags)
 {
     int rc;
+    sfs_one_kill(fs, flags);
     do {
         rc = sfs_prep(fs, in->ino);
         if (rc)

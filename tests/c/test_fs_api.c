@@ -163,6 +163,32 @@ static void test_table_full(void)
         CHECK_EQ(steadyfs_close(FS, fd[i]), 0);
 }
 
+/* Mount replays at most one kill (its bound counts one): a second kill
+ * before the next checkpoint first writes one. */
+static void test_one_kill_per_replay(void)
+{
+    uint32_t ck;
+    int i, fd;
+    char p[16];
+    for (i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "/k%d", i);
+        fd = steadyfs_open(FS, p, STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
+        CHECK_EQ(steadyfs_write(FS, fd, "kill me", 7), 7);
+        CHECK_EQ(steadyfs_close(FS, fd), 0);
+    }
+    CHECK_EQ(steadyfs_unlink(FS, "/k0"), 0);
+    CHECK_EQ(FS->killed, 1);
+    ck = FS->n_ckpt;
+    CHECK_EQ(steadyfs_unlink(FS, "/k1"), 0);
+    CHECK(FS->n_ckpt > ck);
+    CHECK_EQ(FS->killed, 1);
+    ck = FS->n_ckpt;
+    CHECK_EQ(steadyfs_unlink(FS, "/k2"), 0);
+    CHECK(FS->n_ckpt > ck);
+    remount();
+    CHECK_EQ(steadyfs_open(FS, "/k1", STEADYFS_O_RDONLY), STEADYFS_ENOENT);
+}
+
 static void test_truncate_seek(void)
 {
     static uint8_t a[9000], b[9000];
@@ -269,6 +295,7 @@ int main(void)
     test_basic();
     test_unsynced_lost();
     test_table_full();
+    test_one_kill_per_replay();
     test_dirs();
     test_truncate_seek();
     test_many_and_full();
