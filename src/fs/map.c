@@ -216,6 +216,8 @@ int sfs_apply_kill(steadyfs *fs, uint32_t ino, uint32_t from, int all)
     struct sfs_pend *k;
     sfs_tag t;
     int n, rc;
+    if (ino == 0 || ino >= fs->cfg.max_inodes)
+        return STEADYFS_ECORRUPT;   /* a damaged log's kill of no inode */
     if (s < oldk) {
         n = l1_of_inode(fs, ino, l1, &m0);
         if (n < 0)
