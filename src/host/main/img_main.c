@@ -632,22 +632,30 @@ static int rm_tree(steadyfs *fs, const char *ipath)
     return rc;
 }
 
+/* "CMD [FLAG] IMAGE:/path" (rm -r, mkdir -p): 0, or -1 for a usage error. */
+static int flag_and_spec(int argc, char **argv, const char *flag, int *set, char *img, char *path)
+{
+    const char *spec = NULL;
+    int i;
+    *set = 0;
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], flag))
+            *set = 1;
+        else if (!spec)
+            spec = argv[i];
+        else
+            return -1;
+    }
+    return !spec || split_spec(spec, img, path) ? -1 : 0;
+}
+
 static int cmd_rm(int argc, char **argv)
 {
     char img[PATHMAX], path[PATHMAX];
     steadyfs_stat st;
     imgfs m;
-    int i, rec = 0, rc;
-    const char *spec = NULL;
-    for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-r"))
-            rec = 1;
-        else if (!spec)
-            spec = argv[i];
-        else
-            return usage("rm [-r] IMAGE:/path");
-    }
-    if (!spec || split_spec(spec, img, path))
+    int rec, rc;
+    if (flag_and_spec(argc, argv, "-r", &rec, img, path))
         return usage("rm [-r] IMAGE:/path");
     if (open_or_fail(&m, img, 1))
         return 1;
@@ -670,17 +678,8 @@ static int cmd_mkdir(int argc, char **argv)
 {
     char img[PATHMAX], path[PATHMAX];
     imgfs m;
-    int i, parents = 0, rc = 0;
-    const char *spec = NULL;
-    for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-p"))
-            parents = 1;
-        else if (!spec)
-            spec = argv[i];
-        else
-            return usage("mkdir [-p] IMAGE:/path");
-    }
-    if (!spec || split_spec(spec, img, path))
+    int parents, rc = 0;
+    if (flag_and_spec(argc, argv, "-p", &parents, img, path))
         return usage("mkdir [-p] IMAGE:/path");
     if (open_or_fail(&m, img, 1))
         return 1;
