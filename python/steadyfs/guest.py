@@ -233,6 +233,7 @@ def build_initramfs(out: Path, kernel: Kernel, script: Path, env: Mapping[str, s
         load.append(name)
     c.file("etc/modules.load", "".join(m + "\n" for m in load).encode())
     c.file("etc/guest.env", "".join(f"{k}='{v}'\n" for k, v in env.items()).encode())
+    c.file("etc/v9fs-lib.sh", (INTEROP / "v9fs-lib.sh").read_bytes(), 0o644)
     c.file("etc/ops.sh", script.read_bytes(), 0o755)
     out.write_bytes(c.finish())
 

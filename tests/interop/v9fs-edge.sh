@@ -7,22 +7,12 @@
 # behaviour servers may legitimately differ in, and ok/FAIL for what every
 # server must do (stay up and keep its tree consistent).  Same conventions
 # as v9fs-ops.sh.
-M=/mnt
-L=/tmp/local
-fails=0
-mkdir -p $L
-say() { echo "V9FS $*"; }
-bad() { fails=$((fails + 1)); say "FAIL $*"; }
-check() {
-    n=$1; shift
-    if "$@" >/tmp/out 2>&1; then say "ok $n"; else bad "$n: $* -> $(head -c 300 /tmp/out | tr '\n' ' ')"; fi
-}
+. /etc/v9fs-lib.sh
 # outcome NAME CMD...: reports "ok" or the error message CMD printed
 outcome() {
     n=$1; shift
     if "$@" >/tmp/out 2>&1; then say "attr $n ok"; else say "attr $n $(tail -c 120 /tmp/out | tr '\n' ' ' | sed 's/.*: //')"; fi
 }
-v9mount() { mount -t 9p -o "$V9FS_OPTS" "$V9FS_HOST" $M; }
 
 check mount v9mount
 grep -q " $M 9p " /proc/mounts || { say "done fails=1"; exit 1; }

@@ -4,37 +4,8 @@
 # UART.  The same reporting as v9fs-ops.sh ("V9FS ..." lines, the final
 # tree for the host to check), with small files: the board's UART, as QEMU
 # models it, takes ~5 KB/s from the host.
-M=/mnt
-L=/tmp/local
-fails=0
-mkdir -p $L
-say() { echo "V9FS $*"; }
-bad() { fails=$((fails + 1)); say "FAIL $*"; }
-check() {
-    n=$1; shift
-    if "$@" >/tmp/out 2>&1; then say "ok $n"; else bad "$n: $* -> $(head -c 300 /tmp/out | tr '\n' ' ')"; fi
-}
-refuse() {
-    n=$1; shift
-    if "$@" >/tmp/out 2>&1; then bad "$n: $* succeeded"; else say "ok $n"; fi
-}
-absent() { [ ! -e "$1" ]; }
-size_is() { [ "$(stat -c %s "$1")" = "$2" ]; }
-now() { cut -d' ' -f1 /proc/uptime; }
-timed() {
-    n=$1; shift
-    t0=$(now)
-    check "$n" "$@"
-    say "time $n $(echo "$(now) $t0" | awk '{printf "%.3f", $1 - $2}')"
-}
-v9mount() { mount -t 9p -o "$V9FS_OPTS" "$V9FS_HOST" $M; }
-
-timed mount v9mount
-if ! grep -q " $M 9p " /proc/mounts; then
-    bad "mount: not mounted; dmesg: $(dmesg | tail -5 | tr '\n' ' ')"
-    say "done fails=$fails"
-    exit 1
-fi
+. /etc/v9fs-lib.sh
+mount_or_quit
 check statfs df $M
 printf 'hello from linux\n' > $L/hello
 check create sh -c "printf 'hello from linux\n' > $M/hello.txt"

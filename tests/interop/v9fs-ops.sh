@@ -13,40 +13,8 @@
 # The host (python/steadyfs/guest.py) then checks the same tree on the server
 # side, without the guest: every file of the manifest, byte for byte, and the
 # known contents and absences listed there in EXPECT/ABSENT (keep in step).
-M=/mnt
-L=/tmp/local
-fails=0
-mkdir -p $L
-
-say() { echo "V9FS $*"; }
-bad() { fails=$((fails + 1)); say "FAIL $*"; }
-# check NAME CMD...: CMD must succeed
-check() {
-    n=$1; shift
-    if "$@" >/tmp/out 2>&1; then say "ok $n"; else bad "$n: $* -> $(head -c 300 /tmp/out | tr '\n' ' ')"; fi
-}
-# refuse NAME CMD...: CMD must fail (the server returned an error)
-refuse() {
-    n=$1; shift
-    if "$@" >/tmp/out 2>&1; then bad "$n: $* succeeded"; else say "ok $n"; fi
-}
-absent() { [ ! -e "$1" ]; }
-size_is() { [ "$(stat -c %s "$1")" = "$2" ]; }
-now() { cut -d' ' -f1 /proc/uptime; }
-timed() {   # timed NAME CMD...: runs CMD (must succeed), reports its time
-    n=$1; shift
-    t0=$(now)
-    check "$n" "$@"
-    say "time $n $(echo "$(now) $t0" | awk '{printf "%.3f", $1 - $2}')"
-}
-v9mount() { mount -t 9p -o "$V9FS_OPTS" "$V9FS_HOST" $M; }
-
-timed mount v9mount
-if ! grep -q " $M 9p " /proc/mounts; then
-    bad "mount: not mounted; dmesg: $(dmesg | tail -5 | tr '\n' ' ')"
-    say "done fails=$fails"
-    exit 1
-fi
+. /etc/v9fs-lib.sh
+mount_or_quit
 check statfs df $M
 
 # -- create, write, read back ------------------------------------------------
