@@ -123,6 +123,12 @@ int32_t srv_path_join(const p9srv *s, char *dst, const char *dir, uint32_t dlen,
     return (int32_t)len;
 }
 
+int32_t srv_child_path(const p9srv *s, char *dst, const struct p9srv_fid *dir, struct p9_str name)
+{
+    int rc = srv_name_new(name);
+    return rc ? rc : srv_path_join(s, dst, srv_fid_path(s, dir), dir->plen, name);
+}
+
 uint32_t srv_path_up(char *p, uint32_t len)
 {
     /* Paths are canonical ("/" or "/a/b", no trailing slash, no "." or

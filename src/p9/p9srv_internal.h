@@ -55,6 +55,9 @@ void srv_fid_set_id(struct p9srv_fid *f, uint64_t id);
 int srv_name_new(struct p9_str name);
 /* 0 if name may be walked (as srv_name_new, "." and ".." allowed). */
 int srv_name_walk(struct p9_str name);
+/* dst = the path of a new entry `name` in directory fid `dir`: the name
+ * checked (srv_name_new), then joined.  Its length or a negative error. */
+int32_t srv_child_path(const p9srv *s, char *dst, const struct p9srv_fid *dir, struct p9_str name);
 /* dst = dir "/" name (dir "/" is the root); NUL-terminated in path_max.
  * Returns the new length or -ENAMETOOLONG. */
 int32_t srv_path_join(const p9srv *s, char *dst, const char *dir, uint32_t dlen,

@@ -85,10 +85,7 @@ int srv_h_lcreate(p9srv *s)
         return STEADYFS_EINVAL;
     if (s->cfg.read_only)
         return STEADYFS_EROFS;
-    rc = srv_name_new(s->req.u.tlcreate.name);
-    if (rc)
-        return rc;
-    len = srv_path_join(s, p, srv_fid_path(s, f), f->plen, s->req.u.tlcreate.name);
+    len = srv_child_path(s, p, f, s->req.u.tlcreate.name);
     if (len < 0)
         return len;
     /* As open(2) with O_CREAT: an existing file is opened (and truncated

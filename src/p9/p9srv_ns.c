@@ -125,10 +125,7 @@ int srv_h_mkdir(p9srv *s)
         return rc;
     if (s->cfg.read_only)
         return STEADYFS_EROFS;
-    rc = srv_name_new(s->req.u.tmkdir.name);
-    if (rc)
-        return rc;
-    len = srv_path_join(s, p, srv_fid_path(s, f), f->plen, s->req.u.tmkdir.name);
+    len = srv_child_path(s, p, f, s->req.u.tmkdir.name);
     if (len < 0)
         return len;
     rc = steadyfs_mkdir(s->cfg.fs, p);
@@ -151,10 +148,7 @@ int srv_h_unlinkat(p9srv *s)
         return rc;
     if (s->cfg.read_only)
         return STEADYFS_EROFS;
-    rc = srv_name_new(s->req.u.tunlinkat.name);
-    if (rc)
-        return rc;
-    len = srv_path_join(s, p, srv_fid_path(s, f), f->plen, s->req.u.tunlinkat.name);
+    len = srv_child_path(s, p, f, s->req.u.tunlinkat.name);
     if (len < 0)
         return len;
     s->rep.type = P9_RUNLINKAT;
