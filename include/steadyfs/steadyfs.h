@@ -145,6 +145,12 @@ enum steadyfs_err {
 #define STEADYFS_O_EXCL 0x0200
 #define STEADYFS_O_TRUNC 0x0400
 #define STEADYFS_O_APPEND 0x0800
+/* Every steadyfs_write() commits before it returns, as if steadyfs_sync()
+ * followed it, but the commit costs no program of its own: it rides in the
+ * tag of the write's last data sector (with the new size).  A 4 KiB write
+ * on NAND is then two sector programs, durable and atomic; a later
+ * steadyfs_sync() finds nothing to do.  The fast path of a logger. */
+#define STEADYFS_O_DSYNC 0x1000
 
 #define STEADYFS_SEEK_SET 0
 #define STEADYFS_SEEK_CUR 1

@@ -524,13 +524,18 @@ int sfs_begin(steadyfs *fs, int modify)
 int sfs_end(steadyfs *fs, int rc)
 {
     int r2;
-    /* erase ahead in light calls, and at most one erase per half unit of
-     * sectors programmed (twice the rate the log uses units), unless no
-     * erased unit is left: erases spread out instead of clustering */
-    int light = fs->call_ops <= 3 && !fs->gc_busy;
+    /* Erase ahead only in a call that programmed something (a call that
+     * changes nothing never programs or erases), and then in a light one:
+     * one or two sectors (a 4 KiB record), no checkpoint, no map merge, no
+     * collection in it or the call before.  At most one erase per half
+     * unit of sectors programmed (twice the rate the log uses units),
+     * unless no erased unit is left: erases spread out instead of
+     * clustering, and a record's worst call is its programs plus one
+     * erase, as on the raw device. */
+    int light = fs->call_ops <= 2 && !fs->gc_busy;
     if (fs->gc_busy)
         fs->gc_busy--;
-    if (!fs->dead && fs->erase_budget &&
+    if (!fs->dead && fs->erase_budget && fs->call_ops &&
         ((light && fs->erase_credit >= fs->P / 2) || !fs->nqueued)) {
         r2 = sfs_erase_ahead(fs);
         if (r2 < 0 && rc >= 0)

@@ -57,6 +57,12 @@ int sfs_inode_read(steadyfs *fs, uint32_t ino, sfs_inode *in, uint32_t *ppn)
     rc = sfs_inode_unpack(fs, fs->buf, in);
     if (!rc && in->ino != ino)
         rc = STEADYFS_ECORRUPT;
+    if (!rc) {
+        /* a commit in a data sector's tag (TF_SIZE) is newer */
+        struct sfs_pend *s = sfs_pend_find(fs, PT_SIZE, ino, 0);
+        if (s && in->type == STEADYFS_TYPE_FILE)
+            in->size = s->ppn;
+    }
     return rc;
 }
 
@@ -83,6 +89,14 @@ static uint32_t txn_entries(steadyfs *fs, uint32_t ino)
     for (i = 0; i < fs->npend; i++)
         n += (fs->pend[i].flags & PF_UNC) && fs->pend[i].owner == ino;
     return n;
+}
+
+/* The file's transaction just committed: its working state is durable. */
+static void committed(struct sfs_open *p)
+{
+    p->csize = p->size;
+    p->txn = 0;
+    p->dirty = 0;
 }
 
 /* Write the inode sector with COMMIT (and KILL from `kill_pg` if not
@@ -115,9 +129,7 @@ static int commit_sector(steadyfs *fs, struct sfs_open *p, uint32_t kill_pg)
     if (rc)
         return rc;
     p->ino_ppn = ppn;
-    p->csize = p->size;
-    p->txn = 0;
-    p->dirty = 0;
+    committed(p);
     return 0;
 }
 
@@ -243,6 +255,8 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
     struct sfs_open *o, *p;
     const uint8_t *src = buf;
     uint32_t done = 0, n, off, pg, old, hint;
+    uint64_t end;
+    int commit;
     sfs_tag t;
     int rc = sfs_begin(fs, 1);
     if (rc)
@@ -251,7 +265,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
     if (!o || (o->acc & STEADYFS_O_ACCMODE) == STEADYFS_O_RDONLY)
         return sfs_end(fs, STEADYFS_EBADF);
     p = sfs_primary(fs, o->ino);
-    if (o->acc & 0x80)
+    if (o->acc & SFS_ACC_APPEND)
         o->pos = p->size;
     while (done < len) {
         pg = (uint32_t)(o->pos / fs->payload);
@@ -275,6 +289,9 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
         rc = sfs_gc_pace(fs);
         if (rc)
             break;
+        end = o->pos + n > p->size ? o->pos + n : p->size;
+        /* O_DSYNC: the call's last sector carries the commit and the size */
+        commit = (o->acc & SFS_ACC_DSYNC) && done + n == len;
         do {
             rc = sfs_prep(fs, o->ino);
             if (rc)
@@ -296,16 +313,25 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
                 memset(fs->buf + n, 0, fs->payload - n);
             }
             memcpy(fs->buf + off, src + done, n);
-            rc = sfs_write_lpn(fs, sfs_data_lpn(fs, o->ino, pg), (uint16_t)o->ino, &p->txn, 0, 0,
+            rc = sfs_write_lpn(fs, sfs_data_lpn(fs, o->ino, pg), (uint16_t)o->ino, &p->txn,
+                               commit ? TF_COMMIT | TF_SIZE : 0, commit ? (uint32_t)end : 0,
                                hint, NULL);
         } while (rc == SFS_RETRY);
         if (rc)
             break;
-        p->dirty = 1;
         done += n;
         o->pos += n;
-        if (o->pos > p->size)
-            p->size = o->pos;
+        p->size = end;
+        if (commit)
+            committed(p);
+        else
+            p->dirty = 1;
+    }
+    /* O_DSYNC: what a short write wrote is committed too */
+    if ((o->acc & SFS_ACC_DSYNC) && p->dirty && rc != STEADYFS_EIO) {
+        int rc2 = commit_sector(fs, p, SFS_NONE);
+        if (rc2 && !rc)
+            rc = rc2;
     }
     if (done && rc != STEADYFS_EIO)
         rc = 0;
@@ -433,7 +459,8 @@ int sfs_open_ino(steadyfs *fs, uint32_t ino, int flags)
     }
     o->kind = STEADYFS_TYPE_FILE;
     o->ino = ino;
-    o->acc = (uint8_t)((flags & STEADYFS_O_ACCMODE) | ((flags & STEADYFS_O_APPEND) ? 0x80 : 0));
+    o->acc = (uint8_t)((flags & STEADYFS_O_ACCMODE) | ((flags & STEADYFS_O_APPEND) ? SFS_ACC_APPEND : 0) |
+                       ((flags & STEADYFS_O_DSYNC) ? SFS_ACC_DSYNC : 0));
     if ((flags & STEADYFS_O_TRUNC) && (flags & STEADYFS_O_ACCMODE) != STEADYFS_O_RDONLY) {
         p = sfs_primary(fs, ino);
         if (p->size || p->csize) {

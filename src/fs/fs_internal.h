@@ -43,6 +43,8 @@
 #define TF_KILLALL 0x04u  /* with KILL: the inode itself too */
 #define TF_KILLMERGE 0x08u/* MAP2 written by merging the kill of inode aux */
 #define TF_EMPTY 0x10u    /* MAP1/MAP2 mapping nothing: its parent entry becomes none */
+#define TF_SIZE 0x20u     /* with COMMIT on a data sector: aux is the file's new size
+                             (the commit rides in the tag, no inode program) */
 
 #define OWNER_GC 0xFFFEu  /* a garbage-collection copy: commits itself */
 #define OWNER_NS 0xFFFFu  /* a namespace operation (create, rename, ...) */
@@ -51,6 +53,8 @@
 #define PT_L1 1u          /* lpn -> sector */
 #define PT_L2 2u          /* L1 map index -> map sector */
 #define PT_KILL 3u        /* inode `key`: pages >= ppn unmapped */
+#define PT_SIZE 4u        /* inode `key`: committed size is `ppn` bytes (newer than
+                             its inode sector; from a TF_SIZE commit) */
 #define PF_UNC 0x01u      /* uncommitted (belongs to transaction owner/txn) */
 #define PF_KILLALL 0x02u  /* kill: the inode page too */
 
@@ -66,10 +70,12 @@ struct sfs_pend {
 
 /* Open handle.  File state lives in the first handle of an inode (the
  * primary); other handles of the same inode only keep a position. */
+#define SFS_ACC_APPEND 0x80u
+#define SFS_ACC_DSYNC 0x40u   /* every write commits (in its last sector's tag) */
 struct sfs_open {
     uint32_t ino;      /* 0: free slot */
     uint8_t kind;      /* STEADYFS_TYPE_FILE / _DIR */
-    uint8_t acc;       /* O_ACCMODE bits | append */
+    uint8_t acc;       /* O_ACCMODE bits | SFS_ACC_APPEND | SFS_ACC_DSYNC */
     uint8_t dirty;     /* transaction has changes */
     uint8_t trunc;     /* transaction shrinks the file */
     uint32_t gen;
@@ -167,6 +173,10 @@ int sfs_apply_prog(steadyfs *fs, uint32_t lpn, uint32_t ppn, uint16_t owner, uin
 int sfs_apply_commit(steadyfs *fs, uint16_t owner, uint32_t txn);
 int sfs_apply_kill(steadyfs *fs, uint32_t ino, uint32_t from, int all);
 int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn);
+/* A TF_SIZE commit: inode ino's committed size becomes `size`. */
+int sfs_apply_size(steadyfs *fs, uint32_t ino, uint32_t size);
+/* Effect of one replayed or just-written data sector (tag t at ppn). */
+int sfs_apply_data(steadyfs *fs, const sfs_tag *t, uint32_t ppn, uint32_t old_hint);
 int sfs_kill_pending(steadyfs *fs, uint32_t ino);
 int sfs_merge_kill(steadyfs *fs, uint32_t ino);
 int sfs_merge_l1(steadyfs *fs, uint32_t m);

@@ -267,11 +267,11 @@ static void sweep_map(fck *c)
     for (i = 0; i < fs->npend; i++) {
         struct sfs_pend *p = &fs->pend[i];
         uint32_t w = SFS_NONE;
-        if (p->type == PT_KILL)
-            continue;
+        if (p->type != PT_L1 && p->type != PT_L2)
+            continue;   /* a kill or a size: no map sector */
         m = p->type == PT_L2 ? p->key : p->key / e;
         for (j = 0; j < i; j++)   /* once per L1 index */
-            if (fs->pend[j].type != PT_KILL &&
+            if ((fs->pend[j].type == PT_L1 || fs->pend[j].type == PT_L2) &&
                 (fs->pend[j].type == PT_L2 ? fs->pend[j].key : fs->pend[j].key / e) == m)
                 break;
         if (j < i)
@@ -300,7 +300,7 @@ static int check_state(fck *c)
         struct sfs_pend *p = &fs->pend[i];
         uint32_t lim = p->type == PT_L1 ? fs->n_l1 * fs->e1
                      : p->type == PT_L2 ? fs->n_l1 : fs->cfg.max_inodes;
-        if (p->key >= lim || (p->type != PT_KILL && p->ppn != SFS_NONE && p->ppn >= total) ||
+        if (p->key >= lim || (p->type <= PT_L2 && p->ppn != SFS_NONE && p->ppn >= total) ||
             (p->flags & PF_UNC)) {
             say(c, 1, "pending map change %u (type %u key %u sector %u) is out of range", i,
                 p->type, p->key, p->ppn);

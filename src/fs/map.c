@@ -56,7 +56,15 @@ static struct sfs_pend *pend_add(steadyfs *fs, uint8_t type, uint32_t key, uint3
     p->key = key;
     p->ppn = ppn;
     p->old = SFS_UNKNOWN;
+    p->txn = (uint32_t)fs->seq;   /* its age, until a transaction owns it */
     return p;
+}
+
+static void drop_size(steadyfs *fs, uint32_t ino)
+{
+    struct sfs_pend *p = sfs_pend_find(fs, PT_SIZE, ino, 0);
+    if (p)
+        sfs_pend_del(fs, p);
 }
 
 int sfs_kill_pending(steadyfs *fs, uint32_t ino) { return sfs_pend_find(fs, PT_KILL, ino, 0) != NULL; }
@@ -173,7 +181,7 @@ restart:
         c = sfs_pend_find(fs, PT_L1, p->key, 0);   /* p is still uncommitted */
         p->flags &= (uint8_t)~PF_UNC;
         p->owner = 0;
-        p->txn = 0;
+        p->txn = (uint32_t)fs->seq;   /* committed entries: their age (make_room) */
         p->old = SFS_UNKNOWN;
         fs->uncommitted--;
         if (c) {
@@ -283,6 +291,7 @@ int sfs_apply_kill(steadyfs *fs, uint32_t ino, uint32_t from, int all)
     if (s < k->ppn)
         k->ppn = s;
     if (all) {
+        drop_size(fs, ino);
         k->flags |= PF_KILLALL;
         k->ppn = 0;
         fs->ibm[ino >> 3] &= (uint8_t)~(1u << (ino & 7u));
@@ -354,6 +363,37 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
         return 0;
     }
     return 0;
+}
+
+int sfs_apply_size(steadyfs *fs, uint32_t ino, uint32_t size)
+{
+    struct sfs_pend *p;
+    if (ino == 0 || ino >= fs->cfg.max_inodes)
+        return STEADYFS_ECORRUPT;   /* a damaged log's size of no inode */
+    p = sfs_pend_find(fs, PT_SIZE, ino, 0);
+    if (!p)
+        p = pend_add(fs, PT_SIZE, ino, size);
+    if (!p)
+        return STEADYFS_ENOSPC;
+    p->ppn = size;
+    return 0;
+}
+
+int sfs_apply_data(steadyfs *fs, const sfs_tag *t, uint32_t ppn, uint32_t old_hint)
+{
+    int rc = sfs_apply_prog(fs, t->key, ppn, t->owner, t->txn, old_hint);
+    if (rc || !(t->flags & TF_COMMIT))
+        return rc;
+    rc = sfs_apply_commit(fs, t->owner, t->txn);
+    /* an inode sector its file (or a size merge) commits carries the
+     * newest size; a collection copy carries the size it was written with */
+    if (!rc && t->key < fs->cfg.max_inodes && t->owner != OWNER_GC)
+        drop_size(fs, t->key);
+    if (!rc && (t->flags & TF_SIZE))
+        rc = sfs_apply_size(fs, t->owner, t->aux);
+    else if (!rc && (t->flags & TF_KILL))
+        rc = sfs_apply_kill(fs, t->key, t->aux, (t->flags & TF_KILLALL) != 0);
+    return rc;
 }
 
 /* Write a map sector from fs->buf and apply it. */
@@ -479,9 +519,35 @@ int sfs_merge_kill(steadyfs *fs, uint32_t ino)
     return merge_l2_k(fs, m0 / fs->e1, ino);
 }
 
+/* Rewrite inode ino's sector with its committed size from the pending
+ * table (a namespace-owned transaction of one sector that commits itself;
+ * committing an inode sector drops the size entry). */
+static int size_merge(steadyfs *fs, uint32_t ino)
+{
+    struct sfs_pend *s;
+    sfs_inode in;
+    uint32_t txn = 0;
+    int rc;
+    do {
+        rc = sfs_log_reserve(fs);
+        if (rc)
+            return rc;
+        /* after the reserve: a collection inside it may have merged it */
+        s = sfs_pend_find(fs, PT_SIZE, ino, 0);
+        if (!s)
+            return 0;
+        rc = sfs_inode_read(fs, ino, &in, NULL);   /* the size entry applied */
+        if (rc)
+            return rc;
+        sfs_inode_pack(fs, fs->buf, &in);
+        rc = sfs_write_lpn(fs, ino, OWNER_NS, &txn, TF_COMMIT, 0, SFS_UNKNOWN, NULL);
+    } while (rc == SFS_RETRY);
+    return rc;
+}
+
 int sfs_make_room(steadyfs *fs, uint32_t need)
 {
-    uint32_t i, j, best, bestn, n;
+    uint32_t i, j, best, n2;
     int rc;
     /* one slot always stays spare for the L2 change an L1 merge adds */
     while (fs->npend + need + 1 > fs->cfg.pending_max) {
@@ -495,28 +561,43 @@ int sfs_make_room(steadyfs *fs, uint32_t need)
                 return rc;
             continue;
         }
-        /* merge the map sector that absorbs the most changes (an L1 merge
-         * adds one L2 change, so on a tie the L2 sector goes first) */
+        /* merge the map sector of the oldest committed change: each change
+         * waits in the table at most once, and a sector written on and on
+         * (a log's) gathers changes until its turn comes, so one merge
+         * absorbs most of the table.  (Merging the sector with the most
+         * changes instead merged a log's sector at every call while cold
+         * single changes of other sectors filled the rest of the table.) */
+        /* L2 changes (one per L1 sector merged, a few L2 sectors for the
+         * whole device) wait until they are a quarter of the table or no
+         * L1 change is left to merge: then the oldest of them goes */
+        for (i = 0, n2 = 0; i < fs->npend; i++)
+            n2 += fs->pend[i].type == PT_L2;
         best = SFS_NONE;
-        bestn = 0;
-        for (i = 0; i < fs->npend; i++) {
+        for (i = 0, j = SFS_NONE; i < fs->npend; i++) {
             struct sfs_pend *p = &fs->pend[i];
-            if (p->type != PT_L2 && (p->type != PT_L1 || (p->flags & PF_UNC)))
+            int l2 = p->type == PT_L2, better;
+            /* committed L1 changes and sizes go oldest first; a size goes
+             * into its inode sector (which adds one L1 change) */
+            if (!l2 && p->type != PT_SIZE && (p->type != PT_L1 || (p->flags & PF_UNC)))
                 continue;
-            for (j = 0, n = 0; j < fs->npend; j++)
-                n += fs->pend[j].type == p->type && !(fs->pend[j].flags & PF_UNC) &&
-                     fs->pend[j].key / fs->e1 == p->key / fs->e1;
-            if (p->type == PT_L2)
-                n = 2 * n + 1;
+            if (j == SFS_NONE)
+                better = 1;
+            else if ((fs->pend[j].type == PT_L2) != l2)
+                better = l2 == (4 * n2 >= fs->cfg.pending_max);
             else
-                n = 2 * n;
-            if (n > bestn) {
-                bestn = n;
-                best = p->key / fs->e1 | (p->type == PT_L2 ? 0x80000000u : 0);
-            }
+                better = (int32_t)(p->txn - fs->pend[j].txn) < 0;
+            if (better)
+                j = i;
         }
-        if (best == SFS_NONE)
+        if (j == SFS_NONE)
             return STEADYFS_ENOSPC;
+        if (fs->pend[j].type == PT_SIZE) {
+            rc = size_merge(fs, fs->pend[j].key);
+            if (rc)
+                return rc;
+            continue;
+        }
+        best = fs->pend[j].key / fs->e1 | (fs->pend[j].type == PT_L2 ? 0x80000000u : 0);
         if (best & 0x80000000u) {
             rc = sfs_merge_l2(fs, best & 0x7FFFFFFFu);
             if (rc)
@@ -572,17 +653,12 @@ int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uin
     rc = sfs_log_prog(fs, fs->buf, &t, &ppn);
     if (rc)
         return rc;
-    rc = sfs_apply_prog(fs, lpn, ppn, owner, *txn, old_hint);
-    if (!rc && (flags & TF_COMMIT)) {
-        rc = sfs_apply_commit(fs, owner, *txn);
-        if (!rc && (flags & TF_KILL)) {
-            rc = sfs_apply_kill(fs, lpn, aux, (flags & TF_KILLALL) != 0);
-            fs->killed = 1;
-            /* a kill adds up to three entries: the call that made it pays
-             * for the room, so every call starts with the same slack */
-            if (!rc)
-                rc = sfs_make_room(fs, 4);
-        }
+    rc = sfs_apply_data(fs, &t, ppn, old_hint);
+    if (!rc && (flags & TF_COMMIT) && (flags & TF_KILL)) {
+        fs->killed = 1;
+        /* a kill adds up to three entries: the call that made it pays
+         * for the room, so every call starts with the same slack */
+        rc = sfs_make_room(fs, 4);
     }
     if (ppn_out)
         *ppn_out = ppn;

@@ -34,7 +34,7 @@ typedef struct mhandle {
     int fd;       /* -1: closed */
     int e;        /* model entry */
     uint32_t pos;
-    uint8_t append, wr;
+    uint8_t append, wr, dsync;
 } mhandle;
 
 typedef struct model {
@@ -376,6 +376,8 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
                 flags |= STEADYFS_O_EXCL;
             if (!rn(t, 6))
                 flags |= STEADYFS_O_APPEND;
+            if (!rn(t, 3))
+                flags |= STEADYFS_O_DSYNC;   /* each write commits in its own tag */
         }
         e = mfind(m, path);
         parent_of(path, par);
@@ -399,6 +401,7 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
             m->h[k].e = e;
             m->h[k].pos = 0;
             m->h[k].append = (flags & STEADYFS_O_APPEND) != 0;
+            m->h[k].dsync = (flags & STEADYFS_O_DSYNC) != 0;
             m->h[k].wr = flags != STEADYFS_O_RDONLY;
             rc = 0;
         }
@@ -426,6 +429,8 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
         if (m->h[k].pos > m->e[e].wsize)
             m->e[e].wsize = m->h[k].pos;
         m->e[e].dirty = 1;
+        if (m->h[k].dsync)
+            mcommit(&m->e[e]);   /* the file's whole transaction commits */
         if (!m->h[k].append)
             steadyfs_seek(&t->fs, m->h[k].fd, t->cur.h[k].pos, STEADYFS_SEEK_SET);
         if (t->o->verbose)

@@ -92,8 +92,14 @@ class FsTarget(ABC):
         self.dev = dev
 
     @abstractmethod
-    def open(self, path: str, mode: str = "r") -> File:
-        """Open ``path`` with one of :data:`MODES`."""
+    def open(self, path: str, mode: str = "r", *, sync_writes: bool = False) -> File:
+        """Open ``path`` with one of :data:`MODES`.
+
+        ``sync_writes``: the caller syncs after every write (a logger's
+        record must be durable when its call returns).  A file system that
+        can make each write durable by itself (steadyfs's O_DSYNC, whose
+        commit rides in the last data sector) does; the others ignore it,
+        and the caller's sync does the work.  Same guarantee either way."""
 
     @abstractmethod
     def unlink(self, path: str) -> None: ...
@@ -141,7 +147,7 @@ class RawTarget(FsTarget):
         return FsRefused(f"--fs raw has no file system, so it cannot {what}: this workload needs "
                          "files; pass --fs fat (SD cards), --fs littlefs or --fs steadyfs")
 
-    def open(self, path: str, mode: str = "r") -> File:
+    def open(self, path: str, mode: str = "r", *, sync_writes: bool = False) -> File:
         raise self._refuse(f"open {path}")
 
     def unlink(self, path: str) -> None:

@@ -53,7 +53,7 @@ class FatTarget(FsTarget):
         self.ext = PartitionExtended(self.vol.part)
         self._mounted = True
 
-    def open(self, path: str, mode: str = "r") -> File:
+    def open(self, path: str, mode: str = "r", *, sync_writes: bool = False) -> File:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
         try:

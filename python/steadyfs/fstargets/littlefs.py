@@ -199,7 +199,7 @@ class LittleFsTarget(FsTarget):
             raise FsError(f"littlefs: {'format/' if format else ''}mount failed: {e}") from e
         self._mounted = True
 
-    def open(self, path: str, mode: str = "r") -> File:
+    def open(self, path: str, mode: str = "r", *, sync_writes: bool = False) -> File:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
         return _LfsFile(self.fs, path, mode)

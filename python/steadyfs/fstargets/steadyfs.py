@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from steadyfs.fs import CONFIG_KEYS, SteadyFs, SteadyFsError
+from steadyfs.fs import CONFIG_KEYS, MODE_FLAGS, O_DSYNC, SteadyFs, SteadyFsError
 from steadyfs.fstargets import MODES, File, FsError, FsTarget
 from steadyfs.native import Device
 
@@ -36,7 +36,7 @@ DEFAULTS = {"open_max": 1}
 
 
 class _SfsFile(File):
-    def __init__(self, fs: SteadyFs, path: str, mode: str) -> None:
+    def __init__(self, fs: SteadyFs, path: str, mode: int) -> None:
         self.fs = fs
         self.path = path
         try:
@@ -125,10 +125,11 @@ class SteadyFsTarget(FsTarget):
         except SteadyFsError as e:
             raise FsError(str(e.strerror)) from e
 
-    def open(self, path: str, mode: str = "r") -> File:
+    def open(self, path: str, mode: str = "r", *, sync_writes: bool = False) -> File:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
-        return _SfsFile(self.fs, path, mode)
+        flags = MODE_FLAGS[mode] | (O_DSYNC if sync_writes else 0)
+        return _SfsFile(self.fs, path, flags)
 
     def unlink(self, path: str) -> None:
         self._call("unlink", self.fs.unlink, path)

@@ -51,7 +51,7 @@ def run(env: Env) -> None:
                 t.unlink(files.pop(0))
             name = f"/log/{i // per_file:06d}.log"
             files.append(name)
-            f = t.open(name, "w")
+            f = t.open(name, "w", sync_writes=True)
             in_file = 0
         assert f is not None
         f.write(data)

@@ -59,7 +59,7 @@ def run(env: Env) -> None:
                 f.write(chunk[:n])
                 left -= n
             f.sync()
-        f = env.target.open(path, "r+")
+        f = env.target.open(path, "r+", sync_writes=True)
 
         def access(off: int) -> None:
             f.seek(off)
