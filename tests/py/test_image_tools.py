@@ -384,6 +384,38 @@ def test_errors_are_one_clear_line(tmp_path: Path, good: Path) -> None:
     assert b"not a regular file" in r.stderr and not img.exists()
 
 
+def test_failed_mkfs_or_create_leaves_files_as_they_were(tmp_path: Path, good: Path) -> None:
+    """Issue 13: mkfs --force with an invalid option destroyed the image
+    before it found the option invalid.  Everything is checked before the
+    file is touched, the error names the option, and a failed mkfs or
+    image create leaves no file behind (nor a temporary one)."""
+    before = digest(good)
+    for opt, val in (("--max-inodes", "2"), ("--blocks", "3"), ("--sector-size", "1000"),
+                     ("--erase-mult", "7"), ("--fill-permille", "951"), ("--blocks", "5000")):
+        r = steady("mkfs", "--device", "mt29f1g01", "--image", good, "--force", opt, val,
+                   ok=False)
+        assert f"{opt} {val}".encode() in r.stderr or opt.encode() in r.stderr, r.stderr
+        assert digest(good) == before, f"mkfs {opt} {val} changed the image"
+        new = tmp_path / "new.img"
+        r = steady("mkfs", "--device", "mt29f1g01", "--image", new, opt, val, ok=False)
+        assert opt.encode() in r.stderr and not new.exists()
+    r = steady("image", "create", tmp_path / "src", good, "--device", "mt29f1g01", "--force",
+               "--max-inodes", "2", ok=False)
+    assert b"--max-inodes 2" in r.stderr and digest(good) == before
+    # a tree that cannot be stored: the old image stays, no new one appears
+    src = tmp_path / "withlink"
+    src.mkdir()
+    (src / "l").symlink_to("/etc/hostname")
+    steady("image", "create", src, good, "--device", "mt29f1g01", "--blocks", BLOCKS,
+           "--force", ok=False)
+    assert digest(good) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["good.img", "src", "withlink"]
+    # and a good mkfs --force does replace it
+    steady("mkfs", "--device", "mt29f1g01", "--image", good, "--force", "--blocks", "16")
+    assert direct("ls", good).stdout == b""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["good.img", "src", "withlink"]
+
+
 # ---- damage: each one found --------------------------------------------------------
 
 def damaged(tmp_path: Path, good: Path, name: str, how: str) -> tuple[int, dict[str, Any]]:

@@ -810,12 +810,12 @@ static int cmd_image(int argc, char **argv)
         if (imgfs_create(&m, pos[1], device, blocks, seed, &f, force))
             return err("%s", m.err);
         rc = put_tree(&m.fs, pos[0], "/");
-        if (!rc)
-            print_info(&m, pos[1]);
-        rc = close_or_fail(&m, rc);
-        if (rc)
-            unlink(pos[1]);   /* a partial production image is worse than none */
-        return rc;
+        if (rc) {
+            imgfs_discard(&m);   /* a partial production image is worse than none */
+            return rc;
+        }
+        print_info(&m, pos[1]);
+        return close_or_fail(&m, 0);
     }
     if (!strcmp(sub, "extract")) {
         imgfs m;
