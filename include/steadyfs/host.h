@@ -43,6 +43,19 @@ typedef struct sh_trace_rec {
 sh_dev *sh_open_sim(const char *profile, const char *path, uint32_t blocks, int timing,
                     uint64_t seed, int fresh, int *err);
 
+/* Open an existing image file as its header describes it (docs/SIM-IMAGE.md:
+ * profile name and block count): nothing is created or formatted.  profile
+ * (NULL: any) and blocks (0: any) are checks: if given they must be what
+ * the header records.  NULL with *err set and sh_last_error() one line
+ * naming the file (missing, not an image, another device, ...). */
+sh_dev *sh_open_image(const char *path, const char *profile, uint32_t blocks, int timing,
+                      int *err);
+/* Create a new image file (refused if path exists) of profile with blocks
+ * (0: the profile's) and open it fresh (erased, factory bad blocks from
+ * seed).  On failure nothing is left at path. */
+sh_dev *sh_create_image(const char *path, const char *profile, uint32_t blocks, int timing,
+                        uint64_t seed, int *err);
+
 /* Open a Linux regular file or block device (src/host/linuxdev.c).
  * allow_write == 0 opens read-only and every prog/erase fails with
  * SBD_ERR_INVAL.  With allow_write, a block device that is mounted (or any

@@ -252,7 +252,17 @@ int steadyfs_mount(steadyfs *fs, const steadyfs_config *cfg);
 int steadyfs_unmount(steadyfs *fs);
 int steadyfs_info_get(steadyfs *fs, steadyfs_info *info);
 
-/* Returns a handle >= 0 or an error.  Paths are absolute ("/a/b"). */
+/* Paths.  Absolute ("/a/b"); repeated and trailing '/' are ignored.  A
+ * name is 1..255 bytes, any but '/' and NUL.  "." and ".." are not names
+ * and are not resolved: a path with such a component is refused with
+ * STEADYFS_EINVAL by every call (so no entry can be named "." or ".."),
+ * except that steadyfs_mkdir() of a path whose last component is "." or
+ * ".." (of an existing directory) returns STEADYFS_EEXIST, as POSIX does.
+ * Callers that accept such paths (a shell's, a 9P client's) resolve them
+ * first; steadyfs_fsck() reports an entry named "." or ".." that an older
+ * version created.
+ *
+ * Returns a handle >= 0 or an error. */
 int steadyfs_open(steadyfs *fs, const char *path, int flags);
 /* Commits the file's transaction (like sync), then frees the handle. */
 int steadyfs_close(steadyfs *fs, int fd);

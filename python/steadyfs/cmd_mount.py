@@ -4,10 +4,14 @@
         mount a File System On Chip: every call goes to its 9P2000.L server
         (`steady serve`, or any 9P2000.L server such as diod) through the
         p9cli host stub.
-    steady mount IMAGE MOUNTPOINT --device PROFILE [--blocks N] [--format]
+    steady mount IMAGE MOUNTPOINT [--format]
+    steady mount IMAGE MOUNTPOINT --create --device PROFILE [--blocks N]
         mount a local steadyfs image: steadyfs's own 9P server runs on it in
-        the FUSE process, reached through the same stub (a new image is
-        formatted).
+        the FUSE process, reached through the same stub.  The image's header
+        gives its profile and block count (--device and --blocks, if given,
+        must agree).  Nothing is created or formatted unless asked: --create
+        makes a new image file (refused if the file exists), formatted;
+        --format makes a new file system on an existing image.
 
 Returns once mounted (the FUSE process stays in the background unless -f);
 unmount with `fusermount3 -u MOUNTPOINT`.
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -32,22 +37,30 @@ def binary() -> Path:
 def _run(args: argparse.Namespace) -> int:
     exe = binary()
     if not exe.exists():
-        print(f"steady mount: {exe} not found; build it with `make build`")
+        print(f"steady mount: {exe} not found; build it with `make build`", file=sys.stderr)
         return 2
     paths: list[str] = args.paths
     if args.fsoc:
         if len(paths) != 1:
-            print("steady mount: with --fsoc give only the MOUNTPOINT")
+            print("steady mount: with --fsoc give only the MOUNTPOINT", file=sys.stderr)
             return 2
         argv = [str(exe), "--fsoc", args.fsoc, paths[0]]
     else:
-        if len(paths) != 2 or not args.device:
-            print("steady mount: give IMAGE MOUNTPOINT --device PROFILE, or --fsoc SPEC MOUNTPOINT")
+        if len(paths) != 2:
+            print("steady mount: give IMAGE MOUNTPOINT, or --fsoc SPEC MOUNTPOINT", file=sys.stderr)
             return 2
-        argv = [str(exe), paths[0], paths[1], "--device", args.device]
+        if args.create and not args.device:
+            print("steady mount: --create needs --device PROFILE (see `steady devices`)",
+                  file=sys.stderr)
+            return 2
+        argv = [str(exe), paths[0], paths[1]]
+        if args.device:
+            argv += ["--device", args.device]
     argv += ["--aname", args.aname, "--msize", str(args.msize)]
     if args.blocks:
         argv += ["--blocks", str(args.blocks)]
+    if args.create:
+        argv.append("--create")
     if args.format:
         argv.append("--format")
     if args.options:
@@ -64,11 +77,17 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("paths", nargs="+", metavar="[IMAGE] MOUNTPOINT")
     p.add_argument("--fsoc", metavar="tcp:HOST:PORT|unix:PATH",
                    help="9P2000.L server to mount")
-    p.add_argument("--device", help="device profile of IMAGE")
+    p.add_argument("--device", help="IMAGE: device profile (needed with --create; otherwise "
+                   "read from the image, and if given it must agree)")
     p.add_argument("--aname", default="", help="export to attach (diod: the exported path)")
     p.add_argument("--msize", type=int, default=65536, help="9P message size to propose")
-    p.add_argument("--blocks", type=int, default=0, help="IMAGE: device blocks (0: the profile's)")
-    p.add_argument("--format", action="store_true", help="IMAGE: make a new file system first")
+    p.add_argument("--blocks", type=int, default=0,
+                   help="IMAGE: device blocks with --create (0: the profile's); otherwise read "
+                   "from the image, and if given it must agree")
+    p.add_argument("--create", action="store_true",
+                   help="IMAGE: make a new image file (refused if it exists), formatted")
+    p.add_argument("--format", action="store_true",
+                   help="IMAGE: make a new file system first (its files are lost)")
     p.add_argument("-o", dest="options", help="FUSE mount options")
     p.add_argument("-f", "--foreground", action="store_true", help="stay in the foreground")
     p.set_defaults(func=_run)

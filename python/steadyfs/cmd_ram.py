@@ -14,9 +14,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
-from steadyfs.fs import CONFIG_KEYS, SteadyFs
-from steadyfs.native import Device
+from steadyfs import native
+from steadyfs.fs import CONFIG_KEYS, SteadyFs, SteadyFsError
+from steadyfs.native import Device, DeviceError, NativeLibraryMissing
+
+
+class RamError(ValueError):
+    """The device or configuration cannot hold steadyfs (message for the user)."""
 
 
 def ram(device: str, blocks: int, config: dict[str, int]) -> dict[str, int]:
@@ -30,15 +36,68 @@ def ram(device: str, blocks: int, config: dict[str, int]) -> dict[str, int]:
     return parts
 
 
+def _fits(device: str, blocks: int, config: dict[str, int]) -> bool:
+    try:
+        ram(device, blocks, config)
+    except (SteadyFsError, ValueError):
+        return False
+    return True
+
+
+def checked_ram(device: str, blocks: int, config: dict[str, int],
+                flags: dict[str, str]) -> dict[str, int]:
+    """ram(), or RamError naming what is wrong: the profile, the block count,
+    or the option (``flags``: config key -> how the user wrote it) at fault."""
+    prof = next((p for p in native.profiles() if p["name"] == device), None)
+    if prof is None:
+        raise RamError(f"--device {device}: no such device profile (see `steady devices`)")
+    if prof.get("kind") == "sd":
+        raise RamError(f"--device {device}: an SD card; steadyfs runs on raw NAND, NOR and MRAM "
+                       f"(on SD cards use --fs fat in `steady bench`)")
+    most = int(prof["geometry"]["block_count"])
+    if not 0 <= blocks <= most:
+        raise RamError(f"--blocks {blocks}: want 0..{most} ({device} has {most} blocks; "
+                       f"0: all)")
+    try:
+        return ram(device, blocks, config)
+    except DeviceError as e:
+        raise RamError(f"--blocks {blocks}: {e.strerror or e}") from e
+    except (SteadyFsError, ValueError):
+        pass
+    where = f"{device}" + (f" with {blocks} blocks" if blocks else "")
+    if not _fits(device, blocks, {}):
+        raise RamError(f"--blocks {blocks}: steadyfs does not fit {where}" if blocks
+                       else f"steadyfs does not fit {where}")
+    for k, v in config.items():
+        if not _fits(device, blocks, {k: v}):
+            hint = ""
+            if k == "open_max":   # bounded by the pending-change table (steadyfs.h)
+                lo, hi = 0, v   # fits with lo (0: not even 1), not with hi
+                while hi - lo > 1:
+                    mid = (lo + hi) // 2
+                    lo, hi = (mid, hi) if _fits(device, blocks, {**config, k: mid}) else (lo, mid)
+                hint = f" (at most {lo} with the other settings)" if lo else ""
+            raise RamError(f"{flags.get(k, k)}{v}: not a valid steadyfs configuration on "
+                           f"{where}{hint}")
+    given = " ".join(f"{flags.get(k, k)}{v}" for k, v in config.items())
+    raise RamError(f"{given}: not a valid steadyfs configuration on {where} together")
+
+
 def _run(args: argparse.Namespace) -> int:
     cfg = {"open_max": args.open_max}
+    flags = {"open_max": "--open-max "}
+    if args.open_max < 1:
+        return _fail(f"--open-max {args.open_max}: want a number >= 1")
     for kv in args.param:
         k, _, v = kv.partition("=")
         if k not in CONFIG_KEYS or not v.isdigit():
-            raise SystemExit(f"steady ram: --param {kv!r}: want KEY=NUMBER, KEY one of "
-                             f"{', '.join(CONFIG_KEYS)}")
+            return _fail(f"--param {kv!r}: want KEY=NUMBER, KEY one of {', '.join(CONFIG_KEYS)}")
         cfg[k] = int(v)
-    r = ram(args.device, args.blocks, cfg)
+        flags[k] = f"--param {k}="
+    try:
+        r = checked_ram(args.device, args.blocks, cfg, flags)
+    except (RamError, NativeLibraryMissing) as e:
+        return _fail(str(e))
     if args.json:
         print(json.dumps({"device": args.device, "blocks": args.blocks or None, "config": cfg,
                           "ram_bytes": r}, indent=2))
@@ -48,6 +107,11 @@ def _run(args: argparse.Namespace) -> int:
     for k in ("context", "work", "sector_buffer", "total"):
         print(f"  {k:14s} {r[k]:6d} B")
     return 0
+
+
+def _fail(msg: str) -> int:
+    print(f"steady ram: {msg}", file=sys.stderr)
+    return 2
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -1,7 +1,12 @@
 """`steady serve`: export a simulated steadyfs device over 9P2000.L (build/steady-serve).
 
 The device is a profile's simulation on an image file that persists between
-runs (`--format` makes a fresh file system).  Endpoints: tcp:HOST:PORT
+runs.  The image's header records its device profile and block count, so
+serving an existing image needs only --image (--device and --blocks, if
+given, must agree with it).  Nothing is created or formatted unless asked:
+`--create --device P [--blocks N]` makes a new image file (refused if the
+file exists) with a fresh file system; `--format` makes a fresh file system
+on an existing image (its files are lost).  Endpoints: tcp:HOST:PORT
 (loopback by default; any other address is served with a warning, since 9P
 here has no authentication), unix:PATH, stdio, or tty:DEVICE (a raw serial
 line, always with the CRC/retransmission framing of docs/P9.md; `--framed`
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,14 +35,16 @@ def binary() -> Path:
 
 def argv_for(args: argparse.Namespace) -> list[str]:
     """The steady-serve command line for parsed `steady serve` arguments."""
-    argv = [str(binary()), "--device", args.device, "--image", args.image,
+    argv = [str(binary()), "--image", args.image,
             "--listen", args.listen, "--msize", str(args.msize), "--fids", str(args.fids),
             "--open-max", str(args.open_max), "--baud", str(args.baud)]
+    if args.device:
+        argv += ["--device", args.device]
     if args.blocks:
         argv += ["--blocks", str(args.blocks)]
     if args.max_clients:
         argv += ["--max-clients", str(args.max_clients)]
-    for flag in ("format", "read_only", "framed", "verbose"):
+    for flag in ("create", "format", "read_only", "framed", "verbose"):
         if getattr(args, flag):
             argv.append("--" + flag.replace("_", "-"))
     return argv
@@ -45,7 +53,11 @@ def argv_for(args: argparse.Namespace) -> list[str]:
 def _run(args: argparse.Namespace) -> int:
     exe = binary()
     if not exe.exists():
-        print(f"steady serve: {exe} not found; build it with `make build`")
+        print(f"steady serve: {exe} not found; build it with `make build`", file=sys.stderr)
+        return 2
+    if args.create and not args.device:
+        print("steady serve: --create needs --device PROFILE (see `steady devices`)",
+              file=sys.stderr)
         return 2
     argv = argv_for(args)
     os.execv(argv[0], argv)
@@ -56,10 +68,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("serve", help="serve a device's files over 9P2000.L",
                        description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--device", default="mt29f1g01", help="device profile")
-    p.add_argument("--image", required=True, help="image file (created if missing)")
-    p.add_argument("--blocks", type=int, default=0, help="device blocks (0: the profile's)")
-    p.add_argument("--format", action="store_true", help="format the file system first")
+    p.add_argument("--image", required=True, help="image file")
+    p.add_argument("--device", help="device profile: needed with --create; otherwise read "
+                   "from the image (if given, it must agree)")
+    p.add_argument("--blocks", type=int, default=0,
+                   help="device blocks: with --create (0: the profile's); otherwise read from "
+                   "the image (if given, it must agree)")
+    p.add_argument("--create", action="store_true",
+                   help="make a new image file (refused if it exists), formatted")
+    p.add_argument("--format", action="store_true",
+                   help="make a new file system on the image first (its files are lost)")
     p.add_argument("--read-only", action="store_true", help="refuse every change (EROFS)")
     p.add_argument("--listen", default="tcp:127.0.0.1:5640",
                    help="tcp:HOST:PORT | unix:PATH | stdio | tty:DEVICE")

@@ -3,13 +3,16 @@
 A random mix of every file-system call against an in-memory model, with
 power cut at (nearly) every program/erase or every Nth; after each cut the
 device is remounted and every file and directory checked.  Ends with
-"N power cuts, M checks, F failures"; exits non-zero on any failure.
+"N power cuts, M checks, F failures"; exits non-zero on any failure, after a
+"replay: steady torture ..." line that reruns the run up to the failing call
+(accepted as printed).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -22,10 +25,35 @@ def binary() -> Path:
     return base / "steady-torture"
 
 
+U32 = 0xFFFFFFFF
+
+
+def _problem(args: argparse.Namespace) -> str | None:
+    """Why these options cannot run, in one line (None: they can)."""
+    from steadyfs import native
+    names = [p["name"] for p in native.profiles() if p.get("kind") != "sd"]
+    if args.device not in names:
+        return f"--device {args.device}: want one of {', '.join(names)}"
+    if not 1 <= args.ops <= U32:
+        return f"--ops {args.ops}: want a number 1..{U32}"
+    if not 0 <= args.seed < 1 << 64:
+        return f"--seed {args.seed}: want a number >= 0"
+    if not 0 <= args.blocks <= U32:
+        return f"--blocks {args.blocks}: want a number >= 0 (0: small default)"
+    pc = args.powercut
+    if pc != "every" and not (pc.isdigit() and int(pc) <= U32):
+        return f"--powercut {pc}: want 'every', a number N (a cut every N program/erase ops) or 0"
+    return None
+
+
 def _run(args: argparse.Namespace) -> int:
     exe = binary()
     if not exe.exists():
-        print(f"steady torture: {exe} not found; build it with `make build`")
+        print(f"steady torture: {exe} not found; build it with `make build`", file=sys.stderr)
+        return 2
+    why = _problem(args)
+    if why:
+        print(f"steady torture: {why}", file=sys.stderr)
         return 2
     argv = [str(exe), "--device", args.device, "--seed", str(args.seed), "--ops", str(args.ops),
             "--powercut", args.powercut]
@@ -47,7 +75,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--powercut", default="every",
                    help="'every' (a cut within the next 1..8 program/erase ops), N, or 0")
     p.add_argument("--blocks", type=int, default=0, help="device blocks (0: small default)")
-    p.add_argument("--no-faults", action="store_true",
+    f = p.add_mutually_exclusive_group()
+    f.add_argument("--faults", action="store_true",
+                   help="bit flips within ECC and grown bad blocks (NAND; the default)")
+    f.add_argument("--no-faults", action="store_true",
                    help="no bit flips or grown bad blocks (NAND)")
     p.add_argument("--verbose", action="store_true")
     p.set_defaults(func=_run)

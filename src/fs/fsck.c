@@ -570,6 +570,9 @@ static void scan_dir(fck *c, uint32_t dir)
                 ;
             if (k < nl)
                 say(c, 1, "directory %u bucket %u: entry %u name contains '/' or NUL", dir, d, i);
+            else if (c->b1[o + 10] == '.' && (nl == 1 || (nl == 2 && c->b1[o + 11] == '.')))
+                say(c, 1, "directory %u bucket %u: entry %u is named \"%s\" (inode %u): no path "
+                          "reaches it", dir, d, i, nl == 1 ? "." : "..", ino);
             if (i && (h < ph || (h == ph && ino <= pi)))
                 say(c, 1, "directory %u bucket %u: entry %u out of (hash, inode) order", dir, d, i);
             for (k = h % dp; k != d; k = (k + 1) % dp)

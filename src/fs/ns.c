@@ -4,7 +4,12 @@
  * inside the call, so after a power cut it happened entirely or not at all. */
 #include "fs/fs_internal.h"
 
-
+/* "." and ".." are never names of entries: every call refuses them as a
+ * path component (steadyfs.h), so none can be created. */
+static int dot_name(const char *name, uint32_t len)
+{
+    return name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.'));
+}
 
 int sfs_resolve(steadyfs *fs, const char *path, uint32_t *parent, const char **name,
                 uint32_t *nlen, uint32_t *ino, uint8_t *type)
@@ -33,6 +38,8 @@ int sfs_resolve(steadyfs *fs, const char *path, uint32_t *parent, const char **n
         *parent = cur;
         *name = path;
         *nlen = len;
+        if (dot_name(path, len))
+            return STEADYFS_EINVAL;
         rc = sfs_dir_lookup(fs, cur, path, len, &child, &ctype);
         path += len;
         if (rc == STEADYFS_ENOENT) {
@@ -189,6 +196,13 @@ int steadyfs_mkdir(steadyfs *fs, const char *path)
     if (rc)
         return rc;
     rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &type);
+    /* POSIX: mkdir of an existing directory's "." or ".." is EEXIST */
+    if (rc == STEADYFS_EINVAL && nlen && dot_name(name, nlen)) {
+        for (name += nlen; *name == '/'; name++)
+            ;
+        if (!*name)
+            rc = STEADYFS_EEXIST;
+    }
     if (!rc && ino)
         rc = STEADYFS_EEXIST;
     if (!rc)

@@ -60,7 +60,8 @@ static int map_image(imgfs *m, const char *path, int writable, int fresh)
     return 0;
 }
 
-/* Buffers for the file system; the format fields are probed when zero. */
+/* Buffers for the file system; the format fields are probed when zero.
+ * 0, -1, -2 (nothing to probe) or -3 (the configuration is refused). */
 static int setup_fs(imgfs *m, const imgfs_format *f)
 {
     uint32_t ws;
@@ -97,7 +98,7 @@ static int setup_fs(imgfs *m, const imgfs_format *f)
     }
     ws = steadyfs_work_size(&m->cfg);
     if (!ws)
-        return fail(m, -1, "invalid file system configuration for %s with %u blocks",
+        return fail(m, -3, "invalid file system configuration for %s with %u blocks",
                     m->prof->name, m->blocks);
     if (posix_memalign(&m->work, 8, ws))
         return fail(m, -1, "out of memory");
@@ -157,7 +158,7 @@ int imgfs_attach(imgfs *m, const char *path, const char *profile, int writable)
         rc = setup_fs(m, NULL);
     if (rc)
         unmap(m);
-    return rc;
+    return rc == -3 ? -1 : rc;
 }
 
 int imgfs_open(imgfs *m, const char *path, const char *profile, int writable)
@@ -175,9 +176,50 @@ int imgfs_open(imgfs *m, const char *path, const char *profile, int writable)
     return 0;
 }
 
+/* The format refused (steadyfs_work_size 0): which mkfs option is at
+ * fault?  The device alone, then each option given alone, then all. */
+static int bad_format(imgfs *m, const imgfs_format *f, uint32_t blocks_given)
+{
+    const uint32_t v[6] = {f->max_inodes, f->fill_permille, f->file_pages_log2, f->dir_pages,
+                           f->sector_size, f->erase_mult};
+    static const char *const name[6] = {"--max-inodes", "--fill-permille", "--file-pages-log2",
+                                        "--dir-pages", "--sector-size", "--erase-mult"};
+    char all[200];
+    size_t n = 0;
+    unsigned k;
+    steadyfs_config c;
+    memset(&c, 0, sizeof c);
+    c.bd = &m->sim.bd;
+    c.open_max = m->cfg.open_max;
+    if (!steadyfs_work_size(&c))
+        return fail(m, -1, "%s%u: steadyfs does not fit %s with %u blocks", blocks_given ?
+                    "--blocks " : "device size ", m->blocks, m->prof->name, m->blocks);
+    for (k = 0; k < 6; k++) {
+        if (!v[k])
+            continue;
+        c.max_inodes = k == 0 ? (uint16_t)v[k] : 0;
+        c.fill_permille = k == 1 ? (uint16_t)v[k] : 0;
+        c.file_pages_log2 = k == 2 ? (uint8_t)v[k] : 0;
+        c.dir_pages = k == 3 ? (uint8_t)v[k] : 0;
+        c.sector_size = k == 4 ? v[k] : 0;
+        c.erase_mult = k == 5 ? v[k] : 0;
+        if (!steadyfs_work_size(&c))
+            return fail(m, -1, "%s %u: not a valid steadyfs format on %s with %u blocks",
+                        name[k], v[k], m->prof->name, m->blocks);
+        if (n < sizeof all)
+            n += (size_t)snprintf(all + n, sizeof all - n, "%s%s %u", n ? " " : "", name[k], v[k]);
+    }
+    return fail(m, -1, "%s: not a valid steadyfs format on %s with %u blocks together", all,
+                m->prof->name, m->blocks);
+}
+
 int imgfs_create(imgfs *m, const char *path, const char *profile, uint32_t blocks,
                  uint64_t seed, const imgfs_format *f, int force)
 {
+    struct stat sb;
+    const char *base;
+    size_t dl;
+    mode_t um;
     int fd, rc;
     init(m);
     m->prof = sim_profile_find(profile);
@@ -186,33 +228,82 @@ int imgfs_create(imgfs *m, const char *path, const char *profile, uint32_t block
     if (m->prof->kind == SIM_SD)
         return fail(m, -1, "%s is an SD card: steadyfs runs on raw NAND, NOR and MRAM", profile);
     if (blocks > m->prof->geo.block_count)
-        return fail(m, -1, "%s has %u blocks, not %u", profile, m->prof->geo.block_count, blocks);
+        return fail(m, -1, "--blocks %u: %s has %u blocks", blocks, profile,
+                    m->prof->geo.block_count);
     m->blocks = blocks ? blocks : sim_profile_blocks(m->prof);
     m->len = (size_t)sim_image_size(m->prof, m->blocks);
-    fd = open(path, O_RDWR | O_CREAT | (force ? O_TRUNC : O_EXCL), 0644);
-    if (fd < 0)
-        return fail(m, -1, "%s: %s%s", path, strerror(errno),
-                    errno == EEXIST ? " (use --force to replace it)" : "");
+    if (lstat(path, &sb) == 0 && (!force || S_ISDIR(sb.st_mode)))
+        return fail(m, -1, "%s: %s", path, S_ISDIR(sb.st_mode) ? "is a directory" :
+                    "exists (use --force to replace it)");
+    /* made under a temporary name beside it, renamed over it at the end */
+    base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    dl = (size_t)(base - path);
+    m->dest = strdup(path);
+    m->tmp = malloc(dl + strlen(base) + 16);
+    if (!m->dest || !m->tmp) {
+        imgfs_discard(m);
+        return fail(m, -1, "out of memory");
+    }
+    sprintf(m->tmp, "%.*s.%s.tmp-XXXXXX", (int)dl, path, base);
+    m->replace = force;
+    fd = mkstemp(m->tmp);
+    if (fd < 0) {
+        rc = errno;
+        free(m->tmp);
+        m->tmp = NULL;
+        imgfs_discard(m);
+        return fail(m, -1, "%s: cannot create a file beside it: %s", path, strerror(rc));
+    }
+    um = umask(0);
+    umask(um);
     /* sparse: an all-zero image is an erased device (SIM-IMAGE.md) */
-    rc = ftruncate(fd, (off_t)m->len);
+    rc = fchmod(fd, 0666 & ~um) || ftruncate(fd, (off_t)m->len);
     close(fd);
-    if (rc)
-        return fail(m, -1, "%s: cannot size image: %s", path, strerror(errno));
+    if (rc) {
+        fail(m, -1, "%s: cannot size image: %s", path, strerror(errno));
+        imgfs_discard(m);
+        return -1;
+    }
     m->seed = seed;
-    rc = map_image(m, path, 1, 1);
+    rc = map_image(m, m->tmp, 1, 1);
     if (!rc)
         rc = setup_fs(m, f);
+    if (rc == -3)
+        rc = bad_format(m, f, blocks);
     if (!rc && (rc = steadyfs_format(&m->fs, &m->cfg)) != 0)
         rc = fail(m, -1, "format: %s (configuration does not fit this device?)",
                   steadyfs_strerror(rc));
     if (!rc && (rc = steadyfs_mount(&m->fs, &m->cfg)) != 0)
         rc = fail(m, -1, "mount after format: %s", steadyfs_strerror(rc));
     if (rc) {
-        unmap(m);
+        imgfs_discard(m);
         return -1;
     }
     m->mounted = 1;
     return 0;
+}
+
+void imgfs_discard(imgfs *m)
+{
+    m->mounted = 0;
+    unmap(m);
+    if (m->tmp)
+        unlink(m->tmp);
+    free(m->tmp);
+    free(m->dest);
+    m->tmp = m->dest = NULL;
+}
+
+/* The created image takes its place: rename over (--force) or link (never
+ * over a file that appeared meanwhile). */
+static int publish(imgfs *m)
+{
+    int rc = 0;
+    if (m->replace ? rename(m->tmp, m->dest) : link(m->tmp, m->dest))
+        rc = fail(m, -1, "%s: %s", m->dest, strerror(errno));
+    imgfs_discard(m);
+    return rc;
 }
 
 int imgfs_close(imgfs *m)
@@ -225,5 +316,11 @@ int imgfs_close(imgfs *m)
             fail(m, -1, "unmount: %s", steadyfs_strerror(rc));
     }
     unmap(m);
+    if (m->tmp) {
+        if (rc)
+            imgfs_discard(m);
+        else
+            return publish(m);
+    }
     return rc ? -1 : 0;
 }

@@ -129,6 +129,67 @@ sh_dev *sh_open_sim(const char *profile, const char *path, uint32_t blocks, int 
     return h;
 }
 
+sh_dev *sh_open_image(const char *path, const char *profile, uint32_t blocks, int timing,
+                      int *err)
+{
+    uint8_t h[4096];
+    char name[33];
+    uint32_t hb;
+    struct stat sb;
+    ssize_t n = -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        sh_set_error("%s: %s", path, strerror(errno));
+        return fail(NULL, err, SBD_ERR_IO);
+    }
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+        n = pread(fd, h, sizeof h, 0);
+    close(fd);
+    if (n != (ssize_t)sizeof h || memcmp(h, "STDYSIM1", 8) != 0) {
+        sh_set_error("%s: not a steadyfs device image (no STDYSIM1 header)", path);
+        return fail(NULL, err, SBD_ERR_INVAL);
+    }
+    memcpy(name, h + 16, 32);
+    name[32] = 0;
+    hb = (uint32_t)h[64] | (uint32_t)h[65] << 8 | (uint32_t)h[66] << 16 | (uint32_t)h[67] << 24;
+    if (profile && strcmp(profile, name) != 0) {
+        sh_set_error("%s: image is of device %s, not %s", path, name, profile);
+        return fail(NULL, err, SBD_ERR_INVAL);
+    }
+    if (blocks && blocks != hb) {
+        sh_set_error("%s: image is of %s with %u blocks, not %u", path, name, hb, blocks);
+        return fail(NULL, err, SBD_ERR_INVAL);
+    }
+    if (!sim_profile_find(name)) {
+        sh_set_error("%s: image of unknown device profile '%s'", path, name);
+        return fail(NULL, err, SBD_ERR_INVAL);
+    }
+    /* the file exists and is not empty: sh_open_sim neither creates nor
+     * formats it, and checks the header whole */
+    return sh_open_sim(name, path, hb, timing, 1, 0, err);
+}
+
+sh_dev *sh_create_image(const char *path, const char *profile, uint32_t blocks, int timing,
+                        uint64_t seed, int *err)
+{
+    sh_dev *d;
+    int fd;
+    if (!sim_profile_find(profile)) {
+        sh_set_error("unknown device profile '%s' (see `steady devices`)", profile);
+        return fail(NULL, err, SBD_ERR_INVAL);
+    }
+    fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        sh_set_error("%s: %s", path, errno == EEXIST ? "exists" : strerror(errno));
+        return fail(NULL, err, SBD_ERR_IO);
+    }
+    close(fd);
+    d = sh_open_sim(profile, path, blocks, timing, seed, 1, err);
+    if (!d)
+        unlink(path);
+    return d;
+}
+
 void sh_close(sh_dev *h)
 {
     if (!h)

@@ -654,6 +654,19 @@ static int setup(tctx *t)
     return 0;
 }
 
+void steady_torture_replay(const steady_torture_opts *o, uint64_t ops, FILE *out)
+{
+    fprintf(out, "replay: steady torture --device %s --seed %llu --ops %llu --powercut ",
+            o->device, (unsigned long long)o->seed, (unsigned long long)ops);
+    if (o->powercut_every)
+        fprintf(out, "every");
+    else
+        fprintf(out, "%lu", (unsigned long)o->powercut);
+    if (o->blocks)
+        fprintf(out, " --blocks %lu", (unsigned long)o->blocks);
+    fprintf(out, "%s\n", o->faults ? "" : " --no-faults");
+}
+
 int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, FILE *out)
 {
     tctx *t = calloc(1, sizeof *t);
@@ -728,9 +741,7 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
     fprintf(out, "%llu power cuts, %llu checks, %llu failures\n", (unsigned long long)r->cuts,
             (unsigned long long)r->checks, (unsigned long long)r->failures);
     if (r->failures)
-        fprintf(out, "replay: steady torture --device %s --seed %llu --ops %llu --powercut %s%s\n",
-                o->device, (unsigned long long)o->seed, (unsigned long long)r->fail_op + 1,
-                o->powercut_every ? "every" : o->powercut ? "N" : "0", o->faults ? " --faults" : "");
+        steady_torture_replay(o, r->fail_op + 1, out);
     free(t->image);
     free(t->work);
     free(t);

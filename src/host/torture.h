@@ -24,5 +24,9 @@ typedef struct steady_torture_result {
 /* Runs the torture; prints progress and the final line
  * "N power cuts, M checks, F failures" to out.  Returns 0 if no failure. */
 int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, FILE *out);
+/* The line printed after a failure: "replay: steady torture ...", a
+ * command line `steady torture` accepts as it is, with every option that
+ * shapes the run (faults are on unless --no-faults) and --ops ops. */
+void steady_torture_replay(const steady_torture_opts *o, uint64_t ops, FILE *out);
 
 #endif

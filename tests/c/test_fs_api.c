@@ -148,6 +148,63 @@ static void test_dirs(void)
 }
 
 /* A full handle table refuses O_CREAT before it creates the name. */
+/* "." and ".." are never entries (issue 13: the core used to create them):
+ * refused as path components everywhere, mkdir of one is EEXIST. */
+static void test_dot_names(void)
+{
+    static const char *const bad[] = {"/.", "/..", "/dd/.", "/dd/..", "/dd/./f", "/dd/../f",
+                                      "/./dd", "/dd/.//", "/../dd"};
+    steadyfs_dirent e;
+    steadyfs_stat st;
+    unsigned i;
+    int dd, fd, n = 0;
+    CHECK_EQ(steadyfs_mkdir(FS, "/dd"), 0);
+    fd = steadyfs_open(FS, "/dd/f", STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
+    CHECK(fd >= 0);
+    CHECK_EQ(steadyfs_close(FS, fd), 0);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *p = bad[i];
+        CHECK_EQ(steadyfs_open(FS, p, STEADYFS_O_WRONLY | STEADYFS_O_CREAT), STEADYFS_EINVAL);
+        CHECK_EQ(steadyfs_open(FS, p, STEADYFS_O_RDONLY), STEADYFS_EINVAL);
+        CHECK_EQ(steadyfs_stat_path(FS, p, &st), STEADYFS_EINVAL);
+        CHECK_EQ(steadyfs_opendir(FS, p), STEADYFS_EINVAL);
+        CHECK_EQ(steadyfs_unlink(FS, p), STEADYFS_EINVAL);
+        CHECK_EQ(steadyfs_rmdir(FS, p), STEADYFS_EINVAL);
+        CHECK_EQ(steadyfs_rename(FS, "/dd/f", p), STEADYFS_EINVAL);
+        CHECK_EQ(steadyfs_rename(FS, p, "/g"), STEADYFS_EINVAL);
+    }
+    /* POSIX: mkdir of "." or ".." of an existing directory is EEXIST; in
+     * the middle of a path, or under a missing directory, not */
+    CHECK_EQ(steadyfs_mkdir(FS, "/."), STEADYFS_EEXIST);
+    CHECK_EQ(steadyfs_mkdir(FS, "/.."), STEADYFS_EEXIST);
+    CHECK_EQ(steadyfs_mkdir(FS, "/dd/."), STEADYFS_EEXIST);
+    CHECK_EQ(steadyfs_mkdir(FS, "/dd/../"), STEADYFS_EEXIST);
+    CHECK_EQ(steadyfs_mkdir(FS, "/dd/./x"), STEADYFS_EINVAL);
+    CHECK_EQ(steadyfs_mkdir(FS, "/nope/."), STEADYFS_ENOENT);
+    CHECK_EQ(steadyfs_mkdir(FS, "/dd/f/."), STEADYFS_ENOTDIR);
+    /* names that only start with dots are names */
+    CHECK_EQ(steadyfs_mkdir(FS, "/dd/..."), 0);
+    CHECK_EQ(steadyfs_rename(FS, "/dd/f", "/dd/.f"), 0);
+    CHECK_EQ(steadyfs_stat_path(FS, "/dd/.f", &st), 0);
+    remount();
+    dd = steadyfs_opendir(FS, "/dd");
+    CHECK(dd >= 0);
+    while (steadyfs_readdir(FS, dd, &e) > 0) {
+        CHECK(strcmp(e.name, ".") != 0 && strcmp(e.name, "..") != 0);
+        n++;
+    }
+    CHECK_EQ(n, 2);
+    CHECK_EQ(steadyfs_closedir(FS, dd), 0);
+    dd = steadyfs_opendir(FS, "/");
+    CHECK(dd >= 0);
+    while (steadyfs_readdir(FS, dd, &e) > 0)
+        CHECK(strcmp(e.name, ".") != 0 && strcmp(e.name, "..") != 0);
+    CHECK_EQ(steadyfs_closedir(FS, dd), 0);
+    CHECK_EQ(steadyfs_unlink(FS, "/dd/.f"), 0);
+    CHECK_EQ(steadyfs_rmdir(FS, "/dd/..."), 0);
+    CHECK_EQ(steadyfs_rmdir(FS, "/dd"), 0);
+}
+
 static void test_table_full(void)
 {
     int fd[64], n = 0, i;
@@ -353,6 +410,7 @@ int main(void)
     test_table_full();
     test_one_kill_per_replay();
     test_dirs();
+    test_dot_names();
     test_truncate_seek();
     test_many_and_full();
     CHECK_EQ(steadyfs_unmount(FS), 0);

@@ -1,15 +1,60 @@
 /* CI-sized power-loss torture on the three raw media (the long soak is
  * `steady torture --ops N` with other seeds).  Every run must end with 0
  * failures, and must have cut power often enough to mean something. */
+#define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "host/torture.h"
+
+/* The replay line after a failure is a command `steady torture` accepts as
+ * printed (issue 13: it said --faults, which the CLI rejected, and "N" for a
+ * number).  tests/py/test_cli_errors.py runs these exact lines. */
+static void replay_lines(void)
+{
+    static const struct {
+        const char *device;
+        uint64_t seed;
+        uint32_t powercut, blocks;
+        int every, faults;
+        const char *want;
+    } c[] = {
+        {"mt29f1g01", 5, 0, 0, 1, 1,
+         "replay: steady torture --device mt29f1g01 --seed 5 --ops 40 --powercut every\n"},
+        {"mt29f1g01", 7, 3, 64, 0, 0,
+         "replay: steady torture --device mt29f1g01 --seed 7 --ops 40 --powercut 3 --blocks 64 "
+         "--no-faults\n"},
+        {"em064lx", 9, 0, 0, 0, 1,
+         "replay: steady torture --device em064lx --seed 9 --ops 40 --powercut 0\n"},
+    };
+    unsigned i;
+    for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+        steady_torture_opts o = {0};
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        o.device = c[i].device;
+        o.seed = c[i].seed;
+        o.powercut = c[i].powercut;
+        o.powercut_every = c[i].every;
+        o.blocks = c[i].blocks;
+        o.faults = c[i].faults;
+        steady_torture_replay(&o, 40, f);
+        fclose(f);
+        CHECK(buf && !strcmp(buf, c[i].want));
+        if (buf && strcmp(buf, c[i].want))
+            fprintf(stderr, "got: %s", buf);
+        free(buf);
+    }
+}
 
 int main(void)
 {
     static const char *devs[] = {"mt29f1g01", "mt25q128", "em064lx"};
     unsigned d, s;
+    replay_lines();
     for (d = 0; d < 3; d++)
         for (s = 0; s < 3; s++) {
             steady_torture_opts o = {0};

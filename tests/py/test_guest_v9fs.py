@@ -216,7 +216,7 @@ def serve_run(tmp_path_factory: pytest.TempPathFactory) -> ServeRun:
     image = tmp / "dev.img"
     run = ServeRun()
     run.stops = []
-    srv = SteadyServe(image, "--format")
+    srv = SteadyServe(image, "--create")
     try:
         run.result = guest.run_guest_v9fs(srv.port)
         run.live = guest.diod_tree(srv.server, "/")
@@ -326,7 +326,7 @@ def edge_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[guest.GuestResul
     if guest.diod_path() is None:
         pytest.skip("diod is not installed (Debian package diod)")
     image = tmp_path_factory.mktemp("edge") / "dev.img"
-    srv = SteadyServe(image, "--format")
+    srv = SteadyServe(image, "--create")
     try:
         result = guest.run_guest_v9fs(srv.port, guest.EDGE_SCRIPT)
         after = guest.diod_tree(srv.server, "/")   # the server outlived the cut

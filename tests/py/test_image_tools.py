@@ -13,6 +13,7 @@ import random
 import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,14 @@ def fsck(img: Path, cli: bool = False) -> tuple[int, dict[str, Any]]:
     else:
         r = direct("fsck", "--image", img, "--json", ok=False)
     return r.returncode, json.loads(r.stdout)
+
+
+def fnv1a(name: bytes) -> int:
+    """steadyfs's directory hash (src/fs/dir.c)."""
+    h = 2166136261
+    for c in name:
+        h = ((h ^ c) * 16777619) & 0xFFFFFFFF
+    return h
 
 
 def digest(p: Path) -> str:
@@ -101,6 +110,40 @@ class Image:
 
     def flip(self, block: int, page: int, at: int) -> None:
         self.raw[self.off(block, page) + at] ^= 0x24
+
+    def vol(self) -> int:
+        """The volume id (tag CRC seed) from the newest checkpoint."""
+        return int(struct.unpack_from("<I", self.main(*self.newest(4, range(0, 4))), 108)[0])
+
+    def rename_entry(self, name: bytes, new: bytes) -> int:
+        """Rename a directory entry in place, as an older core wrote one:
+        name bytes and hash changed in every bucket sector that holds it,
+        each re-sealed (payload and tag CRCs), so fsck and mount see a
+        valid sector.  Same length and bucket: nothing else moves.
+        Returns the sectors changed."""
+        assert len(new) == len(name) and fnv1a(new) % 8 == fnv1a(name) % 8
+        needle = struct.pack("<I", fnv1a(name))
+        vol, n = self.vol(), 0
+        for b, p in self.pages():
+            if self.tag(b, p)[0] != 1:
+                continue
+            sec = bytearray(self.main(b, p))
+            at = sec.find(needle, 8)
+            while at >= 0:
+                if sec[at + 9] == len(name) and sec[at + 10:at + 10 + len(name)] == name:
+                    sec[at:at + 4] = struct.pack("<I", fnv1a(new))
+                    sec[at + 10:at + 10 + len(new)] = new
+                    n += 1
+                at = sec.find(needle, at + 1)
+            if bytes(sec) == self.main(b, p):
+                continue
+            o = self.off(b, p)
+            tag = bytearray(b ^ 0xFF for b in self.raw[o + self.page:o + self.page + 32])
+            tag[24:28] = struct.pack("<I", zlib.crc32(bytes(sec)))
+            tag[28:32] = struct.pack("<I", zlib.crc32(bytes(tag[:28]), vol))
+            self.raw[o:o + self.page] = bytes(x ^ 0xFF for x in sec)
+            self.raw[o + self.page:o + self.page + 32] = bytes(x ^ 0xFF for x in tag)
+        return n
 
     def save(self, to: Path) -> Path:
         to.write_bytes(bytes(self.raw))
@@ -251,6 +294,69 @@ def test_mkfs_options_are_read_back_from_the_medium(tmp_path: Path) -> None:
     assert rc == 0 and rep["dirs"] == 2, rep
 
 
+# ---- "." and ".." (issue 13) ----------------------------------------------------
+
+def test_dot_and_dotdot_are_resolved_never_created(tmp_path: Path) -> None:
+    """IMAGE:/path resolves "." and ".." as POSIX does; the core refuses
+    them as names, so no command creates an entry called "." or ".."."""
+    img = tmp_path / "d.img"
+    direct("mkfs", "--device", "mt29f1g01", "--image", img, "--blocks", "16")
+    local = tmp_path / "f"
+    local.write_bytes(b"f\n")
+    steady("put", local, f"{img}:/.")                  # into the root: keeps the name
+    r = steady("mkdir", f"{img}:/..", ok=False)       # the root exists
+    assert b"exists" in r.stderr
+    steady("mkdir", "-p", f"{img}:/x/./y")
+    steady("mkdir", "-p", f"{img}:/x/../z/./w/")
+    steady("put", local, f"{img}:/a")
+    steady("mv", f"{img}:/a", f"{img}:/.")             # onto itself: nothing to do
+    steady("mv", f"{img}:/a", f"{img}:/x/y/..")        # into /x, keeps the name
+    steady("mv", f"{img}:/x/a", "/z/./w/../b")
+    listing = direct("ls", "-R", img).stdout.decode().split()
+    assert listing == ["f", "x/", "x/y/", "z/", "z/b", "z/w/"], listing
+    assert direct("cat", f"{img}:/z/w/../b").stdout == b"f\n"
+    rc, rep = fsck(img)
+    assert rc == 0 and rep["files"] == 2 and rep["dirs"] == 5, rep
+
+
+def test_old_dot_entries_are_reported_and_skipped(tmp_path: Path) -> None:
+    """An image an older core wrote with entries named "." and "..": fsck
+    reports them (errors: no path reaches them); ls, extract and rm -r
+    carry on past them with a warning."""
+    img = tmp_path / "old.img"
+    direct("mkfs", "--device", "mt29f1g01", "--image", img, "--blocks", "16")
+    one = next(bytes([c]) for c in range(ord("a"), ord("z") + 1)
+               if fnv1a(bytes([c])) % 8 == fnv1a(b".") % 8)
+    two = next(bytes([c, d]) for c in range(ord("a"), ord("z") + 1)
+               for d in range(ord("a"), ord("z") + 1)
+               if fnv1a(bytes([c, d])) % 8 == fnv1a(b"..") % 8)
+    keep = next(f"keep{i}" for i in range(99)
+                if fnv1a(f"keep{i}".encode()) % 8 not in (fnv1a(one) % 8, fnv1a(two) % 8))
+    local = tmp_path / "k"
+    local.write_bytes(b"kept\n")
+    direct("mkdir", "-p", f"{img}:/p")
+    direct("mkdir", "-p", f"{img}:/q/{two.decode()}")
+    direct("put", local, f"{img}:/p/{one.decode()}")
+    direct("put", local, f"{img}:/p/{keep}")
+    direct("put", local, f"{img}:/q/{two.decode()}/inner")
+    direct("put", local, f"{img}:/q/{keep}")
+    im = Image(img)
+    assert im.rename_entry(one, b".") >= 1 and im.rename_entry(two, b"..") >= 1
+    old = im.save(tmp_path / "dots.img")
+    rc, rep = fsck(old)
+    msgs = "\n".join(map(str, rep["messages"]))
+    assert rc == 1 and rep["errors"] == 2, msgs
+    assert 'is named "."' in msgs and 'is named ".."' in msgs, msgs
+    r = direct("ls", "-R", old)
+    assert r.stdout.decode().split() == ["p/", f"p/{keep}", "q/", f"q/{keep}"]
+    assert b'skipped an entry named "."' in r.stderr and b'named ".."' in r.stderr
+    out = tmp_path / "out"
+    r = steady("image", "extract", old, out)
+    assert tree_of(out) == {"p": None, f"p/{keep}": b"kept\n", "q": None,
+                            f"q/{keep}": b"kept\n"}
+    assert b"skipped" in r.stderr
+
+
 # ---- errors --------------------------------------------------------------------
 
 def test_errors_are_one_clear_line(tmp_path: Path, good: Path) -> None:
@@ -276,6 +382,38 @@ def test_errors_are_one_clear_line(tmp_path: Path, good: Path) -> None:
     img = tmp_path / "never.img"
     r = steady("image", "create", src, img, "--device", "mt29f1g01", "--blocks", BLOCKS, ok=False)
     assert b"not a regular file" in r.stderr and not img.exists()
+
+
+def test_failed_mkfs_or_create_leaves_files_as_they_were(tmp_path: Path, good: Path) -> None:
+    """Issue 13: mkfs --force with an invalid option destroyed the image
+    before it found the option invalid.  Everything is checked before the
+    file is touched, the error names the option, and a failed mkfs or
+    image create leaves no file behind (nor a temporary one)."""
+    before = digest(good)
+    for opt, val in (("--max-inodes", "2"), ("--blocks", "3"), ("--sector-size", "1000"),
+                     ("--erase-mult", "7"), ("--fill-permille", "951"), ("--blocks", "5000")):
+        r = steady("mkfs", "--device", "mt29f1g01", "--image", good, "--force", opt, val,
+                   ok=False)
+        assert f"{opt} {val}".encode() in r.stderr or opt.encode() in r.stderr, r.stderr
+        assert digest(good) == before, f"mkfs {opt} {val} changed the image"
+        new = tmp_path / "new.img"
+        r = steady("mkfs", "--device", "mt29f1g01", "--image", new, opt, val, ok=False)
+        assert opt.encode() in r.stderr and not new.exists()
+    r = steady("image", "create", tmp_path / "src", good, "--device", "mt29f1g01", "--force",
+               "--max-inodes", "2", ok=False)
+    assert b"--max-inodes 2" in r.stderr and digest(good) == before
+    # a tree that cannot be stored: the old image stays, no new one appears
+    src = tmp_path / "withlink"
+    src.mkdir()
+    (src / "l").symlink_to("/etc/hostname")
+    steady("image", "create", src, good, "--device", "mt29f1g01", "--blocks", BLOCKS,
+           "--force", ok=False)
+    assert digest(good) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["good.img", "src", "withlink"]
+    # and a good mkfs --force does replace it
+    steady("mkfs", "--device", "mt29f1g01", "--image", good, "--force", "--blocks", "16")
+    assert direct("ls", good).stdout == b""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["good.img", "src", "withlink"]
 
 
 # ---- damage: each one found --------------------------------------------------------

@@ -152,7 +152,7 @@ class Server:
         args = ["--device", "mt29f1g01", "--blocks", "64", "--image", str(image),
                 "--listen", "tcp:127.0.0.1:0", *extra]
         if fmt:
-            args.append("--format")
+            args.append("--create")
         if via_cli:
             cmd = [sys.executable, "-m", "steadyfs.cli", "serve", *args]
         else:
@@ -316,10 +316,65 @@ def test_image_persists_and_read_only(tmp_path: Path) -> None:
     assert rc == 0, err
 
 
+def steady_serve(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """`steady serve` that is expected to stop at once (a refused start)."""
+    return subprocess.run([sys.executable, "-m", "steadyfs.cli", "serve", *map(str, args),
+                           "--listen", "tcp:127.0.0.1:0"], cwd=REPO, capture_output=True,
+                          text=True, timeout=30)
+
+
+def test_never_creates_or_formats_unasked(tmp_path: Path) -> None:
+    """Issue 13: a mistyped image path made a new empty image.  A missing
+    image is an error (--create makes one), --create refuses an existing
+    file; the image's header gives the device, so --device is not needed
+    and, if given, must agree (as --blocks must)."""
+    typo = tmp_path / "typo.img"
+    for extra in ((), ("--device", "mt29f1g01"), ("--format",)):
+        r = steady_serve("--image", typo, *extra)
+        assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr
+        assert r.stderr.strip().splitlines() == [r.stderr.strip()] and "--create" in r.stderr
+        assert not typo.exists()
+    r = steady_serve("--image", typo, "--create")
+    assert r.returncode == 2 and "--create needs --device" in r.stderr and not typo.exists()
+    other = tmp_path / "other.bin"
+    other.write_bytes(b"not an image, keep me\n")
+    r = steady_serve("--image", other, "--create", "--device", "mt29f1g01")
+    assert r.returncode != 0 and "exists" in r.stderr, r.stderr
+    r = steady_serve("--image", other)
+    assert r.returncode != 0 and "not a steadyfs device image" in r.stderr, r.stderr
+    assert other.read_bytes() == b"not an image, keep me\n"
+    # an image: served with nothing but its path; a disagreeing device or size refused
+    img = tmp_path / "dev.img"
+    s = Server(img)
+    c = s.client()
+    put(c, ["kept"], b"kept\n")
+    c.close()
+    assert s.stop()[0] == 0
+    for wrong in (("--device", "em064lx"), ("--blocks", "128")):
+        r = steady_serve("--image", img, *wrong)
+        assert r.returncode != 0 and "image is" in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1
+    r = steady_serve("--image", img, "--create", "--device", "mt29f1g01")
+    assert r.returncode != 0 and "exists" in r.stderr
+    proc = subprocess.Popen([str(cmd_serve.binary()), "--image", str(img), "--listen",
+                             "tcp:127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    assert proc.stdout is not None
+    m = re.match(r"listening on tcp:127\.0\.0\.1:(\d+)", proc.stdout.readline())
+    assert m, proc.communicate()[1]
+    c = Client(("127.0.0.1", int(m.group(1))))
+    c.attach()
+    assert get(c, "kept") == b"kept\n"
+    c.close()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0 and "mt29f1g01" in err, err
+
+
 def test_unix_socket_and_stdio(tmp_path: Path) -> None:
     img, sock = tmp_path / "u.img", tmp_path / "9p.sock"
     p = subprocess.Popen([str(cmd_serve.binary()), "--device", "mt29f1g01", "--blocks", "64",
-                          "--image", str(img), "--format", "--listen", f"unix:{sock}"],
+                          "--image", str(img), "--create", "--listen", f"unix:{sock}"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert p.stdout is not None
     assert p.stdout.readline().strip() == f"listening on unix:{sock}"

@@ -169,15 +169,17 @@ def test_mount_image(tmp_path: Path) -> None:
     the same programs; what was written is there after a remount."""
     image = tmp_path / "nand.img"
     args = ("--device", "mt29f1g01", "--blocks", "64")
-    with mounted(*args, image=image, mnt=tmp_path / "mnt") as mnt:
+    with mounted(*args, "--create", image=image, mnt=tmp_path / "mnt") as mnt:
         got = check_unmodified_programs(mnt, None)
     with mounted(*args, image=image, mnt=tmp_path / "mnt") as mnt:
         assert _tree(mnt) == got
         _sh("rm", "-r", str(mnt / "tree"), str(mnt / "copy"))
+    with mounted(image=image, mnt=tmp_path / "mnt") as mnt:    # the header says the rest
         assert sorted(os.listdir(mnt)) == ["big.bin", "m", "services", "services.gz"]
-    r = _steady("mount", str(image), str(tmp_path / "mnt"), "--device", "mt29f1g01")
-    assert r.returncode != 0 and "image is" in r.stderr     # wrong geometry: refused, unmounted
-    assert not os.path.ismount(tmp_path / "mnt")
+    for wrong in (("--blocks", "128"), ("--device", "em064lx")):
+        r = _steady("mount", str(image), str(tmp_path / "mnt"), *wrong)
+        assert r.returncode != 0 and "image is" in r.stderr, r.stderr  # refused, unmounted
+        assert not os.path.ismount(tmp_path / "mnt")
 
 
 @needs_mount
@@ -213,7 +215,7 @@ def test_mount_fsoc_over_steady_serve(tmp_path: Path) -> None:
         pytest.fail("steady-serve not built")
     image = tmp_path / "nand.img"
     srv = subprocess.Popen([str(cmd_serve.binary()), "--device", "mt29f1g01", "--blocks", "64",
-                            "--image", str(image), "--format", "--listen", "tcp:127.0.0.1:0"],
+                            "--image", str(image), "--create", "--listen", "tcp:127.0.0.1:0"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert srv.stdout is not None
@@ -241,3 +243,27 @@ def test_mount_reports_an_unreachable_server(tmp_path: Path) -> None:
     assert r.returncode != 0 and "expected tcp:HOST:PORT or unix:PATH" in r.stderr
     r = _steady("mount", str(tmp_path / "mnt"))
     assert r.returncode == 2
+
+
+def test_mount_never_creates_or_formats_unasked(tmp_path: Path) -> None:
+    """Issue 13: a mistyped image path made and formatted a new image.  Now
+    a missing image is an error (--create makes one), --create refuses an
+    existing file, and neither leaves a file behind."""
+    if not cmd_mount.binary().exists():
+        pytest.skip("steady-mount not built")
+    (tmp_path / "mnt").mkdir()
+    typo = tmp_path / "typo.img"
+    for extra in ((), ("--device", "mt29f1g01"), ("--format",)):
+        r = _steady("mount", str(typo), str(tmp_path / "mnt"), *extra)
+        assert r.returncode != 0 and "--create" in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1 and not typo.exists()
+    r = _steady("mount", str(typo), str(tmp_path / "mnt"), "--create")
+    assert r.returncode == 2 and "--device" in r.stderr and not typo.exists()
+    other = tmp_path / "other.bin"
+    other.write_bytes(b"not an image, keep me\n")
+    r = _steady("mount", str(other), str(tmp_path / "mnt"), "--create", "--device", "mt29f1g01")
+    assert r.returncode != 0 and "exists" in r.stderr
+    r = _steady("mount", str(other), str(tmp_path / "mnt"))
+    assert r.returncode != 0 and "not a steadyfs device image" in r.stderr
+    assert other.read_bytes() == b"not an image, keep me\n"
+    assert not os.path.ismount(tmp_path / "mnt")

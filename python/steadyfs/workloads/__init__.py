@@ -54,13 +54,18 @@ class Param:
     scaled: bool = False
 
     def parse(self, text: str) -> Any:
+        """The value of ``text``; ValueError if it is not one.  Sizes and
+        counts are at least 1 (a workload divides by them)."""
         k = self.kind
         if k == "size":
-            return parse_size(text)
+            return _positive(parse_size(text))
         if k == "sizes":
-            return [parse_size(t) for t in text.split(",") if t.strip()]
+            sizes = [_positive(parse_size(t)) for t in text.split(",") if t.strip()]
+            if not sizes:
+                raise ValueError("want at least one size")
+            return sizes
         if k == "int":
-            return int(parse_size(text))
+            return _positive(int(parse_size(text)))
         if k == "float":
             return float(text)
         if k == "bool":
@@ -71,6 +76,12 @@ class Param:
                 return False
             raise ValueError(f"not a boolean: {text!r}")
         return text
+
+
+def _positive(v: int) -> int:
+    if v < 1:
+        raise ValueError(f"want a whole number >= 1, not {v}")
+    return int(v)
 
 
 class Env:

@@ -41,7 +41,40 @@ static int usage(const char *u)
     return 2;
 }
 
-/* IMAGE[:/path] -> image file and absolute path in it. */
+/* Resolve "." and ".." components of an absolute path in place, as POSIX
+ * does (steadyfs has no symbolic links, so by the text alone): the core
+ * refuses them as components (steadyfs.h).  Empty components go; a
+ * trailing '/' stays. */
+static void resolve_dots(char *path)
+{
+    char *out = path, *p = path;
+    int trail = path[0] && path[strlen(path) - 1] == '/';
+    while (*p) {
+        char *c;
+        size_t len;
+        while (*p == '/')
+            p++;
+        for (c = p, len = 0; c[len] && c[len] != '/'; len++)
+            ;
+        p = c + len;
+        if (!len || (len == 1 && c[0] == '.'))
+            continue;
+        if (len == 2 && c[0] == '.' && c[1] == '.') {
+            while (out > path && *--out != '/')
+                ;
+            continue;
+        }
+        *out++ = '/';
+        memmove(out, c, len);
+        out += len;
+    }
+    if (out == path || trail)
+        *out++ = '/';
+    *out = 0;
+}
+
+/* IMAGE[:/path] -> image file and absolute path in it ("." and ".."
+ * resolved). */
 static int split_spec(const char *spec, char *img, char *path)
 {
     const char *c = strstr(spec, ":/");
@@ -53,6 +86,7 @@ static int split_spec(const char *spec, char *img, char *path)
     memcpy(img, spec, n);
     img[n] = 0;
     strcpy(path, c ? c + 1 : "/");
+    resolve_dots(path);
     return 0;
 }
 
@@ -95,6 +129,12 @@ static int list(steadyfs *fs, const char *dir, ent **out, size_t *n)
         return dd;
     *out = malloc(cap * sizeof **out);
     while (*out && (rc = steadyfs_readdir(fs, dd, &de)) > 0) {
+        if (!strcmp(de.name, ".") || !strcmp(de.name, "..")) {
+            /* an entry an older core let through: no path reaches it */
+            fprintf(stderr, "steady %s: %s: skipped an entry named \"%s\" (no path reaches "
+                    "it; `steady fsck` reports it)\n", cmd, dir, de.name);
+            continue;
+        }
         if (*n == cap) {
             ent *g = realloc(*out, (cap *= 2) * sizeof **out);
             if (!g)
@@ -719,6 +759,7 @@ static int cmd_mv(int argc, char **argv)
         return usage("mv IMAGE:/from IMAGE:/to   (or IMAGE:/from /to)");
     if (!strstr(argv[2], ":/") && argv[2][0] == '/') {
         snprintf(to, sizeof to, "%s", argv[2]);   /* a path in the same image */
+        resolve_dots(to);
     } else if (split_spec(argv[2], img2, to) || strcmp(img, img2)) {
         return err("source and destination must be in the same image");
     }
@@ -769,12 +810,12 @@ static int cmd_image(int argc, char **argv)
         if (imgfs_create(&m, pos[1], device, blocks, seed, &f, force))
             return err("%s", m.err);
         rc = put_tree(&m.fs, pos[0], "/");
-        if (!rc)
-            print_info(&m, pos[1]);
-        rc = close_or_fail(&m, rc);
-        if (rc)
-            unlink(pos[1]);   /* a partial production image is worse than none */
-        return rc;
+        if (rc) {
+            imgfs_discard(&m);   /* a partial production image is worse than none */
+            return rc;
+        }
+        print_info(&m, pos[1]);
+        return close_or_fail(&m, 0);
     }
     if (!strcmp(sub, "extract")) {
         imgfs m;

@@ -4,13 +4,15 @@
  * this binary.
  *
  *   steady-mount --fsoc tcp:HOST:PORT|unix:PATH MOUNTPOINT [options]
- *   steady-mount IMAGE MOUNTPOINT --device PROFILE [options]
+ *   steady-mount IMAGE MOUNTPOINT [--device PROFILE] [--create] [--format] [options]
  *
  * The second form serves a local steadyfs image (like littlefs-fuse) with
  * steadyfs's own 9P server (p9srv) in this process: the stub's send hands
  * each request to p9srv_handle and its recv reads the reply back, so the
- * image is reached through exactly the path a device would serve.  A new
- * (or --format) image is formatted first.  The 9P session is set up before
+ * image is reached through exactly the path a device would serve.  The
+ * image's header gives its profile and block count; a new image needs
+ * --create (and --device), which formats it; --format makes a new file
+ * system on an existing one.  The 9P session is set up before
  * FUSE mounts, so a server that cannot be reached or an image that does not
  * mount is reported at once with a non-zero exit; then the process goes to
  * the background (unless -f) and serves until `fusermount3 -u MOUNTPOINT`,
@@ -310,6 +312,7 @@ static struct {
     uint8_t *q;            /* replies not yet read by the stub */
     size_t qcap, qlen, qpos;
     int on;
+    int created;           /* this process made the image file (--create) */
 } local;
 
 static int local_send(void *io, const uint8_t *buf, size_t len)
@@ -337,30 +340,39 @@ static int local_recv(void *io, uint8_t *buf, size_t len)
     return (int)n;
 }
 
+/* IMAGE as its header describes it (profile and blocks, if given, must
+ * agree); created only with --create, formatted only with --create or
+ * --format. */
 static int local_open(const char *image, const char *profile, uint32_t blocks, int format,
-                      uint32_t msize)
+                      int create, uint32_t msize)
 {
-    struct stat sb;
-    if (stat(image, &sb) != 0 || sb.st_size == 0) format = 1;   /* a new image */
     /* One user of an image at a time: the lock is held (across the FUSE
      * daemon's fork) until the process ends, after the unmount has been
      * written, so an immediate remount waits for it instead of reading a
-     * half-written image. */
-    int lfd = open(image, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+     * half-written image.  A new image is created (O_EXCL) and locked
+     * before it is formatted. */
+    int lfd = open(image, O_RDWR | O_CLOEXEC | (create ? O_CREAT | O_EXCL : 0), 0666);
     for (int i = 0; lfd < 0 || flock(lfd, LOCK_EX | LOCK_NB) != 0; i++) {
         if (lfd < 0 || errno != EWOULDBLOCK || i >= 100) {
-            fprintf(stderr, "steady-mount: %s: %s\n", image,
-                    lfd < 0 ? strerror(errno) : "in use (mounted elsewhere?)");
+            fprintf(stderr, "steady-mount: %s: %s%s\n", image,
+                    lfd < 0 ? strerror(errno) : "in use (mounted elsewhere?)",
+                    lfd >= 0 ? "" : errno == ENOENT ? " (--create makes a new image)"
+                                  : errno == EEXIST ? " (mount it without --create; --format "
+                                                      "makes a new file system on it)" : "");
             return -1;
         }
         usleep(100000);
     }
+    local.created = create;
     int err = 0;
-    local.dev = sh_open_sim(profile, image, blocks, SIM_TYPICAL, 1, format, &err);
+    local.dev = create ? sh_open_sim(profile, image, blocks, SIM_TYPICAL, 1, 1, &err)
+                       : sh_open_image(image, profile, blocks, SIM_TYPICAL, &err);
     if (local.dev == NULL) {
         fprintf(stderr, "steady-mount: %s\n", sh_last_error());
         return -1;
     }
+    if (create) format = 1;
+    profile = sh_name(local.dev);
     local.cfg.bd = sh_bd(local.dev);
     local.cfg.open_max = 16;   /* files FUSE may hold open at once */
     uint32_t ws = steadyfs_work_size(&local.cfg);
@@ -375,7 +387,7 @@ static int local_open(const char *image, const char *profile, uint32_t blocks, i
     if (rc == 0) rc = steadyfs_mount(&local.fs, &local.cfg);
     if (rc) {
         fprintf(stderr, "steady-mount: %s: %s%s\n", image, steadyfs_strerror(rc),
-                format ? "" : " (not a steadyfs image? --format makes one)");
+                format ? "" : " (not formatted? --format makes a new file system)");
         return -1;
     }
     p9srv_config sc = { .fs = &local.fs, .msize_max = msize, .fid_max = 64 };
@@ -434,10 +446,13 @@ static int usage(void)
 {
     fprintf(stderr,
             "usage: steady-mount --fsoc tcp:HOST:PORT|unix:PATH MOUNTPOINT [options]\n"
-            "       steady-mount IMAGE MOUNTPOINT --device PROFILE [options]\n"
+            "       steady-mount IMAGE MOUNTPOINT [--device PROFILE] [--blocks N] [options]\n"
             "options: --aname PATH (export to attach, default \"\")  --uname NAME\n"
-            "         --msize N (default 65536)  --blocks N (IMAGE: device blocks, 0: profile's)\n"
-            "         --format (IMAGE: make a new file system)\n"
+            "         --msize N (default 65536)\n"
+            "         --create (IMAGE: a new image file of --device PROFILE, --blocks N\n"
+            "           (0: the profile's), formatted)  --format (IMAGE: a new file system)\n"
+            "         IMAGE's header gives its profile and blocks: --device/--blocks, if\n"
+            "         given, must agree\n"
             "         -f (foreground)  -d (FUSE debug)  -o OPTS (FUSE mount options)\n");
     return 2;
 }
@@ -446,7 +461,7 @@ int main(int argc, char **argv)
 {
     const char *fsoc = NULL, *device = NULL, *aname = "", *uname = "root";
     const char *pos[2] = { NULL, NULL }, *fuse_opts = NULL;
-    int npos = 0, foreground = 0, debug = 0, format = 0;
+    int npos = 0, foreground = 0, debug = 0, format = 0, create = 0;
     unsigned long blocks = 0;
     unsigned long msize = 65536;
     for (int i = 1; i < argc; i++) {
@@ -458,6 +473,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--msize") && v) msize = strtoul(v, NULL, 0), i++;
         else if (!strcmp(a, "--blocks") && v) blocks = strtoul(v, NULL, 0), i++;
         else if (!strcmp(a, "--format")) format = 1;
+        else if (!strcmp(a, "--create")) create = 1;
         else if (!strcmp(a, "-o") && v) fuse_opts = v, i++;
         else if (!strcmp(a, "-f")) foreground = 1;
         else if (!strcmp(a, "-d")) debug = 1, foreground = 1;
@@ -465,8 +481,12 @@ int main(int argc, char **argv)
         else return usage();
     }
     const char *mountpoint = fsoc ? pos[0] : pos[1];
-    if (mountpoint == NULL || (fsoc && npos != 1) || (!fsoc && (npos != 2 || !device)))
+    if (mountpoint == NULL || (fsoc && npos != 1) || (!fsoc && npos != 2))
         return usage();
+    if (create && !device) {
+        fprintf(stderr, "steady-mount: --create needs --device PROFILE (see `steady devices`)\n");
+        return 2;
+    }
     if (msize < P9CLI_BUF_MIN || msize > (1u << 24)) {
         fprintf(stderr, "steady-mount: --msize must be %u..%u\n", P9CLI_BUF_MIN, 1u << 24);
         return 2;
@@ -488,7 +508,10 @@ int main(int argc, char **argv)
         cfg.recv = p9cli_fd_recv;
         cfg.io = (void *)(intptr_t)fd;
     } else {
-        if (local_open(pos[0], device, (uint32_t)blocks, format, (uint32_t)msize) != 0) return 1;
+        if (local_open(pos[0], device, (uint32_t)blocks, format, create, (uint32_t)msize) != 0) {
+            if (local.created) unlink(pos[0]);   /* nothing half-made left behind */
+            return 1;
+        }
         cfg.send = local_send;
         cfg.recv = local_recv;
     }

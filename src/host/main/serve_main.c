@@ -1,13 +1,16 @@
 /* steady-serve: a simulated steadyfs device exported over 9P2000.L (the
  * "File System On Chip" of issue 6, on the host).  `steady serve ...`
- * execs this binary.  The image file persists between runs (sh_open_sim
- * maps it); SIGINT/SIGTERM end the current client, commit its open files
- * and unmount. */
+ * execs this binary.  The image file persists between runs (sh_open_image
+ * maps it, as its header describes it); nothing is created or formatted
+ * unless asked (--create, --format).  SIGINT/SIGTERM end the current
+ * client, commit its open files and unmount. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "host/serve.h"
 #include "steadyfs/host.h"
@@ -23,18 +26,34 @@ static void on_signal(int sig)
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: steady-serve --device PROFILE --image IMG [--blocks N] [--format]\n"
+            "usage: steady-serve --image IMG [--device PROFILE] [--blocks N] [--create] [--format]\n"
             "                    [--read-only] [--listen tcp:127.0.0.1:5640|unix:PATH|stdio|tty:DEV]\n"
             "                    [--framed] [--baud N] [--msize N] [--fids N] [--open-max N]\n"
             "                    [--max-clients N] [--verbose]\n");
     return 2;
 }
 
+/* A number option: all digits, in range; else a one-line error. */
+static int num(const char *opt, const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+    char *end;
+    unsigned long x;
+    errno = 0;
+    x = strtoul(v, &end, 0);
+    if (errno || !*v || *end || v[0] == '-' || x < lo || x > hi) {
+        fprintf(stderr, "steady serve: %s %s: want a number %u..%u\n", opt, v, (unsigned)lo,
+                (unsigned)hi);
+        return -1;
+    }
+    *out = (uint32_t)x;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    const char *device = "mt29f1g01", *image = NULL;
+    const char *device = NULL, *image = NULL;
     uint32_t blocks = 0, msize = 65536, fids = 256, open_max = 8;
-    int format = 0, read_only = 0, i, rc;
+    int format = 0, create = 0, read_only = 0, started = 0, i, rc;
     serve_opts so;
     serve_conn c;
     sh_dev *h;
@@ -54,22 +73,36 @@ int main(int argc, char **argv)
             device = v, i++;
         else if (!strcmp(a, "--image") && v)
             image = v, i++;
-        else if (!strcmp(a, "--blocks") && v)
-            blocks = (uint32_t)strtoul(v, NULL, 0), i++;
-        else if (!strcmp(a, "--listen") && v)
+        else if (!strcmp(a, "--blocks") && v) {
+            if (num(a, v, 0, 0xFFFFFFFFu, &blocks))
+                return 2;
+            i++;
+        } else if (!strcmp(a, "--listen") && v)
             so.listen = v, i++;
-        else if (!strcmp(a, "--baud") && v)
-            so.baud = (uint32_t)strtoul(v, NULL, 0), i++;
-        else if (!strcmp(a, "--msize") && v)
-            msize = (uint32_t)strtoul(v, NULL, 0), i++;
-        else if (!strcmp(a, "--fids") && v)
-            fids = (uint32_t)strtoul(v, NULL, 0), i++;
-        else if (!strcmp(a, "--open-max") && v)
-            open_max = (uint32_t)strtoul(v, NULL, 0), i++;
-        else if (!strcmp(a, "--max-clients") && v)
-            so.max_clients = (uint32_t)strtoul(v, NULL, 0), i++;
-        else if (!strcmp(a, "--format"))
+        else if (!strcmp(a, "--baud") && v) {
+            if (num(a, v, 1, 0xFFFFFFFFu, &so.baud))
+                return 2;
+            i++;
+        } else if (!strcmp(a, "--msize") && v) {
+            if (num(a, v, P9_MSIZE_MIN, 1u << 20, &msize))
+                return 2;
+            i++;
+        } else if (!strcmp(a, "--fids") && v) {
+            if (num(a, v, 1, 65535, &fids))
+                return 2;
+            i++;
+        } else if (!strcmp(a, "--open-max") && v) {
+            if (num(a, v, 1, 0xFFFF, &open_max))
+                return 2;
+            i++;
+        } else if (!strcmp(a, "--max-clients") && v) {
+            if (num(a, v, 0, 0xFFFFFFFFu, &so.max_clients))
+                return 2;
+            i++;
+        } else if (!strcmp(a, "--format"))
             format = 1;
+        else if (!strcmp(a, "--create"))
+            create = 1;
         else if (!strcmp(a, "--read-only"))
             read_only = 1;
         else if (!strcmp(a, "--framed"))
@@ -79,14 +112,29 @@ int main(int argc, char **argv)
         else
             return usage();
     }
-    if (!image || msize < P9_MSIZE_MIN || msize > (1u << 20) || !fids || fids > 65535)
+    if (!image)
         return usage();
+    if (create && !device) {
+        fprintf(stderr, "steady serve: --create needs --device PROFILE (see `steady devices`)\n");
+        return 2;
+    }
 
-    h = sh_open_sim(device, image, blocks, SIM_TYPICAL, 1, 0, &rc);
+    /* an existing image as its header describes it (--device and --blocks,
+     * if given, must agree); a new one only with --create */
+    if (create) {
+        h = sh_create_image(image, device, blocks, SIM_TYPICAL, 1, &rc);
+        format = 1;
+    } else {
+        h = sh_open_image(image, device, blocks, SIM_TYPICAL, &rc);
+    }
     if (!h) {
-        fprintf(stderr, "steady serve: cannot open %s on %s: %s\n", device, image, sh_last_error());
+        fprintf(stderr, "steady serve: %s%s\n", sh_last_error(),
+                create ? (rc == SBD_ERR_IO && access(image, F_OK) == 0 ?
+                          " (serve it without --create; --format makes a new file system on it)" : "")
+                       : (access(image, F_OK) != 0 ? " (--create makes a new image)" : ""));
         return 1;
     }
+    device = sh_name(h);
     memset(&cfg, 0, sizeof cfg);
     cfg.bd = sh_bd(h);
     cfg.open_max = (uint16_t)open_max;
@@ -116,7 +164,7 @@ int main(int argc, char **argv)
     rc = steadyfs_mount(&fs, &cfg);
     if (rc) {
         fprintf(stderr, "steady serve: mount %s: %s%s\n", image, steadyfs_strerror(rc),
-                format ? "" : " (a new image needs --format)");
+                format ? "" : " (not formatted? --format makes a new file system)");
         rc = 1;
         goto out_dev;
     }
@@ -156,6 +204,7 @@ int main(int argc, char **argv)
 
     fprintf(stderr, "steady serve: %s on %s, msize %u, %u fids%s\n", device, image,
             (unsigned)msize, (unsigned)fids, pc.read_only ? ", read-only" : "");
+    started = 1;
     rc = serve_listen_run(&so, &c) ? 1 : 0;
 
 out_fs:
@@ -171,6 +220,8 @@ out_fs:
 out_dev:
     sh_sync(h);
     sh_close(h);
+    if (rc && create && !started)
+        unlink(image);   /* nothing half-made left behind */
     free(work);
     free(sector);
     free(mem);

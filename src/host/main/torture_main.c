@@ -1,5 +1,6 @@
 /* steady-torture: command-line front end of the power-loss torture runner
  * (src/host/torture.c).  `steady torture ...` execs this binary. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,10 +14,25 @@ static int usage(void)
     return 2;
 }
 
+/* A number option: all digits, <= max; else a one-line error. */
+static int num(const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtoull(v, &end, 0);
+    if (errno || !*v || *end || v[0] == '-' || *out < min || *out > max) {
+        fprintf(stderr, "steady torture: %s %s: want a number %llu..%llu\n", opt, v,
+                (unsigned long long)min, (unsigned long long)max);
+        return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     steady_torture_opts o;
     steady_torture_result r;
+    uint64_t x;
     int i;
     memset(&o, 0, sizeof o);
     o.device = "mt29f1g01";
@@ -28,15 +44,31 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--device") && v)
             o.device = v, i++;
-        else if (!strcmp(a, "--seed") && v)
-            o.seed = strtoull(v, NULL, 0), i++;
-        else if (!strcmp(a, "--ops") && v)
-            o.ops = (uint32_t)strtoul(v, NULL, 0), i++;
-        else if (!strcmp(a, "--blocks") && v)
-            o.blocks = (uint32_t)strtoul(v, NULL, 0), i++;
-        else if (!strcmp(a, "--powercut") && v) {
+        else if (!strcmp(a, "--seed") && v) {
+            if (num(a, v, 0, ~0ull, &o.seed))
+                return 2;
+            i++;
+        } else if (!strcmp(a, "--ops") && v) {
+            if (num(a, v, 1, 0xFFFFFFFFu, &x))
+                return 2;
+            o.ops = (uint32_t)x, i++;
+        } else if (!strcmp(a, "--blocks") && v) {
+            if (num(a, v, 0, 0xFFFFFFFFu, &x))
+                return 2;
+            o.blocks = (uint32_t)x, i++;
+        } else if (!strcmp(a, "--powercut") && v) {
             o.powercut_every = !strcmp(v, "every");
-            o.powercut = o.powercut_every ? 0 : (uint32_t)strtoul(v, NULL, 0);
+            if (!o.powercut_every) {
+                char *end;
+                errno = 0;
+                x = strtoull(v, &end, 10);
+                if (errno || !*v || *end || v[0] == '-' || x > 0xFFFFFFFFu) {
+                    fprintf(stderr, "steady torture: --powercut %s: want every, a number N (a "
+                            "cut every N program/erase ops) or 0\n", v);
+                    return 2;
+                }
+                o.powercut = (uint32_t)x;
+            }
             i++;
         } else if (!strcmp(a, "--faults"))
             o.faults = 1;

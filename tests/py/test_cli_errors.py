@@ -1,0 +1,95 @@
+"""Bad input to `steady ram`, `bench` and `torture` (issue 13): each is one
+line on stderr naming what is wrong, a non-zero exit, never a traceback;
+and the replay line torture prints after a failure runs as printed."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from steadyfs import cmd_torture, native
+
+REPO = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.skipif(not native.library_path().exists(),
+                                reason="native library not built")
+
+
+def steady(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "steadyfs.cli", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+
+
+def assert_one_line_error(r: subprocess.CompletedProcess[str], *needles: str) -> None:
+    err = r.stderr.strip()
+    assert r.returncode != 0, r.stdout
+    assert "Traceback" not in r.stderr, r.stderr
+    assert len(err.splitlines()) == 1 and err.startswith("steady "), err
+    for n in needles:
+        assert n in err, err
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--device", "nope"], "--device nope"),
+    (["--device", "sd-consumer"], "SD card"),
+    (["--open-max", "-1"], "--open-max -1"),
+    (["--open-max", "0"], "--open-max 0"),
+    (["--open-max", "100000"], "--open-max 100000"),
+    (["--blocks", "3"], "--blocks 3"),
+    (["--blocks", "-3"], "--blocks -3"),
+    (["--blocks", "5000"], "--blocks 5000"),
+    (["--param", "max_inodes=2"], "max_inodes=2"),
+])
+def test_ram_bad_input(args: list[str], needle: str) -> None:
+    assert_one_line_error(steady("ram", *args), needle)
+
+
+@pytest.mark.parametrize("param", ["append=0", "keep=0", "total=0", "file_size=0"])
+def test_bench_zero_parameter(param: str) -> None:
+    r = steady("bench", "--device", "mt29f1g01", "--workload", "log4k", "--fs", "steadyfs",
+               "--blocks", "64", "--param", param)
+    assert_one_line_error(r, f"--param {param}")
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--ops", "-5"], "--ops -5"),
+    (["--ops", "0"], "--ops 0"),
+    (["--ops", str(1 << 32)], "--ops"),
+    (["--powercut", "sometimes"], "--powercut sometimes"),
+    (["--powercut", "-1"], "--powercut -1"),
+    (["--seed", "-1"], "--seed -1"),
+    (["--device", "nope"], "--device nope"),
+    (["--device", "sd-consumer"], "--device sd-consumer"),
+])
+def test_torture_bad_input(args: list[str], needle: str) -> None:
+    assert_one_line_error(steady("torture", *args), needle)
+
+
+@pytest.mark.skipif(not cmd_torture.binary().exists(), reason="steady-torture not built")
+@pytest.mark.parametrize("line", [
+    # exactly the lines tests/c/test_fs_torture.c pins steady_torture_replay() to
+    "replay: steady torture --device mt29f1g01 --seed 5 --ops 40 --powercut every",
+    "replay: steady torture --device mt29f1g01 --seed 7 --ops 40 --powercut 3 --blocks 64 "
+    "--no-faults",
+    "replay: steady torture --device em064lx --seed 9 --ops 40 --powercut 0",
+])
+def test_torture_replay_line_runs_as_printed(line: str) -> None:
+    words = shlex.split(line.removeprefix("replay: "))
+    assert words[:2] == ["steady", "torture"]
+    r = steady(*words[1:])
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "0 failures" in r.stdout
+
+
+def test_torture_binary_refuses_bad_numbers() -> None:
+    """build/steady-torture itself, not only the CLI in front of it."""
+    exe = cmd_torture.binary()
+    if not exe.exists():
+        pytest.skip("steady-torture not built")
+    for args in (["--ops", "-5"], ["--powercut", "sometimes"], ["--seed", "x"]):
+        r = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=30)
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
