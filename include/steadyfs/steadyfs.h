@@ -317,7 +317,7 @@ typedef enum steadyfs_call {
     STEADYFS_CALL_READ,         /* n bytes */
     STEADYFS_CALL_WRITE,        /* n bytes */
     STEADYFS_CALL_SYNC,
-    STEADYFS_CALL_WRITE_SYNC,   /* write of n bytes followed by sync */
+    STEADYFS_CALL_WRITE_SYNC,   /* write of n bytes followed by sync, or an O_DSYNC write */
     STEADYFS_CALL_TRUNCATE,
     STEADYFS_CALL_SEEK,
     STEADYFS_CALL_STAT,

@@ -47,9 +47,11 @@ static void pr(const model *m, acc *a, uint32_t n)   /* sector programs */
     a->pb += (uint64_t)n * (m->S + m->spare);
 }
 
-/* Freeing one pending entry: at worst an L1 merge that adds an L2 change
- * and the L2 merge after it, or a kill merge (boundary L1 and L2): 3 small
- * reads, 2 sector reads, 2 programs.  Every sector's changes take at most
+/* Freeing one pending entry: at worst a size written into its inode
+ * sector (a lookup, the inode read, a program: it adds an L1 change), the
+ * L1 merge of that inode's sector (it adds an L2 change) and the L2 merge
+ * after it; or a kill merge (boundary L1 and L2): 3 small reads, 3 sector
+ * reads, 3 programs.  Every sector's changes take at most
  * one entry net (a kill commit three, paid for in the same call), and
  * make-room keeps the same slack before each sector, so a sector frees one
  * entry (DESIGN.md §6). */
@@ -57,8 +59,8 @@ static acc free_one(const model *m)
 {
     acc a = {{0, 0, 0, 0, 0, 0}};
     rds(m, &a, 3);
-    rd(m, &a, 2);
-    pr(m, &a, 2);
+    rd(m, &a, 3);
+    pr(m, &a, 3);
     return a;
 }
 
@@ -262,8 +264,7 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
     case STEADYFS_CALL_STAT:
         a = resolve(&m);
         t = inode_read(&m);
-        add(&a, &t, 1);
-        a.e += 1;   /* open's erase-ahead */
+        add(&a, &t, 1);   /* no program, no erase: nothing changes (sfs_end) */
         break;
     case STEADYFS_CALL_CREATE:
     case STEADYFS_CALL_MKDIR:

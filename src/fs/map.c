@@ -547,7 +547,7 @@ static int size_merge(steadyfs *fs, uint32_t ino)
 
 int sfs_make_room(steadyfs *fs, uint32_t need)
 {
-    uint32_t i, j, best, n2;
+    uint32_t i, j, n2, n0, m;
     int rc;
     /* one slot always stays spare for the L2 change an L1 merge adds */
     while (fs->npend + need + 1 > fs->cfg.pending_max) {
@@ -572,7 +572,6 @@ int sfs_make_room(steadyfs *fs, uint32_t need)
          * L1 change is left to merge: then the oldest of them goes */
         for (i = 0, n2 = 0; i < fs->npend; i++)
             n2 += fs->pend[i].type == PT_L2;
-        best = SFS_NONE;
         for (i = 0, j = SFS_NONE; i < fs->npend; i++) {
             struct sfs_pend *p = &fs->pend[i];
             int l2 = p->type == PT_L2, better;
@@ -591,20 +590,29 @@ int sfs_make_room(steadyfs *fs, uint32_t need)
         }
         if (j == SFS_NONE)
             return STEADYFS_ENOSPC;
+        /* Each round frees at least one entry in at most three programs
+         * (steadyfs_bound's free_one): a size goes into its inode sector,
+         * which adds an L1 change; an L1 merge adds an L2 change.  When
+         * that left the count as it was, the next level is merged at once
+         * (the L1 sector of the inode, the L2 sector of the L1 sector). */
+        n0 = fs->npend;
+        m = fs->pend[j].key / fs->e1;
+        if (fs->pend[j].type == PT_L2) {
+            rc = sfs_merge_l2(fs, m);
+            if (rc)
+                return rc;
+            continue;
+        }
         if (fs->pend[j].type == PT_SIZE) {
             rc = size_merge(fs, fs->pend[j].key);
             if (rc)
                 return rc;
-            continue;
+            if (fs->npend < n0)
+                continue;
         }
-        best = fs->pend[j].key / fs->e1 | (fs->pend[j].type == PT_L2 ? 0x80000000u : 0);
-        if (best & 0x80000000u) {
-            rc = sfs_merge_l2(fs, best & 0x7FFFFFFFu);
-            if (rc)
-                return rc;
-            continue;
-        }
-        rc = sfs_merge_l1(fs, best);
+        rc = sfs_merge_l1(fs, m);
+        if (!rc && fs->npend >= n0)
+            rc = sfs_merge_l2(fs, m / fs->e1);
         if (rc)
             return rc;
     }

@@ -57,6 +57,8 @@ int main(void)
         if (sbd_is_bad(&t.dev.bd, b) > 0)
             continue;
         c = sim_erase_count(&t.dev, b);
+        if (getenv("WEAR_UNITS"))
+            printf("%u:%u ", b, c);
         sum += c;
         n++;
         if (c < mn)

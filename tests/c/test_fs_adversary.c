@@ -1,0 +1,253 @@
+/* Adversarial worst states for the real-time issue, in worst timing.
+ *
+ * Random calls on a nearly empty device never meet the worst case, so this
+ * test builds it: the whole default device (mt29f1g01, 1024 units, the
+ * bench configuration: open_max 1), F files whose pages sit in distinct map
+ * sectors, filled to STEADYFS_ADV_FILL % (default 90) of the live limit; then random unaligned 4 KiB
+ * overwrites + sync over all of them (half through O_DSYNC, whose commit
+ * rides in the last data sector), so that every unit holds about the fill
+ * fraction live (the greedy victim is as full as the limit allows), every
+ * pending map change is in a different map sector, and each write touches
+ * three sectors.  Between them, calls that change nothing (stat, open
+ * without create, read, opendir+readdir) must program and erase nothing.
+ *
+ * Checked: no call takes longer than steadyfs_bound() states for its kind
+ * (a bound that is exceeded is a bug), read-only calls never program or
+ * erase, and at the end every unit's live count equals a recount from the
+ * media.  Printed (the figures the closing notes and README quote): per call
+ * kind, the largest measured time, the bound and their ratio; writes that
+ * failed with ENOSPC while the live data was below the live limit.
+ * STEADYFS_ADV_CALLS sets the number of write calls (default 20000). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fs_testdev.h"
+#include "host/fs_bound.h"
+#include "fs/fs_internal.h"
+
+#define NFILES 200u
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint32_t rn(uint32_t n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return n ? (uint32_t)(rng % n) : 0;
+}
+
+static tdev T;
+
+typedef struct kind_stat {
+    const char *name;
+    steadyfs_call call;
+    uint64_t n, count, max_ns, bound_ns;
+} kind_stat;
+
+static kind_stat K[] = {
+    {"write_4096_sync (write + sync)", STEADYFS_CALL_WRITE_SYNC, 4096, 0, 0, 0},
+    {"write_4096_sync (O_DSYNC write)", STEADYFS_CALL_WRITE_SYNC, 4096, 0, 0, 0},
+    {"stat", STEADYFS_CALL_STAT, 2, 0, 0, 0},
+    {"open (no create)", STEADYFS_CALL_OPEN, 2, 0, 0, 0},
+    {"read_4096", STEADYFS_CALL_READ, 4096, 0, 0, 0},
+    {"close", STEADYFS_CALL_CLOSE, 0, 0, 0, 0},
+    {"readdir", STEADYFS_CALL_READDIR, 0, 0, 0, 0},
+};
+enum { K_WS, K_DS, K_STAT, K_OPEN, K_READ, K_CLOSE, K_READDIR };
+
+static void measured(int k, uint64_t t0)
+{
+    uint64_t dt = T.dev.now_ns - t0;
+    kind_stat *s = &K[k];
+    if (!s->bound_ns)
+        s->bound_ns = steady_fs_bound_ns(T.dev.prof, &T.cfg, s->call, s->n, SIM_WORST);
+    s->count++;
+    if (dt > s->max_ns)
+        s->max_ns = dt;
+    if (dt > s->bound_ns) {
+        check_failed++;
+        fprintf(stderr, "adversary: %s took %llu ns > bound %llu ns\n", s->name,
+                (unsigned long long)dt, (unsigned long long)s->bound_ns);
+    } else {
+        check_passed++;
+    }
+}
+
+/* A call that changes nothing must not program or erase. */
+static void read_only(const sim_stats *before, const char *what)
+{
+    if (T.dev.stats.progs != before->progs || T.dev.stats.erases != before->erases) {
+        check_failed++;
+        fprintf(stderr, "adversary: %s programmed %llu, erased %llu\n", what,
+                (unsigned long long)(T.dev.stats.progs - before->progs),
+                (unsigned long long)(T.dev.stats.erases - before->erases));
+    } else {
+        check_passed++;
+    }
+}
+
+static int recount(uint32_t b)
+{
+    steadyfs *fs = &T.fs;
+    uint32_t i, j, n = 0, cur, ppn;
+    sfs_tag t;
+    for (i = 0; i < fs->P; i++) {
+        int live = 0;
+        ppn = b * fs->P + i;
+        if (sfs_rd_tag(fs, ppn, &t) < 0)
+            continue;
+        if (t.kind == TK_DATA) {
+            for (j = 0; j < fs->npend && !live; j++)
+                live = fs->pend[j].type == PT_L1 && (fs->pend[j].flags & PF_UNC) &&
+                       fs->pend[j].key == t.key && fs->pend[j].ppn == ppn;
+            if (!live && sfs_lookup(fs, t.key, 0, &cur) == 0)
+                live = cur == ppn;
+        } else if (t.kind == TK_MAP1) {
+            live = sfs_l1_locate(fs, t.key, &cur) == 0 && cur == ppn &&
+                   !sfs_kill_covers_l1(fs, t.key);
+        } else if (t.kind == TK_MAP2) {
+            live = t.key < fs->n_l2 && fs->root[t.key] == ppn;
+        }
+        n += live != 0;
+    }
+    return (int)n;
+}
+
+int main(void)
+{
+    static uint8_t buf[65536];
+    const char *env = getenv("STEADYFS_ADV_CALLS");
+    uint64_t ncalls = env ? strtoull(env, NULL, 10) : 20000, i, t0;
+    uint32_t f, fsize, enospc = 0, enospc_low = 0, b, bad = 0;
+    uint32_t live_min_enospc = 0xFFFFFFFFu;
+    steadyfs_info info;
+    char path[32];
+    int fd, rc, rc2;
+    const char *fenv = getenv("STEADYFS_ADV_FILL");
+    uint32_t fill = fenv ? (uint32_t)atoi(fenv) : 90;
+    sim_stats s0;
+    CHECK_EQ(tdev_open(&T, "mt29f1g01", 0, 5), 0);
+    T.cfg.open_max = 1;
+    T.cfg.work_size = steadyfs_work_size(&T.cfg);
+    CHECK_EQ(steadyfs_format(&T.fs, &T.cfg), 0);
+    CHECK_EQ(steadyfs_mount(&T.fs, &T.cfg), 0);
+    CHECK_EQ(steadyfs_info_get(&T.fs, &info), 0);
+    CHECK_EQ(steadyfs_mkdir(&T.fs, "/a"), 0);
+    /* 97 % of the live limit in NFILES files of whole sectors: each file
+     * has its own L1 map sectors, so changes to different files never
+     * share a map sector */
+    fsize = (uint32_t)((uint64_t)info.capacity * fill / 100 / NFILES / 2048 * 2048);
+    for (i = 0; i < sizeof buf; i++)
+        buf[i] = (uint8_t)(i * 131u);
+    for (f = 0; f < NFILES; f++) {
+        uint32_t left = fsize;
+        snprintf(path, sizeof path, "/a/%03u", f);
+        fd = steadyfs_open(&T.fs, path, STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
+        CHECK(fd >= 0);
+        while (left) {
+            uint32_t n = left < sizeof buf ? left : (uint32_t)sizeof buf;
+            rc = steadyfs_write(&T.fs, fd, buf, n);
+            if (rc != (int)n) {
+                CHECK_EQ(rc, (int)n);
+                break;
+            }
+            left -= n;
+        }
+        CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
+    }
+    printf("adversary: %u files of %u bytes, live %u of %u sectors (%.1f %%)\n", NFILES, fsize,
+           T.fs.live, T.fs.live_max, 100.0 * T.fs.live / T.fs.live_max);
+    sim_set_timing(&T.dev, SIM_WORST);
+    for (i = 0; i < ncalls; i++) {
+        uint32_t off, kind = rn(100);
+        int dsync = (int)(i & 1);
+        f = rn(NFILES);
+        snprintf(path, sizeof path, "/a/%03u", f);
+        if (kind < 4) {                                  /* read-only calls */
+            steadyfs_stat st;
+            s0 = T.dev.stats;
+            t0 = T.dev.now_ns;
+            CHECK_EQ(steadyfs_stat_path(&T.fs, path, &st), 0);
+            measured(K_STAT, t0);
+            read_only(&s0, "stat");
+            s0 = T.dev.stats;
+            t0 = T.dev.now_ns;
+            fd = steadyfs_open(&T.fs, path, STEADYFS_O_RDONLY);
+            measured(K_OPEN, t0);
+            read_only(&s0, "open");
+            CHECK(fd >= 0);
+            if (fd < 0)
+                continue;
+            steadyfs_seek(&T.fs, fd, rn(fsize - 4096), STEADYFS_SEEK_SET);
+            s0 = T.dev.stats;
+            t0 = T.dev.now_ns;
+            CHECK_EQ(steadyfs_read(&T.fs, fd, buf, 4096), 4096);
+            measured(K_READ, t0);
+            read_only(&s0, "read");
+            t0 = T.dev.now_ns;
+            CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
+            measured(K_CLOSE, t0);
+            if (kind == 0) {
+                steadyfs_dirent de;
+                int dd = steadyfs_opendir(&T.fs, "/a");
+                CHECK(dd >= 0);
+                s0 = T.dev.stats;
+                t0 = T.dev.now_ns;
+                CHECK_EQ(steadyfs_readdir(&T.fs, dd, &de), 1);
+                measured(K_READDIR, t0);
+                read_only(&s0, "opendir+readdir");
+                steadyfs_closedir(&T.fs, dd);
+            }
+            continue;
+        }
+        fd = steadyfs_open(&T.fs, path,
+                           STEADYFS_O_RDWR | (dsync ? STEADYFS_O_DSYNC : 0));
+        CHECK(fd >= 0);
+        if (fd < 0)
+            break;
+        off = rn(fsize - 4096);   /* unaligned: three sectors */
+        steadyfs_seek(&T.fs, fd, off, STEADYFS_SEEK_SET);
+        t0 = T.dev.now_ns;
+        rc = steadyfs_write(&T.fs, fd, buf + (i & 4095), 4096);
+        if (rc == 4096 && !dsync)
+            rc = steadyfs_sync(&T.fs, fd) ? -1 : 4096;
+        measured(dsync ? K_DS : K_WS, t0);
+        if (rc != 4096) {
+            enospc++;
+            if (T.fs.live + SFS_RM_ROOM + 2 < T.fs.live_max)
+                enospc_low++;
+            if (T.fs.live < live_min_enospc)
+                live_min_enospc = T.fs.live;
+        }
+        rc2 = steadyfs_close(&T.fs, fd);
+        /* a close whose commit fails (after a failed write) drops it */
+        if (rc2 == STEADYFS_ENOSPC && rc != 4096)
+            rc2 = 0;
+        CHECK_EQ(rc2, 0);
+    }
+    for (b = 0; b < T.fs.nblocks; b++) {
+        int want = T.fs.blk[b] <= T.fs.P ? T.fs.blk[b]
+                 : b == T.fs.head_block ? (int)T.fs.head_count
+                 : b == T.fs.gh_block ? (int)T.fs.gh_count : -1;
+        if (want >= 0 && recount(b) != want)
+            bad++;
+    }
+    CHECK_EQ(bad, 0);
+    printf("adversary: %llu write calls in worst timing; per call kind: largest measured / stated "
+           "bound\n", (unsigned long long)ncalls);
+    for (f = 0; f < sizeof K / sizeof K[0]; f++)
+        if (K[f].count)
+            printf("  %-32s %8llu calls  max %9.3f ms  bound %9.3f ms  ratio %.3f\n", K[f].name,
+                   (unsigned long long)K[f].count, K[f].max_ns / 1e6, K[f].bound_ns / 1e6,
+                   (double)K[f].max_ns / (double)K[f].bound_ns);
+    printf("adversary: %u writes failed (ENOSPC), %u of them with live data below the limit "
+           "(lowest live %u of %u sectors); collection copies %u, map sectors %u, "
+           "catch-up collections %u\n", enospc, enospc_low,
+           live_min_enospc == 0xFFFFFFFFu ? 0 : live_min_enospc, T.fs.live_max, T.fs.n_copy,
+           T.fs.n_map, T.fs.n_emerg);
+    CHECK_EQ(steadyfs_unmount(&T.fs), 0);
+    tdev_close(&T);
+    return check_done("test_fs_adversary");
+}
