@@ -16,6 +16,8 @@
  *                          STEADYFS_O_CREAT | STEADYFS_O_APPEND);
  *   steadyfs_write(&fs, fd, buf, 4096);
  *   steadyfs_sync(&fs, fd);               // durable, atomically
+ *   // (or open with STEADYFS_O_DSYNC: each write is durable on return, in
+ *   //  two sector programs for 4 KiB on NAND instead of three)
  *   steadyfs_close(&fs, fd);
  *   steadyfs_unmount(&fs);
  *
@@ -51,7 +53,10 @@
  *     transaction commits at steadyfs_sync() and steadyfs_close(): data and
  *     metadata (size) become durable together, as one atomic step.  After a
  *     power cut the file is exactly as it was at its last commit: never a
- *     mix of two states, never a torn page.
+ *     mix of two states, never a torn page.  With STEADYFS_O_DSYNC every
+ *     steadyfs_write() is such a commit, carried by the write's last data
+ *     sector (no separate inode program); a short O_DSYNC write commits
+ *     what it wrote.
  *   - One exception, forced by bounded RAM: a transaction holds at most
  *     steadyfs_info.txn_sectors distinct sectors ((pending_max - 8) /
  *     open_max: 24 with the defaults and one open file).  A write that
