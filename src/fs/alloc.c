@@ -18,6 +18,25 @@ static void set_state(steadyfs *fs, uint32_t b, uint8_t s)
 
 uint32_t sfs_free_blocks(const steadyfs *fs) { return fs->nqueued + fs->nfree + fs->nlimbo; }
 
+uint32_t sfs_live_limit(const steadyfs *fs)
+{
+    return (uint32_t)((uint64_t)fs->cfg.fill_permille *
+                      (fs->usable > SFS_GC_RESERVE ? fs->usable - SFS_GC_RESERVE : 0) * fs->P / 1000u);
+}
+
+/* A unit went bad: the capacity shrinks with it, so writes stop with
+ * ENOSPC at what the good units can hold under the fill limit (and
+ * collection keeps its pace) instead of running out of erased units with
+ * live data far below a limit the device no longer has. */
+static void lose_unit(steadyfs *fs, uint32_t b)
+{
+    sbd_mark_bad(fs->cfg.bd, b * fs->dev_per_block);
+    set_state(fs, b, BS_BAD);
+    if (fs->usable)
+        fs->usable--;
+    fs->live_max = sfs_live_limit(fs);
+}
+
 /* Live count of a head unit (host or collection head), or NULL. */
 static uint32_t *head_count(steadyfs *fs, uint32_t b)
 {
@@ -71,8 +90,7 @@ static int erase_free(steadyfs *fs, uint32_t b)
     int ri = retire_idx(fs, b), rc;
     if (ri >= 0 && !(fs->retire[ri] & 0x80000000u)) {
         fs->retire[ri] = SFS_NONE;
-        sbd_mark_bad(fs->cfg.bd, b * fs->dev_per_block);
-        set_state(fs, b, BS_BAD);
+        lose_unit(fs, b);
         return 0;
     }
     if (ri >= 0)
@@ -80,8 +98,7 @@ static int erase_free(steadyfs *fs, uint32_t b)
     rc = sfs_erase(fs, b);
     fs->n_erase++;
     if (rc == SFS_EFAIL) {
-        sbd_mark_bad(fs->cfg.bd, b * fs->dev_per_block);
-        set_state(fs, b, BS_BAD);
+        lose_unit(fs, b);
         return 0;
     }
     if (rc)

@@ -1,7 +1,6 @@
 /* Configuration, format, mount, unmount and info. */
 #include "fs/fs_internal.h"
 
-#define GC_RESERVE (SFS_Q_TARGET + 3u)   /* blocks outside the fill limit */
 
 static uint32_t log2u(uint32_t v)
 {
@@ -68,7 +67,7 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
         return STEADYFS_EINVAL;
     fs->P = bbytes / fs->sector_size;
     fs->nblocks = g->block_count / fs->dev_per_block;
-    if (fs->P < 8 || fs->P > 128 || fs->nblocks < SFS_RESERVED_BLOCKS + GC_RESERVE + 4)
+    if (fs->P < 8 || fs->P > 128 || fs->nblocks < SFS_RESERVED_BLOCKS + SFS_GC_RESERVE + 4)
         return STEADYFS_EINVAL;
     fs->e1 = 1u << log2u(fs->payload / 4u);
     if (!fs->cfg.file_pages_log2)
@@ -162,7 +161,7 @@ static int find_anchors(steadyfs *fs)
  * copy (one per SFS_WL_STEP = 32 sectors written) included. */
 static void derive(steadyfs *fs)
 {
-    uint32_t closed = fs->usable > GC_RESERVE ? fs->usable - GC_RESERVE : 1;
+    uint32_t closed = fs->usable > SFS_GC_RESERVE ? fs->usable - SFS_GC_RESERVE : 1;
     uint32_t v = fs->live_max / closed;
     if (v >= fs->P)
         v = fs->P - 1;
@@ -211,9 +210,7 @@ int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
             fs->usable++;
         }
     }
-    fs->live_max = (uint32_t)((uint64_t)fs->cfg.fill_permille *
-                              (fs->usable > GC_RESERVE ? fs->usable - GC_RESERVE : 0) * fs->P /
-                              1000u);
+    fs->live_max = sfs_live_limit(fs);
     for (b = 0; b < fs->n_l2; b++)
         fs->root[b] = SFS_NONE;
     for (b = 0; b < 2; b++) {

@@ -21,6 +21,7 @@
 #define SFS_WL_STEP 32u           /* sectors written per static wear-levelling step (power of 2) */
 #define SFS_RESERVED_BLOCKS 4u    /* anchor area: first good two of these */
 #define SFS_RM_ROOM 8u            /* live sectors writes and creates leave to removals */
+#define SFS_GC_RESERVE (SFS_Q_TARGET + 3u)   /* units outside the fill limit */
 
 /* Block table states (values 0..P are closed blocks with that many live
  * sectors). */
@@ -158,6 +159,9 @@ int sfs_erase_ahead(steadyfs *fs);
 int sfs_gc_pace(steadyfs *fs);                   /* after a host sector */
 int sfs_gc_one(steadyfs *fs);                    /* one step; 0 nothing to do */
 uint32_t sfs_free_blocks(const steadyfs *fs);
+/* The live limit for the units still good: fill_permille of them, less
+ * the collection reserve (format, and every unit that goes bad). */
+uint32_t sfs_live_limit(const steadyfs *fs);
 int sfs_begin(steadyfs *fs, int modify);         /* API call prologue: 0 reads, 1 writes,
                                                     2 commits, 4 removes (reserves, §6) */
 int sfs_end(steadyfs *fs, int rc);               /* API call epilogue */

@@ -712,6 +712,15 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
             fprintf(out, "\nhead %u/%u victim %u idx %u in_gc %u\n", t->fs.head_block, t->fs.head_idx,
                     t->fs.gc_victim, t->fs.gc_idx, t->fs.in_gc);
         }
+        if (rc == STEADYFS_ENOSPC && ok && t->fs.live + 24u >= t->fs.live_max) {
+            /* grown bad units took the capacity (the live limit shrinks
+             * with them): the device is worn out, not the file system
+             * wrong; nothing more can be tested on it */
+            fprintf(out, "%s: device worn out after %llu ops: live limit now %u sectors, %u live\n",
+                    o->device, (unsigned long long)t->op, t->fs.live_max, t->fs.live);
+            r->worn_out = 1;
+            break;
+        }
         if ((rc == 0) != (ok != 0)) {
             fail(t, what, ok ? "failed, model expected success" : "succeeded, model expected failure", rc, ok);
             break;

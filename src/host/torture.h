@@ -19,6 +19,7 @@ typedef struct steady_torture_opts {
 typedef struct steady_torture_result {
     uint64_t cuts, checks, failures;
     uint64_t fail_op;     /* op index of the first failure */
+    int worn_out;         /* stopped early: grown bad units took the capacity */
 } steady_torture_result;
 
 /* Runs the torture; prints progress and the final line
