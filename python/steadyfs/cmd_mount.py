@@ -23,6 +23,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from steadyfs.cmd_serve import add_image_options
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -77,17 +78,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("paths", nargs="+", metavar="[IMAGE] MOUNTPOINT")
     p.add_argument("--fsoc", metavar="tcp:HOST:PORT|unix:PATH",
                    help="9P2000.L server to mount")
-    p.add_argument("--device", help="IMAGE: device profile (needed with --create; otherwise "
-                   "read from the image, and if given it must agree)")
+    add_image_options(p, "IMAGE: ")
     p.add_argument("--aname", default="", help="export to attach (diod: the exported path)")
     p.add_argument("--msize", type=int, default=65536, help="9P message size to propose")
-    p.add_argument("--blocks", type=int, default=0,
-                   help="IMAGE: device blocks with --create (0: the profile's); otherwise read "
-                   "from the image, and if given it must agree")
-    p.add_argument("--create", action="store_true",
-                   help="IMAGE: make a new image file (refused if it exists), formatted")
-    p.add_argument("--format", action="store_true",
-                   help="IMAGE: make a new file system first (its files are lost)")
     p.add_argument("-o", dest="options", help="FUSE mount options")
     p.add_argument("-f", "--foreground", action="store_true", help="stay in the foreground")
     p.set_defaults(func=_run)

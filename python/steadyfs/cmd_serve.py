@@ -64,20 +64,26 @@ def _run(args: argparse.Namespace) -> int:
     return 0  # not reached
 
 
+def add_image_options(p: argparse.ArgumentParser, scope: str = "") -> None:
+    """--device, --blocks, --create, --format: how serve and mount find or make
+    an image (never created or formatted unasked; profile and blocks come from
+    the image header).  ``scope`` prefixes the help (mount: "IMAGE: ")."""
+    p.add_argument("--device", help=f"{scope}device profile: needed with --create; otherwise read "
+                   "from the image (if given, it must agree)")
+    p.add_argument("--blocks", type=int, default=0,
+                   help=f"{scope}device blocks: with --create (0: the profile's); otherwise read "
+                   "from the image (if given, it must agree)")
+    p.add_argument("--create", action="store_true",
+                   help=f"{scope}make a new image file (refused if it exists), formatted")
+    p.add_argument("--format", action="store_true",
+                   help=f"{scope}make a new file system on the image first (its files are lost)")
+
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("serve", help="serve a device's files over 9P2000.L",
                        description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--image", required=True, help="image file")
-    p.add_argument("--device", help="device profile: needed with --create; otherwise read "
-                   "from the image (if given, it must agree)")
-    p.add_argument("--blocks", type=int, default=0,
-                   help="device blocks: with --create (0: the profile's); otherwise read from "
-                   "the image (if given, it must agree)")
-    p.add_argument("--create", action="store_true",
-                   help="make a new image file (refused if it exists), formatted")
-    p.add_argument("--format", action="store_true",
-                   help="make a new file system on the image first (its files are lost)")
+    add_image_options(p)
     p.add_argument("--read-only", action="store_true", help="refuse every change (EROFS)")
     p.add_argument("--listen", default="tcp:127.0.0.1:5640",
                    help="tcp:HOST:PORT | unix:PATH | stdio | tty:DEVICE")

@@ -26,6 +26,7 @@
 #include "fs_testdev.h"
 #include "host/fs_bound.h"
 #include "fs/fs_internal.h"
+#include "fs_recount.h"
 
 #define NFILES 200u
 
@@ -88,32 +89,6 @@ static void read_only(const sim_stats *before, const char *what)
     }
 }
 
-static int recount(uint32_t b)
-{
-    steadyfs *fs = &T.fs;
-    uint32_t i, j, n = 0, cur, ppn;
-    sfs_tag t;
-    for (i = 0; i < fs->P; i++) {
-        int live = 0;
-        ppn = b * fs->P + i;
-        if (sfs_rd_tag(fs, ppn, &t) < 0)
-            continue;
-        if (t.kind == TK_DATA) {
-            for (j = 0; j < fs->npend && !live; j++)
-                live = fs->pend[j].type == PT_L1 && (fs->pend[j].flags & PF_UNC) &&
-                       fs->pend[j].key == t.key && fs->pend[j].ppn == ppn;
-            if (!live && sfs_lookup(fs, t.key, 0, &cur) == 0)
-                live = cur == ppn;
-        } else if (t.kind == TK_MAP1) {
-            live = sfs_l1_locate(fs, t.key, &cur) == 0 && cur == ppn &&
-                   !sfs_kill_covers_l1(fs, t.key);
-        } else if (t.kind == TK_MAP2) {
-            live = t.key < fs->n_l2 && fs->root[t.key] == ppn;
-        }
-        n += live != 0;
-    }
-    return (int)n;
-}
 
 int main(void)
 {
@@ -228,10 +203,8 @@ int main(void)
         CHECK_EQ(rc2, 0);
     }
     for (b = 0; b < T.fs.nblocks; b++) {
-        int want = T.fs.blk[b] <= T.fs.P ? T.fs.blk[b]
-                 : b == T.fs.head_block ? (int)T.fs.head_count
-                 : b == T.fs.gh_block ? (int)T.fs.gh_count : -1;
-        if (want >= 0 && recount(b) != want)
+        int want = fs_counted_unit(&T.fs, b);
+        if (want >= 0 && fs_recount_unit(&T.fs, b) != want)
             bad++;
     }
     CHECK_EQ(bad, 0);

@@ -12,6 +12,7 @@
 #include "fs_testdev.h"
 #include "host/fs_bound.h"
 #include "fs/fs_internal.h"
+#include "fs_recount.h"
 
 static uint64_t rng = 88172645463325252ull;
 static uint32_t rn(uint32_t n)
@@ -25,36 +26,6 @@ static uint32_t rn(uint32_t n)
 static tdev T;
 static uint32_t last_op;
 
-/* Live sectors of unit b, found by examining every sector as garbage
- * collection does (map lookups), independently of the counts the file
- * system keeps. */
-static int recount(uint32_t b)
-{
-    steadyfs *fs = &T.fs;
-    uint32_t i, j, n = 0, cur, ppn;
-    sfs_tag t;
-    for (i = 0; i < fs->P; i++) {
-        int live = 0;
-        ppn = b * fs->P + i;
-        if (sfs_rd_tag(fs, ppn, &t) < 0)
-            continue;
-        if (t.kind == TK_DATA) {
-            for (j = 0; j < fs->npend && !live; j++)
-                live = fs->pend[j].type == PT_L1 && (fs->pend[j].flags & PF_UNC) &&
-                       fs->pend[j].key == t.key && fs->pend[j].ppn == ppn;
-            if (!live && sfs_lookup(fs, t.key, 0, &cur) == 0)
-                live = cur == ppn;
-        } else if (t.kind == TK_MAP1) {
-            live = sfs_l1_locate(fs, t.key, &cur) == 0 && cur == ppn &&
-                   !sfs_kill_covers_l1(fs, t.key);
-        } else if (t.kind == TK_MAP2) {
-            live = t.key < fs->n_l2 && fs->root[t.key] == ppn;
-        }
-        n += live != 0;
-    }
-    return (int)n;
-}
-
 /* Every unit's live count equals its recount (a count that drifts low
  * frees a unit that still holds data).  Returns 0 on a mismatch. */
 static int counts_ok(const char *when, uint64_t i)
@@ -64,13 +35,11 @@ static int counts_ok(const char *when, uint64_t i)
     if (!T.fs.mounted || T.fs.dead)
         return 1;
     for (b = 0; b < T.fs.nblocks; b++) {
-        int want = T.fs.blk[b] <= T.fs.P ? T.fs.blk[b]
-                 : b == T.fs.head_block ? (int)T.fs.head_count
-                 : b == T.fs.gh_block ? (int)T.fs.gh_count : -1;
+        int want = fs_counted_unit(&T.fs, b);
         int got;
         if (want < 0)
             continue;
-        got = recount(b);
+        got = fs_recount_unit(&T.fs, b);
         if (got != want) {
             fprintf(stderr, "%s: %s, call %llu (op %u): unit %u counted %d live, holds %d\n",
                     T.dev.prof->name, when, (unsigned long long)i, last_op, b, want, got);

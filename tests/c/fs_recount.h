@@ -1,0 +1,45 @@
+/* Test helper: a unit's live sectors recounted from the media the way
+ * garbage collection judges them (map lookups), independently of the
+ * counts the file system keeps.  Header-only (static), for tests that look
+ * inside the core (src/fs/fs_internal.h). */
+#ifndef STEADYFS_TEST_FS_RECOUNT_H
+#define STEADYFS_TEST_FS_RECOUNT_H
+
+#include "fs/fs_internal.h"
+
+static inline int fs_recount_unit(steadyfs *fs, uint32_t b)
+{
+    uint32_t i, j, n = 0, cur, ppn;
+    sfs_tag t;
+    for (i = 0; i < fs->P; i++) {
+        int live = 0;
+        ppn = b * fs->P + i;
+        if (sfs_rd_tag(fs, ppn, &t) < 0)
+            continue;
+        if (t.kind == TK_DATA) {
+            for (j = 0; j < fs->npend && !live; j++)
+                live = fs->pend[j].type == PT_L1 && (fs->pend[j].flags & PF_UNC) &&
+                       fs->pend[j].key == t.key && fs->pend[j].ppn == ppn;
+            if (!live && sfs_lookup(fs, t.key, 0, &cur) == 0)
+                live = cur == ppn;
+        } else if (t.kind == TK_MAP1) {
+            live = sfs_l1_locate(fs, t.key, &cur) == 0 && cur == ppn &&
+                   !sfs_kill_covers_l1(fs, t.key);
+        } else if (t.kind == TK_MAP2) {
+            live = t.key < fs->n_l2 && fs->root[t.key] == ppn;
+        }
+        n += live != 0;
+    }
+    return (int)n;
+}
+
+/* The count the file system keeps for unit b (closed units and the two
+ * heads), or -1 for a unit that holds nothing countable. */
+static inline int fs_counted_unit(const steadyfs *fs, uint32_t b)
+{
+    return fs->blk[b] <= fs->P ? fs->blk[b]
+         : b == fs->head_block ? (int)fs->head_count
+         : b == fs->gh_block ? (int)fs->gh_count : -1;
+}
+
+#endif
