@@ -219,6 +219,15 @@ typedef struct steadyfs {
     struct sfs_open *open;
     uint8_t *ibm;
     uint8_t *buf;
+#ifdef STEADYFS_CHECK_BUDGET
+    /* Test builds only (DESIGN.md §7): the running call's budget from
+     * steadyfs_bound and what it has spent (reads, programs, erases); a
+     * call that overspends stops the test.  chk_call < 0: nothing armed,
+     * or the call met a device fault (whose handling is outside the bound). */
+    int32_t chk_call;
+    uint32_t chk_limit[3], chk_used[3];
+    uint64_t chk_n;
+#endif
 } steadyfs;
 
 typedef struct steadyfs_stat {

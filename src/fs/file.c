@@ -181,6 +181,8 @@ int steadyfs_close(steadyfs *fs, int fd)
     struct sfs_open *o;
     uint32_t i;
     int rc = sfs_begin(fs, 2);
+    if (!rc)
+        sfs_budget_arm(fs, STEADYFS_CALL_CLOSE, 0);
     if (rc)
         return rc;
     o = handle(fs, fd, STEADYFS_TYPE_FILE);
@@ -211,13 +213,15 @@ int steadyfs_close(steadyfs *fs, int fd)
     return sfs_end(fs, rc);
 }
 
-int32_t steadyfs_read(steadyfs *fs, int fd, void *buf, uint32_t len)
+static int32_t read_call(steadyfs *fs, int fd, void *buf, uint32_t len)
 {
     struct sfs_open *o, *p;
     uint8_t *dst = buf;
     uint32_t done = 0, n, off, ppn;
     sfs_tag t;
     int rc = sfs_begin(fs, 0);
+    if (!rc)
+        sfs_budget_arm(fs, STEADYFS_CALL_READ, len);
     if (rc)
         return rc;
     fs->erase_budget = 0;
@@ -250,6 +254,13 @@ int32_t steadyfs_read(steadyfs *fs, int fd, void *buf, uint32_t len)
     return (int32_t)done;
 }
 
+int32_t steadyfs_read(steadyfs *fs, int fd, void *buf, uint32_t len)
+{
+    int32_t rc = read_call(fs, fd, buf, len);
+    sfs_budget_end(fs);
+    return rc;
+}
+
 int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
 {
     struct sfs_open *o, *p;
@@ -264,6 +275,8 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
     o = handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o || (o->acc & STEADYFS_O_ACCMODE) == STEADYFS_O_RDONLY)
         return sfs_end(fs, STEADYFS_EBADF);
+    sfs_budget_arm(fs, o->acc & SFS_ACC_DSYNC ? STEADYFS_CALL_WRITE_SYNC : STEADYFS_CALL_WRITE,
+                   len);
     p = sfs_primary(fs, o->ino);
     if (o->acc & SFS_ACC_APPEND)
         o->pos = p->size;
@@ -376,6 +389,8 @@ int steadyfs_truncate(steadyfs *fs, int fd, uint64_t size)
 {
     struct sfs_open *o, *p;
     int rc = sfs_begin(fs, 2);
+    if (!rc)
+        sfs_budget_arm(fs, STEADYFS_CALL_TRUNCATE, 0);
     if (rc)
         return rc;
     o = handle(fs, fd, STEADYFS_TYPE_FILE);
@@ -397,6 +412,8 @@ int steadyfs_sync(steadyfs *fs, int fd)
 {
     struct sfs_open *o;
     int rc = sfs_begin(fs, 2);
+    if (!rc)
+        sfs_budget_arm(fs, STEADYFS_CALL_SYNC, 0);
     if (rc)
         return rc;
     o = handle(fs, fd, STEADYFS_TYPE_FILE);

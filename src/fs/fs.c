@@ -31,6 +31,7 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     if (!fs || !cfg || !cfg->bd || !cfg->bd->ops)
         return STEADYFS_EINVAL;
     memset(fs, 0, sizeof *fs);
+    sfs_budget_void(fs);
     sfs_cache_drop(fs);
     fs->cfg = *cfg;
     g = &cfg->bd->geo;
@@ -251,9 +252,11 @@ int steadyfs_mount(steadyfs *fs, const steadyfs_config *cfg)
         return rc;
     if (!cfg->work)
         return STEADYFS_EINVAL;
+    sfs_budget_arm(fs, STEADYFS_CALL_MOUNT, 0);
     rc = find_anchors(fs);
     if (!rc)
         rc = sfs_ckpt_mount(fs);
+    sfs_budget_check(fs);
     if (rc) {
         fs->mounted = 0;
         return rc == STEADYFS_EINVAL ? rc : (rc == STEADYFS_EIO ? rc : STEADYFS_ECORRUPT);

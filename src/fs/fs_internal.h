@@ -166,6 +166,37 @@ int sfs_begin(steadyfs *fs, int modify);         /* API call prologue: 0 reads, 
                                                     2 commits, 4 removes (reserves, §6) */
 int sfs_end(steadyfs *fs, int rc);               /* API call epilogue */
 
+/* budget.c: in test builds (STEADYFS_CHECK_BUDGET) every call spends
+ * against the budget steadyfs_bound states for it (DESIGN.md §7, issue 12
+ * item 4); elsewhere these cost nothing. */
+enum { SFS_SPEND_READ, SFS_SPEND_PROG, SFS_SPEND_ERASE };
+#ifdef STEADYFS_CHECK_BUDGET
+void sfs_budget_arm(steadyfs *fs, steadyfs_call call, uint64_t n);
+void sfs_budget_spend(steadyfs *fs, uint32_t what, uint32_t n);
+void sfs_budget_void(steadyfs *fs);
+void sfs_budget_check(steadyfs *fs);
+/* After a call that does not end in sfs_end (the read-only ones). */
+static inline void sfs_budget_end(steadyfs *fs)
+{
+    if (fs && fs->mounted)
+        sfs_budget_check(fs);
+}
+#else
+static inline void sfs_budget_arm(steadyfs *fs, steadyfs_call call, uint64_t n)
+{
+    (void)fs; (void)call; (void)n;
+}
+static inline void sfs_budget_spend(steadyfs *fs, uint32_t what, uint32_t n)
+{
+    (void)fs; (void)what; (void)n;
+}
+static inline void sfs_budget_void(steadyfs *fs) { (void)fs; }
+static inline void sfs_budget_check(steadyfs *fs) { (void)fs; }
+static inline void sfs_budget_end(steadyfs *fs) { (void)fs; }
+#endif
+/* Path components of an absolute path: the depth argument of path calls. */
+uint32_t sfs_path_depth(const char *path);
+
 /* map.c: the map, pending changes, transactions. */
 struct sfs_pend *sfs_pend_find(steadyfs *fs, uint8_t type, uint32_t key, int unc);
 void sfs_pend_del(steadyfs *fs, struct sfs_pend *p);
