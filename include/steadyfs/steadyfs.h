@@ -359,6 +359,19 @@ typedef struct steadyfs_cost {
  * formatted with `cfg` on `geo`.  Returns 0 or STEADYFS_EINVAL. */
 int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs_call call,
                    uint64_t n, steadyfs_cost *out);
+/* Rate guarantee (a rate-latency service curve) for a stream of records:
+ * any n consecutive write + sync calls (or O_DSYNC writes) of record_size
+ * bytes each, on a file system formatted with `cfg` on `geo`, perform at
+ * most n * per_record + burst device operations, whatever came before them
+ * and whatever the fill level (up to the format's fill limit).  Priced in
+ * a timing mode (host: steady_fs_guarantee_ns), n * c + d bounds the time of
+ * the n calls, and `steady plan` turns (c, d) into the RAM that absorbs an
+ * input rate (docs/DESIGN.md §7).  Today per_record is the call's own
+ * worst case and burst is 0: the collection's induced map merges and its
+ * catch-up are not yet paced, so nothing is amortised over a window.
+ * Returns 0 or STEADYFS_EINVAL. */
+int steadyfs_guarantee(const steadyfs_config *cfg, const sbd_geometry *geo, uint32_t record_size,
+                       steadyfs_cost *per_record, steadyfs_cost *burst);
 /* Name of a call kind ("write_sync", ...), NULL past the end. */
 const char *steadyfs_call_name(steadyfs_call call);
 

@@ -344,6 +344,23 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
     return 0;
 }
 
+int steadyfs_guarantee(const steadyfs_config *cfg, const sbd_geometry *geo, uint32_t record_size,
+                       steadyfs_cost *per_record, steadyfs_cost *burst)
+{
+    int rc;
+    if (!per_record || !burst || !record_size)
+        return STEADYFS_EINVAL;
+    /* The write_sync bound holds in every reachable state, so n calls in a
+     * row cost at most n times it.  A tighter c needs the work of a window
+     * amortised: map merges are at most three programs per entry created
+     * and catch-up collection at most once per host-head move, but copies
+     * can induce merges faster than collection frees space (DESIGN.md §10),
+     * so no window total below n times the per-call worst is proven yet. */
+    rc = steadyfs_bound(cfg, geo, STEADYFS_CALL_WRITE_SYNC, record_size, per_record);
+    memset(burst, 0, sizeof *burst);
+    return rc;
+}
+
 const char *steadyfs_call_name(steadyfs_call call)
 {
     /* one string, names separated by NUL: no table of pointers */
