@@ -176,7 +176,7 @@ typedef struct steadyfs_config {
     void *sector_buf;         /* sector_size bytes */
     uint16_t open_max;        /* open files + directories (default 4) */
     uint16_t pending_max;     /* pending map changes K (default 32, >= 8) */
-    uint16_t replay_max;      /* sectors between checkpoints R (default 16) */
+    uint16_t replay_max;      /* sectors between checkpoints R (default 22) */
     uint16_t max_inodes;      /* (format) files + directories, root included (512) */
     uint16_t fill_permille;   /* (format) live data limit, per mille of the
                                  sectors outside the reserve (default 750) */

@@ -242,7 +242,8 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
             lg++;
         rds(&m, &a, 2 + lg + 1);          /* anchors, binary search */
         rd(&m, &a, 2 * 2);                /* newest valid checkpoint, one back; both anchors */
-        rds(&m, &a, m.R * 4 + 2);         /* replay: a tag at each head, commit lookups */
+        rds(&m, &a, m.R * 3 + 2);         /* replay: a tag per sector (+ one per head at
+                                             the end), commit lookups */
         rds(&m, &a, 1 + 2 + 2);           /* at most one kill since a checkpoint */
         rd(&m, &a, m.nl);
         rds(&m, &a, 2 * 4);               /* aborted creates: at most one namespace */
