@@ -203,7 +203,6 @@ typedef struct steadyfs {
     uint64_t seq, anchor_seq;
     uint32_t n_data, n_copy, n_map, n_ckpt, n_erase, n_victim, n_emerg; /* statistics */
     uint8_t mounted, dead, need_ckpt, erase_budget, in_gc, to_gh, rm;
-    uint8_t killed;   /* a kill was logged since the last checkpoint */
     /* Read savers (src/fs/cache.c), exact or empty, never a guess:
      * buf_ppn: the sector whose payload buf holds as read or programmed
      * since the last write to buf or the device (SFS_NONE: none);

@@ -103,7 +103,7 @@ static acc commit(const model *m)
 
 /* A kill (unlink, shrink): the inode's L1 run and every L1 sector of it,
  * its dense pages' lookups, the two entries more it needs, and the
- * checkpoint a kill after another kill first writes (sfs_one_kill). */
+ * checkpoint that commits it (sfs_commit_kill). */
 static acc kill(const model *m)
 {
     acc a = {{0, 0, 0, 0, 0, 0}}, f = free_one(m);
@@ -244,8 +244,7 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
         rd(&m, &a, 2 * 2);                /* newest valid checkpoint, one back; both anchors */
         rds(&m, &a, m.R * 3 + 2);         /* replay: a tag per sector (+ one per head at
                                              the end), commit lookups */
-        rds(&m, &a, 1 + 2 + 2);           /* at most one kill since a checkpoint */
-        rd(&m, &a, m.nl);
+        /* no kill: kills are committed by a checkpoint (sfs_commit_kill) */
         rds(&m, &a, 2 * 4);               /* aborted creates: at most one namespace */
         rd(&m, &a, 4 + 2 * 2);            /* transaction's inodes; where each head resumes */
         break;

@@ -13,7 +13,8 @@
 #include "fs/fs_internal.h"
 
 #define CKPT_MAGIC 0x31434653u   /* "SFC1" */
-#define CKPT_VERSION 2u          /* 2: size entries, TF_SIZE commits (SPEC §7) */
+#define CKPT_VERSION 3u          /* 2: size entries, TF_SIZE commits; 3: kills committed
+                                    by a checkpoint, none in the log (SPEC §7) */
 #define CKPT_HDR 128u
 
 static void pend_pack(uint8_t *p, const struct sfs_pend *e)
@@ -198,7 +199,6 @@ int sfs_ckpt_write(steadyfs *fs)
         fs->n_ckpt++;
         fs->call_ops++;   /* a call with a checkpoint is not light (sfs_end) */
         fs->need_ckpt = 0;
-        fs->killed = 0;
         fs->since_ckpt = 0;
         /* blocks emptied before this checkpoint may now be erased: no
          * replay from it can need their old contents */

@@ -99,20 +99,18 @@ static void committed(struct sfs_open *p)
     p->dirty = 0;
 }
 
-/* Write the inode sector with COMMIT (and KILL from `kill_pg` if not
- * SFS_NONE). */
+/* Write the inode sector with COMMIT; or, with a kill of the pages from
+ * `kill_pg` on (a shrink), without, and commit by a checkpoint
+ * (sfs_commit_kill). */
 static int commit_sector(steadyfs *fs, struct sfs_open *p, uint32_t kill_pg)
 {
     sfs_inode in;
-    uint8_t flags = TF_COMMIT;
+    uint8_t flags = kill_pg == SFS_NONE ? TF_COMMIT : 0;
     uint32_t ppn;
     int rc;
-    if (kill_pg != SFS_NONE)
-        flags |= TF_KILL;
     rc = sfs_gc_pace(fs);
     if (rc)
         return rc;
-    sfs_one_kill(fs, flags);
     do {
         rc = sfs_prep(fs, p->ino);
         if (rc)
@@ -123,9 +121,10 @@ static int commit_sector(steadyfs *fs, struct sfs_open *p, uint32_t kill_pg)
         in.parent = 0;
         in.size = p->size;
         sfs_inode_pack(fs, fs->buf, &in);
-        rc = sfs_write_lpn(fs, p->ino, (uint16_t)p->ino, &p->txn, flags,
-                           kill_pg == SFS_NONE ? 0 : kill_pg, p->ino_ppn, &ppn);
+        rc = sfs_write_lpn(fs, p->ino, (uint16_t)p->ino, &p->txn, flags, 0, p->ino_ppn, &ppn);
     } while (rc == SFS_RETRY);
+    if (!rc && kill_pg != SFS_NONE)
+        rc = sfs_commit_kill(fs, (uint16_t)p->ino, p->txn, p->ino, kill_pg, 0);
     if (rc)
         return rc;
     p->ino_ppn = ppn;

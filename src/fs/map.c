@@ -398,8 +398,6 @@ int sfs_apply_data(steadyfs *fs, const sfs_tag *t, uint32_t ppn, uint32_t old_hi
         drop_size(fs, t->key);
     if (!rc && (t->flags & TF_SIZE))
         rc = sfs_apply_size(fs, t->owner, t->aux);
-    else if (!rc && (t->flags & TF_KILL))
-        rc = sfs_apply_kill(fs, t->key, t->aux, (t->flags & TF_KILLALL) != 0);
     return rc;
 }
 
@@ -676,25 +674,26 @@ int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uin
     if (rc)
         return rc;
     rc = sfs_apply_data(fs, &t, ppn, old_hint);
-    if (!rc && (flags & TF_COMMIT) && (flags & TF_KILL)) {
-        fs->killed = 1;
-        /* a kill adds up to three entries: the call that made it pays
-         * for the room, so every call starts with the same slack */
-        rc = sfs_make_room(fs, 4);
-    }
     if (ppn_out)
         *ppn_out = ppn;
     return rc;
 }
 
-/* At most one kill between two checkpoints, so that mount replays at most
- * one (its bound counts one, DESIGN.md §5): a second kill first has the
- * reserve write a checkpoint.  Kills are rare (unlink, truncate, rename
- * over a file), so this costs a log rotation nothing. */
-void sfs_one_kill(steadyfs *fs, uint8_t flags)
+int sfs_commit_kill(steadyfs *fs, uint16_t owner, uint32_t txn, uint32_t ino, uint32_t from,
+                    int all)
 {
-    if ((flags & TF_KILL) && fs->killed)
-        fs->need_ckpt = 1;
+    /* a kill adds up to three entries: the call that made it pays for the
+     * room first, so every call starts with the same slack */
+    int rc = sfs_make_room(fs, 4);
+    if (!rc)
+        rc = sfs_apply_commit(fs, owner, txn);
+    if (!rc && owner != OWNER_NS)
+        drop_size(fs, ino);   /* its inode sector, in the transaction, has the size */
+    if (!rc)
+        rc = sfs_apply_kill(fs, ino, from, all);
+    if (!rc)
+        rc = sfs_ckpt_write(fs);
+    return rc;
 }
 
 /* Before a data sector of inode ino is built in fs->buf: merge a pending

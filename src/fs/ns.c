@@ -89,7 +89,6 @@ static int busy(steadyfs *fs, uint32_t ino)
 static int ns_inode(steadyfs *fs, const sfs_inode *in, uint32_t *txn, uint8_t flags)
 {
     int rc;
-    sfs_one_kill(fs, flags);
     do {
         rc = sfs_prep(fs, in->ino);
         if (rc)
@@ -222,7 +221,6 @@ static int remove_name(steadyfs *fs, const char *path, int want_dir)
     uint32_t parent, nlen, ino, txn = 0;
     const char *name;
     uint8_t type;
-    sfs_inode in;
     int rc = sfs_begin(fs, 4);
     if (!rc)
         sfs_budget_arm(fs, want_dir ? STEADYFS_CALL_RMDIR : STEADYFS_CALL_UNLINK, sfs_path_depth(path));
@@ -251,11 +249,10 @@ static int remove_name(steadyfs *fs, const char *path, int want_dir)
     }
     if (!rc)
         rc = sfs_dir_remove2(fs, parent, name, nlen, &txn, 0);
-    if (!rc) {
-        memset(&in, 0, sizeof in);
-        in.ino = ino;
-        rc = ns_inode(fs, &in, &txn, TF_COMMIT | TF_KILL | TF_KILLALL);
-    }
+    /* the bucket sector is the whole transaction: a checkpoint commits it
+     * with the inode's kill (no tombstone sector) */
+    if (!rc)
+        rc = sfs_commit_kill(fs, OWNER_NS, txn, ino, 0, 1);
     if (rc && txn)
         rc = ns_fail(fs, txn, rc);
     return ns_end(fs, rc);
@@ -343,11 +340,8 @@ int steadyfs_rename(steadyfs *fs, const char *from, const char *to)
             rc = ns_inode(fs, &in, &txn, di ? 0 : TF_COMMIT);
         }
     }
-    if (!rc && di) {
-        memset(&in, 0, sizeof in);
-        in.ino = di;
-        rc = ns_inode(fs, &in, &txn, TF_COMMIT | TF_KILL | TF_KILLALL);
-    }
+    if (!rc && di)
+        rc = sfs_commit_kill(fs, OWNER_NS, txn, di, 0, 1);   /* the replaced inode dies */
     if (rc && txn)
         rc = ns_fail(fs, txn, rc);
     return ns_end(fs, rc);
