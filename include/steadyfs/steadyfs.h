@@ -190,28 +190,52 @@ typedef struct steadyfs_config {
 /* The context.  Fields are private; only sizeof matters to callers. */
 typedef struct steadyfs {
     steadyfs_config cfg;
-    uint32_t sector_size, payload, tag_inline, P, nblocks, dev_per_block;
-    uint32_t e1, n_l1, n_l2, fbits, vol, usable;
-    uint32_t live, live_max, s_gc, txn_max, gc_low, drift;
-    uint32_t head_block, head_idx, head_count;
-    uint32_t gh_block, gh_idx, gh_count;   /* collection head (copies) */
-    uint32_t gc_victim, gc_idx, gc_c0, wl_victim, wl_idx, wl_next, wl_tick, wl_cursor;
-    uint32_t alloc_cursor, victims, ino_cursor;
-    uint32_t anchor[2], anchor_cur, anchor_next_idx, anchor_dirty_other;
-    uint32_t since_ckpt, epoch, retire[4], call_ops, erase_credit, gc_busy;
-    uint32_t npend, uncommitted, nqueued, nfree, nlimbo;
-    uint64_t seq, anchor_seq;
-    uint32_t n_data, n_copy, n_map, n_ckpt, n_erase, n_victim, n_emerg; /* statistics */
-    uint8_t mounted, dead, need_ckpt, erase_budget, in_gc, to_gh, rm;
+    /* Geometry, derived from the configuration at format and mount. */
+    struct {
+        uint32_t sector_size, payload, tag_inline, P, nblocks, dev_per_block;
+        uint32_t e1, n_l1, n_l2, fbits, vol, usable, txn_max;
+    } geo;
+    /* The log: the host head, the collection head (copies), sequence
+     * numbers, checkpoint and erase-ahead state, the erased-unit queue. */
+    struct {
+        uint64_t seq;
+        uint32_t head_block, head_idx, head_count;
+        uint32_t gh_block, gh_idx, gh_count;
+        uint32_t since_ckpt, call_ops, erase_credit, alloc_cursor;
+        uint32_t nqueued, nfree, nlimbo;
+        uint8_t need_ckpt, erase_budget, to_gh;
+    } log;
+    /* Collection: the greedy victim and its pace, static wear levelling,
+     * units to evacuate (grown bad or near the ECC limit). */
+    struct {
+        uint32_t victim, idx, c0, s, low, drift, victims;
+        uint32_t wl_victim, wl_idx, wl_next, wl_tick, wl_cursor;
+        uint32_t retire[4];
+        uint8_t active, busy;   /* busy: calls left without erase-ahead (sfs_end) */
+    } gc;
+    /* The two anchor units that hold checkpoints. */
+    struct {
+        uint32_t unit[2], cur, next_idx, dirty_other, epoch;
+        uint64_t seq;
+    } anchor;
+    uint32_t live, live_max;
+    uint32_t npend, uncommitted, ino_cursor;
+    /* Counters since mount (statistics; nothing depends on them). */
+    struct {
+        uint32_t data, copy, map, ckpt, erase, victim, catch_up;
+    } stats;
+    uint8_t mounted, dead, rm;
     /* Read savers (src/fs/cache.c), exact or empty, never a guess:
      * buf_ppn: the sector whose payload buf holds as read or programmed
      * since the last write to buf or the device (SFS_NONE: none);
      * xc: runs of 4 map words read from media (L1 words of logical pages,
      * L2 words of L1 sectors) since the last map-sector write; dc: the
      * last directory found as a path component (name <= 14 bytes). */
-    uint32_t buf_ppn, xc_key[4], xc_val[4][4], dc_dir, dc_ino;
-    uint8_t xc_next, dc_len;
-    char dc_name[14];
+    struct {
+        uint32_t buf_ppn, xc_key[4], xc_val[4][4], dc_dir, dc_ino;
+        uint8_t xc_next, dc_len;
+        char dc_name[14];
+    } cache;
     uint8_t *blk;
     uint32_t *root;
     struct sfs_pend *pend;

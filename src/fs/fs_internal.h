@@ -124,10 +124,10 @@ static inline uint64_t sfs_get64(const uint8_t *p)
     return (uint64_t)sfs_get32(p) | (uint64_t)sfs_get32(p + 4) << 32;
 }
 
-static inline uint32_t sfs_blk(const steadyfs *fs, uint32_t ppn) { return ppn / fs->P; }
+static inline uint32_t sfs_blk(const steadyfs *fs, uint32_t ppn) { return ppn / fs->geo.P; }
 static inline uint32_t sfs_lpn(const steadyfs *fs, uint32_t ino, uint32_t pg)
 {
-    return ino << fs->fbits | pg;
+    return ino << fs->geo.fbits | pg;
 }
 /* Logical page of data page i of inode ino.  The range of the unused inode
  * 0 is a dense table: inode sectors at [0, max_inodes) and every file's

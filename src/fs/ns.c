@@ -125,7 +125,7 @@ static int room_for_ns(steadyfs *fs)
 static int ns_end(steadyfs *fs, int rc)
 {
     if (rc >= 0)
-        fs->gc_busy = 5;
+        fs->gc.busy = 5;
     return sfs_end(fs, rc);
 }
 
@@ -144,7 +144,7 @@ static int create(steadyfs *fs, uint32_t parent, const char *name, uint32_t len,
     if (rc)
         return ns_fail(fs, txn, rc);
     in.ino = ino;
-    in.gen = (uint32_t)fs->seq;
+    in.gen = (uint32_t)fs->log.seq;
     in.type = type;
     in.parent = parent;
     in.size = 0;

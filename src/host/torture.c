@@ -63,8 +63,8 @@ typedef struct tctx {
 /* The file system's counters restart at each mount: keep their sums. */
 static void keep_stats(tctx *t)
 {
-    t->emerg += t->fs.n_emerg;
-    t->victims += t->fs.n_victim;
+    t->emerg += t->fs.stats.catch_up;
+    t->victims += t->fs.stats.victim;
 }
 
 static uint64_t rnd(tctx *t)
@@ -704,13 +704,13 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
         }
         if (rc == STEADYFS_ENOSPC)
             fprintf(out, "ENOSPC: live %u of %u sectors, free blocks q%u f%u l%u, pending %u\n",
-                    t->fs.live, t->fs.live_max, t->fs.nqueued, t->fs.nfree, t->fs.nlimbo, t->fs.npend);
+                    t->fs.live, t->fs.live_max, t->fs.log.nqueued, t->fs.log.nfree, t->fs.log.nlimbo, t->fs.npend);
         if (rc == STEADYFS_ENOSPC && o->verbose) {
             uint32_t b;
-            for (b = 0; b < t->fs.nblocks; b++)
+            for (b = 0; b < t->fs.geo.nblocks; b++)
                 fprintf(out, "%u ", t->fs.blk[b]);
-            fprintf(out, "\nhead %u/%u victim %u idx %u in_gc %u\n", t->fs.head_block, t->fs.head_idx,
-                    t->fs.gc_victim, t->fs.gc_idx, t->fs.in_gc);
+            fprintf(out, "\nhead %u/%u victim %u idx %u in_gc %u\n", t->fs.log.head_block, t->fs.log.head_idx,
+                    t->fs.gc.victim, t->fs.gc.idx, t->fs.gc.active);
         }
         if (rc == STEADYFS_ENOSPC && ok && t->fs.live + 24u >= t->fs.live_max) {
             /* grown bad units took the capacity (the live limit shrinks
@@ -727,7 +727,7 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
         }
         t->cur = rc == 0 ? t->post : t->pre;
         if (o->verbose)
-            fprintf(out, "op %llu %s rc %d pool %u+%u+%u head %u/%u victim %u/%u live %u\n", (unsigned long long)t->op, what, rc, t->fs.nqueued, t->fs.nfree, t->fs.nlimbo, t->fs.head_block, t->fs.head_idx, t->fs.gc_victim, t->fs.gc_idx, t->fs.live);
+            fprintf(out, "op %llu %s rc %d pool %u+%u+%u head %u/%u victim %u/%u live %u\n", (unsigned long long)t->op, what, rc, t->fs.log.nqueued, t->fs.log.nfree, t->fs.log.nlimbo, t->fs.log.head_block, t->fs.log.head_idx, t->fs.gc.victim, t->fs.gc.idx, t->fs.live);
     }
     if (!r->failures) {
         /* final: everything synced must be there after a clean remount */

@@ -247,7 +247,7 @@ int main(void)
             rc2 = 0;
         CHECK_EQ(rc2, 0);
     }
-    for (b = 0; b < T.fs.nblocks; b++) {
+    for (b = 0; b < T.fs.geo.nblocks; b++) {
         int want = fs_counted_unit(&T.fs, b);
         if (want >= 0 && fs_recount_unit(&T.fs, b) != want)
             bad++;
@@ -265,8 +265,8 @@ int main(void)
     printf("adversary: %u writes failed (ENOSPC), %u of them with live data below the limit "
            "(lowest live %u of %u sectors); collection copies %u, map sectors %u, "
            "catch-up collections %u\n", enospc, enospc_low,
-           live_min_enospc == 0xFFFFFFFFu ? 0 : live_min_enospc, T.fs.live_max, T.fs.n_copy,
-           T.fs.n_map, T.fs.n_emerg);
+           live_min_enospc == 0xFFFFFFFFu ? 0 : live_min_enospc, T.fs.live_max, T.fs.stats.copy,
+           T.fs.stats.map, T.fs.stats.catch_up);
     CHECK_EQ(steadyfs_unmount(&T.fs), 0);
     tdev_close(&T);
     return check_done("test_fs_adversary");

@@ -34,7 +34,7 @@ static int counts_ok(const char *when, uint64_t i)
     int bad = 0;
     if (!T.fs.mounted || T.fs.dead)
         return 1;
-    for (b = 0; b < T.fs.nblocks; b++) {
+    for (b = 0; b < T.fs.geo.nblocks; b++) {
         int want = fs_counted_unit(&T.fs, b);
         int got;
         if (want < 0)
@@ -164,7 +164,7 @@ static void run(const char *profile, uint32_t blocks, uint64_t ncalls, uint32_t 
         if (T.fs.dead) {
             /* power cut: on again, mount (checked), handles are gone */
             cuts++;
-            emerg += T.fs.n_emerg;
+            emerg += T.fs.stats.catch_up;
             sim_power_restore(&T.dev);
             arm(0);
             t0 = T.dev.now_ns;
@@ -269,7 +269,7 @@ static void run(const char *profile, uint32_t blocks, uint64_t ncalls, uint32_t 
             t0 = T.dev.now_ns;
             rc = steadyfs_unmount(&T.fs);
             check_call(STEADYFS_CALL_UNMOUNT, 0, t0, rc);
-            emerg += T.fs.n_emerg;
+            emerg += T.fs.stats.catch_up;
             t0 = T.dev.now_ns;
             rc = steadyfs_mount(&T.fs, &T.cfg);
             check_call(STEADYFS_CALL_MOUNT, 0, t0, rc);
@@ -279,7 +279,7 @@ static void run(const char *profile, uint32_t blocks, uint64_t ncalls, uint32_t 
     }
     printf("%s%s: %llu calls, %llu power cuts, %u catch-up collections; per call kind, the "
            "call closest to its own bound: measured/bound (ms, worst timing):", profile, fill_permille ? " (filled)" : "",
-           (unsigned long long)calls, (unsigned long long)cuts, emerg + T.fs.n_emerg);
+           (unsigned long long)calls, (unsigned long long)cuts, emerg + T.fs.stats.catch_up);
     for (k = 0; k < STEADYFS_CALL_COUNT; k++)
         if (top_b[k]) {
             printf(" %s %.2f/%.2f", steadyfs_call_name((steadyfs_call)k), top_dt[k] / 1e6,
