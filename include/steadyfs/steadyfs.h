@@ -26,15 +26,15 @@
  * area of steadyfs_work_size(cfg) bytes:
  *
  *   work = 48 * open_max                   open files and directories
- *        + 20 * pending_max                pending map changes
+ *        + 16 * pending_max                pending map changes
  *        + 4 * n_l2                        map roots
  *        + nblocks (rounded up to 4)       block table: 1 byte per erase unit
  *        + ceil(max_inodes / 8) (to 4)     inode allocation bitmap
  *   n_l2 = ceil(ceil(max_inodes * 2^file_pages_log2 / E) / E),
  *   E    = largest power of two <= sector payload / 4 (512 on NAND).
  *   The default max_inodes is the largest power of two <= 1024 whose
- *   checkpoint (128 + nblocks + 4 n_l2 + 20 pending_max + max_inodes/8
- *   bytes) fits one sector payload: 256 on a full mt29f1g01.
+ *   checkpoint (128 + nblocks + 4 n_l2 + 16 pending_max + max_inodes/8
+ *   bytes) fits one sector payload: 512 on a full mt29f1g01.
  *
  *   sizeof(steadyfs) is fixed (no config term): 440 B on Cortex-M3, of
  *   which 104 B are the read savers (src/fs/cache.c: the sector the buffer

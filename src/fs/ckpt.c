@@ -22,11 +22,10 @@ static void pend_pack(uint8_t *p, const struct sfs_pend *e)
     sfs_put32(p, e->key);
     sfs_put32(p + 4, e->ppn);
     sfs_put32(p + 8, e->txn);
-    sfs_put32(p + 12, e->old);
-    p[16] = (uint8_t)e->owner;
-    p[17] = (uint8_t)(e->owner >> 8);
-    p[18] = e->type;
-    p[19] = e->flags;
+    p[12] = (uint8_t)e->owner;
+    p[13] = (uint8_t)(e->owner >> 8);
+    p[14] = e->type;
+    p[15] = e->flags;
 }
 
 static void pend_unpack(const uint8_t *p, struct sfs_pend *e)
@@ -34,10 +33,9 @@ static void pend_unpack(const uint8_t *p, struct sfs_pend *e)
     e->key = sfs_get32(p);
     e->ppn = sfs_get32(p + 4);
     e->txn = sfs_get32(p + 8);
-    e->old = sfs_get32(p + 12);
-    e->owner = (uint16_t)(p[16] | p[17] << 8);
-    e->type = p[18];
-    e->flags = p[19];
+    e->owner = (uint16_t)(p[12] | p[13] << 8);
+    e->type = p[14];
+    e->flags = p[15];
 }
 
 /* The 32-bit header fields (SPEC §7): byte offset, offset in steadyfs.
@@ -81,7 +79,7 @@ static void serialize(steadyfs *fs, uint8_t *b)
     o += fs->geo.nblocks;
     for (i = 0; i < fs->geo.n_l2; i++, o += 4)
         sfs_put32(b + o, fs->root[i]);
-    for (i = 0; i < fs->npend; i++, o += 20)
+    for (i = 0; i < fs->npend; i++, o += SFS_PEND_SIZE)
         pend_pack(b + o, &fs->pend[i]);
     memcpy(b + o, fs->ibm, nb);
 }
@@ -125,15 +123,14 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
             return STEADYFS_ECORRUPT;
     }
     fs->uncommitted = 0;
-    for (i = 0; i < fs->npend; i++, o += 20) {
+    for (i = 0; i < fs->npend; i++, o += SFS_PEND_SIZE) {
         struct sfs_pend *p = &fs->pend[i];
         pend_unpack(b + o, p);
         /* every key and address indexes RAM tables or the device */
         if (p->type < PT_L1 || p->type > PT_SIZE ||
             p->key >= (p->type == PT_L1 ? fs->geo.n_l1 * fs->geo.e1
                        : p->type == PT_L2 ? fs->geo.n_l1 : fs->cfg.max_inodes) ||
-            (p->type <= PT_L2 && p->ppn != SFS_NONE && p->ppn / fs->geo.P >= fs->geo.nblocks) ||
-            (p->old < SFS_UNKNOWN && p->old / fs->geo.P >= fs->geo.nblocks))
+            (p->type <= PT_L2 && p->ppn != SFS_NONE && p->ppn / fs->geo.P >= fs->geo.nblocks))
             return STEADYFS_ECORRUPT;
         fs->uncommitted += (fs->pend[i].flags & PF_UNC) != 0;
     }

@@ -19,7 +19,7 @@ static uint32_t align4(uint32_t v) { return (v + 3u) & ~3u; }
 static uint32_t ckpt_bytes(const steadyfs *fs, uint32_t mi)
 {
     uint32_t nl1 = (uint32_t)(((uint64_t)mi << fs->geo.fbits) / fs->geo.e1);
-    return 128 + fs->geo.nblocks + 4 * ((nl1 + fs->geo.e1 - 1) / fs->geo.e1) + 20u * fs->cfg.pending_max +
+    return 128 + fs->geo.nblocks + 4 * ((nl1 + fs->geo.e1 - 1) / fs->geo.e1) + SFS_PEND_SIZE * fs->cfg.pending_max +
            (mi + 7u) / 8u;
 }
 

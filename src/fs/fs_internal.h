@@ -58,12 +58,17 @@
                              its inode sector; from a TF_SIZE commit) */
 #define PF_UNC 0x01u      /* uncommitted (belongs to transaction owner/txn) */
 #define PF_KILLALL 0x02u  /* kill: the inode page too */
+#define PF_NEW 0x04u      /* uncommitted L1 of a page with no committed location
+                             (an append): its commit replaces nothing.  Other
+                             uncommitted changes look their old location up at
+                             commit (two small reads, in the bound): keeping it
+                             in every entry cost 4 bytes x K of RAM */
 
+#define SFS_PEND_SIZE 16u  /* bytes of a pending entry in the checkpoint (SPEC §7) */
 struct sfs_pend {
     uint32_t key;
     uint32_t ppn;
     uint32_t txn;
-    uint32_t old;     /* uncommitted L1: committed location it replaces */
     uint16_t owner;
     uint8_t type;
     uint8_t flags;

@@ -55,7 +55,6 @@ static struct sfs_pend *pend_add(steadyfs *fs, uint8_t type, uint32_t key, uint3
     p->type = type;
     p->key = key;
     p->ppn = ppn;
-    p->old = SFS_UNKNOWN;
     p->txn = (uint32_t)fs->log.seq;   /* its age, until a transaction owns it */
     return p;
 }
@@ -138,10 +137,9 @@ int sfs_apply_prog(steadyfs *fs, uint32_t lpn, uint32_t ppn, uint16_t owner, uin
         p = pend_add(fs, PT_L1, lpn, ppn);
         if (!p)
             return STEADYFS_ENOSPC;
-        p->flags = PF_UNC;
+        p->flags = old_hint == SFS_NONE ? PF_UNC | PF_NEW : PF_UNC;
         p->owner = owner;
         p->txn = txn;
-        p->old = old_hint;
         fs->uncommitted++;
     }
     sfs_count_inc(fs, ppn);
@@ -157,19 +155,19 @@ restart:
         struct sfs_pend *p = &fs->pend[i], *c;
         if (p->type != PT_L1 || !(p->flags & PF_UNC) || p->owner != owner || p->txn != txn)
             continue;
-        old = p->old;
-        if (old == SFS_UNKNOWN) {
+        old = SFS_NONE;
+        if (!(p->flags & PF_NEW)) {
             rc = sfs_lookup(fs, p->key, 0, &old);
             if (rc)
                 return rc;
         }
         sfs_count_dec(fs, old);
-        /* other transactions' record of the committed location follows */
+        /* another transaction's change of the same page no longer
+         * replaces nothing: it looks its old location up at its commit */
         for (j = 0; j < fs->npend; j++) {
             struct sfs_pend *q = &fs->pend[j];
-            if (q != p && q->type == PT_L1 && (q->flags & PF_UNC) && q->key == p->key &&
-                q->old == old)
-                q->old = p->ppn;
+            if (q != p && q->type == PT_L1 && (q->flags & PF_UNC) && q->key == p->key)
+                q->flags &= (uint8_t)~PF_NEW;
         }
         if (p->key < fs->cfg.max_inodes) {
             uint32_t ino = p->key;
@@ -179,10 +177,9 @@ restart:
             fs->ibm[ino >> 3] |= (uint8_t)(1u << (ino & 7u));
         }
         c = sfs_pend_find(fs, PT_L1, p->key, 0);   /* p is still uncommitted */
-        p->flags &= (uint8_t)~PF_UNC;
+        p->flags &= (uint8_t)~(PF_UNC | PF_NEW);
         p->owner = 0;
         p->txn = (uint32_t)fs->log.seq;   /* committed entries: their age (make_room) */
-        p->old = SFS_UNKNOWN;
         fs->uncommitted--;
         if (c) {
             sfs_pend_del(fs, c);
