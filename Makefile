@@ -21,9 +21,10 @@ SAN_CFLAGS  := $(CSTD) $(WARN) $(INC) -O1 -g -fsanitize=address,undefined -fno-o
 ARM_CFLAGS  := $(CSTD) $(WARN) $(INC) -mcpu=cortex-m3 -mthumb -Os -ffreestanding \
                -ffunction-sections -fdata-sections
 
-# The freestanding core: block-device models, file system, 9P server.  No
-# libc I/O, no malloc, no OS calls; cross-built for Cortex-M3 to prove it.
-CORE_SRCS := $(sort $(wildcard src/util/*.c src/bd/*.c src/fs/*.c src/p9/*.c src/stub/*.c))
+# The freestanding core: block-device models, file system, 9P server, chip
+# drivers (src/drivers).  No libc I/O, no malloc, no OS calls; cross-built
+# for Cortex-M3 to prove it.
+CORE_SRCS := $(sort $(wildcard src/util/*.c src/bd/*.c src/fs/*.c src/p9/*.c src/stub/*.c src/drivers/*.c))
 # Host-only C: image files, Linux devices, the handle API Python binds to.
 HOST_SRCS := $(sort $(wildcard src/host/*.c))
 TEST_SRCS := $(sort $(wildcard tests/c/test_*.c))
