@@ -32,3 +32,13 @@ for dir in $(printf '%s\n' "$@" | xargs -n1 dirname | sort -u); do
     fi
 done
 row total "$@"
+# The SPI NAND driver's RAM on the target: sizeof(spinand), measured by
+# compiling an array of that size (nm prints its size), + its bad-block map.
+if printf '%s\n' "$@" | grep -q '/src/drivers/spinand\.o$'; then
+    probe=$(mktemp -d)
+    printf '#include "steadyfs/spinand.h"\nchar spinand_probe[sizeof(spinand)];\n' > "$probe/p.c"
+    arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb -Os -std=c11 -Iinclude -fno-common -c "$probe/p.c" -o "$probe/p.o"
+    sz=$(arm-none-eabi-nm -S -t d "$probe/p.o" | awk '$4 == "spinand_probe" {print $2 + 0}')
+    rm -rf "$probe"
+    echo "SPI NAND driver (src/drivers/spinand.c) RAM: sizeof(spinand) = $sz B + bad-block map 4 ceil(blocks/32) B ($((sz + 128)) B for 1024 blocks); no page buffer"
+fi

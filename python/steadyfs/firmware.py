@@ -52,7 +52,11 @@ def build_dir() -> Path:
     return Path(lib).resolve().parent if lib else REPO / "build"
 
 
-def firmware_elf() -> Path:
+def firmware_elf(spinand: bool = False) -> Path:
+    """The firmware ELF; spinand: the FW_SPINAND build (the file system on the
+    SPI NAND driver and the chip model), <build>/firmware-spinand/."""
+    if spinand:
+        return build_dir() / "firmware-spinand" / "steadyfs-fw.elf"
     env = os.environ.get("STEADYFS_FW")
     return Path(env) if env else build_dir() / "firmware" / "steadyfs-fw.elf"
 
