@@ -16,7 +16,7 @@ import argparse
 import json
 import sys
 
-from steadyfs import native
+from steadyfs import native, userprofile
 from steadyfs.fs import CONFIG_KEYS, SteadyFs, SteadyFsError
 from steadyfs.native import Device, DeviceError, NativeLibraryMissing
 
@@ -84,6 +84,10 @@ def checked_ram(device: str, blocks: int, config: dict[str, int],
 
 
 def _run(args: argparse.Namespace) -> int:
+    try:
+        userprofile.apply(args, "mt29f1g01")
+    except userprofile.ProfileFileError as e:
+        return _fail(f"--profile-file {e}")
     cfg = {"open_max": args.open_max}
     flags = {"open_max": "--open-max "}
     if args.open_max < 1:
@@ -94,6 +98,16 @@ def _run(args: argparse.Namespace) -> int:
             return _fail(f"--param {kv!r}: want KEY=NUMBER, KEY one of {', '.join(CONFIG_KEYS)}")
         cfg[k] = int(v)
         flags[k] = f"--param {k}="
+    try:
+        page = next((int(p["geometry"]["page_size"]) for p in native.profiles()
+                     if p["name"] == args.device), 0)
+    except NativeLibraryMissing as e:
+        return _fail(str(e))
+    if page > 2048 and "sector_size" not in cfg:
+        # a sector is a whole number of pages: the 2048-byte default does
+        # not fit a larger page, so such a device takes one page per sector
+        cfg["sector_size"] = page
+        flags["sector_size"] = "--param sector_size="
     try:
         r = checked_ram(args.device, args.blocks, cfg, flags)
     except (RamError, NativeLibraryMissing) as e:
@@ -117,7 +131,8 @@ def _fail(msg: str) -> int:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("ram", help="RAM the file system needs for a device and configuration",
                        description=__doc__)
-    p.add_argument("--device", default="mt29f1g01")
+    p.add_argument("--device", default=None, help="device profile (default mt29f1g01)")
+    userprofile.add_argument(p)
     p.add_argument("--blocks", type=int, default=0, help="device blocks (default: the profile's)")
     p.add_argument("--open-max", type=int, default=1, help="open files (default 1)")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
