@@ -24,8 +24,14 @@
  * ignored (counted in `ignored`).  PROGRAM EXECUTE and BLOCK ERASE without
  * WEL are ignored too (counted), as on the chip.  A transaction whose shape
  * does not fit its opcode (address or dummy length, data direction,
- * unknown opcode or feature, column past the cache) returns SBD_ERR_INVAL
+ * unknown opcode or feature, column past the cache, a row past the device,
+ * an erase row that is not a block's first page -- the chip would ignore
+ * the page bits, a driver sending them has a bug) returns SBD_ERR_INVAL
  * and is counted in `malformed`: the model is a test bench for drivers.
+ * Not modelled: the OTP and parameter-page modes of the configuration
+ * register (its bits are kept as written; the array is always used),
+ * two planes, continuous read, cache read, read/program of the ECC
+ * parity bytes.
  *
  * Spare layout.  The chip's spare area is 2 x spare_size bytes of the
  * profile (128 for mt29f1g01): bytes 0-1 the bad-block marker, bytes

@@ -14,7 +14,8 @@
  *   FFh RESET             at init
  *   9Fh READ ID           at init, one dummy byte, then manufacturer, device
  *   0Fh GET FEATURE       A0h block lock, B0h configuration, C0h status
- *   1Fh SET FEATURE       A0h := 00h (unlock every block), B0h |= ECC_EN
+ *   1Fh SET FEATURE       A0h := 00h (unlock every block), B0h: ECC_EN set,
+ *                         the mode bits clear (the main array, not OTP)
  *   13h PAGE READ         array page -> cache register (busy tR)
  *   0Bh READ FROM CACHE   (6Bh with quad) 2 address bytes (column), 1 dummy
  *   06h WRITE ENABLE      before every program execute and block erase
@@ -147,7 +148,9 @@ enum {
     SPINAND_FEAT_CONFIG = 0xB0,
     SPINAND_FEAT_STATUS = 0xC0,
     SPINAND_CFG_ECC_EN = 0x10,
-    SPINAND_CFG_OTP_EN = 0x40,
+    /* mode bits: Micron CFG2, CFG1, CFG0 (bits 7, 6, 1), OTP_PRT / OTP_EN
+     * (bits 7, 6) on others; all clear selects the main array */
+    SPINAND_CFG_MODE = 0xC2,
     SPINAND_ST_OIP = 0x01,
     SPINAND_ST_WEL = 0x02,
     SPINAND_ST_E_FAIL = 0x04,

@@ -13,8 +13,11 @@ enum { PEND_NONE = 0, PEND_READ, PEND_PROG, PEND_ERASE };
 
 #define LOCK_BP 0x38u      /* BP2..BP0: any set locks the array (model) */
 #define LOCK_WRITABLE 0xBEu
-#define CFG_WRITABLE 0xD2u /* OTP_PRT, OTP_EN, ECC_EN, QE...: kept as written */
-#define T_RST_NS 5000u     /* RESET busy on an idle chip (datasheet tRST, idle) */
+/* configuration bits kept as written: the mode bits (Micron CFG2..CFG0,
+ * others' OTP_PRT / OTP_EN) and ECC_EN; the OTP and parameter-page modes
+ * they select are not modelled (reads and programs always reach the array) */
+#define CFG_WRITABLE 0xD2u
+#define T_RST_NS 5000u     /* RESET busy on an idle chip: assumed (a few us) */
 
 uint32_t sim_spinand_cache_size(const sim_dev *dev)
 {

@@ -405,12 +405,12 @@ int spinand_init(spinand *d, const spinand_config *cfg)
     rc = get_feature(d, SPINAND_FEAT_CONFIG, &v);
     if (!rc)
         rc = set_feature(d, SPINAND_FEAT_CONFIG,
-                         (uint8_t)((v | SPINAND_CFG_ECC_EN) & ~SPINAND_CFG_OTP_EN));
+                         (uint8_t)((v | SPINAND_CFG_ECC_EN) & ~SPINAND_CFG_MODE));
     if (!rc)
         rc = get_feature(d, SPINAND_FEAT_CONFIG, &v);
     if (rc)
         return rc;
-    if (!(v & SPINAND_CFG_ECC_EN))
+    if (!(v & SPINAND_CFG_ECC_EN) || (v & SPINAND_CFG_MODE))
         return SBD_ERR_INVAL;
 
     d->bd.ops = &spinand_ops;

@@ -26,9 +26,10 @@ static void test_init(void)
 {
     snfx f;
     uint8_t v;
-    /* power-on: every block locked; ECC off here, so the driver must turn it on */
+    /* power-on: every block locked; ECC off and an OTP mode bit set here, so
+     * the driver must turn ECC on and select the main array */
     CHECK_EQ(snfx_chip(&f, 64, SIM_TYPICAL, 1), 0);
-    f.chip.config = 0;
+    f.chip.config = 0x42;
     CHECK_EQ(f.chip.lock & 0x38, 0x38);
     f.cfg.xfer = sim_spinand_xfer;
     f.cfg.delay_us = sim_spinand_delay_us;
@@ -41,6 +42,7 @@ static void test_init(void)
     CHECK_EQ(spinand_init(&f.drv, &f.cfg), 0);
     CHECK_EQ(f.chip.lock, 0);
     CHECK(f.chip.config & SPINAND_CFG_ECC_EN);
+    CHECK_EQ(f.chip.config & SPINAND_CFG_MODE, 0);
     CHECK(f.drv.part == &spinand_parts[0]);
     CHECK_EQ(f.drv.bd.geo.page_size, 2048);
     CHECK_EQ(f.drv.bd.geo.spare_size, 62);
@@ -322,6 +324,30 @@ static void test_timing(void)
     CHECK(memcmp(page, back, 2048) == 0);
     CHECK(quad < single); /* x4 data phase */
     CHECK(quad >= p->t_read.max_ns + 2048u * 2u * 1000000000ull / p->bus.hz);
+
+    /* the file system's bounds price a device operation with the profile
+     * (sim_cost_op_ns); the driver's page operations on the model, polls
+     * and extra transactions included, stay within those prices */
+    fill(sp, 62, 3);
+    CHECK_EQ(sbd_erase(&f.drv.bd, b + 1, 1), 0);
+    t0 = f.dev.now_ns;
+    CHECK_EQ(sbd_erase(&f.drv.bd, b + 1, 1), 0);
+    CHECK(f.dev.now_ns - t0 <= sim_cost_op_ns(p, SIM_OP_ERASE, 0, 1, 0, SIM_WORST, 1));
+    t0 = f.dev.now_ns;
+    CHECK_EQ(sbd_prog(&f.drv.bd, b + 1, 0, page, 2048, sp, 62), 0);
+    CHECK(f.dev.now_ns - t0 <= sim_cost_op_ns(p, SIM_OP_PROG, 0, 2048, 62, SIM_WORST, 1));
+    t0 = f.dev.now_ns;
+    CHECK_EQ(sbd_prog(&f.drv.bd, b + 1, 2048 + 512, page, 512, NULL, 0), 0);
+    CHECK(f.dev.now_ns - t0 <= sim_cost_op_ns(p, SIM_OP_PROG, 512, 512, 0, SIM_WORST, 1));
+    t0 = f.dev.now_ns;
+    CHECK_EQ(sbd_read(&f.drv.bd, b + 1, 0, back, 2048, spb, 62), 0);
+    CHECK(f.dev.now_ns - t0 <= sim_cost_op_ns(p, SIM_OP_READ, 0, 2048, 62, SIM_WORST, 1));
+    t0 = f.dev.now_ns;
+    CHECK_EQ(sbd_read(&f.drv.bd, b + 1, 0, NULL, 0, spb, 32), 0);
+    CHECK(f.dev.now_ns - t0 <= sim_cost_op_ns(p, SIM_OP_READ, 0, 0, 32, SIM_WORST, 1));
+    t0 = f.dev.now_ns;
+    CHECK_EQ(sbd_read(&f.drv.bd, b + 1, 1000, back, 2048, NULL, 0), 0);
+    CHECK(f.dev.now_ns - t0 <= sim_cost_op_ns(p, SIM_OP_READ, 1000, 2048, 0, SIM_WORST, 1));
 
     /* OIP by hand: set by PAGE READ for tR, everything but GET FEATURE
      * ignored meanwhile */
