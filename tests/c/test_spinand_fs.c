@@ -3,6 +3,7 @@
  * chip, data near the device's ECC limit), the image then mounted on the
  * device directly (what the host tools do with a board's image), and the
  * power-loss torture with cuts at program/erase and at SPI transactions. */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +170,23 @@ static void test_torture(void)
         CHECK(r.xfers > 10000);
         CHECK_EQ(r.xfer_malformed, 0);
         CHECK_EQ(r.xfer_ignored, 0);
+    }
+    /* the replay line a failure prints reruns the same kind of run */
+    {
+        steady_torture_opts o = {0};
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        o.device = "mt29f1g01";
+        o.seed = 7;
+        o.powercut_every = 1;
+        o.faults = 1;
+        o.spinand = 1;
+        steady_torture_replay(&o, 40, f);
+        fclose(f);
+        CHECK(buf && !strcmp(buf, "replay: steady torture --device mt29f1g01 --seed 7 --ops 40 "
+                                  "--powercut every --spinand\n"));
+        free(buf);
     }
     /* --spinand is for the SPI NAND part only */
     {
