@@ -17,7 +17,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 CSTD     := -std=c11
 INC      := -Iinclude -Isrc
 HOST_CFLAGS := $(CSTD) $(WARN) $(INC) -O2 -g -fPIC
-SAN_CFLAGS  := $(CSTD) $(WARN) $(INC) -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SAN_CFLAGS  := $(CSTD) $(WARN) $(INC) -DSTEADYFS_CHECK_BUDGET -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 ARM_CFLAGS  := $(CSTD) $(WARN) $(INC) -mcpu=cortex-m3 -mthumb -Os -ffreestanding \
                -ffunction-sections -fdata-sections
 

@@ -176,7 +176,7 @@ typedef struct steadyfs_config {
     void *sector_buf;         /* sector_size bytes */
     uint16_t open_max;        /* open files + directories (default 4) */
     uint16_t pending_max;     /* pending map changes K (default 32, >= 8) */
-    uint16_t replay_max;      /* sectors between checkpoints R (default 16) */
+    uint16_t replay_max;      /* sectors between checkpoints R (default 22) */
     uint16_t max_inodes;      /* (format) files + directories, root included (512) */
     uint16_t fill_permille;   /* (format) live data limit, per mille of the
                                  sectors outside the reserve (default 750) */
@@ -203,7 +203,6 @@ typedef struct steadyfs {
     uint64_t seq, anchor_seq;
     uint32_t n_data, n_copy, n_map, n_ckpt, n_erase, n_victim, n_emerg; /* statistics */
     uint8_t mounted, dead, need_ckpt, erase_budget, in_gc, to_gh, rm;
-    uint8_t killed;   /* a kill was logged since the last checkpoint */
     /* Read savers (src/fs/cache.c), exact or empty, never a guess:
      * buf_ppn: the sector whose payload buf holds as read or programmed
      * since the last write to buf or the device (SFS_NONE: none);
@@ -219,6 +218,15 @@ typedef struct steadyfs {
     struct sfs_open *open;
     uint8_t *ibm;
     uint8_t *buf;
+#ifdef STEADYFS_CHECK_BUDGET
+    /* Test builds only (DESIGN.md §7): the running call's budget from
+     * steadyfs_bound and what it has spent (reads, programs, erases); a
+     * call that overspends stops the test.  chk_call < 0: nothing armed,
+     * or the call met a device fault (whose handling is outside the bound). */
+    int32_t chk_call;
+    uint32_t chk_limit[3], chk_used[3];
+    uint64_t chk_n;
+#endif
 } steadyfs;
 
 typedef struct steadyfs_stat {
@@ -350,6 +358,19 @@ typedef struct steadyfs_cost {
  * formatted with `cfg` on `geo`.  Returns 0 or STEADYFS_EINVAL. */
 int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs_call call,
                    uint64_t n, steadyfs_cost *out);
+/* Rate guarantee (a rate-latency service curve) for a stream of records:
+ * any n consecutive write + sync calls (or O_DSYNC writes) of record_size
+ * bytes each, on a file system formatted with `cfg` on `geo`, perform at
+ * most n * per_record + burst device operations, whatever came before them
+ * and whatever the fill level (up to the format's fill limit).  Priced in
+ * a timing mode (host: steady_fs_guarantee_ns), n * c + d bounds the time of
+ * the n calls, and `steady plan` turns (c, d) into the RAM that absorbs an
+ * input rate (docs/DESIGN.md §7).  Today per_record is the call's own
+ * worst case and burst is 0: the collection's induced map merges and its
+ * catch-up are not yet paced, so nothing is amortised over a window.
+ * Returns 0 or STEADYFS_EINVAL. */
+int steadyfs_guarantee(const steadyfs_config *cfg, const sbd_geometry *geo, uint32_t record_size,
+                       steadyfs_cost *per_record, steadyfs_cost *burst);
 /* Name of a call kind ("write_sync", ...), NULL past the end. */
 const char *steadyfs_call_name(steadyfs_call call);
 

@@ -51,6 +51,12 @@ def checked_ram(device: str, blocks: int, config: dict[str, int],
     prof = next((p for p in native.profiles() if p["name"] == device), None)
     if prof is None:
         raise RamError(f"--device {device}: no such device profile (see `steady devices`)")
+    if int(prof["geometry"]["page_size"]) > 2048 and "sector_size" not in config:
+        # a sector is a whole number of pages: the 2048-byte default does not
+        # fit a larger page (a user's 4 KiB-page NAND), so one page per
+        # sector; added to `config` so the caller shows what was used
+        config["sector_size"] = int(prof["geometry"]["page_size"])
+        flags["sector_size"] = "--param sector_size="
     if prof.get("kind") == "sd":
         raise RamError(f"--device {device}: an SD card; steadyfs runs on raw NAND, NOR and MRAM "
                        f"(on SD cards use --fs fat in `steady bench`)")
@@ -98,16 +104,6 @@ def _run(args: argparse.Namespace) -> int:
             return _fail(f"--param {kv!r}: want KEY=NUMBER, KEY one of {', '.join(CONFIG_KEYS)}")
         cfg[k] = int(v)
         flags[k] = f"--param {k}="
-    try:
-        page = next((int(p["geometry"]["page_size"]) for p in native.profiles()
-                     if p["name"] == args.device), 0)
-    except NativeLibraryMissing as e:
-        return _fail(str(e))
-    if page > 2048 and "sector_size" not in cfg:
-        # a sector is a whole number of pages: the 2048-byte default does
-        # not fit a larger page, so such a device takes one page per sector
-        cfg["sector_size"] = page
-        flags["sector_size"] = "--param sector_size="
     try:
         r = checked_ram(args.device, args.blocks, cfg, flags)
     except (RamError, NativeLibraryMissing) as e:

@@ -1,6 +1,6 @@
 """Device profiles from a user's file: a chip we do not ship, for `steady
-bound`, `steady ram`, `steady bench` (and any command that calls
-``add_argument`` / ``apply``) with no source edit.
+bound`, `steady ram`, `steady plan`, `steady bench` (and any command that
+calls ``add_argument`` / ``apply``) with no source edit.
 
 The file is JSON in the shape `steady devices --json` prints for one device
 (copy one and change it; ``{"devices": [one]}`` as printed is accepted too)::

@@ -533,6 +533,7 @@ int sfs_begin(steadyfs *fs, int modify)
         return STEADYFS_EIO;
     fs->erase_budget = 1;
     fs->call_ops = 0;
+    sfs_budget_void(fs);   /* the call arms its own kind and size */
     fs->buf_ppn = SFS_NONE;   /* the caller owns the buffer between calls */
     fs->rm = (uint8_t)(modify >> 1);   /* 2 a commit, 4 a removal: DESIGN.md §6 */
     return 0;
@@ -560,6 +561,7 @@ int sfs_end(steadyfs *fs, int rc)
     }
     if (fs->dead && rc >= 0)
         rc = STEADYFS_EIO;
+    sfs_budget_check(fs);
     return rc;
 }
 
@@ -567,6 +569,8 @@ int steadyfs_gc_step(steadyfs *fs, uint32_t budget)
 {
     uint32_t done = 0;
     int rc = sfs_begin(fs, 1);
+    if (!rc)
+        sfs_budget_arm(fs, STEADYFS_CALL_GC_STEP, budget);
     if (rc)
         return rc;
     while (done < budget) {

@@ -103,7 +103,7 @@ static acc commit(const model *m)
 
 /* A kill (unlink, shrink): the inode's L1 run and every L1 sector of it,
  * its dense pages' lookups, the two entries more it needs, and the
- * checkpoint a kill after another kill first writes (sfs_one_kill). */
+ * checkpoint that commits it (sfs_commit_kill). */
 static acc kill(const model *m)
 {
     acc a = {{0, 0, 0, 0, 0, 0}}, f = free_one(m);
@@ -242,9 +242,9 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
             lg++;
         rds(&m, &a, 2 + lg + 1);          /* anchors, binary search */
         rd(&m, &a, 2 * 2);                /* newest valid checkpoint, one back; both anchors */
-        rds(&m, &a, m.R * 4 + 2);         /* replay: a tag at each head, commit lookups */
-        rds(&m, &a, 1 + 2 + 2);           /* at most one kill since a checkpoint */
-        rd(&m, &a, m.nl);
+        rds(&m, &a, m.R * 3 + 2);         /* replay: a tag per sector (+ one per head at
+                                             the end), commit lookups */
+        /* no kill: kills are committed by a checkpoint (sfs_commit_kill) */
         rds(&m, &a, 2 * 4);               /* aborted creates: at most one namespace */
         rd(&m, &a, 4 + 2 * 2);            /* transaction's inodes; where each head resumes */
         break;
@@ -342,6 +342,23 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
     out->read_bytes = a.rb;
     out->prog_bytes = a.pb;
     return 0;
+}
+
+int steadyfs_guarantee(const steadyfs_config *cfg, const sbd_geometry *geo, uint32_t record_size,
+                       steadyfs_cost *per_record, steadyfs_cost *burst)
+{
+    int rc;
+    if (!per_record || !burst || !record_size)
+        return STEADYFS_EINVAL;
+    /* The write_sync bound holds in every reachable state, so n calls in a
+     * row cost at most n times it.  A tighter c needs the work of a window
+     * amortised: map merges are at most three programs per entry created
+     * and catch-up collection at most once per host-head move, but copies
+     * can induce merges faster than collection frees space (DESIGN.md §10),
+     * so no window total below n times the per-call worst is proven yet. */
+    rc = steadyfs_bound(cfg, geo, STEADYFS_CALL_WRITE_SYNC, record_size, per_record);
+    memset(burst, 0, sizeof *burst);
+    return rc;
 }
 
 const char *steadyfs_call_name(steadyfs_call call)

@@ -13,7 +13,8 @@
 #include "fs/fs_internal.h"
 
 #define CKPT_MAGIC 0x31434653u   /* "SFC1" */
-#define CKPT_VERSION 2u          /* 2: size entries, TF_SIZE commits (SPEC §7) */
+#define CKPT_VERSION 3u          /* 2: size entries, TF_SIZE commits; 3: kills committed
+                                    by a checkpoint, none in the log (SPEC §7) */
 #define CKPT_HDR 128u
 
 static void pend_pack(uint8_t *p, const struct sfs_pend *e)
@@ -198,7 +199,6 @@ int sfs_ckpt_write(steadyfs *fs)
         fs->n_ckpt++;
         fs->call_ops++;   /* a call with a checkpoint is not light (sfs_end) */
         fs->need_ckpt = 0;
-        fs->killed = 0;
         fs->since_ckpt = 0;
         /* blocks emptied before this checkpoint may now be erased: no
          * replay from it can need their old contents */
@@ -245,13 +245,16 @@ static int resume(steadyfs *fs, uint32_t b, uint32_t *idx)
 }
 
 /* Replay the log after the checkpoint, in sequence order: each next
- * sector is at the host head or at the collection head. */
+ * sector is at the host head or at the collection head.  The tag last read
+ * at each head is kept until that head moves on, so every replayed sector
+ * costs one tag read, and the end of the log two (steadyfs_bound's mount:
+ * before, both heads were read for every sector). */
 static int replay(steadyfs *fs)
 {
-    uint32_t ppn, h, *idx;
+    uint32_t ppn, h, *idx, at[2] = {SFS_NONE, SFS_NONE};
     uint64_t exp = fs->seq;
-    sfs_tag t;
-    int rc;
+    sfs_tag t, seen[2];
+    int rc, ok[2] = {0, 0};
     for (;;) {
         for (h = 0; h < 2; h++) {
             uint32_t b = h ? fs->gh_block : fs->head_block;
@@ -259,14 +262,19 @@ static int replay(steadyfs *fs)
             if (b == SFS_NONE || *idx >= fs->P)
                 continue;
             ppn = b * fs->P + *idx;
-            rc = sfs_rd_tag(fs, ppn, &t);
-            if (rc < 0 && fs->dead)
-                return rc;
-            if (rc >= 0 && t.seq == exp)
+            if (at[h] != ppn) {
+                rc = sfs_rd_tag(fs, ppn, &seen[h]);
+                if (rc < 0 && fs->dead)
+                    return rc;
+                at[h] = ppn;
+                ok[h] = rc >= 0;
+            }
+            if (ok[h] && seen[h].seq == exp)
                 break;   /* torn or never written: not here */
         }
         if (h == 2)
             break;   /* the log ends */
+        t = seen[h];
         if (t.kind == TK_DATA) {
             rc = sfs_apply_data(fs, &t, ppn, SFS_UNKNOWN);
         } else if (t.kind == TK_MAP1 || t.kind == TK_MAP2) {

@@ -99,20 +99,18 @@ static void committed(struct sfs_open *p)
     p->dirty = 0;
 }
 
-/* Write the inode sector with COMMIT (and KILL from `kill_pg` if not
- * SFS_NONE). */
+/* Write the inode sector with COMMIT; or, with a kill of the pages from
+ * `kill_pg` on (a shrink), without, and commit by a checkpoint
+ * (sfs_commit_kill). */
 static int commit_sector(steadyfs *fs, struct sfs_open *p, uint32_t kill_pg)
 {
     sfs_inode in;
-    uint8_t flags = TF_COMMIT;
+    uint8_t flags = kill_pg == SFS_NONE ? TF_COMMIT : 0;
     uint32_t ppn;
     int rc;
-    if (kill_pg != SFS_NONE)
-        flags |= TF_KILL;
     rc = sfs_gc_pace(fs);
     if (rc)
         return rc;
-    sfs_one_kill(fs, flags);
     do {
         rc = sfs_prep(fs, p->ino);
         if (rc)
@@ -123,9 +121,10 @@ static int commit_sector(steadyfs *fs, struct sfs_open *p, uint32_t kill_pg)
         in.parent = 0;
         in.size = p->size;
         sfs_inode_pack(fs, fs->buf, &in);
-        rc = sfs_write_lpn(fs, p->ino, (uint16_t)p->ino, &p->txn, flags,
-                           kill_pg == SFS_NONE ? 0 : kill_pg, p->ino_ppn, &ppn);
+        rc = sfs_write_lpn(fs, p->ino, (uint16_t)p->ino, &p->txn, flags, 0, p->ino_ppn, &ppn);
     } while (rc == SFS_RETRY);
+    if (!rc && kill_pg != SFS_NONE)
+        rc = sfs_commit_kill(fs, (uint16_t)p->ino, p->txn, p->ino, kill_pg, 0);
     if (rc)
         return rc;
     p->ino_ppn = ppn;
@@ -181,6 +180,8 @@ int steadyfs_close(steadyfs *fs, int fd)
     struct sfs_open *o;
     uint32_t i;
     int rc = sfs_begin(fs, 2);
+    if (!rc)
+        sfs_budget_arm(fs, STEADYFS_CALL_CLOSE, 0);
     if (rc)
         return rc;
     o = handle(fs, fd, STEADYFS_TYPE_FILE);
@@ -211,13 +212,15 @@ int steadyfs_close(steadyfs *fs, int fd)
     return sfs_end(fs, rc);
 }
 
-int32_t steadyfs_read(steadyfs *fs, int fd, void *buf, uint32_t len)
+static int32_t read_call(steadyfs *fs, int fd, void *buf, uint32_t len)
 {
     struct sfs_open *o, *p;
     uint8_t *dst = buf;
     uint32_t done = 0, n, off, ppn;
     sfs_tag t;
     int rc = sfs_begin(fs, 0);
+    if (!rc)
+        sfs_budget_arm(fs, STEADYFS_CALL_READ, len);
     if (rc)
         return rc;
     fs->erase_budget = 0;
@@ -250,6 +253,13 @@ int32_t steadyfs_read(steadyfs *fs, int fd, void *buf, uint32_t len)
     return (int32_t)done;
 }
 
+int32_t steadyfs_read(steadyfs *fs, int fd, void *buf, uint32_t len)
+{
+    int32_t rc = read_call(fs, fd, buf, len);
+    sfs_budget_end(fs);
+    return rc;
+}
+
 int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
 {
     struct sfs_open *o, *p;
@@ -264,6 +274,8 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
     o = handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o || (o->acc & STEADYFS_O_ACCMODE) == STEADYFS_O_RDONLY)
         return sfs_end(fs, STEADYFS_EBADF);
+    sfs_budget_arm(fs, o->acc & SFS_ACC_DSYNC ? STEADYFS_CALL_WRITE_SYNC : STEADYFS_CALL_WRITE,
+                   len);
     p = sfs_primary(fs, o->ino);
     if (o->acc & SFS_ACC_APPEND)
         o->pos = p->size;
@@ -376,6 +388,8 @@ int steadyfs_truncate(steadyfs *fs, int fd, uint64_t size)
 {
     struct sfs_open *o, *p;
     int rc = sfs_begin(fs, 2);
+    if (!rc)
+        sfs_budget_arm(fs, STEADYFS_CALL_TRUNCATE, 0);
     if (rc)
         return rc;
     o = handle(fs, fd, STEADYFS_TYPE_FILE);
@@ -397,6 +411,8 @@ int steadyfs_sync(steadyfs *fs, int fd)
 {
     struct sfs_open *o;
     int rc = sfs_begin(fs, 2);
+    if (!rc)
+        sfs_budget_arm(fs, STEADYFS_CALL_SYNC, 0);
     if (rc)
         return rc;
     o = handle(fs, fd, STEADYFS_TYPE_FILE);

@@ -31,6 +31,7 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     if (!fs || !cfg || !cfg->bd || !cfg->bd->ops)
         return STEADYFS_EINVAL;
     memset(fs, 0, sizeof *fs);
+    sfs_budget_void(fs);
     sfs_cache_drop(fs);
     fs->cfg = *cfg;
     g = &cfg->bd->geo;
@@ -39,7 +40,12 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     if (!fs->cfg.pending_max)
         fs->cfg.pending_max = 32;
     if (!fs->cfg.replay_max)
-        fs->cfg.replay_max = 16;
+        /* a head move checkpoints too, so a unit of 64 sectors costs
+         * ceil(64 / R) checkpoints: 4 at R = 16..21, 3 from R = 22 (one
+         * program less per 64 sectors of a log, 0.9 % of log4k's time);
+         * mount's replay bound, one tag read per sector, is what R = 16
+         * cost with two */
+        fs->cfg.replay_max = 22;
     if (!fs->cfg.fill_permille)
         fs->cfg.fill_permille = 750;
     if (!fs->cfg.dir_pages)
@@ -251,9 +257,11 @@ int steadyfs_mount(steadyfs *fs, const steadyfs_config *cfg)
         return rc;
     if (!cfg->work)
         return STEADYFS_EINVAL;
+    sfs_budget_arm(fs, STEADYFS_CALL_MOUNT, 0);
     rc = find_anchors(fs);
     if (!rc)
         rc = sfs_ckpt_mount(fs);
+    sfs_budget_check(fs);
     if (rc) {
         fs->mounted = 0;
         return rc == STEADYFS_EINVAL ? rc : (rc == STEADYFS_EIO ? rc : STEADYFS_ECORRUPT);

@@ -339,6 +339,7 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
         if (!p)
             return STEADYFS_ENOSPC;
         p->ppn = ppn;
+        p->txn = (uint32_t)fs->seq;   /* its age: since its L1 sector last moved */
         return 0;
     }
     if (t->kind == TK_MAP2) {
@@ -376,6 +377,12 @@ int sfs_apply_size(steadyfs *fs, uint32_t ino, uint32_t size)
     if (!p)
         return STEADYFS_ENOSPC;
     p->ppn = size;
+    /* a size rewritten by every record is the newest change, not the
+     * oldest: aged from its first record, it was merged into its inode
+     * sector every ~14 records of a log (an inode program and an L1 change
+     * each time, 0.07 programs per 4 KiB record) for a value the next
+     * record replaces anyway */
+    p->txn = (uint32_t)fs->seq;
     return 0;
 }
 
@@ -391,8 +398,6 @@ int sfs_apply_data(steadyfs *fs, const sfs_tag *t, uint32_t ppn, uint32_t old_hi
         drop_size(fs, t->key);
     if (!rc && (t->flags & TF_SIZE))
         rc = sfs_apply_size(fs, t->owner, t->aux);
-    else if (!rc && (t->flags & TF_KILL))
-        rc = sfs_apply_kill(fs, t->key, t->aux, (t->flags & TF_KILLALL) != 0);
     return rc;
 }
 
@@ -547,7 +552,7 @@ static int size_merge(steadyfs *fs, uint32_t ino)
 
 int sfs_make_room(steadyfs *fs, uint32_t need)
 {
-    uint32_t i, j, n2, n0, m;
+    uint32_t i, j, n2, n0, m, cold;
     int rc;
     /* one slot always stays spare for the L2 change an L1 merge adds */
     while (fs->npend + need + 1 > fs->cfg.pending_max) {
@@ -568,10 +573,17 @@ int sfs_make_room(steadyfs *fs, uint32_t need)
          * changes instead merged a log's sector at every call while cold
          * single changes of other sectors filled the rest of the table.) */
         /* L2 changes (one per L1 sector merged, a few L2 sectors for the
-         * whole device) wait until they are a quarter of the table or no
-         * L1 change is left to merge: then the oldest of them goes */
-        for (i = 0, n2 = 0; i < fs->npend; i++)
-            n2 += fs->pend[i].type == PT_L2;
+         * whole device) wait until they are a quarter of the table, or one
+         * of them has not changed for 4 K sectors (cold: a log's own L2
+         * change is renewed at each merge of its L1 sector and stays; the
+         * ones a fill or a rotation left behind held 7 of 32 slots for good,
+         * so a log's L1 sector was merged with 20 changes instead of 27),
+         * or no L1 change is left to merge: then the oldest of them goes */
+        for (i = 0, n2 = 0, cold = 0; i < fs->npend; i++)
+            if (fs->pend[i].type == PT_L2) {
+                n2++;
+                cold |= (uint32_t)fs->seq - fs->pend[i].txn > 4u * fs->cfg.pending_max;
+            }
         for (i = 0, j = SFS_NONE; i < fs->npend; i++) {
             struct sfs_pend *p = &fs->pend[i];
             int l2 = p->type == PT_L2, better;
@@ -582,7 +594,7 @@ int sfs_make_room(steadyfs *fs, uint32_t need)
             if (j == SFS_NONE)
                 better = 1;
             else if ((fs->pend[j].type == PT_L2) != l2)
-                better = l2 == (4 * n2 >= fs->cfg.pending_max);
+                better = l2 == (4 * n2 >= fs->cfg.pending_max || cold);
             else
                 better = (int32_t)(p->txn - fs->pend[j].txn) < 0;
             if (better)
@@ -662,25 +674,26 @@ int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uin
     if (rc)
         return rc;
     rc = sfs_apply_data(fs, &t, ppn, old_hint);
-    if (!rc && (flags & TF_COMMIT) && (flags & TF_KILL)) {
-        fs->killed = 1;
-        /* a kill adds up to three entries: the call that made it pays
-         * for the room, so every call starts with the same slack */
-        rc = sfs_make_room(fs, 4);
-    }
     if (ppn_out)
         *ppn_out = ppn;
     return rc;
 }
 
-/* At most one kill between two checkpoints, so that mount replays at most
- * one (its bound counts one, DESIGN.md §5): a second kill first has the
- * reserve write a checkpoint.  Kills are rare (unlink, truncate, rename
- * over a file), so this costs a log rotation nothing. */
-void sfs_one_kill(steadyfs *fs, uint8_t flags)
+int sfs_commit_kill(steadyfs *fs, uint16_t owner, uint32_t txn, uint32_t ino, uint32_t from,
+                    int all)
 {
-    if ((flags & TF_KILL) && fs->killed)
-        fs->need_ckpt = 1;
+    /* a kill adds up to three entries: the call that made it pays for the
+     * room first, so every call starts with the same slack */
+    int rc = sfs_make_room(fs, 4);
+    if (!rc)
+        rc = sfs_apply_commit(fs, owner, txn);
+    if (!rc && owner != OWNER_NS)
+        drop_size(fs, ino);   /* its inode sector, in the transaction, has the size */
+    if (!rc)
+        rc = sfs_apply_kill(fs, ino, from, all);
+    if (!rc)
+        rc = sfs_ckpt_write(fs);
+    return rc;
 }
 
 /* Before a data sector of inode ino is built in fs->buf: merge a pending

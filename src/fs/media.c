@@ -55,6 +55,7 @@ int sfs_dev_err(steadyfs *fs, int rc)
 {
     if (rc >= 0)
         return rc;
+    sfs_budget_void(fs);   /* fault handling is outside the bound */
     if (rc == SBD_ERR_POWER)
         fs->dead = 1;
     return STEADYFS_EIO;
@@ -90,6 +91,7 @@ int sfs_rd_tag(steadyfs *fs, uint32_t ppn, sfs_tag *t)
         where(fs, ppn, 0, &db, &off);
         rc = sbd_read(fs->cfg.bd, db, off, NULL, 0, raw, SFS_TAG_SIZE);
     }
+    sfs_budget_spend(fs, SFS_SPEND_READ, 1);
     if (rc < 0)
         return rc == SBD_ERR_ECC ? STEADYFS_ECORRUPT : sfs_dev_err(fs, rc);
     sfs_note_flips(fs, ppn, rc);
@@ -108,6 +110,7 @@ int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t)
         rc = sbd_read(fs->cfg.bd, db, off, buf, fs->sector_size, NULL, 0);
     else
         rc = sbd_read(fs->cfg.bd, db, off, buf, fs->sector_size, raw, SFS_TAG_SIZE);
+    sfs_budget_spend(fs, SFS_SPEND_READ, 1);
     if (rc < 0)
         return rc == SBD_ERR_ECC ? STEADYFS_EIO : sfs_dev_err(fs, rc);
     sfs_note_flips(fs, ppn, rc);
@@ -128,6 +131,7 @@ int sfs_rd_words(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t 
         return STEADYFS_EINVAL;
     where(fs, ppn, idx * 4u, &db, &off);
     rc = sbd_read(fs->cfg.bd, db, off, w, 4 * n, NULL, 0);
+    sfs_budget_spend(fs, SFS_SPEND_READ, 1);
     if (rc < 0)
         return sfs_dev_err(fs, rc);
     for (i = 0; i < n; i++)
@@ -145,6 +149,7 @@ int sfs_rd_erased(steadyfs *fs, uint32_t ppn)
     where(fs, ppn, 0, &db, &off);
     rc = sbd_read(fs->cfg.bd, db, off, fs->buf, fs->sector_size, raw,
                   fs->tag_inline ? 0 : SFS_TAG_SIZE);
+    sfs_budget_spend(fs, SFS_SPEND_READ, 1);
     if (rc < 0 && rc != SBD_ERR_ECC)
         return sfs_dev_err(fs, rc);
     for (i = 0; i < fs->sector_size; i++)
@@ -172,14 +177,18 @@ int sfs_prog_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, const sfs_tag *t)
         for (o = 0; o < fs->sector_size && rc >= 0; o += chunk) {
             where(fs, ppn, o, &db, &off);
             rc = sbd_prog(fs->cfg.bd, db, off, buf + o, chunk, NULL, 0);
+            sfs_budget_spend(fs, SFS_SPEND_PROG, 1);
         }
     } else {
         tag_pack(fs, raw, &tt);
         where(fs, ppn, 0, &db, &off);
         rc = sbd_prog(fs->cfg.bd, db, off, buf, fs->sector_size, raw, SFS_TAG_SIZE);
+        sfs_budget_spend(fs, SFS_SPEND_PROG, 1);
     }
-    if (rc == SBD_ERR_PROG)
+    if (rc == SBD_ERR_PROG) {
+        sfs_budget_void(fs);
         return SFS_EFAIL;
+    }
     if (rc < 0)
         return sfs_dev_err(fs, rc);
     if (buf == fs->buf)
@@ -195,12 +204,15 @@ int sfs_erase(steadyfs *fs, uint32_t block)
     fs->buf_ppn = SFS_NONE;
     if (!g->needs_erase)
         return 0;   /* MRAM: nothing to pay for */
+    sfs_budget_spend(fs, SFS_SPEND_ERASE, 1);
     if (fs->dev_per_block > 1 && fs->dev_per_block == g->big_erase_blocks)
         rc = sbd_erase(fs->cfg.bd, block * fs->dev_per_block, fs->dev_per_block);
     else
         for (i = 0; i < fs->dev_per_block && rc == 0; i++)
             rc = sbd_erase(fs->cfg.bd, block * fs->dev_per_block + i, 1);
-    if (rc == SBD_ERR_ERASE || rc == SBD_ERR_BAD_BLOCK)
+    if (rc == SBD_ERR_ERASE || rc == SBD_ERR_BAD_BLOCK) {
+        sfs_budget_void(fs);
         return SFS_EFAIL;
+    }
     return rc < 0 ? sfs_dev_err(fs, rc) : 0;
 }

@@ -65,6 +65,24 @@ uint64_t steady_fs_bound_ns_default(const char *profile, int call, uint64_t n, i
     return steady_fs_bound_ns(p, &cfg, (steadyfs_call)call, n, (sim_timing)mode);
 }
 
+int steady_fs_guarantee_ns_default(const char *profile, uint32_t record_size,
+                                   uint32_t fill_permille, int mode, uint64_t *c_ns,
+                                   uint64_t *d_ns)
+{
+    const sim_profile *p = sim_profile_find(profile);
+    steadyfs_config cfg;
+    steadyfs_cost c, d;
+    if (!p || !c_ns || !d_ns || fill_permille > 1000)
+        return -1;
+    default_cfg(&cfg, p);
+    cfg.fill_permille = (uint16_t)fill_permille;
+    if (steadyfs_guarantee(&cfg, &p->geo, record_size, &c, &d))
+        return -1;
+    *c_ns = steady_fs_cost_ns(p, &cfg, &c, (sim_timing)mode);
+    *d_ns = steady_fs_cost_ns(p, &cfg, &d, (sim_timing)mode);
+    return 0;
+}
+
 int steady_fs_bound_ops_default(const char *profile, int call, uint64_t n, steadyfs_cost *out)
 {
     const sim_profile *p = sim_profile_find(profile);

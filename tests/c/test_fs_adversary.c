@@ -76,6 +76,46 @@ static void measured(int k, uint64_t t0)
     }
 }
 
+/* The rate guarantee (steadyfs_guarantee): every window of n consecutive
+ * record calls (write + sync or O_DSYNC write; the read-only calls between
+ * them change nothing) must take at most n c + d.  Checked for all windows
+ * at once: max over j of (S_j - j c) - min over i < j of (S_i - i c) <= d,
+ * S the prefix sums.  Also reported: the largest average over windows of
+ * 1, 10, 100 and 1000 records (what a tight c would have to cover). */
+static void window_check(const uint64_t *rec, uint64_t n)
+{
+    steadyfs_cost cc, dc;
+    uint64_t c, d, i, w;
+    int64_t run = 0, low = 0, worst = INT64_MIN;
+    static const uint64_t widths[] = {1, 10, 100, 1000};
+    CHECK_EQ(steadyfs_guarantee(&T.cfg, &T.dev.prof->geo, 4096, &cc, &dc), 0);
+    c = steady_fs_cost_ns(T.dev.prof, &T.cfg, &cc, SIM_WORST);
+    d = steady_fs_cost_ns(T.dev.prof, &T.cfg, &dc, SIM_WORST);
+    for (i = 0; i < n; i++) {
+        run += (int64_t)rec[i] - (int64_t)c;
+        if (run - low > worst)
+            worst = run - low;
+        if (run < low)
+            low = run;
+    }
+    CHECK(n == 0 || worst <= (int64_t)d);
+    printf("adversary: guarantee c = %.3f ms, d = %.3f ms (worst timing); %llu records, "
+           "largest window excess over n c: %.3f ms (allowed d)\n", c / 1e6, d / 1e6,
+           (unsigned long long)n, worst == INT64_MIN ? 0.0 : worst / 1e6);
+    for (w = 0; w < sizeof widths / sizeof widths[0] && widths[w] <= n; w++) {
+        uint64_t sum = 0, best = 0;
+        for (i = 0; i < n; i++) {
+            sum += rec[i];
+            if (i >= widths[w])
+                sum -= rec[i - widths[w]];
+            if (i + 1 >= widths[w] && sum > best)
+                best = sum;
+        }
+        printf("  largest mean over %4llu consecutive records: %8.3f ms\n",
+               (unsigned long long)widths[w], best / 1e6 / (double)widths[w]);
+    }
+}
+
 /* A call that changes nothing must not program or erase. */
 static void read_only(const sim_stats *before, const char *what)
 {
@@ -95,6 +135,7 @@ int main(void)
     static uint8_t buf[65536];
     const char *env = getenv("STEADYFS_ADV_CALLS");
     uint64_t ncalls = env ? strtoull(env, NULL, 10) : 20000, i, t0;
+    uint64_t *records, nrec = 0;
     uint32_t f, fsize, enospc = 0, enospc_low = 0, b, bad = 0;
     uint32_t live_min_enospc = 0xFFFFFFFFu;
     steadyfs_info info;
@@ -135,6 +176,9 @@ int main(void)
     printf("adversary: %u files of %u bytes, live %u of %u sectors (%.1f %%)\n", NFILES, fsize,
            T.fs.live, T.fs.live_max, 100.0 * T.fs.live / T.fs.live_max);
     sim_set_timing(&T.dev, SIM_WORST);
+    records = calloc(ncalls ? ncalls : 1, sizeof *records);
+    if (!records)
+        return 1;
     for (i = 0; i < ncalls; i++) {
         uint32_t off, kind = rn(100);
         int dsync = (int)(i & 1);
@@ -189,6 +233,7 @@ int main(void)
         if (rc == 4096 && !dsync)
             rc = steadyfs_sync(&T.fs, fd) ? -1 : 4096;
         measured(dsync ? K_DS : K_WS, t0);
+        records[nrec++] = T.dev.now_ns - t0;
         if (rc != 4096) {
             enospc++;
             if (T.fs.live + SFS_RM_ROOM + 2 < T.fs.live_max)
@@ -208,6 +253,8 @@ int main(void)
             bad++;
     }
     CHECK_EQ(bad, 0);
+    window_check(records, nrec);
+    free(records);
     printf("adversary: %llu write calls in worst timing; per call kind: largest measured / stated "
            "bound\n", (unsigned long long)ncalls);
     for (f = 0; f < sizeof K / sizeof K[0]; f++)

@@ -1,5 +1,5 @@
-"""User device profiles from a file (issue 15): `steady ram`, `steady bound`
-and `steady bench` take `--profile-file FILE` for a chip we do not ship --
+"""User device profiles from a file (issue 15): `steady ram`, `steady bound`,
+`steady plan` and `steady bench` take `--profile-file FILE` for a chip we do not ship --
 the example is a 2 Gbit SPI NAND with 4 KiB pages and 128 KiB blocks,
 docs/examples/spinand-2g4k.json -- with no source edit.
 
@@ -86,6 +86,20 @@ def test_bound_prices_the_file_times(tmp_path: Path) -> None:
     # and the built-in default is untouched by a file given to another process
     d = json.loads(steady("bound", "--json").stdout)
     assert d["device"] == "mt29f1g01" and d["bounds_us"] != a["bounds_us"]
+
+
+def test_plan_takes_the_file(tmp_path: Path) -> None:
+    r = steady("plan", "--profile-file", str(EXAMPLE), "--rate", "1k", "--json")
+    assert r.returncode == 0, r.stderr
+    a = json.loads(r.stdout)
+    assert a["device"] == "spinand-2g4k" and a["c_ms"] > 0
+    # a slower program in the file: a longer guaranteed time per record
+    spec = example()
+    spec["name"] = "spinand-2g4k-slowprog"
+    spec["times"]["prog"]["max_ns"] *= 2
+    r2 = steady("plan", "--profile-file", str(write(tmp_path, spec)), "--rate", "1k", "--json")
+    assert r2.returncode == 0, r2.stderr
+    assert json.loads(r2.stdout)["c_ms"] > a["c_ms"]
 
 
 def test_bench_runs_on_the_file_profile() -> None:
