@@ -76,7 +76,7 @@ static void nl(void) { fw_puts("\r\n"); }
 
 /* What the file system and the self-test use: the device model's
  * write-through ops, or the SPI NAND driver's. */
-static const sbd *nand_bd;
+static const sbd *fs_dev;
 
 #ifdef FW_SPINAND
 /* RAM of the driver: sizeof(spinand) + the bad-block map, 4 ceil(blocks/32)
@@ -106,7 +106,7 @@ static int attach_spinand(void)
     rc = spinand_init(&nand, &cfg);
     if (rc)
         return rc;
-    nand_bd = &nand.bd;
+    fs_dev = &nand.bd;
     return 0;
 }
 
@@ -352,7 +352,7 @@ static uint32_t run_fsoc(const fw_args *a)
         report_serve(&st);
         return FW_EXIT_OK;
     }
-    if (fw_fs_attach(nand_bd, a->format) != 0)
+    if (fw_fs_attach(fs_dev, a->format) != 0)
         return FW_EXIT_IMAGE;
     if (a->check && fw_fs_check(a->check) != 0)
         status = FW_EXIT_SELFTEST;
@@ -421,7 +421,7 @@ void fw_main(void)
     fw_puts(rc == FW_FLASH_LOADED ? "image: loaded " : "image: formatted new ");
     fw_puts(args.image);
     nl();
-    nand_bd = &flash.bd;
+    fs_dev = &flash.bd;
 #ifdef FW_SPINAND
     rc = attach_spinand();
     if (rc) {
@@ -440,7 +440,7 @@ void fw_main(void)
     if (args.serve || args.p9echo || args.check)
         finish(run_fsoc(&args));
 
-    rc = fw_log_scan(&logst, nand_bd);
+    rc = fw_log_scan(&logst, fs_dev);
     if (rc) {
         fw_puts("selftest: scan failed: ");
         fw_puts(sbd_strerror(rc));
