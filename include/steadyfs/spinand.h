@@ -83,10 +83,12 @@
  * system serialises its own calls; give the chip select to nothing else
  * while a call runs, or share the bus under a lock taken in xfer).
  *
- * RAM: sizeof(spinand) (about 100 bytes on Cortex-M3, printed by the
- * firmware) + 4 x ceil(blocks / 32) bytes of bad-block map (128 bytes for
- * 1024 blocks).  Stack: under 100 bytes; no page buffer (data moves between
- * the caller's buffers and the chip's cache register).
+ * RAM: sizeof(spinand) (120 bytes on Cortex-M3; `make cross` prints it) +
+ * 4 x ceil(blocks / 32) bytes of bad-block map (128 bytes for 1024 blocks).
+ * No page buffer: data moves between the caller's buffers and the chip's
+ * cache register.  Stack: about 240 bytes on Cortex-M3 at -Os (deepest
+ * path: prog -> program_page -> wait_ready -> get_feature -> xfer, from
+ * -fstack-usage), plus what your xfer and delay_us use.
  */
 #ifndef STEADYFS_SPINAND_H
 #define STEADYFS_SPINAND_H
