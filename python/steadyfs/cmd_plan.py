@@ -28,7 +28,7 @@ import math
 import sys
 from dataclasses import asdict, dataclass
 
-from steadyfs import native
+from steadyfs import native, userprofile
 from steadyfs.native import NativeLibraryMissing
 from steadyfs.units import format_bytes, format_rate, parse_rate, parse_size
 
@@ -109,10 +109,13 @@ def _rate(rate: float) -> str:
 
 def _run(args: argparse.Namespace) -> int:
     try:
+        userprofile.apply(args, "mt29f1g01")
         record = parse_size(args.record)
         g = guarantee(args.device, record, args.timing, args.fill)
         rate = parse_rate(args.rate) if args.rate is not None else None
         ram = parse_size(args.ram) if args.ram is not None else None
+    except userprofile.ProfileFileError as e:
+        return _fail(f"--profile-file {e}")
     except (PlanError, ValueError, NativeLibraryMissing) as e:
         return _fail(str(e))
     if rate is None and ram is None:
@@ -160,7 +163,8 @@ def _fail(msg: str) -> int:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("plan", help="proven RAM for an input rate (or rate for a RAM budget)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--device", default="mt29f1g01")
+    p.add_argument("--device", default=None, help="device profile (default mt29f1g01)")
+    userprofile.add_argument(p)
     p.add_argument("--record", default="4096", help="bytes per write + sync (default 4096)")
     p.add_argument("--rate", help="input rate, e.g. 300k (B/s; k = 1000, Ki = 1024)")
     p.add_argument("--ram", help="buffer budget, e.g. 16KiB: print the largest rate it absorbs")
