@@ -159,7 +159,7 @@ def run_bench(device: str, workload: str, *, fs: str | None = None, timing: str 
         if fs_name != "raw" and not w.files:
             raise FsRefused(f"workload {w.name} is defined on the raw device only: use --fs raw")
         if (fill_fraction or fill_device) and fs_name == "raw":
-            raise FsRefused("--fill and --fill-device write static files, so they need a file system (--fs)")
+            raise FsRefused("--fill and --fill-device write static files, so each needs a file system (--fs)")
         target = open_target(fs_name, dev, options=fs_opts)
         try:
             fill_info = (fill(target, fill_fraction, progress) if fill_fraction else

@@ -522,6 +522,27 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def seed003_series(results: list[dict[str, Any]]) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
+    """Seed 003's write and read statistics per access size, per device.
+    The raw log analogue (RAW_LOG_TAG) is a seed003-sweep run on mt29f1g01
+    too: it must not replace the device's sweep (it once did, and the NAND
+    bars went missing from every seed 003 figure)."""
+    from steadyfs.analysis import SizeStats
+
+    series_w: dict[str, list[Any]] = {}
+    series_r: dict[str, list[Any]] = {}
+    for r in results:
+        if "summary" in r and r["job"].workload == "seed003-sweep" and not r["job"].tag:
+            s = r["summary"]
+            for dst, entries in ((series_w, s.get("by_size", [])), (series_r, s.get("read", {}).get("by_size", []))):
+                dst[r["job"].device] = [SizeStats(e["size_bytes"], e["count"], e["max_latency_us"] * 1e3,
+                                                  e["p50_latency_us"] * 1e3, e["p99_latency_us"] * 1e3,
+                                                  float(e["avg_throughput_kBps"] or 0) * 1e3,
+                                                  float(e["guaranteed_throughput_kBps"] or 0) * 1e3)
+                                        for e in entries]
+    return series_w, series_r
+
+
 def _add_sections(index: Path, out: Path, results: list[dict[str, Any]], chk: list[Check], pl: Any,
                   chk5: list[Check] | None = None,
                   head: list[tuple[str, str, dict[str, Any] | None, Any]] | None = None) -> None:
@@ -576,19 +597,7 @@ def _add_sections(index: Path, out: Path, results: list[dict[str, Any]], chk: li
                              f"<figcaption>{html.escape(cap)} (<a href='plots/{name}.svg'>SVG</a>)"
                              "</figcaption></figure>")
         parts.append("</div>")
-    series_w: dict[str, list[SizeStats]] = {}
-    series_r: dict[str, list[SizeStats]] = {}
-    for r in results:
-        # the raw log analogue (RAW_LOG_TAG) is a seed003-sweep run too: it
-        # must not replace the device's sweep under the same key
-        if "summary" in r and r["job"].workload == "seed003-sweep" and not r["job"].tag:
-            s = r["summary"]
-            for dst, entries in ((series_w, s.get("by_size", [])), (series_r, s.get("read", {}).get("by_size", []))):
-                dst[r["job"].device] = [SizeStats(e["size_bytes"], e["count"], e["max_latency_us"] * 1e3,
-                                                  e["p50_latency_us"] * 1e3, e["p99_latency_us"] * 1e3,
-                                                  float(e["avg_throughput_kBps"] or 0) * 1e3,
-                                                  float(e["guaranteed_throughput_kBps"] or 0) * 1e3)
-                                        for e in entries]
+    series_w, series_r = seed003_series(results)
     if series_w:
         figs = [(pl.plot_vs_size(series_w, "avg_throughput", title="Seed 003 fig. 1: average write throughput"),
                  "seed003-write-throughput", "Average write throughput vs access size (erase included)"),
@@ -637,6 +646,16 @@ def _add_sections(index: Path, out: Path, results: list[dict[str, Any]], chk: li
 GUARANTEE_SLOT = "<!-- steadyfs: proven guarantee slot (steadyfs_guarantee / steady plan) -->"
 
 
+def _short_stack(label: str) -> str:
+    if label.startswith("littlefs, tuned"):
+        return "littlefs, tuned for the chip"
+    if label.startswith("littlefs, small"):
+        return "littlefs, small RAM"
+    if label.startswith("raw"):
+        return "raw chip, no files"
+    return label.split(",")[0]
+
+
 def _glance_rows(head: list[tuple[str, str, dict[str, Any] | None, Any]], ws_bound_typ_us: float
                  ) -> list[list[str]]:
     from steadyfs.report import _ram
@@ -646,16 +665,17 @@ def _glance_rows(head: list[tuple[str, str, dict[str, Any] | None, Any]], ws_bou
     for w, label, s, _ in head:
         what = "logging" if w == "log4k" else "random overwrites"
         if s is None:
-            rows.append([what, label, "run failed"] + [""] * 8)
+            rows.append([what, _short_stack(label), "run failed"] + [""] * 8)
             continue
         grows = set(s.get("unbounded_rates", []))
         ram = fs_ram_bytes(s)
         cap = usable_bytes(s)
         dev = s.get("fill", {}).get("device_bytes")
-        stated = ("none" if "steadyfs" not in label else f"{ws_bound_typ_us / 1e3:.0f} ms (write + sync)")
-        rows.append([what, label.replace(f", {SAME_FILL * 100:.0f} % of device stored", ""),
+        stated = (f"{ws_bound_typ_us / 1e3:.0f} ms" if label.startswith("steadyfs") else "none")
+        rows.append([what, _short_stack(label),
                      f"{s['max_latency_us'] / 1e3:,.1f} ms", f"{float(s['avg_throughput_kBps']) / 1e3:,.2f} MB/s"]
-                    + [("unbounded" if r in grows else _ram(s["peak_buffer_bytes"].get(r))) for r in rates]
+                    + [("unbounded" if r in grows else "0 B" if not s["peak_buffer_bytes"].get(r)
+                        else _ram(s["peak_buffer_bytes"].get(r))) for r in rates]
                     + [stated, f"{ram:,} B" if ram else "-",
                        (f"{cap / 1e6:.0f} MB ({cap / dev * 100:.0f} %)" if cap and dev else "-")])
     return rows
@@ -672,43 +692,44 @@ def _add_glance(index: Path, head: list[tuple[str, str, dict[str, Any] | None, A
            "Stated bound", "File-system RAM", "Usable capacity"]
     rows = _glance_rows(head, ws_bound_typ_us)
     npass = sum(c.ok for c in allc)
-    parts = ["<section id='glance' style='border:2px solid #1f77b4;padding:.6em 1em;margin:1em 0'>",
-             "<h2 style='margin-top:.2em'>At a glance</h2>",
-             "<p><b>A 1 Gbit SPI NAND (Micron MT29F1G01, simulated with its datasheet timing) holding "
-             + (f"{stored / 1e6:.0f} MB" if stored else "the same bytes")
-             + f" of files ({SAME_FILL * 100:.0f} % of the chip) under every stack; a stream of 4 KiB "
-             "records, each made durable before the next.</b> <i>Logging</i>: append to a rotating set "
-             "of files; <i>random overwrites</i>: rewrite 4 KiB at a random place in a 1 MiB file. "
-             "Worst case: the longest single write. RAM @ rate: the buffer a sensor producing that many "
-             "bytes per second needs so that no record is lost (unbounded: the stack is slower than "
-             "the sensor on average). Raw: the chip with no file system (no files, no power-loss "
-             "safety) as the floor.</p>",
+    parts = ["<section id='glance' style='border:2px solid #1f77b4;padding:.2em 1em .6em;margin:1em 0'>",
+             "<h2 style='margin-top:.3em'>At a glance: 4 KiB records on a 1 Gbit SPI NAND</h2>",
+             "<p>Micron MT29F1G01 (simulated from its datasheet) holding the same "
+             + (f"{stored / 1e6:.0f} MB" if stored else "bytes")
+             + f" of files ({SAME_FILL * 100:.0f} % of the chip) under every stack; each 4 KiB record "
+             "is durable before the next. <b>Worst case</b>: the longest write. <b>RAM @ rate</b>: the "
+             "buffer a sensor of that rate needs to lose nothing (unbounded: slower than the sensor "
+             "on average).</p>",
              "<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in hdr) + "</tr>"]
-    for row in rows:
+    for i, row in enumerate(rows):
         bold = row[1].startswith("steadyfs")
-        parts.append("<tr>" + "".join(
-            f"<td{' class=n' if i >= 2 else ''}>{'<b>' if bold else ''}{html.escape(c)}{'</b>' if bold else ''}</td>"
-            for i, c in enumerate(row)) + "</tr>")
+        first = i == 0 or rows[i - 1][0] != row[0]
+        span = sum(1 for r in rows if r[0] == row[0])
+        cells = [f"<td rowspan={span}>{html.escape(row[0])}</td>"] if first else []
+        cells += [f"<td{' class=n' if j >= 2 else ''}>{'<b>' if bold else ''}{html.escape(c)}"
+                  f"{'</b>' if bold else ''}</td>" for j, c in enumerate(row) if j >= 1]
+        parts.append("<tr>" + "".join(cells) + "</tr>")
     parts.append("</table>")
-    parts.append("<p class='muted'>littlefs tuned: lookahead 128 B (covers all 1024 blocks) and "
-                 "metadata_max 4 KiB, what a user would set for this chip; small RAM: littlefs's usual "
-                 "lookahead 32 B. File-system RAM: steadyfs's context, work area and sector buffer "
-                 "(`steady ram`, 64-bit host; 4360 B on Cortex-M3); littlefs's read, program and one "
-                 "file cache plus its lookahead (its lfs_t and lfs_file_t structures not counted). Usable "
-                 "capacity: what each stack states it can hold (steadyfs: its format's fill limit; "
-                 "littlefs: every block, of which it needs free ones to copy on write). Stated bound: "
-                 "steadyfs's worst case for a 4 KiB write + sync in typical timing, computed from the "
-                 "device's operation counts (`steady bound`); littlefs and the raw chip state none."
-                 + (" Quick mode: shorter runs than the full demo." if quick else "") + "</p>")
     parts.append(GUARANTEE_SLOT)
-    parts.append("<p id='guarantee' style='background:#fff8e1;padding:.4em .6em'><b>Proven guarantee:</b> "
-                 "not available yet. The figures above are measured on the model, and the stated bound "
-                 "is a per-call worst case; a guaranteed input rate with its RAM (steadyfs_guarantee / "
-                 "<code>steady plan</code>) will be shown here when it exists.</p>")
+    parts.append("<p id='guarantee' style='background:#fff8e1;padding:.3em .6em;margin:.4em 0'><b>Proven "
+                 "guarantee:</b> not available yet (steadyfs_guarantee / <code>steady plan</code>). The "
+                 "figures above are measured on the model; the stated bound is steadyfs's per-call worst "
+                 "case.</p>")
     parts.append(f"<p><a href='#checks'>{npass} of {len(allc)} checks pass</a> &middot; "
                  "<a href='#issue5'>the side by side in detail</a> &middot; "
-                 "<a href='#fsoc'>File System On Chip</a> &middot; <a href='runs.html'>every run</a></p>"
-                 "</section>")
+                 "<a href='#fsoc'>File System On Chip</a> &middot; <a href='runs.html'>every run</a></p>")
+    parts.append("<p class='muted'>Logging: append to a rotating set of files (log4k); random overwrites: "
+                 "4 KiB at a random place of a 1 MiB file (seed000-random4k). littlefs tuned for the chip: "
+                 "lookahead 128 B (covers all 1024 blocks) and metadata_max 4 KiB; small RAM: its usual "
+                 "lookahead 32 B. Raw chip: sequential programs (logging) or erase on rewrite, no file "
+                 "system, no power-loss safety: the floor. File-system RAM: steadyfs's context, work area "
+                 "and sector buffer (`steady ram`, 64-bit host; 4360 B on Cortex-M3); littlefs's read, "
+                 "program and one file cache plus its lookahead (its lfs_t and lfs_file_t structures not "
+                 "counted). Usable capacity: what each stack states it can hold (steadyfs: its format's fill "
+                 "limit; littlefs: every block, of which it needs free ones to copy on write). Stated bound: "
+                 "steadyfs's worst case for a 4 KiB write + sync in typical timing from the device's "
+                 "operation counts (`steady bound`); littlefs and the raw chip state none."
+                 + (" Quick mode: shorter runs than the full demo." if quick else "") + "</p></section>")
     text = index.read_text(encoding="utf-8")
     text = text.replace("</h1>", "</h1>\n" + "\n".join(parts), 1)
     index.write_text(text, encoding="utf-8")

@@ -75,8 +75,13 @@ def series_colors(names: Sequence[str]) -> list[str]:
         low = nm.lower()
         c = next((STACK_COLORS[k] for k in keys if k in low and STACK_COLORS[k] not in out), None)
         if c is None:
-            c = next(x for x in (*COLORS, *_SPARE, *STACK_COLORS.values()) if x not in out) \
-                if len(out) < len(COLORS) + len(_SPARE) else COLORS[len(out) % len(COLORS)]
+            pool = dict.fromkeys((*COLORS, *_SPARE, *STACK_COLORS.values()))
+            c = next((x for x in pool if x not in out), None)
+            k = len(out)
+            while c is None or c in out:   # past the pool: spread hues by the golden ratio
+                r, g, b = (float(x) for x in matplotlib.colors.hsv_to_rgb(((k * 0.618034) % 1.0, 0.75, 0.7)))
+                c = matplotlib.colors.to_hex((r, g, b))
+                k += 1
         out.append(c)
     return out
 

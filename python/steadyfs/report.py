@@ -180,7 +180,8 @@ def _html_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Se
         for j, (c, ra) in enumerate(zip(r, right)):
             text = html.escape(c)
             if j == 0 and link is not None:
-                text = f'<a href="#{link(i)}">{text}</a>'
+                target = link(i)
+                text = f'<a href="{target if "#" in target else "#" + target}">{text}</a>'
             cells.append(f'<td class="n">{text}</td>' if ra else f"<td>{text}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
     return "\n".join(out) + "</table>"

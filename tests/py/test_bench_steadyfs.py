@@ -155,3 +155,57 @@ def test_demo_seed001_check_is_judged_against_the_cards() -> None:
     assert not c[0].ok and "below" in c[0].text
     c = [x for x in checks([run("sd-consumer", 150.0)], 2000.0) if "average" in x.text]
     assert c[0].ok and "above" in c[0].text
+
+
+def test_fill_device_stores_the_same_bytes_under_each_stack(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 13: --fill is a fraction of each file system's own capacity
+    (steadyfs states less than the device, littlefs every block), so "75 %
+    full" stored different bytes.  --fill-device F stores F of the device's
+    bytes under every stack; too much for a stack is a one-line refusal."""
+    got = {}
+    for fs in ("steadyfs", "littlefs"):
+        rc, out, err = _bench(capsys, "--device", "mt29f1g01", "--blocks", "64", "--workload", "log4k",
+                              "--fs", fs, "--fill-device", "0.4", "--param", "total=256KiB",
+                              "--param", "file_size=64KiB", "--json")
+        assert rc == 0, err
+        got[fs] = json.loads(out)
+    dev = 64 * 64 * 2048
+    for fs, s in got.items():
+        f = s["fill"]
+        assert f["of"] == "device" and f["device_bytes"] == dev
+        assert f["stored_bytes"] == int(0.4 * dev) and f["stored_fraction_of_device"] == 0.4, fs
+        assert f["used_bytes"] >= f["stored_bytes"]
+    assert got["steadyfs"]["fill"]["capacity_bytes"] < dev == got["littlefs"]["fill"]["capacity_bytes"]
+    # littlefs's RAM is stated with its configuration
+    c = got["littlefs"]["fs_config"]
+    assert c["buffer_ram_bytes"] == 2 * c["cache_size"] + c["lookahead_size"]
+    # more than steadyfs's capacity (63 % of a 64-block device): refused, one line
+    rc, _, err = _bench(capsys, "--device", "mt29f1g01", "--blocks", "64", "--workload", "log4k",
+                        "--fs", "steadyfs", "--fill-device", "0.8", "--param", "total=256KiB")
+    assert rc == 2 and err.startswith("steady bench: error: --fill-device 0.8: steadyfs holds only")
+    assert len(err.strip().splitlines()) == 1
+    for bad in (["--fill", "0.5", "--fill-device", "0.5"], ["--fill-device", "1.5"]):
+        rc, _, err = _bench(capsys, "--device", "mt29f1g01", "--blocks", "64", "--workload", "log4k",
+                            "--fs", "steadyfs", *bad)
+        assert rc == 2 and "--fill-device" in err and len(err.strip().splitlines()) == 1
+
+
+def test_demo_seed003_keeps_every_device() -> None:
+    """Issue 13: the raw 4 KiB log analogue is a seed003-sweep run on
+    mt29f1g01 as well; listed after the sweep it replaced the NAND series
+    under the same key and seed 003's NAND bars went missing."""
+    from steadyfs.cmd_demo import RAW_LOG_TAG, Job, seed003_series
+
+    def sweep(sizes: list[int], kbps: float) -> dict[str, object]:
+        e = [{"size_bytes": z, "count": 4, "max_latency_us": 10.0, "p50_latency_us": 5.0, "p99_latency_us": 9.0,
+              "avg_throughput_kBps": kbps, "guaranteed_throughput_kBps": kbps / 2} for z in sizes]
+        return {"by_size": e, "read": {"by_size": e}}
+
+    sizes = [2048, 4096, 8192, 16384]
+    res = [{"job": Job(d, "seed003-sweep", "raw"), "summary": sweep(sizes, k)}
+           for d, k in (("mt29f1g01", 4000.0), ("mt25q128", 200.0), ("em064lx", 30000.0))]
+    res.append({"job": Job("mt29f1g01", "seed003-sweep", "raw", tag=RAW_LOG_TAG), "summary": sweep([4096], 1.0)})
+    w, r = seed003_series(res)
+    assert set(w) == set(r) == {"mt29f1g01", "mt25q128", "em064lx"}
+    assert [s.size_bytes for s in w["mt29f1g01"]] == sizes
+    assert w["mt29f1g01"][0].avg_throughput_Bps == 4000.0 * 1e3
