@@ -110,11 +110,12 @@ def _human_axis(ax: Axes, which: str = "y") -> None:
     axis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
 
 
-def _legend_below(ax: Axes, n: int) -> None:
-    """The legend under the axes, off the data."""
+def _legend_below(ax: Axes, n: int, below: float = 0.16) -> None:
+    """The legend under the axes and their x label, off the data (``below``:
+    axes fractions down to its top edge; two-line tick labels need more)."""
     if n:
-        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16),
-                  ncol=min(3, n), frameon=False)
+        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -below),
+                  ncol=min(2, n), frameon=False)
 
 plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 110, "font.size": 10,
                      "axes.grid": True, "grid.alpha": 0.3, "axes.titlesize": 11})
@@ -404,7 +405,7 @@ def plot_peak_vs_rate(summaries: Mapping[str, Mapping[str, object]], title: str 
     if any(isinstance(s.get("unbounded_rates"), list) and s.get("unbounded_rates") for s in summaries.values()):
         ax.plot([], [], marker="o", color="gray", markerfacecolor="white", linestyle="none",
                 label="rate above average throughput (grows without bound)")
-    _legend_below(ax, len(ax.get_legend_handles_labels()[1]))
+    _legend_below(ax, len(ax.get_legend_handles_labels()[1]), below=0.26)
     return fig
 
 

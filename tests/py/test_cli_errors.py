@@ -4,6 +4,7 @@ and the replay line torture prints after a failure runs as printed."""
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 import sys
@@ -111,8 +112,9 @@ def test_demo_builds_every_program_the_readme_names(tmp_path: Path) -> None:
     """Issue 13: after `make demo`, torture, mkfs..., serve, mount and model
     said their binary was missing.  `make demo` (dry run into an empty build
     directory) builds each program a `steady` command execs."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     r = subprocess.run(["make", "-n", "-B", f"BUILD={tmp_path}/b", "demo"], cwd=REPO,
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, timeout=120, env=env)
     assert r.returncode == 0, r.stderr
     for prog in ("steady-img", "steady-torture", "steady-serve", "steady-mount",
                  "steady-fsocexp", "steady-relay", "libsteady.so"):
