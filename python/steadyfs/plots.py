@@ -66,24 +66,32 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 
 def series_colors(names: Sequence[str]) -> list[str]:
-    """A colour per series name: the stack's or device's own colour when the
-    name contains one (the first series to claim it), else an unused one --
-    never the same colour twice in one plot."""
-    keys = sorted(STACK_COLORS, key=len, reverse=True)
-    out: list[str] = []
+    """A colour per series name: the stack's own colour when the name names a
+    stack (else the device's), for the first series that claims it; every
+    other series an unused colour that is no stack's or device's -- never the
+    same colour twice in one plot."""
+    stacks = ("littlefs, tuned", "steadyfs", "littlefs", "raw", "fat")
+    devices = sorted((k for k in STACK_COLORS if k not in stacks), key=len, reverse=True)
+    out: list[str | None] = []
     for nm in names:
         low = nm.lower()
-        c = next((STACK_COLORS[k] for k in keys if k in low and STACK_COLORS[k] not in out), None)
+        key = next((k for k in (*stacks, *devices) if k in low), None)
+        c = STACK_COLORS[key] if key else None
+        out.append(c if c is not None and c not in out else None)
+    reserved = set(STACK_COLORS.values())
+    pool = [c for c in dict.fromkeys((*_SPARE, *COLORS)) if c not in reserved]
+    done: list[str] = []
+    k = 0
+    for c in out:
         if c is None:
-            pool = dict.fromkeys((*COLORS, *_SPARE, *STACK_COLORS.values()))
-            c = next((x for x in pool if x not in out), None)
-            k = len(out)
-            while c is None or c in out:   # past the pool: spread hues by the golden ratio
-                r, g, b = (float(x) for x in matplotlib.colors.hsv_to_rgb(((k * 0.618034) % 1.0, 0.75, 0.7)))
+            c = next((x for x in pool if x not in out and x not in done), None)
+            while c is None or c in out or c in done or c in reserved:
+                # past the pool: spread hues by the golden ratio
+                r, g, b = (float(x) for x in matplotlib.colors.hsv_to_rgb(((k * 0.618034) % 1.0, 0.75, 0.6)))
                 c = matplotlib.colors.to_hex((r, g, b))
                 k += 1
-        out.append(c)
-    return out
+        done.append(c)
+    return done
 
 
 def human(v: float) -> str:

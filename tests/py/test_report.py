@@ -152,6 +152,12 @@ def test_plot_colours_numbers_and_legends() -> None:
     assert len(set(cs)) == 4
     assert cs[0] == plots.series_colors(["steadyfs 75% full"])[0] == plots.STACK_COLORS["steadyfs"]
     assert cs[1] == plots.STACK_COLORS["littlefs, tuned"] and cs[2] == plots.STACK_COLORS["littlefs"]
+    # the stack's colour wins over the device's; a device alone keeps its own
+    assert plots.series_colors(["mt29f1g01 / littlefs, 25 % full"])[0] == plots.STACK_COLORS["littlefs"]
+    assert plots.series_colors(["mt29f1g01"])[0] == plots.STACK_COLORS["mt29f1g01"]
+    # a second series of a stack gets a colour that is no stack's or device's
+    second = plots.series_colors(["steadyfs 55", "steadyfs 75"])[1]
+    assert second not in plots.STACK_COLORS.values()
     # two series naming the same stack still get two colours; unknown names too
     assert len(set(plots.series_colors(["steadyfs a", "steadyfs b", "x", "y", "z"]))) == 5
     assert len(set(plots.series_colors([f"s{i}" for i in range(20)]))) == 20
