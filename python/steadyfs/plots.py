@@ -58,7 +58,8 @@ STACK_COLORS: dict[str, str] = {
     "sd-consumer": "#7f7f7f",         # grey
     "sd-industrial": "#bcbd22",       # olive
 }
-_SPARE = ("#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354")
+#: further series: dark or muted colours, none close to a stack's
+_SPARE = ("#393b79", "#8c6d31", "#7b4173", "#000000", "#6b6ecf", "#b5cf6b", "#843c39", "#637939")
 #: Line styles and markers cycled per series so that overlapping curves stay
 #: distinguishable without colour.
 LINESTYLES = ("-", "--", "-.", ":")
