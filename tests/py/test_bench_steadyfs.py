@@ -209,3 +209,42 @@ def test_demo_seed003_keeps_every_device() -> None:
     assert set(w) == set(r) == {"mt29f1g01", "mt25q128", "em064lx"}
     assert [s.size_bytes for s in w["mt29f1g01"]] == sizes
     assert w["mt29f1g01"][0].avg_throughput_Bps == 4000.0 * 1e3
+
+
+def test_demo_first_screen_answers(tmp_path: Path) -> None:
+    """Issue 13: the report opens with the answer -- every stack's worst
+    case, average and RAM at 0.5/1/2/4 MB/s from the runs, the stated bound,
+    file-system RAM, usable capacity -- and a marked place for the proven
+    guarantee, before anything else on the page."""
+    from steadyfs.cmd_demo import (GUARANTEE_SLOT, SAME_FILL, TUNED_TAG, Check, Job, _add_glance,
+                                   headline)
+
+    def summ(max_us: float, avg: float, b2: int, grows: list[str], cfg: dict[str, object]) -> dict[str, object]:
+        return {"max_latency_us": max_us, "avg_throughput_kBps": avg, "guaranteed_throughput_kBps": 1.0,
+                "count": 10, "latency_us": {"p99": max_us, "mean": max_us / 2}, "unbounded_rates": grows,
+                "peak_buffer_bytes": {"100000": 0, "500000": 0, "1000000": 0, "2000000": b2, "4000000": 5 * b2},
+                "fs_config": cfg,
+                "fill": {"stored_bytes": 73_819_750, "device_bytes": 134_217_728,
+                         "capacity_bytes": 97_812_480 if cfg.get("fs") == "steadyfs" else 134_217_728}}
+
+    sfs = {"fs": "steadyfs", "ram_bytes": 4400}
+    lfs = {"fs": "littlefs", "buffer_ram_bytes": 4224, "ram_per_open_file_bytes": 2048}
+    res = []
+    for w in ("log4k", "seed000-random4k"):
+        res.append({"job": Job("mt29f1g01", w, "steadyfs", fill_device=SAME_FILL),
+                    "summary": summ(3140.0, 5389.0, 2337, [], sfs)})
+        res.append({"job": Job("mt29f1g01", w, "littlefs", tag=TUNED_TAG, fill_device=SAME_FILL),
+                    "summary": summ(90_740.0, 182.0, 9, ["500000", "1000000", "2000000", "4000000"], lfs)})
+    index = tmp_path / "index.html"
+    index.write_text("<html><body><h1>t</h1><p>rest</p><h2 id='summary'>S</h2></body></html>")
+    _add_glance(index, headline(res), [Check(True, "a"), Check(False, "b")], 145_400.0, False)
+    text = index.read_text()
+    glance = text[text.index("<h1>t</h1>"):text.index("<p>rest</p>")]
+    assert "id='glance'" in glance and GUARANTEE_SLOT in glance and "Proven guarantee" in glance
+    assert "74 MB of files (55 % of the chip)" in glance
+    assert "3.1 ms" in glance and "5.39 MB/s" in glance and "2.282 KiB" in glance
+    assert "90.7 ms" in glance and "0.18 MB/s" in glance and glance.count("unbounded") >= 4
+    assert "145 ms" in glance and "4,400 B" in glance and "6,272 B" in glance
+    assert "98 MB (73 %)" in glance and "134 MB (100 %)" in glance
+    assert "1 of 2 checks pass" in glance
+    assert glance.count("run failed") == 4       # littlefs small RAM and raw: not given
