@@ -20,7 +20,8 @@ from steadyfs import imgtool
 
 
 def _create(args: argparse.Namespace) -> int:
-    return imgtool.run(["image", "create", args.dir, args.image, *imgtool.format_argv(args)])
+    return imgtool.run(["image", "create", args.dir, args.image, *imgtool.format_argv(args),
+                        *(["--raw", args.raw] if args.raw else [])])
 
 
 def _extract(args: argparse.Namespace) -> int:
@@ -45,6 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     c = isub.add_parser("create", help="new image from a host directory tree")
     c.add_argument("dir", metavar="DIR")
     c.add_argument("image", metavar="IMAGE")
+    c.add_argument("--raw", metavar="OUT", help="also write a raw image for a device programmer")
     imgtool.add_format_args(c)
     c.set_defaults(func=_create)
     e = isub.add_parser("extract", help="copy an image's tree into a host directory")

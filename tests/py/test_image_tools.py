@@ -602,6 +602,10 @@ def test_raw_export_import_round_trip(tmp_path: Path, device: str, blocks: str, 
     # the imported image is a working device: write to it, check again
     steady("put", src / "d" / "f.bin", f"{back}:/again.bin")
     assert fsck(back)[0] == 0
+    # image create --raw writes the raw image export gives
+    c, craw = tmp_path / "c.img", tmp_path / "c.raw"
+    steady("image", "create", src, c, "--device", device, "--blocks", blocks, "--seed", seed, "--raw", craw)
+    assert craw.read_bytes() == rb
     # mkfs --raw writes the same raw image mkfs + export gives
     m, mr, direct_raw = tmp_path / "m.img", tmp_path / "m.raw", tmp_path / "direct.raw"
     steady("mkfs", m, "--device", device, "--blocks", blocks, "--seed", seed, "--raw", mr)

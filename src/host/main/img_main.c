@@ -1046,7 +1046,7 @@ static int cmd_image(int argc, char **argv)
 {
     const char *sub = argc > 1 ? argv[1] : "";
     if (!strcmp(sub, "create")) {
-        const char *device = NULL, *pos[2] = {NULL, NULL};
+        const char *device = NULL, *pos[2] = {NULL, NULL}, *raw = NULL;
         uint32_t blocks = 0;
         uint64_t seed = 0;
         imgfs_format f;
@@ -1057,17 +1057,22 @@ static int cmd_image(int argc, char **argv)
         for (i = 2; i < argc && !bad; i++) {
             if (format_opt(argc, argv, &i, &device, &blocks, &seed, &f, &force, &bad))
                 continue;
-            if (np < 2 && argv[i][0] != '-')
+            if (!strcmp(argv[i], "--raw") && i + 1 < argc && !raw)
+                raw = argv[++i];
+            else if (np < 2 && argv[i][0] != '-')
                 pos[np++] = argv[i];
             else
-                return usage("image create DIR IMAGE " FORMAT_USAGE);
+                return usage("image create DIR IMAGE " FORMAT_USAGE " [--raw OUT]");
         }
         if (bad)
             return 2;
         if (np != 2 || !device)
-            return usage("image create DIR IMAGE " FORMAT_USAGE);
+            return usage("image create DIR IMAGE " FORMAT_USAGE " [--raw OUT]");
         if (stat(pos[0], &sb) || !S_ISDIR(sb.st_mode))
             return err("%s: not a directory", pos[0]);
+        if (raw && lstat(raw, &sb) == 0 && (!force || S_ISDIR(sb.st_mode)))
+            return err("%s: %s", raw, S_ISDIR(sb.st_mode) ? "is a directory" :
+                       "exists (use --force to replace it)");
         if (imgfs_create(&m, pos[1], device, blocks, seed, &f, force))
             return err("%s", m.err);
         rc = put_tree(&m.fs, pos[0], "/");
@@ -1076,7 +1081,8 @@ static int cmd_image(int argc, char **argv)
             return rc;
         }
         print_info(&m, pos[1]);
-        return close_or_fail(&m, 0);
+        rc = close_or_fail(&m, 0);
+        return !rc && raw ? write_raw(pos[1], raw, force) : rc;
     }
     if (!strcmp(sub, "export") || !strcmp(sub, "import"))
         return image_raw(argc, argv, !strcmp(sub, "import"));
