@@ -257,7 +257,7 @@ def plot_buffer(trace: Trace, rates_Bps: Sequence[float], title: str | None = No
                      f"{' (no buffering needed)' if peak == 0 else ''}", fontsize=9, loc="left")
         ax.set_ylabel(f"buffer ({unit})")
         ax.set_ylim(0, peak / div * 1.12 if peak > 0 else 1.0)
-        ax.legend(loc="best", fontsize=7)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)   # off the data
     axes[-1, 0].set_xlabel("access number")
     axes[-1, 0].set_xlim(-0.5, max(len(trace), 1) - 0.5)
     fig.suptitle(title or f"Buffered data at fixed input rates: {trace_title(trace)}", fontsize=11)
