@@ -36,14 +36,18 @@ CLANG_OBJS:= $(patsubst %.c,$(BUILD)/clang/%.o,$(CORE_SRCS) $(HOST_SRCS) $(TEST_
 ARM_OBJS  := $(patsubst %.c,$(BUILD)/arm/%.o,$(CORE_SRCS))
 TEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 
-.PHONY: setup build lib ctests clang-check cross test test-c test-py demo clean
+.PHONY: setup build lib tools ctests clang-check cross test test-c test-py demo clean
 
 setup:
 	@scripts/setup.sh
 
 lib: $(BUILD)/libsteady.so $(BUILD)/libsteady.a
 
-build: lib $(TEST_BINS)
+build: lib tools $(TEST_BINS)
+
+# Every program the README names (`steady <cmd>` execs them): each part's
+# mk/*.mk adds its own to `tools`.  `make demo` builds these, not the tests.
+tools: lib
 
 $(BUILD)/host/%.o: %.c
 	@mkdir -p $(@D)
@@ -102,8 +106,10 @@ test: setup
 	$(MAKE) --no-print-directory test-py
 	$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA))
 
+# The firmware is built when its cross toolchain is present (mk/firmware.mk:
+# DEMO_FIRMWARE); without it the demo reports the firmware check as not run.
 demo: setup
-	$(MAKE) --no-print-directory lib
+	$(MAKE) --no-print-directory tools $(DEMO_FIRMWARE)
 	./steady demo
 
 clean:
@@ -206,7 +212,7 @@ $(BUILD)/steady-torture: src/host/main/torture_main.c $(SAN_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(SAN_CFLAGS) $< $(SAN_OBJS) -o $@ -lm
 
-build: $(BUILD)/steady-torture
+tools: $(BUILD)/steady-torture
 
 # ---- parts with build rules of their own: one mk/<part>.mk each -----------
 # (9P server and serve, host tools, interop tests, ...).  Each may add to

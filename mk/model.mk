@@ -9,4 +9,4 @@ $(BUILD)/steady-fsocexp: src/host/main/fsocexp_main.c $(LIB_OBJS)
 	@echo "  LD      $@"
 	@$(CC) $(HOST_CFLAGS) $< $(LIB_OBJS) -o $@ -lm
 
-build: $(BUILD)/steady-fsocexp
+tools: $(BUILD)/steady-fsocexp

@@ -46,7 +46,7 @@ $(BUILD)/steady-serve: src/host/main/serve_main.c $(SAN_OBJS)
 	@echo "  LD/san  $@"
 	@$(CC) $(SAN_CFLAGS) $< $(SAN_OBJS) -o $@ -lm
 
-build: $(BUILD)/steady-serve
+tools: $(BUILD)/steady-serve
 
 # p9srv-size: the Cortex-M3 .text of a File System On Chip image: the
 # server, the codec, the file system and the CRC linked together with

@@ -9,7 +9,7 @@ $(BUILD)/steady-mount: src/host/main/mount_main.c $(BUILD)/libsteady.a
 	@echo "  LD      $@"
 	@$(CC) $(HOST_CFLAGS) $(FUSE_CFLAGS) $< $(BUILD)/libsteady.a -o $@ $(FUSE_LIBS) -lm
 
-build: $(BUILD)/steady-mount
+tools: $(BUILD)/steady-mount
 
 # stub-size: the Cortex-M3 .text a host MCU pays for the stub, linked with
 # the 9P codec it uses and newlib's mem*/strlen, unused sections dropped.

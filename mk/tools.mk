@@ -7,7 +7,7 @@ $(BUILD)/steady-img: src/host/main/img_main.c $(LIB_OBJS)
 	@echo "  LD      $@"
 	@$(CC) $(HOST_CFLAGS) $< $(LIB_OBJS) -o $@ -lm
 
-build: $(BUILD)/steady-img
+tools: $(BUILD)/steady-img
 
 # fuzz_image: mutated small images through mount, fsck and every read path.
 # Its seed corpus is made by tests/fuzz/image_corpus_gen.c (`make fuzz-image-corpus`).

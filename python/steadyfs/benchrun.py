@@ -68,42 +68,58 @@ def default_fs(w: Workload, dev: Device) -> str:
 
 
 def fill(target: FsTarget, fraction: float, progress: bool = False, chunk: int = 64 * 1024,
-         file_size: int = 1024 * 1024) -> dict[str, Any]:
-    """Write static files under /static until ``fraction`` of the capacity is
-    used (not timed).  Returns what was done."""
+         file_size: int = 1024 * 1024, of_device: bool = False) -> dict[str, Any]:
+    """Write static files under /static (not timed): until ``fraction`` of
+    the file system's capacity is used (as it reports its usage), or, with
+    ``of_device``, until the files hold ``fraction`` of the device's bytes
+    (the same bytes stored whatever the file system: the fair comparison).
+    Returns what was done."""
+    opt = "--fill-device" if of_device else "--fill"
     if not 0.0 <= fraction < 1.0:
-        raise BenchError(f"--fill must be in [0, 1), not {fraction}")
+        raise BenchError(f"{opt} must be in [0, 1), not {fraction}")
     cap = target.capacity()
-    goal = int(fraction * cap)
+    dev_bytes = int(target.dev.block_count) * int(target.dev.block_size)
     data = pattern(chunk, 7)
     nfiles = 0
+    stored = 0
     used = target.used()
-    with Progress(max(0, goal - used), "fill", enabled=None if progress else False) as bar:
+    goal = int(fraction * dev_bytes) if of_device else int(fraction * cap)
+    with Progress(max(0, goal - (stored if of_device else used)), "fill",
+                  enabled=None if progress else False) as bar:
         # File by file, re-reading the fs's own usage: per-file overhead
         # (metadata, littlefs's CTZ pointers, cluster rounding) counts too.
-        while used < goal:
+        while (stored if of_device else used) < goal:
             if nfiles == 0 and not target.exists("/static"):
                 target.mkdir("/static")
-            n_file = min(file_size, goal - used)
-            with target.open(f"/static/s{nfiles:05d}.bin", "w") as f:
-                left = n_file
-                while left:
-                    k = min(left, chunk)
-                    f.write(data[:k])
-                    left -= k
+            n_file = min(file_size, goal - (stored if of_device else used))
+            try:
+                with target.open(f"/static/s{nfiles:05d}.bin", "w") as f:
+                    left = n_file
+                    while left:
+                        k = min(left, chunk)
+                        f.write(data[:k])
+                        left -= k
+            except FsError as e:
+                if not of_device:
+                    raise
+                raise BenchError(f"{opt} {fraction:g}: {target.name} holds only about {stored} bytes of "
+                                 f"files on this device ({stored / dev_bytes:.1%} of its {dev_bytes} bytes; "
+                                 f"its stated capacity is {cap} bytes): {e}") from e
             nfiles += 1
+            stored += n_file
             new = target.used()
-            bar.update(new - used)
-            if new <= used:
+            bar.update(n_file if of_device else new - used)
+            if new <= used and not of_device:
                 break
             used = new
-    dev_bytes = int(target.dev.block_count) * int(target.dev.block_size)
     # File systems state capacity differently (littlefs: every block;
     # steadyfs: the live data its format allows), so also say what the fill
     # is in raw device bytes.
-    return {"fraction_asked": fraction, "fraction_used": used / cap if cap else 0.0, "files": nfiles,
-            "used_bytes": used, "capacity_bytes": cap,
-            "fraction_of_device": round(used / dev_bytes, 4) if dev_bytes else 0.0}
+    return {"fraction_asked": fraction, "of": "device" if of_device else "capacity",
+            "fraction_used": used / cap if cap else 0.0, "files": nfiles, "stored_bytes": stored,
+            "used_bytes": used, "capacity_bytes": cap, "device_bytes": dev_bytes,
+            "fraction_of_device": round(used / dev_bytes, 4) if dev_bytes else 0.0,
+            "stored_fraction_of_device": round(stored / dev_bytes, 4) if dev_bytes else 0.0}
 
 
 def efficiency_sweet_spot(by_size: Sequence[dict[str, Any]], within: float = 0.10) -> int | None:
@@ -122,8 +138,14 @@ def run_bench(device: str, workload: str, *, fs: str | None = None, timing: str 
               seed: int = 1, rates: Sequence[float] = DEFAULT_RATES, ram: Sequence[int] | None = None,
               fill_fraction: float | None = None, scale: float = 1.0, blocks: int = 0,
               params: dict[str, str] | None = None, allow_write: bool = False,
-              progress: bool = False, label: str = "") -> BenchResult:
-    """One benchmark run; raises BenchError / WorkloadError / FsError with a user message."""
+              progress: bool = False, label: str = "", fill_device: float | None = None) -> BenchResult:
+    """One benchmark run; raises BenchError / WorkloadError / FsError with a user message.
+    ``fill_fraction``: static files up to that fraction of the file system's
+    own capacity; ``fill_device``: static files holding that fraction of the
+    device's bytes (one or the other)."""
+    if fill_fraction is not None and fill_device is not None:
+        raise BenchError("--fill and --fill-device: give one (a fraction of the file system's "
+                         "capacity, or of the device)")
     w = get(workload)
     wparams = {k: v for k, v in (params or {}).items() if not k.startswith("fs.")}
     fs_opts: dict[str, Any] = {k[3:]: v for k, v in (params or {}).items() if k.startswith("fs.")}
@@ -136,11 +158,12 @@ def run_bench(device: str, workload: str, *, fs: str | None = None, timing: str 
                             "(SD cards), --fs littlefs or --fs steadyfs")
         if fs_name != "raw" and not w.files:
             raise FsRefused(f"workload {w.name} is defined on the raw device only: use --fs raw")
-        if fill_fraction and fs_name == "raw":
-            raise FsRefused("--fill writes static files, so it needs a file system (--fs)")
+        if (fill_fraction or fill_device) and fs_name == "raw":
+            raise FsRefused("--fill and --fill-device write static files, so each needs a file system (--fs)")
         target = open_target(fs_name, dev, options=fs_opts)
         try:
-            fill_info = fill(target, fill_fraction, progress) if fill_fraction else None
+            fill_info = (fill(target, fill_fraction, progress) if fill_fraction else
+                         fill(target, fill_device, progress, of_device=True) if fill_device else None)
             meta = make_metadata(device=device, fs=fs_name, workload=w.name, timing=timing, seed=seed,
                                  parameters=resolved, scale=scale, fs_config=target.describe(),
                                  device_geometry=dev.geometry)
@@ -158,8 +181,10 @@ def run_bench(device: str, workload: str, *, fs: str | None = None, timing: str 
                 # Say where: a failure after thousands of accesses (ENOSPC
                 # when GC pacing falls behind) is a different finding from
                 # one at the start (the workload does not fit).
+                fl = (f", fill {fill_fraction:g}" if fill_fraction else
+                      f", fill-device {fill_device:g}" if fill_device else "")
                 raise FsError(f"{e} [{fs_name}, {w.name} on {device}, after {len(writer)} recorded "
-                              f"accesses{f', fill {fill_fraction:g}' if fill_fraction else ''}]") from e
+                              f"accesses{fl}]") from e
             finally:
                 bar.close()
             stats = dev.stats()

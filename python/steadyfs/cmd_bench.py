@@ -2,7 +2,7 @@
 
     steady bench --device PROFILE|PATH --workload NAME [--fs raw|fat|littlefs|steadyfs]
                  [--timing typical|tail|worst] [--seed N] [--rate LIST] [--ram LIST]
-                 [--fill F] [--scale F] [--blocks N] [--param KEY=VALUE ...]
+                 [--fill F | --fill-device F] [--scale F] [--blocks N] [--param KEY=VALUE ...]
                  [--out DIR] [--json] [--allow-write]
     steady bench --list            # the workloads and their parameters
 
@@ -50,6 +50,9 @@ def register(sub: Any) -> None:
     p.add_argument("--ram", default=None, help="RAM budget(s), e.g. 8KiB,64KiB: largest rate each sustains")
     p.add_argument("--fill", type=float, default=None, metavar="F",
                    help="fill the file system to this fraction of its capacity with static files first")
+    p.add_argument("--fill-device", type=float, default=None, metavar="F",
+                   help="static files holding this fraction of the device's bytes first (the same "
+                        "bytes stored whatever the file system; refused if they do not fit)")
     p.add_argument("--scale", type=float, default=1.0, help="multiply total sizes / counts by F")
     p.add_argument("--blocks", type=int, default=0, help="simulated device with fewer blocks (0: profile)")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
@@ -134,7 +137,8 @@ def run(args: argparse.Namespace) -> int:
             k, v = kv.split("=", 1)
             params[k.strip()] = v.strip()
         res = run_bench(args.device, args.workload, fs=args.fs, timing=args.timing, seed=args.seed,
-                        rates=rates, ram=ram, fill_fraction=args.fill, scale=args.scale,
+                        rates=rates, ram=ram, fill_fraction=args.fill, fill_device=args.fill_device,
+                        scale=args.scale,
                         blocks=args.blocks, params=params, allow_write=args.allow_write,
                         progress=not args.json)
     except NativeLibraryMissing as e:

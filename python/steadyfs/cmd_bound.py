@@ -72,7 +72,7 @@ def bound_ops(device: str) -> dict[str, dict[str, int]]:
         c = _Cost()
         if fn(device.encode(), call, n, ctypes.byref(c)) != 0:
             raise SystemExit(f"steady bound: unknown device {device}")
-        out[name] = {f: int(getattr(c, f)) for f, _ in _Cost._fields_}
+        out[name] = {f[0]: int(getattr(c, f[0])) for f in _Cost._fields_}
     return out
 
 

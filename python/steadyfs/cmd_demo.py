@@ -45,6 +45,14 @@ TARGET_NO_BUFFER_RATE = "1000000"
 TARGET_SMALL_BUFFER_RATE, TARGET_SMALL_BUFFER_BYTES = "2000000", 4096
 TARGET_LOG4K_AVG_KBPS = 3000.0       # 3 MB/s, kB = MB/1000 = 1000 bytes
 TARGET_MOUNT_WORST_US = 20000.0
+#: The side by side: every stack holds the same bytes of static files on the
+#: same chip, 55 % of mt29f1g01 (75 % of steadyfs's capacity there).
+SAME_FILL = 0.55
+#: littlefs as a user would tune it for mt29f1g01: a lookahead bitmap that
+#: covers the device's 1024 blocks (128 bytes) and metadata compaction capped
+#: at 4 KiB (metadata_max) instead of the whole 128 KiB block.
+LFS_TUNED = {"fs.lookahead_size": "128", "fs.metadata_max": "4096"}
+TUNED_TAG = "tuned"
 
 
 @dataclass
@@ -59,10 +67,13 @@ class Job:
     """Rough wall seconds, to start the long jobs first."""
     tag: str = ""
     """Distinguishes a second run of the same workload (e.g. the raw log analogue)."""
+    fill_device: float | None = None
+    """Static files holding this fraction of the device (the same bytes for every stack)."""
 
     @property
     def slug(self) -> str:
-        f = f"-fill{int(round(self.fill * 100))}" if self.fill else ""
+        f = (f"-fill{int(round(self.fill * 100))}" if self.fill else
+             f"-dev{int(round(self.fill_device * 100))}" if self.fill_device else "")
         t = f"-{self.tag}" if self.tag else ""
         return f"{self.device}-{self.fs or 'auto'}-{self.workload}{f}{t}"
 
@@ -94,8 +105,18 @@ def jobs(quick: bool, steadyfs: bool) -> list[Job]:
                    cost=0.3, tag=RAW_LOG_TAG))
     for fs in fss:
         lfs = fs == "littlefs"
-        out.append(Job("mt29f1g01", "log4k", fs, 0.75, log75, cost=14 if lfs else 2))
-        out.append(Job("mt29f1g01", "seed000-random4k", fs, 0.75, rnd, scale=q, cost=150 * q if lfs else 2))
+        # the headline: the same bytes stored on the same chip; littlefs in
+        # its small-RAM default and tuned for this chip
+        for tuned in ((False, True) if lfs else (False,)):
+            extra = LFS_TUNED if tuned else {}
+            tag = TUNED_TAG if tuned else ""
+            out.append(Job("mt29f1g01", "log4k", fs, None, {**log75, **extra}, cost=14 if lfs else 2,
+                           tag=tag, fill_device=SAME_FILL))
+            out.append(Job("mt29f1g01", "seed000-random4k", fs, None, {**rnd, **extra}, scale=q,
+                           cost=150 * q if lfs else 2, tag=tag, fill_device=SAME_FILL))
+        if not lfs:   # issue 5's targets are stated at 75 % of steadyfs's capacity
+            out.append(Job("mt29f1g01", "log4k", fs, 0.75, log75, cost=2))
+            out.append(Job("mt29f1g01", "seed000-random4k", fs, 0.75, rnd, scale=q, cost=2))
         for fill in (0.25, 0.90):
             out.append(Job("mt29f1g01", "log4k", fs, fill, {"total": "4M" if quick else "16M"}, cost=8 if lfs else 1))
             if not lfs:   # littlefs random writes at 25/90 % would add minutes; steadyfs's cost seconds
@@ -116,12 +137,13 @@ def _run_job(job: Job, out_dir: str, rates: list[float]) -> dict[str, Any]:
     t0 = time.monotonic()
     try:
         res = run_bench(job.device, job.workload, fs=job.fs, fill_fraction=job.fill, params=job.params,
-                        scale=job.scale, rates=rates, seed=1)
+                        scale=job.scale, rates=rates, seed=1, fill_device=job.fill_device)
     except Exception as e:  # reported in the demo output, never hidden
         return {"job": job, "error": f"{type(e).__name__}: {e}"}
     analysed = res.trace.select(res.summary.get("analysed_ops") or [Op.WRITE])
-    if job.fill:
+    if job.fill or job.fill_device:
         analysed.metadata["workload"] = f"{job.workload}"
+        analysed.metadata["fs"] = stack_label(job)
     plots = pl.run_plots(analysed, rates, Path(out_dir) / "plots", job.slug)
     return {"job": job, "summary": res.summary, "trace": analysed, "plots": plots,
             "wall_s": time.monotonic() - t0}
@@ -138,13 +160,28 @@ class Check:
 
 
 def _find(results: list[dict[str, Any]], device: str, workload: str, fs: str | None = None,
-          fill: float | None = None, tag: str = "") -> dict[str, Any] | None:
+          fill: float | None = None, tag: str = "", fill_device: float | None = None) -> dict[str, Any] | None:
     for r in results:
         j: Job = r["job"]
         if j.device == device and j.workload == workload and "summary" in r and j.tag == tag \
-                and (fs is None or j.fs == fs) and (fill is None or j.fill == fill):
+                and (fs is None or j.fs == fs) and (fill is None or j.fill == fill) \
+                and (fill_device is None or j.fill_device == fill_device):
             return dict(r["summary"])
     return None
+
+
+def stack_label(job: Job) -> str:
+    """The stack as the report names it (one colour per name in every plot)."""
+    if job.fs == "littlefs":
+        name = ("littlefs, tuned (lookahead 128 B, metadata_max 4 KiB)" if job.tag == TUNED_TAG
+                else "littlefs, small RAM (lookahead 32 B)")
+    else:
+        name = str(job.fs or "auto")
+    if job.fill_device:
+        return f"{name}, {job.fill_device * 100:.0f} % of device stored"
+    if job.fill:
+        return f"{name}, {job.fill * 100:.0f} % full"
+    return name
 
 
 # Seed 001's own avg / guaranteed ratios (its tables), per workload: (consumer range, industrial range).
@@ -162,7 +199,9 @@ def checks(results: list[dict[str, Any]], tbers_us: float) -> list[Check]:
             out.append(Check(ratio >= 3.0, f"{w}: industrial max block latency {i['max_latency_us'] / 1e3:.1f} ms "
                                            f"is {ratio:.1f}x lower than consumer {c['max_latency_us'] / 1e3:.0f} ms "
                                            "(want >= 3x)"))
-    # 2. average throughput >= 10x guaranteed (seed 001)
+    # 2. average throughput many times the guaranteed one, judged against
+    # what seed 001 measured on its own cards of the same kind (its tables):
+    # the model matches when its ratio is within that range or above it
     for w in ("seed001-naive", "seed001-open", "seed001-2k"):
         for dev in ("sd-consumer", "sd-industrial"):
             s = _find(results, dev, w)
@@ -170,10 +209,12 @@ def checks(results: list[dict[str, Any]], tbers_us: float) -> list[Check]:
                 ratio = float(s["avg_throughput_kBps"]) / float(s["guaranteed_throughput_kBps"])
                 lo, hi = SEED001_RATIO[w][0 if dev == "sd-consumer" else 1]
                 kind = "consumer" if dev == "sd-consumer" else "industrial"
-                out.append(Check(ratio >= 10.0,
+                where = "within" if ratio <= hi * 1.05 else "above"
+                out.append(Check(ratio >= lo * 0.95,
                                  f"{w} on {dev}: average {s['avg_throughput_kBps']:.0f} kB/s is {ratio:.1f}x "
-                                 f"guaranteed {s['guaranteed_throughput_kBps']:.1f} kB/s (want >= 10x; seed 001's "
-                                 f"{kind} cards: {lo:g}-{hi:g}x)"))
+                                 f"guaranteed {s['guaranteed_throughput_kBps']:.1f} kB/s; seed 001 measured "
+                                 f"{lo:g}-{hi:g}x on its {kind} cards (want >= {lo:g}x, 5 % rounding: "
+                                 + (f"{where} the cards' range)" if ratio >= lo * 0.95 else "below it)")))
     # 3. seed 003 ordering MRAM >> NAND >> NOR (write throughput, every size)
     sw = {d: _find(results, d, "seed003-sweep") for d in ("em064lx", "mt29f1g01", "mt25q128")}
     if all(sw.values()):
@@ -216,32 +257,57 @@ RAW_LABEL = {"log4k": "raw (sequential 4 KiB programs, erase inside; no files)",
              "seed000-random4k": "raw (erase on rewrite; no files)"}
 
 
+STACKS = ("steadyfs", "littlefs-tuned", "littlefs", "raw")
+
+
 def headline(results: list[dict[str, Any]]) -> list[tuple[str, str, dict[str, Any] | None, Any]]:
-    """(workload, stack, summary, trace) on mt29f1g01 75 % full: steadyfs,
-    littlefs and the raw device, per headline workload."""
+    """(workload, stack, summary, trace) on mt29f1g01 with the same bytes of
+    files stored (SAME_FILL of the device): steadyfs, littlefs tuned for the
+    chip, littlefs in its small-RAM default, and the raw device."""
     out: list[tuple[str, str, dict[str, Any] | None, Any]] = []
     for w in HEADLINE:
-        for fs in ("steadyfs", "littlefs", "raw"):
+        for st in STACKS:
+            fs = "littlefs" if st.startswith("littlefs") else st
+            tag = TUNED_TAG if st == "littlefs-tuned" else ""
             want = (("seed003-sweep", None, RAW_LOG_TAG) if fs == "raw" and w == "log4k" else
-                    (w, None, "") if fs == "raw" else (w, 0.75, ""))
+                    (w, None, "") if fs == "raw" else (w, SAME_FILL, tag))
             hit = None
             for r in results:
                 j: Job = r["job"]
-                if (j.device, j.workload, j.fs, j.fill, j.tag) == ("mt29f1g01", want[0], fs, want[1], want[2]):
+                if (j.device, j.workload, j.fs, j.fill_device, j.tag) == ("mt29f1g01", want[0], fs, want[1],
+                                                                           want[2]):
                     hit = r
                     break
-            label = RAW_LABEL[w] if fs == "raw" else f"{fs}, 75 % full"
+            label = RAW_LABEL[w] if fs == "raw" else stack_label(hit["job"]) if hit else st
             out.append((w, label, dict(hit["summary"]) if hit and "summary" in hit else None,
                         hit.get("trace") if hit else None))
     return out
+
+
+def fs_ram_bytes(s: dict[str, Any]) -> int | None:
+    """RAM the file system itself needs in a run (one open file)."""
+    c = s.get("fs_config") or {}
+    if c.get("fs") == "steadyfs" and c.get("ram_bytes"):
+        return int(c["ram_bytes"])
+    if c.get("fs") == "littlefs" and "buffer_ram_bytes" in c:
+        return int(c["buffer_ram_bytes"]) + int(c["ram_per_open_file_bytes"])
+    return None
+
+
+def usable_bytes(s: dict[str, Any]) -> int | None:
+    """Bytes of files the stack can hold on the device, as it states it."""
+    fill = s.get("fill") or {}
+    if "capacity_bytes" in fill:
+        return int(fill["capacity_bytes"])
+    return None
 
 
 def headline_table(rows: list[tuple[str, str, dict[str, Any] | None, Any]]) -> tuple[list[str], list[list[str]]]:
     from steadyfs.report import _ram, _rate_short
 
     rates = [str(int(r)) for r in DEFAULT_RATES]
-    head = ["Workload", "Stack", "Fill of device", "Accesses", "Max (ms)", "p99 (ms)", "Avg (ms)",
-            "Avg (kB/s)", "Guaranteed (kB/s)"] + [f"Buf@{_rate_short(float(r))}" for r in rates]
+    head = ["Workload", "Stack", "Stored (MB)", "Device used", "FS RAM (B)", "Accesses", "Max (ms)", "p99 (ms)",
+            "Avg (ms)", "Avg (kB/s)", "Guaranteed (kB/s)"] + [f"Buf@{_rate_short(float(r))}" for r in rates]
     body: list[list[str]] = []
     for w, label, s, _ in rows:
         if s is None:
@@ -249,8 +315,12 @@ def headline_table(rows: list[tuple[str, str, dict[str, Any] | None, Any]]) -> t
             continue
         lat = s["latency_us"]
         fill = s.get("fill", {}).get("fraction_of_device")
+        stored = s.get("fill", {}).get("stored_bytes")
+        ram = fs_ram_bytes(s)
         grows = set(s.get("unbounded_rates", []))
-        body.append([w, label, f"{fill * 100:.0f} %" if fill is not None else "-", str(s["count"]),
+        body.append([w, label, f"{stored / 1e6:.1f}" if stored is not None else "-",
+                     f"{fill * 100:.0f} %" if fill is not None else "-", str(ram) if ram else "-",
+                     str(s["count"]),
                      f"{s['max_latency_us'] / 1e3:.2f}", f"{lat['p99'] / 1e3:.2f}", f"{lat['mean'] / 1e3:.2f}",
                      f"{s['avg_throughput_kBps']:.0f}", f"{s['guaranteed_throughput_kBps']:.0f}"]
                     + [_ram(s["peak_buffer_bytes"].get(r)) + ("+" if r in grows else "") for r in rates])
@@ -273,11 +343,13 @@ def checks5(results: list[dict[str, Any]], mount_worst_us: float, ws_bound_typ_u
         out.append(Check(b2 <= TARGET_SMALL_BUFFER_BYTES,
                          f"steadyfs {w}, mt29f1g01 75 % full: peak buffer at 2 MB/s {b2} B (want <= "
                          f"{TARGET_SMALL_BUFFER_BYTES} B; TSFS: < 10 KiB)"))
-        lf = _find(results, "mt29f1g01", w, "littlefs", 0.75)
-        if lf is not None:
-            out.append(Check(s["max_latency_us"] < lf["max_latency_us"],
-                             f"steadyfs {w}: max access {mx:.2f} ms vs littlefs {lf['max_latency_us'] / 1e3:.1f} ms "
-                             f"on the same device model and workload (want lower)"))
+        ss = _find(results, "mt29f1g01", w, "steadyfs", fill_device=SAME_FILL)
+        lf = _find(results, "mt29f1g01", w, "littlefs", tag=TUNED_TAG, fill_device=SAME_FILL)
+        if ss is not None and lf is not None:
+            out.append(Check(ss["max_latency_us"] < lf["max_latency_us"],
+                             f"steadyfs {w}: max access {ss['max_latency_us'] / 1e3:.2f} ms vs littlefs tuned for "
+                             f"the chip {lf['max_latency_us'] / 1e3:.1f} ms, both holding the same "
+                             f"{SAME_FILL * 100:.0f} % of mt29f1g01 in files (want lower)"))
         if w == "log4k":
             avg = float(s["avg_throughput_kBps"])
             out.append(Check(avg >= TARGET_LOG4K_AVG_KBPS, f"steadyfs log4k, mt29f1g01 75 % full: average "
@@ -365,9 +437,9 @@ def run(args: argparse.Namespace) -> int:
     ok = [r for r in results if "summary" in r]
     for r in ok:
         jb: Job = r["job"]
-        if jb.fill:
+        if jb.fill or jb.fill_device:
             r["summary"]["workload"] = jb.workload
-            r["summary"]["fs"] = f"{jb.fs} {int(round(jb.fill * 100))}% full"
+            r["summary"]["fs"] = stack_label(jb)
         if jb.tag == RAW_LOG_TAG:
             r["summary"]["fs"] = "raw (4 KiB log analogue)"
     summaries = [r["summary"] for r in ok]
@@ -397,8 +469,10 @@ def run(args: argparse.Namespace) -> int:
                              "states). 'N % full': --fill N, static files up to N % of what the file "
                              "system reports as its capacity -- littlefs: every block of the device; "
                              "steadyfs: the live data its format allows (fill_permille 75 % of the sectors "
-                             "outside its reserve), so steadyfs '75 % full' holds fewer static bytes; the "
-                             "issue 5 table gives each run's fill as a fraction of the raw device."
+                             "outside its reserve), so steadyfs '75 % full' holds fewer static bytes. The "
+                             f"side by side at the top therefore stores the same bytes under every stack "
+                             f"(--fill-device {SAME_FILL:g}: static files holding {SAME_FILL * 100:.0f} % of "
+                             "the chip) and gives each one's fill as a fraction of the raw device."
                              if sfs.AVAILABLE else
                              "not available (no Python binding) -- its side-by-side runs are skipped; "
                              "littlefs and raw are shown.")]
@@ -412,9 +486,11 @@ def run(args: argparse.Namespace) -> int:
                          parameters={"command": "steady demo" + (" --quick" if args.quick else ""),
                                      "runs": len(results), "wall time (s)": f"{wall:.0f}",
                                      "input rates (B/s)": ", ".join(f"{r:.0f}" for r in rates)},
-                         notes=notes, rates_Bps=rates)
+                         notes=notes, rates_Bps=rates, runs_page=True)
     _add_sections(index, out, results, chk, pl, chk5, head)
     fsoc_note = _add_fsoc_section(index, out, args.quick)
+    if sfs.AVAILABLE:
+        _add_glance(index, head, chk + chk5, ws_typ_us, args.quick)
     (out / "summary.json").write_text(json.dumps(
         {"runs": summaries, "checks": [{"ok": c.ok, "text": c.text} for c in chk],
          "checks_issue5": [{"ok": c.ok, "text": c.text} for c in chk5],
@@ -446,6 +522,27 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def seed003_series(results: list[dict[str, Any]]) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
+    """Seed 003's write and read statistics per access size, per device.
+    The raw log analogue (RAW_LOG_TAG) is a seed003-sweep run on mt29f1g01
+    too: it must not replace the device's sweep (it once did, and the NAND
+    bars went missing from every seed 003 figure)."""
+    from steadyfs.analysis import SizeStats
+
+    series_w: dict[str, list[Any]] = {}
+    series_r: dict[str, list[Any]] = {}
+    for r in results:
+        if "summary" in r and r["job"].workload == "seed003-sweep" and not r["job"].tag:
+            s = r["summary"]
+            for dst, entries in ((series_w, s.get("by_size", [])), (series_r, s.get("read", {}).get("by_size", []))):
+                dst[r["job"].device] = [SizeStats(e["size_bytes"], e["count"], e["max_latency_us"] * 1e3,
+                                                  e["p50_latency_us"] * 1e3, e["p99_latency_us"] * 1e3,
+                                                  float(e["avg_throughput_kBps"] or 0) * 1e3,
+                                                  float(e["guaranteed_throughput_kBps"] or 0) * 1e3)
+                                        for e in entries]
+    return series_w, series_r
+
+
 def _add_sections(index: Path, out: Path, results: list[dict[str, Any]], chk: list[Check], pl: Any,
                   chk5: list[Check] | None = None,
                   head: list[tuple[str, str, dict[str, Any] | None, Any]] | None = None) -> None:
@@ -462,15 +559,19 @@ def _add_sections(index: Path, out: Path, results: list[dict[str, Any]], chk: li
                          f"{html.escape(c.text)}</li>")
         parts.append("</ul>")
 
-    parts = ["<h2 id='checks'>Checks</h2><h3>Issue 3: what it must show</h3>"]
+    parts = ["<h2 id='checks'>Checks</h2><p>Each check is judged against the claim it tests, "
+             "stated in its line.</p><h3>The device models reproduce the seed studies (issue 3)</h3>"]
     check_list(chk)
     if chk5:
-        parts.append("<h3>Issue 5: real-time targets (mt29f1g01, 75 % full, typical timing)</h3>")
+        parts.append("<h3>steadyfs's real-time targets (issue 5; mt29f1g01, 75 % of steadyfs's capacity, "
+                     "typical timing)</h3>")
         check_list(chk5)
     if head:
         hh, hb = headline_table(head)
-        parts.append("<h2 id='issue5'>Issue 5 headline: steadyfs, littlefs and raw side by side</h2>"
-                     "<p>mt29f1g01, typical timing, same device model and workload. One access = the "
+        parts.append("<h2 id='issue5'>Side by side: steadyfs, littlefs and the raw chip (issue 5)</h2>"
+                     f"<p>mt29f1g01, typical timing, same device model and workload, the same bytes of "
+                     f"static files stored ({SAME_FILL * 100:.0f} % of the chip; 'Device used' is what "
+                     "each file system then occupies, metadata included). One access = the "
                      "workload's call (log4k: 4 KiB append + sync, plus close/unlink/create when a file "
                      "starts; seed000-random4k: seek + 4 KiB write + sync), timed on the device's virtual "
                      "clock. Buf@R: peak RAM beyond the block being written at input rate R (+: grows "
@@ -496,17 +597,7 @@ def _add_sections(index: Path, out: Path, results: list[dict[str, Any]], chk: li
                              f"<figcaption>{html.escape(cap)} (<a href='plots/{name}.svg'>SVG</a>)"
                              "</figcaption></figure>")
         parts.append("</div>")
-    series_w: dict[str, list[SizeStats]] = {}
-    series_r: dict[str, list[SizeStats]] = {}
-    for r in results:
-        if "summary" in r and r["job"].workload == "seed003-sweep":
-            s = r["summary"]
-            for dst, entries in ((series_w, s.get("by_size", [])), (series_r, s.get("read", {}).get("by_size", []))):
-                dst[r["job"].device] = [SizeStats(e["size_bytes"], e["count"], e["max_latency_us"] * 1e3,
-                                                  e["p50_latency_us"] * 1e3, e["p99_latency_us"] * 1e3,
-                                                  float(e["avg_throughput_kBps"] or 0) * 1e3,
-                                                  float(e["guaranteed_throughput_kBps"] or 0) * 1e3)
-                                        for e in entries]
+    series_w, series_r = seed003_series(results)
     if series_w:
         figs = [(pl.plot_vs_size(series_w, "avg_throughput", title="Seed 003 fig. 1: average write throughput"),
                  "seed003-write-throughput", "Average write throughput vs access size (erase included)"),
@@ -545,6 +636,102 @@ def _add_sections(index: Path, out: Path, results: list[dict[str, Any]], chk: li
     text = text.replace("<nav><a href='#summary'>Summary</a>",
                         "<nav><a href='#checks'>Checks</a><a href='#issue5'>Issue 5</a><a href='#seed003'>Seed 003</a>"
                         "<a href='#seed004'>Seed 004</a><a href='#summary'>Summary</a>", 1)
+    index.write_text(text, encoding="utf-8")
+
+
+#: Where the proven guarantee goes (`steadyfs_guarantee` / `steady plan`,
+#: another part of the project).  A later change fills GUARANTEE_SLOT with
+#: the guaranteed rate and RAM next to the measured figures; until then the
+#: first screen says that no guarantee exists yet.
+GUARANTEE_SLOT = "<!-- steadyfs: proven guarantee slot (steadyfs_guarantee / steady plan) -->"
+
+
+def _short_stack(label: str) -> str:
+    if label.startswith("littlefs, tuned"):
+        return "littlefs, tuned for the chip"
+    if label.startswith("littlefs, small"):
+        return "littlefs, small RAM"
+    if label.startswith("raw"):
+        return "raw chip, no files"
+    return label.split(",")[0]
+
+
+def _glance_rows(head: list[tuple[str, str, dict[str, Any] | None, Any]], ws_bound_typ_us: float
+                 ) -> list[list[str]]:
+    from steadyfs.report import _ram
+
+    rows: list[list[str]] = []
+    rates = ["500000", "1000000", "2000000", "4000000"]
+    for w, label, s, _ in head:
+        what = "logging" if w == "log4k" else "random overwrites"
+        if s is None:
+            rows.append([what, _short_stack(label), "run failed"] + [""] * 8)
+            continue
+        grows = set(s.get("unbounded_rates", []))
+        ram = fs_ram_bytes(s)
+        cap = usable_bytes(s)
+        dev = s.get("fill", {}).get("device_bytes")
+        stated = (f"{ws_bound_typ_us / 1e3:.0f} ms" if label.startswith("steadyfs") else "none")
+        rows.append([what, _short_stack(label),
+                     f"{s['max_latency_us'] / 1e3:,.1f} ms", f"{float(s['avg_throughput_kBps']) / 1e3:,.2f} MB/s"]
+                    + [("unbounded" if r in grows else "0 B" if not s["peak_buffer_bytes"].get(r)
+                        else _ram(s["peak_buffer_bytes"].get(r))) for r in rates]
+                    + [stated, f"{ram:,} B" if ram else "-",
+                       (f"{cap / 1e6:.0f} MB ({cap / dev * 100:.0f} %)" if cap and dev else "-")])
+    return rows
+
+
+def _add_glance(index: Path, head: list[tuple[str, str, dict[str, Any] | None, Any]],
+                allc: list[Check], ws_bound_typ_us: float, quick: bool) -> None:
+    """The first screen of the report: steadyfs, littlefs (tuned and small
+    RAM) and the raw chip on the headline workloads, in plain words, with
+    the stated bound and the place of the proven guarantee."""
+    stored = next((s.get("fill", {}).get("stored_bytes") for _, _, s, _ in head
+                   if s and s.get("fill", {}).get("stored_bytes")), None)
+    hdr = ["Workload", "Stack", "Worst case", "Average", "RAM @0.5 MB/s", "@1 MB/s", "@2 MB/s", "@4 MB/s",
+           "Stated bound", "File-system RAM", "Usable capacity"]
+    rows = _glance_rows(head, ws_bound_typ_us)
+    npass = sum(c.ok for c in allc)
+    parts = ["<section id='glance' style='border:2px solid #1f77b4;padding:.2em 1em .6em;margin:1em 0'>",
+             "<h2 style='margin-top:.3em'>At a glance: 4 KiB records on a 1 Gbit SPI NAND</h2>",
+             "<p>Micron MT29F1G01 (simulated from its datasheet) holding the same "
+             + (f"{stored / 1e6:.0f} MB" if stored else "bytes")
+             + f" of files ({SAME_FILL * 100:.0f} % of the chip) under every stack; each 4 KiB record "
+             "is durable before the next. <b>Worst case</b>: the longest write. <b>RAM @ rate</b>: the "
+             "buffer a sensor of that rate needs to lose nothing (unbounded: slower than the sensor "
+             "on average).</p>",
+             "<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in hdr) + "</tr>"]
+    for i, row in enumerate(rows):
+        bold = row[1].startswith("steadyfs")
+        first = i == 0 or rows[i - 1][0] != row[0]
+        span = sum(1 for r in rows if r[0] == row[0])
+        cells = [f"<td rowspan={span}>{html.escape(row[0])}</td>"] if first else []
+        cells += [f"<td{' class=n' if j >= 2 else ''}>{'<b>' if bold else ''}{html.escape(c)}"
+                  f"{'</b>' if bold else ''}</td>" for j, c in enumerate(row) if j >= 1]
+        parts.append("<tr>" + "".join(cells) + "</tr>")
+    parts.append("</table>")
+    parts.append(GUARANTEE_SLOT)
+    parts.append("<p id='guarantee' style='background:#fff8e1;padding:.3em .6em;margin:.4em 0'><b>Proven "
+                 "guarantee:</b> not available yet (steadyfs_guarantee / <code>steady plan</code>). The "
+                 "figures above are measured on the model; the stated bound is steadyfs's per-call worst "
+                 "case.</p>")
+    parts.append(f"<p><a href='#checks'>{npass} of {len(allc)} checks pass</a> &middot; "
+                 "<a href='#issue5'>the side by side in detail</a> &middot; "
+                 "<a href='#fsoc'>File System On Chip</a> &middot; <a href='runs.html'>every run</a></p>")
+    parts.append("<p class='muted'>Logging: append to a rotating set of files (log4k); random overwrites: "
+                 "4 KiB at a random place of a 1 MiB file (seed000-random4k). littlefs tuned for the chip: "
+                 "lookahead 128 B (covers all 1024 blocks) and metadata_max 4 KiB; small RAM: its usual "
+                 "lookahead 32 B. Raw chip: sequential programs (logging) or erase on rewrite, no file "
+                 "system, no power-loss safety: the floor. File-system RAM: steadyfs's context, work area "
+                 "and sector buffer (`steady ram`, 64-bit host; 4360 B on Cortex-M3); littlefs's read, "
+                 "program and one file cache plus its lookahead (its lfs_t and lfs_file_t structures not "
+                 "counted). Usable capacity: what each stack states it can hold (steadyfs: its format's fill "
+                 "limit; littlefs: every block, of which it needs free ones to copy on write). Stated bound: "
+                 "steadyfs's worst case for a 4 KiB write + sync in typical timing from the device's "
+                 "operation counts (`steady bound`); littlefs and the raw chip state none."
+                 + (" Quick mode: shorter runs than the full demo." if quick else "") + "</p></section>")
+    text = index.read_text(encoding="utf-8")
+    text = text.replace("</h1>", "</h1>\n" + "\n".join(parts), 1)
     index.write_text(text, encoding="utf-8")
 
 

@@ -72,6 +72,19 @@ def _run(args: argparse.Namespace) -> int:
     # system gets an image of its own by default
     default = "fsoc.img" if args.listen else "nand.img"
     image = Path(args.image) if args.image else firmware.firmware_elf().parent / default
+    # an image named on the command line is never made unasked (a mistyped
+    # path must not become a new, empty device); the board's default one is
+    if args.image and args.create and image.exists():
+        print(f"steady firmware run: --image {image}: exists (--create makes a new image; "
+              "leave it out to use this one)", file=sys.stderr)
+        return 2
+    if args.image and not args.create and not image.exists():
+        print(f"steady firmware run: --image {image}: no such file (--create makes a new, "
+              "blank image)", file=sys.stderr)
+        return 2
+    if args.image and image.is_dir():
+        print(f"steady firmware run: --image {image}: is a directory", file=sys.stderr)
+        return 2
     if args.listen:
         return _serve(args, image)
     words = firmware.firmware_cmdline(image.resolve(), records=args.records, writes=args.writes,
@@ -154,8 +167,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     fsub = p.add_subparsers(dest="fw_command", metavar="ACTION", required=True)
     r = fsub.add_parser("run", help="boot the firmware on qemu-system-arm -M mps2-an385")
-    r.add_argument("--image", help="host file holding the board's NAND image (created on "
-                   "first boot; default <build>/firmware/fsoc.img with --listen, else nand.img)")
+    r.add_argument("--image", help="host file holding the board's NAND image (must exist "
+                   "unless --create; default <build>/firmware/fsoc.img with --listen, else "
+                   "nand.img, made on first boot)")
+    r.add_argument("--create", action="store_true",
+                   help="with --image: make a new, blank image there (refused if it exists)")
     r.add_argument("--timeout", type=float, default=None, metavar="S",
                    help="stop the board after S seconds (self-test: exit 124; default 60; "
                    "with --listen: HALT it, default never)")

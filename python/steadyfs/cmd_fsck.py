@@ -1,4 +1,4 @@
-"""`steady fsck`: verify a steadyfs image; never modifies it.
+"""`steady fsck IMAGE`: verify a steadyfs image; never modifies it.
 
 Checks every checksum the checkpoint can reach and every invariant of
 docs/SPEC.md (anchor checkpoints, block table and live counts, every mapped
@@ -17,7 +17,10 @@ from steadyfs import imgtool
 
 
 def _run(args: argparse.Namespace) -> int:
-    argv = ["fsck", "--image", args.image]
+    ok, image = imgtool.one_image(args, "fsck")
+    if not ok or image is None:
+        return 2
+    argv = ["fsck", image]
     if args.device:
         argv += ["--device", args.device]
     if args.json:
@@ -27,7 +30,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("fsck", help="check a steadyfs image (read-only)", description=__doc__)
-    p.add_argument("--image", required=True, help="image file")
+    imgtool.add_image_arg(p, "image file")
     p.add_argument("--device", help="expected device profile (default: the image header's)")
     p.add_argument("--json", action="store_true", help="report as JSON")
     p.set_defaults(func=_run)

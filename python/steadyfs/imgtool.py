@@ -2,8 +2,9 @@
 mv, image): they exec build/steady-img (src/host/main/img_main.c).
 
 Convention (docs/TOOLS.md): an image file's header names its device profile,
-so only creating an image needs --device.  Whole-image commands take
---image F; file commands name a place in an image as IMAGE:/path.
+so only creating an image needs --device.  Whole-image commands take the
+image as their first word (mkfs IMAGE, fsck IMAGE, df IMAGE; --image F is
+an alias); file commands name a place in an image as IMAGE:/path.
 """
 
 from __future__ import annotations
@@ -34,6 +35,28 @@ def run(argv: list[str]) -> int:
     sys.stdout.flush()
     os.execv(str(exe), [str(exe), *argv])
     return 0  # not reached
+
+
+def add_image_arg(p: argparse.ArgumentParser, what: str) -> None:
+    """IMAGE as a positional word, with --image F as its alias."""
+    p.add_argument("image", metavar="IMAGE", nargs="?", help=what)
+    p.add_argument("--image", dest="image_opt", metavar="IMAGE", help="the same as IMAGE")
+
+
+def one_image(args: argparse.Namespace, cmd: str, required: bool = True) -> tuple[bool, str | None]:
+    """The image add_image_arg parsed: (True, path or None when absent and
+    not required), or (False, None) after a one-line error (absent, or two
+    different images given)."""
+    pos: str | None = args.image
+    opt: str | None = args.image_opt
+    if pos and opt and pos != opt:
+        print(f"steady {cmd}: two images given ({pos} and --image {opt})", file=sys.stderr)
+        return False, None
+    image = pos or opt
+    if image is None and required:
+        print(f"steady {cmd}: name the image: steady {cmd} IMAGE ...", file=sys.stderr)
+        return False, None
+    return True, image
 
 
 def add_format_args(p: argparse.ArgumentParser) -> None:

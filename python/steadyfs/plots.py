@@ -43,6 +43,88 @@ F64 = npt.NDArray[np.float64]
 MAX_POINTS = 5000
 FORMATS: tuple[str, ...] = ("png", "svg")
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+#: One colour per stack and per device in every plot of a report: a series
+#: whose label names one of these (longest name first) gets its colour.
+#: Labels naming none take the next palette colour not used in that plot.
+STACK_COLORS: dict[str, str] = {
+    "steadyfs": "#1f77b4",            # blue
+    "littlefs, tuned": "#d62728",     # red
+    "littlefs": "#ff7f0e",            # orange (small-RAM configuration)
+    "raw": "#2ca02c",                 # green: the device without a file system
+    "fat": "#8c564b",                 # brown
+    "em064lx": "#9467bd",             # MRAM: purple
+    "mt29f1g01": "#17becf",           # NAND: cyan
+    "mt25q128": "#e377c2",            # NOR: pink
+    "sd-consumer": "#7f7f7f",         # grey
+    "sd-industrial": "#bcbd22",       # olive
+}
+#: further series: dark or muted colours, none close to a stack's
+_SPARE = ("#393b79", "#8c6d31", "#7b4173", "#000000", "#6b6ecf", "#b5cf6b", "#843c39", "#637939")
+#: Line styles and markers cycled per series so that overlapping curves stay
+#: distinguishable without colour.
+LINESTYLES = ("-", "--", "-.", ":")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+
+
+def series_colors(names: Sequence[str]) -> list[str]:
+    """A colour per series name: the stack's own colour when the name names a
+    stack (else the device's), for the first series that claims it; every
+    other series an unused colour that is no stack's or device's -- never the
+    same colour twice in one plot."""
+    stacks = ("littlefs, tuned", "steadyfs", "littlefs", "raw", "fat")
+    devices = sorted((k for k in STACK_COLORS if k not in stacks), key=len, reverse=True)
+    out: list[str | None] = []
+    for nm in names:
+        low = nm.lower()
+        key = next((k for k in (*stacks, *devices) if k in low), None)
+        c = STACK_COLORS[key] if key else None
+        out.append(c if c is not None and c not in out else None)
+    reserved = set(STACK_COLORS.values())
+    pool = [c for c in dict.fromkeys((*_SPARE, *COLORS)) if c not in reserved]
+    done: list[str] = []
+    k = 0
+    for c in out:
+        if c is None:
+            c = next((x for x in pool if x not in out and x not in done), None)
+            while c is None or c in out or c in done or c in reserved:
+                # past the pool: spread hues by the golden ratio
+                r, g, b = (float(x) for x in matplotlib.colors.hsv_to_rgb(((k * 0.618034) % 1.0, 0.75, 0.6)))
+                c = matplotlib.colors.to_hex((r, g, b))
+                k += 1
+        done.append(c)
+    return done
+
+
+def human(v: float) -> str:
+    """A number for people: 39380 -> '39,380', 152.4 -> '152', 3.14159 -> '3.14',
+    0.000123 -> '0.000123' (never an exponent)."""
+    if not np.isfinite(v):
+        return ""
+    a = abs(v)
+    if a >= 1000:
+        return f"{v:,.0f}"
+    if a >= 100:
+        return f"{v:.0f}"
+    if a >= 1 or a == 0:
+        return f"{v:.3g}"
+    digits = max(3, int(-np.floor(np.log10(a))) + 2)
+    return f"{v:.{digits}f}".rstrip("0").rstrip(".")
+
+
+def _human_axis(ax: Axes, which: str = "y") -> None:
+    """Tick labels through human() (log axes otherwise print 10^4 or 1e+04)."""
+    f = FuncFormatter(lambda v, _: human(v))
+    axis = ax.yaxis if which == "y" else ax.xaxis
+    axis.set_major_formatter(f)
+    axis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+
+
+def _legend_below(ax: Axes, n: int, below: float = 0.16) -> None:
+    """The legend under the axes and their x label, off the data (``below``:
+    axes fractions down to its top edge; two-line tick labels need more)."""
+    if n:
+        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -below),
+                  ncol=min(2, n), frameon=False)
 
 plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 110, "font.size": 10,
                      "axes.grid": True, "grid.alpha": 0.3, "axes.titlesize": 11})
@@ -133,8 +215,8 @@ def plot_latency(trace: Trace, title: str | None = None) -> Figure:
     if len(y):
         mx = float(y.max())
         p99 = float(np.percentile(y, 99, method="inverted_cdf"))
-        ax.axhline(mx, color=COLORS[1], linestyle="--", linewidth=1, label=f"max {mx:.4g} {unit}")
-        ax.axhline(p99, color=COLORS[3], linestyle=":", linewidth=1, label=f"p99 {p99:.4g} {unit}")
+        ax.axhline(mx, color=COLORS[1], linestyle="--", linewidth=1, label=f"max {human(mx)} {unit}")
+        ax.axhline(p99, color=COLORS[3], linestyle=":", linewidth=1, label=f"p99 {human(p99)} {unit}")
         # Head room above the max line keeps the legend off the data.
         if _spans_decades(y):
             ax.set_yscale("log")
@@ -171,11 +253,11 @@ def plot_buffer(trace: Trace, rates_Bps: Sequence[float], title: str | None = No
             k = int(np.argmax(s))
             ax.plot([k], [peak / div], marker="v", color="black", markersize=5, linestyle="none",
                     label=f"peak at access {k}")
-        ax.set_title(f"input rate {format_rate(r)}: peak {peak / div:.4g} {unit}"
+        ax.set_title(f"input rate {format_rate(r)}: peak {human(peak / div)} {unit}"
                      f"{' (no buffering needed)' if peak == 0 else ''}", fontsize=9, loc="left")
         ax.set_ylabel(f"buffer ({unit})")
         ax.set_ylim(0, peak / div * 1.12 if peak > 0 else 1.0)
-        ax.legend(loc="best", fontsize=7)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)   # off the data
     axes[-1, 0].set_xlabel("access number")
     axes[-1, 0].set_xlim(-0.5, max(len(trace), 1) - 0.5)
     fig.suptitle(title or f"Buffered data at fixed input rates: {trace_title(trace)}", fontsize=11)
@@ -222,24 +304,25 @@ def plot_vs_size(series: Mapping[str, Sequence[SizeStats]], metric: str = "avg_t
     fig, ax = plt.subplots(figsize=(max(7.0, 1.1 * len(sizes) * max(1, len(names)) ** 0.5 + 3), 4.2))
     width = 0.8 / max(1, len(names))
     xs = np.arange(len(sizes), dtype=np.float64)
+    colors = series_colors(names)
     for i, nm in enumerate(names):
         pos = xs - 0.4 + width * (i + 0.5)
         v = vals[i]
-        bars = ax.bar(pos, np.nan_to_num(v, nan=0.0), width=width * 0.95, color=COLORS[i % len(COLORS)],
-                      label=nm)
+        bars = ax.bar(pos, np.nan_to_num(v, nan=0.0), width=width * 0.95, color=colors[i], label=nm)
         if len(sizes) * len(names) <= 40:
-            ax.bar_label(bars, labels=[f"{x:.3g}" if np.isfinite(x) else "" for x in v],
+            ax.bar_label(bars, labels=[human(x) if np.isfinite(x) else "" for x in v],
                          fontsize=7, padding=1, rotation=90 if len(names) > 2 else 0)
     if use_log and len(finite):
         ax.set_yscale("log")
-        ax.set_ylim(finite.min() / 2, finite.max() * 6)
+        ax.set_ylim(finite.min() / 2, finite.max() * 12)
+        _human_axis(ax)
     elif len(finite):
-        ax.set_ylim(0, finite.max() * 1.18)
+        ax.set_ylim(0, finite.max() * 1.25)
     ax.set_xticks(xs, [_size_label(s) for s in sizes])
     ax.set_xlabel("access size")
     ax.set_ylabel(ylabel)
     ax.set_title(title or f"{ylabel.split(' (')[0].capitalize()} vs access size")
-    ax.legend(fontsize=8, loc="best")
+    _legend_below(ax, len(names))
     ax.grid(axis="x", visible=False)
     return fig
 
@@ -253,20 +336,23 @@ def plot_latency_distribution(traces: Mapping[str, Trace], title: str | None = N
     pos_min = min((float(t.duration_ns[t.duration_ns > 0].min()) for t in traces.values()
                    if np.any(t.duration_ns > 0)), default=1.0)
     bins = np.logspace(np.log10(pos_min / div * 0.9), np.log10(all_max / div * 1.1), 60)
+    colors = series_colors(list(traces))
     for i, (name, t) in enumerate(traces.items()):
         y = np.sort(t.duration_ns[t.duration_ns > 0].astype(np.float64)) / div
         if not len(y):
             continue
-        c = COLORS[i % len(COLORS)]
-        ax_h.hist(y, bins=bins, histtype="step", color=c, linewidth=1.4, label=name)
+        c, ls = colors[i], LINESTYLES[i % len(LINESTYLES)]
+        ax_h.hist(y, bins=bins, histtype="step", color=c, linewidth=1.4, linestyle=ls, label=name)
         n = len(y)
         # Exceedance at log-spaced ranks keeps the tail exact with few points.
         ranks = np.unique(np.clip(n - np.round(np.logspace(0, np.log10(n), 600)).astype(np.int64), 0, n - 1))
         ranks = np.unique(np.concatenate([ranks, np.linspace(0, n - 1, 200).astype(np.int64)]))
-        ax_c.step(y[ranks], (n - 1 - ranks + 0.5) / n, where="post", color=c, linewidth=1.4, label=name)
+        ax_c.step(y[ranks], (n - 1 - ranks + 0.5) / n, where="post", color=c, linewidth=1.4,
+                  linestyle=ls, label=name)
     for ax in (ax_h, ax_c):
         ax.set_xscale("log")
         ax.set_xlabel(f"latency ({unit})")
+        _human_axis(ax, "x")
     ax_h.set_yscale("log")
     ax_h.set_ylim(bottom=0.7)
     ax_h.set_ylabel("accesses per bin")
@@ -274,10 +360,14 @@ def plot_latency_distribution(traces: Mapping[str, Trace], title: str | None = N
     ax_c.set_yscale("log")
     ax_c.set_ylabel("fraction of accesses slower than x")
     ax_c.set_title("Exceedance (1 − CDF)")
-    ax_c.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax_h.legend(fontsize=8)
+    _human_axis(ax_c)
+    _human_axis(ax_h)
     fig.suptitle(title or "Latency distribution", fontsize=11)
-    fig.tight_layout()
+    if traces:
+        handles, labels = ax_h.get_legend_handles_labels()
+        fig.legend(handles, labels, loc="lower center", ncol=min(3, max(1, len(labels))), fontsize=8,
+                   frameon=False)
+        fig.tight_layout(rect=(0, 0.06 + 0.04 * ((len(labels) - 1) // 3), 1, 1))
     return fig
 
 
@@ -291,6 +381,7 @@ def plot_peak_vs_rate(summaries: Mapping[str, Mapping[str, object]], title: str 
     fig, ax = plt.subplots(figsize=(8, 4.2))
     allv: list[float] = []
     rates: set[float] = set()
+    colors = series_colors(list(summaries))
     for i, (name, s) in enumerate(summaries.items()):
         peaks = s.get(key)
         if not isinstance(peaks, Mapping) or not peaks:
@@ -298,19 +389,20 @@ def plot_peak_vs_rate(summaries: Mapping[str, Mapping[str, object]], title: str 
         unb = s.get("unbounded_rates")
         grows = set(unb) if isinstance(unb, list) else set()
         pts = sorted((float(r), float(v), r in grows) for r, v in peaks.items())
-        c = COLORS[i % len(COLORS)]
+        c, ls, mk = colors[i], LINESTYLES[i % len(LINESTYLES)], MARKERS[i % len(MARKERS)]
         xs = [r for r, _, _ in pts]
         ys = [v / 1024 for _, v, _ in pts]
         rates.update(xs)
         allv += ys
-        ax.plot(xs, ys, color=c, label=name)
+        ax.plot(xs, ys, color=c, linestyle=ls, label=name)
         for x, y, g in pts:
-            ax.plot([x], [y / 1024], marker="o", color=c, markerfacecolor="white" if g else c,
+            ax.plot([x], [y / 1024], marker=mk, color=c, markerfacecolor="white" if g else c,
                     linestyle="none")
     pos = [v for v in allv if v > 0]
     if pos and max(pos) / min(pos) > 30:
         ax.set_yscale("symlog", linthresh=10 ** np.floor(np.log10(min(pos))), linscale=0.6)
     ax.set_ylim(bottom=0)
+    _human_axis(ax)
     ax.set_xscale("log")
     if rates:
         rs = sorted(rates)
@@ -322,7 +414,7 @@ def plot_peak_vs_rate(summaries: Mapping[str, Mapping[str, object]], title: str 
     if any(isinstance(s.get("unbounded_rates"), list) and s.get("unbounded_rates") for s in summaries.values()):
         ax.plot([], [], marker="o", color="gray", markerfacecolor="white", linestyle="none",
                 label="rate above average throughput (grows without bound)")
-    ax.legend(fontsize=8, loc="upper left")
+    _legend_below(ax, len(ax.get_legend_handles_labels()[1]), below=0.26)
     return fig
 
 

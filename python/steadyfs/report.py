@@ -180,7 +180,8 @@ def _html_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Se
         for j, (c, ra) in enumerate(zip(r, right)):
             text = html.escape(c)
             if j == 0 and link is not None:
-                text = f'<a href="#{link(i)}">{text}</a>'
+                target = link(i)
+                text = f'<a href="{target if "#" in target else "#" + target}">{text}</a>'
             cells.append(f'<td class="n">{text}</td>' if ra else f"<td>{text}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
     return "\n".join(out) + "</table>"
@@ -233,13 +234,16 @@ def _comparison_groups(runs: Sequence[Run]) -> dict[str, list[Run]]:
 
 def write_report(out_dir: Path | str, runs: Sequence[Run], title: str = "steadyfs benchmark report",
                  parameters: Mapping[str, Any] | None = None, notes: Sequence[str] = (),
-                 rates_Bps: Sequence[float] | None = None, plot: bool = True) -> Path:
+                 rates_Bps: Sequence[float] | None = None, plot: bool = True,
+                 runs_page: bool = False) -> Path:
     """Write ``out_dir/index.html`` (plus plot files) for ``runs``; return its path.
 
     ``parameters``: shown at the top (the command line, rates, versions ...);
     ``notes``: paragraphs of plain text shown under the title;
     ``rates_Bps``: input rates for buffer plots (default: those of each summary);
-    ``plot``: draw missing plots for runs that carry a trace.
+    ``plot``: draw missing plots for runs that carry a trace;
+    ``runs_page``: the per-run sections go to ``runs.html`` beside it (a
+    report of many runs stays one short page that loads fast).
     """
     from steadyfs import plots as pl
     from steadyfs.analysis import SizeStats
@@ -266,14 +270,15 @@ def write_report(out_dir: Path | str, runs: Sequence[Run], title: str = "steadyf
              f"{len(runs)} run(s). Latencies are virtual-clock times for simulated devices.</p>"]
     parts += [f"<p>{html.escape(n)}</p>" for n in notes]
     groups = _comparison_groups(runs)
+    runs_href = "runs.html" if runs_page else "#runs"
     parts.append("<nav><a href='#summary'>Summary</a>" +
-                 ("<a href='#compare'>Comparisons</a>" if groups else "") + "<a href='#runs'>Runs</a></nav>")
+                 ("<a href='#compare'>Comparisons</a>" if groups else "") + f"<a href='{runs_href}'>Runs</a></nav>")
     if parameters:
         parts.append("<h2 id='parameters'>Parameters</h2>" + _kv_table(parameters))
 
     parts.append("<h2 id='summary'>Summary</h2>")
     h, rows, right = table_rows([r.summary for r in runs])
-    parts.append(_html_table(h, rows, right, link=lambda i: slugs[i]))
+    parts.append(_html_table(h, rows, right, link=lambda i: ("runs.html#" if runs_page else "") + slugs[i]))
     parts.append("<p class='muted'>Max block latency: the longest single access. Guaranteed throughput: "
                  "access size / max latency (min over accesses of bytes/duration), the highest input rate "
                  "that needs no buffering. Average: total bytes / total busy time. Buffer @rate: peak RAM "
@@ -320,6 +325,14 @@ def write_report(out_dir: Path | str, runs: Sequence[Run], title: str = "steadyf
             if figs:
                 parts.append("<div class='side'>" + "".join(figs) + "</div>")
 
+    if runs_page:
+        parts.append("<h2 id='runs'>Runs</h2><p>Each run's parameters and plots: "
+                     "<a href='runs.html'>runs.html</a>.</p></body></html>")
+        index = base / "index.html"
+        index.write_text("\n".join(parts), encoding="utf-8")
+        parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+                 f"<title>{html.escape(title)}: runs</title><style>{_CSS}</style></head><body>",
+                 f"<h1>{html.escape(title)}: every run</h1><p><a href='index.html'>back to the report</a></p>"]
     parts.append("<h2 id='runs'>Runs</h2>")
     for r, sl in zip(runs, slugs):
         s = r.summary
@@ -357,6 +370,9 @@ def write_report(out_dir: Path | str, runs: Sequence[Run], title: str = "steadyf
         if figs:
             parts.append("<div class='figs'>" + "".join(figs) + "</div>")
     parts.append("</body></html>")
+    if runs_page:
+        (base / "runs.html").write_text("\n".join(parts), encoding="utf-8")
+        return base / "index.html"
     index = base / "index.html"
     index.write_text("\n".join(parts), encoding="utf-8")
     return index

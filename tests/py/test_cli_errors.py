@@ -4,6 +4,7 @@ and the replay line torture prints after a failure runs as printed."""
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 import sys
@@ -93,3 +94,33 @@ def test_torture_binary_refuses_bad_numbers() -> None:
     for args in (["--ops", "-5"], ["--powercut", "sometimes"], ["--seed", "x"]):
         r = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=30)
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_firmware_run_never_creates_a_named_image(tmp_path: Path) -> None:
+    """Issue 13: a mistyped --image must not become a new, empty device."""
+    img = tmp_path / "typo.img"
+    for extra in ([], ["--listen", "tcp:127.0.0.1:0"]):
+        assert_one_line_error(steady("firmware", "run", "--image", str(img), *extra),
+                              "no such file", "--create")
+        assert not img.exists()
+    img.write_bytes(b"")
+    assert_one_line_error(steady("firmware", "run", "--image", str(img), "--create"), "exists")
+    assert img.read_bytes() == b""
+
+
+def test_demo_builds_every_program_the_readme_names(tmp_path: Path) -> None:
+    """Issue 13: after `make demo`, torture, mkfs..., serve, mount and model
+    said their binary was missing.  `make demo` (dry run into an empty build
+    directory) builds each program a `steady` command execs."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    r = subprocess.run(["make", "-n", "-B", f"BUILD={tmp_path}/b", "demo"], cwd=REPO,
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    for prog in ("steady-img", "steady-torture", "steady-serve", "steady-mount",
+                 "steady-fsocexp", "steady-relay", "libsteady.so"):
+        assert f"{tmp_path}/b/{prog}" in r.stdout, prog
+    if subprocess.run(["sh", "-c", "command -v arm-none-eabi-gcc"], capture_output=True).returncode == 0:
+        assert f"{tmp_path}/b/firmware/steadyfs-fw.elf" in r.stdout
+    # and the demo itself runs after the build
+    assert "./steady demo" in r.stdout
+    assert not (tmp_path / "b").exists()

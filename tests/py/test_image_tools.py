@@ -479,3 +479,160 @@ def test_fsck_cannot_read_without_anchors(tmp_path: Path, good: Path) -> None:
 def test_fsck_text_output(tmp_path: Path, good: Path) -> None:
     r = steady("fsck", "--image", good)
     assert b": clean: 0 errors;" in r.stdout
+
+
+# ---- issue 13: one image convention, df, get --salvage, raw images ----------------
+
+def test_whole_image_commands_take_the_image_first(tmp_path: Path, good: Path) -> None:
+    """mkfs IMAGE, fsck IMAGE, df IMAGE like ls/cat; --image stays an alias."""
+    a, b = tmp_path / "a.img", tmp_path / "b.img"
+    steady("mkfs", a, "--device", "mt29f1g01", "--blocks", "16")
+    steady("mkfs", "--image", b, "--device", "mt29f1g01", "--blocks", "16")
+    assert digest(a) == digest(b)
+    for cmd in ("fsck", "df"):
+        pos = steady(cmd, good)
+        alias = steady(cmd, "--image", good)
+        assert pos.stdout == alias.stdout and pos.stdout
+    r = steady("fsck", a, "--image", b, ok=False)
+    assert b"two images" in r.stderr
+    r = steady("df", ok=False)
+    assert b"steady df IMAGE" in r.stderr
+    r = steady("mkfs", "--device", "mt29f1g01", ok=False)
+    assert b"steady mkfs IMAGE" in r.stderr
+
+
+def test_df_agrees_with_fsck(tmp_path: Path, good: Path) -> None:
+    r = steady("df", good, "--json")
+    df = json.loads(r.stdout)
+    _, rep = fsck(good)
+    assert (df["files"], df["dirs"]) == (rep["files"], rep["dirs"])
+    assert df["device"] == "mt29f1g01" and df["blocks"] == int(BLOCKS)
+    assert df["device_bytes"] == int(BLOCKS) * 64 * 2048
+    assert 0 < df["used_bytes"] < df["capacity_bytes"] < df["device_bytes"]
+    assert df["free_bytes"] == df["capacity_bytes"] - df["used_bytes"]
+    # live data at least the bytes stored, in whole sectors plus map sectors
+    assert df["used_bytes"] >= rep["bytes"]
+    assert df["used_bytes"] == rep["live_sectors"] * df["data_per_sector"]
+    assert df["fill_permille"] == 750 and df["max_inodes"] > 0
+    text = steady("df", good).stdout.decode()
+    assert f"capacity {df['capacity_bytes']} bytes" in text
+    assert f"{df['files']} files, {df['dirs']} directories" in text
+    # a different format's fill limit is read back
+    c = tmp_path / "c.img"
+    steady("mkfs", c, "--device", "em064lx", "--fill-permille", "500")
+    assert json.loads(steady("df", c, "--json").stdout)["fill_permille"] == 500
+
+
+def test_get_salvage_writes_what_reads(tmp_path: Path, good: Path) -> None:
+    """Issue 13: `get` of a file with one damaged sector left a 0-byte file.
+    Now plain get leaves nothing and says --salvage; --salvage writes every
+    sector that reads, zeros for the damaged one, and reports its range."""
+    img = Image(good)
+    big = (tmp_path / "src" / "big.bin").read_bytes()
+    k = 5                                         # damage the file's 6th sector
+    chunk = big[k * img.page: k * img.page + 64]
+    where = next((b, p) for b, p in img.pages() if img.main(b, p)[:64] == chunk)
+    img.flip(*where, 300)
+    bad = img.save(tmp_path / "bad.img")
+    before = digest(bad)
+    out = tmp_path / "got.bin"
+    r = steady("get", f"{bad}:/big.bin", out, ok=False)
+    assert b"--salvage" in r.stderr and not out.exists()
+    r = steady("get", "--salvage", f"{bad}:/big.bin", out, ok=None)
+    assert r.returncode == 1 and b"Traceback" not in r.stderr
+    lo, hi = k * img.page, (k + 1) * img.page - 1
+    assert f"bytes {lo}-{hi} ({img.page} bytes) unreadable".encode() in r.stderr, r.stderr
+    assert f"salvaged {len(big) - img.page} of {len(big)} bytes".encode() in r.stderr
+    got = out.read_bytes()
+    assert len(got) == len(big)
+    assert got[:lo] == big[:lo] and got[hi + 1:] == big[hi + 1:]
+    assert got[lo:hi + 1] == bytes(img.page)
+    assert digest(bad) == before
+    # an undamaged file: --salvage is a plain copy, exit 0
+    r = steady("get", "--salvage", f"{good}:/big.bin", out)
+    assert out.read_bytes() == big and r.stderr == b""
+    # a missing file writes nothing on the host
+    steady("get", f"{good}:/nope", tmp_path / "nope", ok=False)
+    assert not (tmp_path / "nope").exists()
+
+
+def raw_page(raw: bytes, prof: tuple[int, int, int], block: int, page: int) -> bytes:
+    size, spare, ppb = prof
+    o = (block * ppb + page) * (size + spare)
+    return raw[o:o + size + spare]
+
+
+@pytest.mark.parametrize("device,blocks,seed,prof", [
+    ("mt29f1g01", "64", "2", (2048, 64, 64)),      # seed 2: one factory bad block
+    ("mt25q128", "256", "0", (256, 0, 16)),
+    ("em064lx", "0", "0", (512, 0, 128)),
+])
+def test_raw_export_import_round_trip(tmp_path: Path, device: str, blocks: str, seed: str,
+                                      prof: tuple[int, int, int]) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "d").mkdir()
+    data = random.Random(3).randbytes(50_000)
+    (src / "d" / "f.bin").write_bytes(data)
+    img = tmp_path / "a.img"
+    steady("image", "create", src, img, "--device", device, "--blocks", blocks, "--seed", seed)
+    nblocks = json.loads(steady("df", img, "--json").stdout)
+    raw = tmp_path / "a.raw"
+    steady("image", "export", img, "--raw", raw)
+    rb = raw.read_bytes()
+    size, spare, ppb = prof
+    assert len(rb) == nblocks["blocks"] * ppb * (size + spare)
+    # the file's bytes are in the raw image as the chip holds them
+    first = data[:64]
+    assert any(raw_page(rb, prof, b, p)[:64] == first
+               for b in range(nblocks["blocks"]) for p in range(ppb))
+    assert rb.count(0xFF) > len(rb) // 2        # erased is 0xFF, not the simulator's 0
+    marked = [b for b in range(nblocks["blocks"]) if spare and raw_page(rb, prof, b, 0)[size] == 0]
+    assert len(marked) == nblocks["bad_blocks"] == (1 if device == "mt29f1g01" else 0)
+    back = tmp_path / "b.img"
+    steady("image", "import", raw, "--device", device, back)
+    rc, rep = fsck(back)
+    assert rc == 0 and rep["bad_blocks"] == len(marked), rep
+    out = tmp_path / "out"
+    steady("image", "extract", back, out)
+    assert (out / "d" / "f.bin").read_bytes() == data
+    raw2 = tmp_path / "b.raw"
+    steady("image", "export", back, "--raw", raw2)
+    assert raw2.read_bytes() == rb
+    # the imported image is a working device: write to it, check again
+    steady("put", src / "d" / "f.bin", f"{back}:/again.bin")
+    assert fsck(back)[0] == 0
+    # image create --raw writes the raw image export gives
+    c, craw = tmp_path / "c.img", tmp_path / "c.raw"
+    steady("image", "create", src, c, "--device", device, "--blocks", blocks, "--seed", seed, "--raw", craw)
+    assert craw.read_bytes() == rb
+    # mkfs --raw writes the same raw image mkfs + export gives
+    m, mr, direct_raw = tmp_path / "m.img", tmp_path / "m.raw", tmp_path / "direct.raw"
+    steady("mkfs", m, "--device", device, "--blocks", blocks, "--seed", seed, "--raw", mr)
+    steady("mkfs", "--device", device, "--blocks", blocks, "--seed", seed, "--raw", direct_raw)
+    assert mr.read_bytes() == direct_raw.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(("m.", "direct"))) == \
+        ["direct.raw", "m.img", "m.raw"]
+
+
+def test_raw_image_errors(tmp_path: Path, good: Path) -> None:
+    raw = tmp_path / "g.raw"
+    steady("image", "export", good, "--raw", raw)
+    before = digest(raw)
+    r = steady("image", "export", good, "--raw", raw, ok=False)
+    assert b"--force" in r.stderr and digest(raw) == before
+    short = tmp_path / "short.raw"
+    short.write_bytes(raw.read_bytes()[:1000])
+    r = steady("image", "import", short, "--device", "mt29f1g01", tmp_path / "x.img", ok=False)
+    assert b"not a whole number" in r.stderr and not (tmp_path / "x.img").exists()
+    r = steady("image", "import", raw, "--device", "nope", tmp_path / "x.img", ok=False)
+    assert b"--device nope" in r.stderr
+    r = steady("image", "import", raw, "--device", "sd-consumer", tmp_path / "x.img", ok=False)
+    assert b"SD card" in r.stderr
+    r = steady("image", "import", raw, "--device", "mt29f1g01", good, ok=False)
+    assert b"--force" in r.stderr
+    r = steady("image", "export", short, "--raw", tmp_path / "y.raw", ok=False)
+    assert not (tmp_path / "y.raw").exists()
+    r = steady("mkfs", "--device", "mt29f1g01", "--raw", raw, ok=False)
+    assert b"--force" in r.stderr and digest(raw) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.raw", "good.img", "short.raw", "src"]

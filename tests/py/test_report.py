@@ -141,3 +141,55 @@ def test_analyze_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], cont
     assert main(["analyze", str(p), *args]) == 2
     err = capsys.readouterr().err
     assert "steady analyze: error:" in err and re.search(msg, err), err
+
+
+def test_plot_colours_numbers_and_legends() -> None:
+    """Issue 13: one colour per stack across plots, never one colour for two
+    series of a plot, numbers for people (no 3.938e+04), legends off the data."""
+    names = ["steadyfs, 55 % of device stored", "littlefs, tuned (lookahead 128 B)",
+             "littlefs, small RAM (lookahead 32 B)", "raw (no files)"]
+    cs = plots.series_colors(names)
+    assert len(set(cs)) == 4
+    assert cs[0] == plots.series_colors(["steadyfs 75% full"])[0] == plots.STACK_COLORS["steadyfs"]
+    assert cs[1] == plots.STACK_COLORS["littlefs, tuned"] and cs[2] == plots.STACK_COLORS["littlefs"]
+    # the stack's colour wins over the device's; a device alone keeps its own
+    assert plots.series_colors(["mt29f1g01 / littlefs, 25 % full"])[0] == plots.STACK_COLORS["littlefs"]
+    assert plots.series_colors(["mt29f1g01"])[0] == plots.STACK_COLORS["mt29f1g01"]
+    # a second series of a stack gets a colour that is no stack's or device's
+    second = plots.series_colors(["steadyfs 55", "steadyfs 75"])[1]
+    assert second not in plots.STACK_COLORS.values()
+    # two series naming the same stack still get two colours; unknown names too
+    assert len(set(plots.series_colors(["steadyfs a", "steadyfs b", "x", "y", "z"]))) == 5
+    assert len(set(plots.series_colors([f"s{i}" for i in range(20)]))) == 20
+    assert plots.human(39380.0) == "39,380" and plots.human(152.4) == "152"
+    assert plots.human(3.14159) == "3.14" and plots.human(0.000123) == "0.000123" and plots.human(0) == "0"
+    sizes = Trace.concat([Trace.from_durations(np.full(5, s * 5_000), s) for s in (2048, 4096, 8192)])
+    st = by_size(sizes)
+    fig = plots.plot_vs_size({"em064lx": st, "mt29f1g01": st, "mt25q128": st}, "avg_throughput")
+    ax = fig.axes[0]
+    texts = [t.get_text() for t in ax.texts]
+    assert texts and not any("e+" in x or "e-" in x for x in texts), texts
+    colours = {tuple(c[0].get_facecolor()) for c in ax.containers}
+    assert len(colours) == 3
+    leg = ax.get_legend()
+    assert leg is not None and leg.get_bbox_to_anchor().y0 < ax.get_window_extent().y0 + 1  # below
+    fig2 = plots.plot_peak_vs_rate({n: summarize(nand_trace(), [1e6, 2e6]) for n in names[:3]})
+    lines = [ln for ln in fig2.axes[0].get_lines() if ln.get_label() in names]
+    assert len({ln.get_linestyle() for ln in lines}) == 3 and len({ln.get_color() for ln in lines}) == 3
+    fig3 = plots.plot_latency_distribution({"steadyfs": nand_trace(), "littlefs": sd_trace()})
+    assert fig3.legends and not fig3.axes[0].get_legend()
+
+
+def test_report_runs_page(tmp_path: Path) -> None:
+    """A report of many runs: index.html keeps the summary and comparisons,
+    each run's section (and its plots) is on runs.html, linked both ways."""
+    runs = [Run(summarize(t, [1e6]), t) for t in (nand_trace(fs="steadyfs"), nand_trace(fs="littlefs"))]
+    index = write_report(tmp_path, runs, runs_page=True)
+    text = index.read_text()
+    page = (tmp_path / "runs.html").read_text()
+    assert "href=\"runs.html#" in text and "href='index.html'" in page
+    for r in runs:
+        sl = r.label.replace(" / ", "-")
+        assert f"id='{sl}'" in page and f"id='{sl}'" not in text
+    for src in re.findall(r'src="([^"]+)"', page):
+        assert (tmp_path / src).is_file()

@@ -183,6 +183,31 @@ def test_mount_image(tmp_path: Path) -> None:
 
 
 @needs_mount
+def test_mount_image_takes_255_byte_names(tmp_path: Path) -> None:
+    """Issue 13: a local mount refused names of 127 bytes or more (its 9P
+    server kept the firmware's 128-byte paths) although `steady put` takes
+    255.  Names of 127..255 bytes, also nested, are created, listed, read
+    and renamed; the image tools see the same names afterwards."""
+    image = tmp_path / "nand.img"
+    names = ["a" * 127, "b" * 200, "c" * 255]
+    with mounted("--device", "mt29f1g01", "--blocks", "64", "--create", image=image,
+                 mnt=tmp_path / "mnt") as mnt:
+        for n in names:
+            (mnt / n).write_bytes(n.encode())
+        deep = mnt / ("d" * 255) / ("e" * 255)
+        deep.mkdir(parents=True)
+        (deep / ("f" * 255)).write_bytes(b"deep")
+        os.rename(mnt / names[0], mnt / ("g" * 255))
+        assert sorted(os.listdir(mnt)) == sorted(["g" * 255, names[1], names[2], "d" * 255])
+        assert (mnt / names[2]).read_bytes() == names[2].encode()
+        assert (deep / ("f" * 255)).read_bytes() == b"deep"
+        with pytest.raises(OSError):
+            (mnt / ("h" * 256)).write_bytes(b"too long")
+    r = _steady("cat", f"{image}:/{'d' * 255}/{'e' * 255}/{'f' * 255}")
+    assert r.returncode == 0 and r.stdout == "deep", r.stderr
+
+
+@needs_mount
 def test_mount_fsoc_unix_socket_and_small_msize(tmp_path: Path) -> None:
     """unix:PATH transport, and an msize so small every read and write is
     split into many messages."""

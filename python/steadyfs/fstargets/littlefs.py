@@ -236,8 +236,13 @@ class LittleFsTarget(FsTarget):
             self.fs.unmount()
 
     def describe(self) -> dict[str, Any]:
+        c = self.cfg
+        # littlefs's buffers: read and program caches and the lookahead
+        # bitmap, plus one cache per open file (its lfs_t and lfs_file_t
+        # structures, a few hundred bytes, are not counted here)
         return {"fs": "littlefs", "implementation": "littlefs-python", "block_count": self.block_count,
-                **self.cfg}
+                **c, "buffer_ram_bytes": 2 * int(c["cache_size"]) + int(c["lookahead_size"]),
+                "ram_per_open_file_bytes": int(c["cache_size"])}
 
 
 def open_target(dev: Device, *, format: bool = True, options: dict[str, Any]) -> FsTarget:

@@ -3,7 +3,9 @@
  *
  * Convention: an image is a simulated-device image file whose header names
  * its device profile, so only creating one needs --device.  Whole-image
- * commands take --image F; file commands take IMAGE:/path (like scp).
+ * commands take the image as their first word (mkfs IMAGE, fsck IMAGE,
+ * df IMAGE; --image F is the same); file commands take IMAGE:/path (like
+ * scp).
  * Errors: one line on stderr, exit 1 (fsck: 1 errors found, 2 unreadable);
  * usage errors exit 2.  Read-only commands map the image privately and
  * never change the file. */
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "host/imgfs.h"
+#include "host/imgraw.h"
 
 #define PATHMAX 4096
 #define CHUNK 65536
@@ -187,6 +190,9 @@ static int put_file(steadyfs *fs, const char *local, const char *ipath)
     return rc;
 }
 
+/* Appended to a read error's line (get: how to recover what reads). */
+static const char *read_hint = "";
+
 /* Copy file ipath to a stdio stream. */
 static int read_to(steadyfs *fs, const char *ipath, FILE *out, const char *outname)
 {
@@ -201,7 +207,7 @@ static int read_to(steadyfs *fs, const char *ipath, FILE *out, const char *outna
             break;
         }
     if (n < 0)
-        rc = err("%s: read: %s", ipath, steadyfs_strerror(n));
+        rc = err("%s: read: %s%s", ipath, steadyfs_strerror(n), read_hint);
     steadyfs_close(fs, fd);
     return rc;
 }
@@ -361,31 +367,66 @@ static void print_info(imgfs *m, const char *img)
                in.sector_size, (unsigned long long)in.capacity, (unsigned long long)in.used);
 }
 
+#define MKFS_USAGE "mkfs IMAGE " FORMAT_USAGE " [--raw OUT]   (IMAGE may be left out with --raw)"
+
+/* Export the image m just made (and closed) to a raw file. */
+static int write_raw(const char *image, const char *raw, int force)
+{
+    char e[600];
+    uint32_t blocks, bad;
+    if (imgraw_export(image, raw, force, &blocks, &bad, e, sizeof e))
+        return err("%s", e);
+    printf("%s: raw image, %u blocks, %u marked bad\n", raw, blocks, bad);
+    return 0;
+}
+
 static int cmd_mkfs(int argc, char **argv)
 {
-    const char *device = NULL, *image = NULL;
+    const char *device = NULL, *image = NULL, *raw = NULL;
+    char tmpimg[PATHMAX];
     uint32_t blocks = 0;
     uint64_t seed = 0;
     imgfs_format f;
     imgfs m;
-    int i, force = 0, bad = 0;
+    int i, force = 0, bad = 0, rc;
     memset(&f, 0, sizeof f);
     for (i = 1; i < argc && !bad; i++) {
         if (format_opt(argc, argv, &i, &device, &blocks, &seed, &f, &force, &bad))
             continue;
-        if (!strcmp(argv[i], "--image") && i + 1 < argc)
+        if (!strcmp(argv[i], "--image") && i + 1 < argc && !image)
             image = argv[++i];
+        else if (!strcmp(argv[i], "--raw") && i + 1 < argc && !raw)
+            raw = argv[++i];
+        else if (argv[i][0] != '-' && !image)
+            image = argv[i];
         else
-            return usage("mkfs --image F " FORMAT_USAGE);
+            return usage(MKFS_USAGE);
     }
     if (bad)
         return 2;
-    if (!device || !image)
-        return usage("mkfs --image F " FORMAT_USAGE);
-    if (imgfs_create(&m, image, device, blocks, seed, &f, force))
+    if (!device || (!image && !raw))
+        return usage(MKFS_USAGE);
+    if (raw) {
+        struct stat sb;
+        if (lstat(raw, &sb) == 0 && (!force || S_ISDIR(sb.st_mode)))
+            return err("%s: %s", raw, S_ISDIR(sb.st_mode) ? "is a directory" :
+                       "exists (use --force to replace it)");
+    }
+    if (!image) {
+        /* raw only: the image is made beside OUT and removed after */
+        int w = snprintf(tmpimg, sizeof tmpimg, "%s.steady-mkfs-%ld.img", raw, (long)getpid());
+        if (w < 0 || w >= (int)sizeof tmpimg)
+            return err("%s: path too long", raw);
+    }
+    if (imgfs_create(&m, image ? image : tmpimg, device, blocks, seed, &f, image ? force : 0))
         return err("%s", m.err);
-    print_info(&m, image);
-    return close_or_fail(&m, 0);
+    print_info(&m, image ? image : raw);
+    rc = close_or_fail(&m, 0);
+    if (!rc && raw)
+        rc = write_raw(image ? image : tmpimg, raw, force);
+    if (!image)
+        unlink(tmpimg);
+    return rc;
 }
 
 typedef struct fsck_out {
@@ -436,7 +477,7 @@ static int cmd_fsck(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.first = 1;
     for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--image") && i + 1 < argc)
+        if (!strcmp(argv[i], "--image") && i + 1 < argc && !image)
             image = argv[++i];
         else if (!strcmp(argv[i], "--device") && i + 1 < argc)
             device = argv[++i];
@@ -444,14 +485,16 @@ static int cmd_fsck(int argc, char **argv)
             o.json = 1;
         else if (!strcmp(argv[i], "--repair"))
             repair = 1;
+        else if (argv[i][0] != '-' && !image)
+            image = argv[i];
         else
-            return usage("fsck --image F [--device P] [--json]");
+            return usage("fsck IMAGE [--device P] [--json]");
     }
     if (repair)
         return err("--repair is not implemented: fsck only reports (the file system needs no "
                    "repair after power loss; damage it reports is lost data)"), 2;
     if (!image)
-        return usage("fsck --image F [--device P] [--json]");
+        return usage("fsck IMAGE [--device P] [--json]");
     rc = imgfs_attach(&m, image, device, 0);
     if (rc) {
         if (o.json) {
@@ -629,23 +672,121 @@ static int cmd_put(int argc, char **argv)
     return close_or_fail(&m, rc);
 }
 
+/* get --salvage: the file sector by sector; what reads is written, what
+ * does not is written as zeros and reported as a byte range (adjacent
+ * unreadable sectors merged).  0, or 1 when a range did not read. */
+static int salvage_to(steadyfs *fs, const char *ipath, FILE *out, const char *outname)
+{
+    steadyfs_info in;
+    uint64_t size, off, bad_from = 0, bad_bytes = 0, ranges = 0;
+    uint32_t chunk;
+    int fd, in_bad = 0, bad_rc = 0, rc = 0;
+    uint8_t *buf;
+    int64_t sz;
+    if (steadyfs_info_get(fs, &in) || !in.data_per_sector)
+        return err("%s: cannot read the file system's geometry", ipath);
+    chunk = in.data_per_sector;
+    fd = steadyfs_open(fs, ipath, STEADYFS_O_RDONLY);
+    if (fd < 0)
+        return err("%s: %s", ipath, steadyfs_strerror(fd));
+    sz = steadyfs_size(fs, fd);
+    buf = malloc(chunk);
+    if (sz < 0 || !buf) {
+        steadyfs_close(fs, fd);
+        free(buf);
+        return err("%s: %s", ipath, sz < 0 ? steadyfs_strerror((int)sz) : "out of memory");
+    }
+    size = (uint64_t)sz;
+    for (off = 0; off < size && !rc;) {
+        uint32_t n = (uint32_t)(chunk - off % chunk);
+        int32_t r;
+        if (n > size - off)
+            n = (uint32_t)(size - off);
+        r = steadyfs_seek(fs, fd, (int64_t)off, STEADYFS_SEEK_SET) < 0 ? STEADYFS_EIO
+            : steadyfs_read(fs, fd, buf, n);
+        if (r == (int32_t)n) {
+            if (in_bad) {
+                err("%s: bytes %llu-%llu (%llu bytes) unreadable: %s; written as zeros", ipath,
+                    (unsigned long long)bad_from, (unsigned long long)(off - 1),
+                    (unsigned long long)(off - bad_from), steadyfs_strerror(bad_rc));
+                in_bad = 0;
+            }
+        } else {
+            memset(buf, 0, n);
+            if (!in_bad) {
+                in_bad = 1;
+                bad_from = off;
+                bad_rc = r < 0 ? r : STEADYFS_EIO;
+                ranges++;
+            }
+            bad_bytes += n;
+        }
+        if (fwrite(buf, 1, n, out) != n)
+            rc = err("%s: %s", outname, strerror(errno));
+        off += n;
+    }
+    if (in_bad && !rc)
+        err("%s: bytes %llu-%llu (%llu bytes) unreadable: %s; written as zeros", ipath,
+            (unsigned long long)bad_from, (unsigned long long)(size - 1),
+            (unsigned long long)(size - bad_from), steadyfs_strerror(bad_rc));
+    steadyfs_close(fs, fd);
+    free(buf);
+    if (!rc && ranges)
+        rc = err("%s: salvaged %llu of %llu bytes into %s; %llu unreadable range%s", ipath,
+                 (unsigned long long)(size - bad_bytes), (unsigned long long)size, outname,
+                 (unsigned long long)ranges, ranges == 1 ? "" : "s");
+    return rc;
+}
+
 static int cmd_get(int argc, char **argv)
 {
     char img[PATHMAX], path[PATHMAX], local[PATHMAX];
+    const char *spec = NULL, *dst = NULL;
+    steadyfs_stat st;
     struct stat sb;
     imgfs m;
-    int rc;
-    if (argc != 3 || split_spec(argv[1], img, path))
-        return usage("get IMAGE:/path LOCAL");
-    if (!stat(argv[2], &sb) && S_ISDIR(sb.st_mode)) {
-        if (join(local, argv[2], base_name(path)))
-            return err("%s: path too long", argv[2]);
+    int i, rc, salvage = 0;
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--salvage"))
+            salvage = 1;
+        else if (!spec)
+            spec = argv[i];
+        else if (!dst)
+            dst = argv[i];
+        else
+            return usage("get [--salvage] IMAGE:/path LOCAL");
+    }
+    if (!spec || !dst || split_spec(spec, img, path))
+        return usage("get [--salvage] IMAGE:/path LOCAL");
+    if (!stat(dst, &sb) && S_ISDIR(sb.st_mode)) {
+        if (join(local, dst, base_name(path)))
+            return err("%s: path too long", dst);
     } else {
-        snprintf(local, sizeof local, "%s", argv[2]);
+        snprintf(local, sizeof local, "%s", dst);
     }
     if (open_or_fail(&m, img, 0))
         return 1;
-    rc = get_file(&m.fs, path, local);
+    /* nothing is written on the host unless the file is there */
+    rc = steadyfs_stat_path(&m.fs, path, &st);
+    if (rc)
+        return close_or_fail(&m, err("%s: %s", path, steadyfs_strerror(rc)));
+    if (st.type == STEADYFS_TYPE_DIR)
+        return close_or_fail(&m, err("%s: is a directory (`steady image extract` copies a "
+                                     "tree)", path));
+    if (salvage) {
+        FILE *f = fopen(local, "wb");
+        if (!f)
+            return close_or_fail(&m, err("%s: %s", local, strerror(errno)));
+        rc = salvage_to(&m.fs, path, f, local);
+        if (fclose(f) && !rc)
+            rc = err("%s: %s", local, strerror(errno));
+    } else {
+        read_hint = "; not copied (`steady get --salvage` writes what reads and reports the "
+                    "rest)";
+        rc = get_file(&m.fs, path, local);
+        if (rc)
+            unlink(local);   /* no partial copy that looks like the file */
+    }
     return close_or_fail(&m, rc);
 }
 
@@ -781,11 +922,131 @@ static int cmd_mv(int argc, char **argv)
     return close_or_fail(&m, rc);
 }
 
+/* Files and directories under ipath (ipath itself not counted). */
+static int count_tree(steadyfs *fs, const char *ipath, uint64_t *files, uint64_t *dirs)
+{
+    ent *e;
+    size_t n, i;
+    int rc = list(fs, ipath, &e, &n);
+    if (rc)
+        return err("%s: %s", ipath, steadyfs_strerror(rc));
+    for (i = 0; i < n && !rc; i++) {
+        char ip[PATHMAX];
+        if (e[i].type != STEADYFS_TYPE_DIR) {
+            (*files)++;
+        } else if (join(ip, ipath, e[i].name)) {
+            rc = err("%s: path too long", ipath);
+        } else {
+            (*dirs)++;
+            rc = count_tree(fs, ip, files, dirs);
+        }
+    }
+    free(e);
+    return rc;
+}
+
+static int cmd_df(int argc, char **argv)
+{
+    const char *image = NULL;
+    steadyfs_info in;
+    uint64_t files = 0, dirs = 0, dev_bytes;
+    uint32_t b, bad = 0, fill;
+    imgfs m;
+    int i, json = 0, rc;
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            json = 1;
+        else if (!strcmp(argv[i], "--image") && i + 1 < argc && !image)
+            image = argv[++i];
+        else if (argv[i][0] != '-' && !image)
+            image = argv[i];
+        else
+            return usage("df IMAGE [--json]");
+    }
+    if (!image)
+        return usage("df IMAGE [--json]");
+    if (open_or_fail(&m, image, 0))
+        return 1;
+    rc = steadyfs_info_get(&m.fs, &in);
+    if (rc)
+        return close_or_fail(&m, err("%s: %s", image, steadyfs_strerror(rc)));
+    rc = count_tree(&m.fs, "/", &files, &dirs);
+    if (rc)
+        return close_or_fail(&m, rc);
+    for (b = 0; b < m.blocks; b++)
+        bad += sbd_is_bad(&m.sim.bd, b) > 0;
+    dev_bytes = (uint64_t)m.blocks * m.prof->geo.pages_per_block * m.prof->geo.page_size;
+    fill = m.cfg.fill_permille ? m.cfg.fill_permille : 750;
+    if (json) {
+        printf("{\n  \"image\": ");
+        json_str(image);
+        printf(",\n  \"device\": \"%s\",\n  \"blocks\": %u,\n  \"bad_blocks\": %u,\n"
+               "  \"device_bytes\": %llu,\n  \"capacity_bytes\": %llu,\n  \"used_bytes\": %llu,\n"
+               "  \"free_bytes\": %llu,\n  \"files\": %llu,\n  \"dirs\": %llu,\n"
+               "  \"max_inodes\": %u,\n  \"fill_permille\": %u,\n  \"sector_size\": %u,\n"
+               "  \"data_per_sector\": %u\n}\n",
+               m.prof->name, m.blocks, bad, (unsigned long long)dev_bytes,
+               (unsigned long long)in.capacity, (unsigned long long)in.used,
+               (unsigned long long)in.free, (unsigned long long)files,
+               (unsigned long long)dirs + 1, m.cfg.max_inodes, fill, in.sector_size,
+               in.data_per_sector);
+    } else {
+        printf("%s: %s, %u blocks (%u bad), %llu bytes of device\n", image, m.prof->name,
+               m.blocks, bad, (unsigned long long)dev_bytes);
+        printf("capacity %llu bytes (%.1f %% of the device; fill limit %u.%u %% of the sectors "
+               "outside the reserve)\n", (unsigned long long)in.capacity,
+               dev_bytes ? 100.0 * (double)in.capacity / (double)dev_bytes : 0.0, fill / 10,
+               fill % 10);
+        printf("used %llu bytes (%.1f %%), free %llu bytes\n", (unsigned long long)in.used,
+               in.capacity ? 100.0 * (double)in.used / (double)in.capacity : 0.0,
+               (unsigned long long)in.free);
+        printf("%llu files, %llu directories (root included); at most %u files and "
+               "directories\n", (unsigned long long)files, (unsigned long long)dirs + 1,
+               m.cfg.max_inodes);
+    }
+    return close_or_fail(&m, 0);
+}
+
+/* image export IMAGE --raw OUT [--force] | image import RAW --device P OUT [--force] */
+static int image_raw(int argc, char **argv, int import)
+{
+    const char *in = NULL, *out = NULL, *device = NULL, *raw = NULL;
+    const char *u = import ? "image import RAW --device P OUT [--force]"
+                           : "image export IMAGE --raw OUT [--force]";
+    char e[600];
+    uint32_t blocks = 0, bad = 0;
+    int i, force = 0;
+    for (i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--force"))
+            force = 1;
+        else if (import && !strcmp(argv[i], "--device") && i + 1 < argc)
+            device = argv[++i];
+        else if (!import && !strcmp(argv[i], "--raw") && i + 1 < argc)
+            raw = argv[++i];
+        else if (argv[i][0] != '-' && !in)
+            in = argv[i];
+        else if (argv[i][0] != '-' && import && !out)
+            out = argv[i];
+        else
+            return usage(u);
+    }
+    if (!import)
+        out = raw;
+    if (!in || !out || (import && !device))
+        return usage(u);
+    if (import ? imgraw_import(in, device, out, force, &blocks, &bad, e, sizeof e)
+               : imgraw_export(in, out, force, &blocks, &bad, e, sizeof e))
+        return err("%s", e);
+    printf("%s: %s, %u blocks, %u marked bad\n", out, import ? "device image" : "raw image",
+           blocks, bad);
+    return 0;
+}
+
 static int cmd_image(int argc, char **argv)
 {
     const char *sub = argc > 1 ? argv[1] : "";
     if (!strcmp(sub, "create")) {
-        const char *device = NULL, *pos[2] = {NULL, NULL};
+        const char *device = NULL, *pos[2] = {NULL, NULL}, *raw = NULL;
         uint32_t blocks = 0;
         uint64_t seed = 0;
         imgfs_format f;
@@ -796,17 +1057,22 @@ static int cmd_image(int argc, char **argv)
         for (i = 2; i < argc && !bad; i++) {
             if (format_opt(argc, argv, &i, &device, &blocks, &seed, &f, &force, &bad))
                 continue;
-            if (np < 2 && argv[i][0] != '-')
+            if (!strcmp(argv[i], "--raw") && i + 1 < argc && !raw)
+                raw = argv[++i];
+            else if (np < 2 && argv[i][0] != '-')
                 pos[np++] = argv[i];
             else
-                return usage("image create DIR IMAGE " FORMAT_USAGE);
+                return usage("image create DIR IMAGE " FORMAT_USAGE " [--raw OUT]");
         }
         if (bad)
             return 2;
         if (np != 2 || !device)
-            return usage("image create DIR IMAGE " FORMAT_USAGE);
+            return usage("image create DIR IMAGE " FORMAT_USAGE " [--raw OUT]");
         if (stat(pos[0], &sb) || !S_ISDIR(sb.st_mode))
             return err("%s: not a directory", pos[0]);
+        if (raw && lstat(raw, &sb) == 0 && (!force || S_ISDIR(sb.st_mode)))
+            return err("%s: %s", raw, S_ISDIR(sb.st_mode) ? "is a directory" :
+                       "exists (use --force to replace it)");
         if (imgfs_create(&m, pos[1], device, blocks, seed, &f, force))
             return err("%s", m.err);
         rc = put_tree(&m.fs, pos[0], "/");
@@ -815,8 +1081,11 @@ static int cmd_image(int argc, char **argv)
             return rc;
         }
         print_info(&m, pos[1]);
-        return close_or_fail(&m, 0);
+        rc = close_or_fail(&m, 0);
+        return !rc && raw ? write_raw(pos[1], raw, force) : rc;
     }
+    if (!strcmp(sub, "export") || !strcmp(sub, "import"))
+        return image_raw(argc, argv, !strcmp(sub, "import"));
     if (!strcmp(sub, "extract")) {
         imgfs m;
         int rc;
@@ -829,7 +1098,8 @@ static int cmd_image(int argc, char **argv)
         rc = get_tree(&m.fs, "/", argv[3]);
         return close_or_fail(&m, rc);
     }
-    return usage("image create DIR IMAGE --device P ... | image extract IMAGE DIR");
+    return usage("image create DIR IMAGE --device P ... | image extract IMAGE DIR | "
+                 "image export IMAGE --raw OUT | image import RAW --device P OUT");
 }
 
 int main(int argc, char **argv)
@@ -840,11 +1110,11 @@ int main(int argc, char **argv)
     } cmds[] = {
         {"mkfs", cmd_mkfs}, {"fsck", cmd_fsck}, {"ls", cmd_ls},   {"cat", cmd_cat},
         {"put", cmd_put},   {"get", cmd_get},   {"rm", cmd_rm},   {"mkdir", cmd_mkdir},
-        {"mv", cmd_mv},     {"image", cmd_image},
+        {"mv", cmd_mv},     {"image", cmd_image}, {"df", cmd_df},
     };
     unsigned i;
     if (argc < 2) {
-        fprintf(stderr, "usage: steady-img mkfs|fsck|ls|cat|put|get|rm|mkdir|mv|image ...\n");
+        fprintf(stderr, "usage: steady-img mkfs|fsck|df|ls|cat|put|get|rm|mkdir|mv|image ...\n");
         return 2;
     }
     for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
