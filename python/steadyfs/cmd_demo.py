@@ -639,11 +639,37 @@ def _add_sections(index: Path, out: Path, results: list[dict[str, Any]], chk: li
     index.write_text(text, encoding="utf-8")
 
 
-#: Where the proven guarantee goes (`steadyfs_guarantee` / `steady plan`,
-#: another part of the project).  A later change fills GUARANTEE_SLOT with
-#: the guaranteed rate and RAM next to the measured figures; until then the
-#: first screen says that no guarantee exists yet.
+#: Where the proven guarantee goes (`steadyfs_guarantee` / `steady plan`):
+#: _guarantee_note() puts the guaranteed rate and buffer there, next to the
+#: measured figures.
 GUARANTEE_SLOT = "<!-- steadyfs: proven guarantee slot (steadyfs_guarantee / steady plan) -->"
+
+
+def _guarantee_note() -> str:
+    """The proven figure beside the measured ones: steadyfs_guarantee's c
+    and d for 4 KiB records on mt29f1g01 and what `steady plan` makes of
+    them, in typical and worst timing."""
+    from steadyfs.cmd_plan import PlanError, buffer_for_rate, guarantee
+    from steadyfs.native import NativeLibraryMissing
+    from steadyfs.units import format_bytes, format_rate
+
+    style = "background:#fff8e1;padding:.3em .6em;margin:.4em 0"
+    try:
+        typ = guarantee("mt29f1g01", 4096, "typical", 0.75)
+        worst = guarantee("mt29f1g01", 4096, "worst", 0.75)
+    except (PlanError, NativeLibraryMissing) as e:
+        return f"<p id='guarantee' style='{style}'><b>Proven guarantee:</b> unavailable ({html.escape(str(e))}).</p>"
+    rate = 10_000.0
+    buf = buffer_for_rate(typ, rate)
+    return (f"<p id='guarantee' style='{style}'><b>Proven guarantee</b> (steadyfs_guarantee, "
+            "<code>steady plan</code>): any n consecutive 4 KiB records take at most n &times; "
+            f"{typ.c_s * 1e3:.0f} ms + {typ.d_s * 1e3:.0f} ms in typical timing ({worst.c_s * 1e3:.0f} ms "
+            f"in worst timing), so the proven sustainable rate is {format_rate(typ.max_rate)} "
+            f"({format_rate(worst.max_rate)} in worst timing)"
+            + (f"; {format_rate(rate)} needs {format_bytes(buf)} of buffer" if buf is not None else "")
+            + ". That is far below the measured average above: today c is the per-call worst case, "
+            "because collection's copies can cost map writes faster than it frees space and nothing "
+            "is yet proven over a window (docs/DESIGN.md &sect;7, &sect;10).</p>")
 
 
 def _short_stack(label: str) -> str:
@@ -711,10 +737,7 @@ def _add_glance(index: Path, head: list[tuple[str, str, dict[str, Any] | None, A
         parts.append("<tr>" + "".join(cells) + "</tr>")
     parts.append("</table>")
     parts.append(GUARANTEE_SLOT)
-    parts.append("<p id='guarantee' style='background:#fff8e1;padding:.3em .6em;margin:.4em 0'><b>Proven "
-                 "guarantee:</b> not available yet (steadyfs_guarantee / <code>steady plan</code>). The "
-                 "figures above are measured on the model; the stated bound is steadyfs's per-call worst "
-                 "case.</p>")
+    parts.append(_guarantee_note())
     parts.append(f"<p><a href='#checks'>{npass} of {len(allc)} checks pass</a> &middot; "
                  "<a href='#issue5'>the side by side in detail</a> &middot; "
                  "<a href='#fsoc'>File System On Chip</a> &middot; <a href='runs.html'>every run</a></p>")
@@ -723,7 +746,7 @@ def _add_glance(index: Path, head: list[tuple[str, str, dict[str, Any] | None, A
                  "lookahead 128 B (covers all 1024 blocks) and metadata_max 4 KiB; small RAM: its usual "
                  "lookahead 32 B. Raw chip: sequential programs (logging) or erase on rewrite, no file "
                  "system, no power-loss safety: the floor. File-system RAM: steadyfs's context, work area "
-                 "and sector buffer (`steady ram`, 64-bit host; 4360 B on Cortex-M3); littlefs's read, "
+                 "and sector buffer (`steady ram`, 64-bit host; 4392 B on Cortex-M3); littlefs's read, "
                  "program and one file cache plus its lookahead (its lfs_t and lfs_file_t structures not "
                  "counted). Usable capacity: what each stack states it can hold (steadyfs: its format's fill "
                  "limit; littlefs: every block, of which it needs free ones to copy on write). Stated bound: "

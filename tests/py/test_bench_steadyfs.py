@@ -241,6 +241,7 @@ def test_demo_first_screen_answers(tmp_path: Path) -> None:
     text = index.read_text()
     glance = text[text.index("<h1>t</h1>"):text.index("<p>rest</p>")]
     assert "id='glance'" in glance and GUARANTEE_SLOT in glance and "Proven guarantee" in glance
+    assert "proven sustainable rate is" in glance and "not available" not in glance
     assert "74 MB of files (55 % of the chip)" in glance
     assert "3.1 ms" in glance and "5.39 MB/s" in glance and "2.282 KiB" in glance
     assert "90.7 ms" in glance and "0.18 MB/s" in glance and glance.count("unbounded") >= 4
