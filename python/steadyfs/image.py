@@ -115,7 +115,7 @@ class DirEntry:
 
 def _stat_result(st: fsb.Stat) -> os.stat_result:
     """os.stat_result of a steadyfs stat: st_ino is the 64-bit id (inode and
-    generation), st_size the bytes (a directory's: its entries); times are
+    generation), st_size the bytes (a directory's: the core's, 0 today); times are
     not stored (0)."""
     mode = (stat_mod.S_IFDIR | 0o755) if st.is_dir else (stat_mod.S_IFREG | 0o644)
     return os.stat_result((mode, st.id, 0, 2 if st.is_dir else 1, 0, 0, st.size, 0, 0, 0))
@@ -334,7 +334,7 @@ class Image:
         try:
             dev = Device.create_image(p, device, blocks=blocks, timing=timing, seed=seed)
         except DeviceError as e:
-            raise OSError(errno.EIO, str(e), p) from None
+            raise _device_error(e, p) from None
         try:
             return cls(p, dev, cfg, format=True)
         except BaseException:
@@ -356,8 +356,7 @@ class Image:
         try:
             dev = Device.open_image(p, timing=timing)
         except DeviceError as e:
-            reason = native.lib().sh_last_error().decode()
-            raise OSError(errno.EINVAL, reason or str(e), p) from None
+            raise _device_error(e, p) from None
         try:
             found = fsb.probe(dev, cfg.get("sector_size", 0), cfg.get("erase_mult", 0))
         except fsb.SteadyFsError:
@@ -376,6 +375,11 @@ class Image:
     def profile(self) -> str:
         """The device profile the image header names."""
         return str(native.lib().sh_name(self.device.handle).decode())
+
+    @property
+    def fs(self) -> fsb.SteadyFs:
+        """The file system beneath (integer handles, the C calls one to one)."""
+        return self._live()
 
     @property
     def blocks(self) -> int:
@@ -495,7 +499,7 @@ class Image:
     def stat(self, path: str | os.PathLike[str]) -> os.stat_result:
         """``os.stat_result``: st_mode (S_IFDIR or S_IFREG), st_ino (the
         64-bit id: inode and generation, never reused), st_size (bytes; a
-        directory's: entries), st_nlink; times are not stored (0)."""
+        directory's: the core's, 0 today), st_nlink; times are not stored (0)."""
         p = _norm(path)
         return _stat_result(self._do(self._live().stat, p))
 
@@ -596,6 +600,17 @@ class Image:
                          max_files=self.format["max_inodes"],
                          fill_permille=self.format["fill_permille"],
                          sector_size=info.sector_size)
+
+
+def _device_error(e: DeviceError, path: str) -> OSError:
+    """An image file refused by sh_open_image / sh_create_image: EINVAL
+    (not an image, wrong geometry) or EIO, with the C side's one-line reason
+    (which names the file)."""
+    reason = native.lib().sh_last_error().decode() or str(e)
+    prefix = f"{path}: "
+    if reason.startswith(prefix):
+        reason = reason[len(prefix):]
+    return OSError(errno.EINVAL if e.code == native.ERR_INVAL else errno.EIO, reason, path)
 
 
 def _profile(name: str) -> dict[str, Any]:
