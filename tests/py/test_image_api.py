@@ -12,7 +12,9 @@ import shutil
 import stat
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,7 +27,7 @@ BLOCKS = 48
 
 
 @pytest.fixture
-def img(tmp_path: Path) -> steadyfs.Image:
+def img(tmp_path: Path) -> Iterator[steadyfs.Image]:
     with steadyfs.Image.create(tmp_path / "t.img", blocks=BLOCKS) as im:
         yield im
 
@@ -86,7 +88,7 @@ def test_open_image_made_by_steady_mkfs(tmp_path: Path) -> None:
 def test_errors_are_oserror_subclasses_with_errno(img: steadyfs.Image) -> None:
     img.makedirs("/a/b")
     img.write_bytes("/a/f", b"1")
-    cases = [
+    cases: list[tuple[Callable[[], Any], type[OSError], int, str]] = [
         (lambda: img.open("/nope"), FileNotFoundError, errno.ENOENT, "/nope"),
         (lambda: img.stat("/a/nope"), FileNotFoundError, errno.ENOENT, "/a/nope"),
         (lambda: img.mkdir("/a"), FileExistsError, errno.EEXIST, "/a"),
@@ -206,7 +208,10 @@ def test_scandir_walk_listdir_stat(img: steadyfs.Image) -> None:
                       "/x/y/z": ([], [])}
     bottom_up = [d for d, _, _ in img.walk("/", topdown=False)]
     assert bottom_up.index("/x/y/z") < bottom_up.index("/x/y") < bottom_up.index("/")
-    pruned = [d for d, ds, _ in img.walk("/") if not ds.clear()]
+    pruned = []
+    for d, ds, _ in img.walk("/"):
+        pruned.append(d)
+        ds.clear()                                  # topdown: prunes the walk
     assert pruned == ["/"]
     errs: list[OSError] = []
     assert list(img.walk("/missing", onerror=errs.append)) == []
