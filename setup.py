@@ -49,6 +49,26 @@ class BuildLib(build_ext):  # type: ignore[misc]  # setuptools is untyped here
         return {} if self._editable() else dict(super().get_output_mapping())
 
 
+cmdclass: dict[str, type] = {"build_ext": BuildLib}
+try:  # setuptools >= 70.1 has bdist_wheel; older ones take it from wheel
+    from setuptools.command.bdist_wheel import bdist_wheel
+except ImportError:  # pragma: no cover
+    try:
+        from wheel.bdist_wheel import bdist_wheel
+    except ImportError:
+        bdist_wheel = None
+
+if bdist_wheel is not None:
+    class PlatformWheel(bdist_wheel):  # type: ignore[misc,valid-type]
+        """py3-none-<platform>: the library has no Python in it, so one
+        wheel serves every Python 3 on the platform."""
+
+        def get_tag(self) -> tuple[str, str, str]:
+            _, _, plat = super().get_tag()
+            return "py3", "none", plat
+
+    cmdclass["bdist_wheel"] = PlatformWheel
+
 setup(
     ext_modules=[
         Extension(
@@ -59,6 +79,6 @@ setup(
             libraries=["m"],
         )
     ],
-    cmdclass={"build_ext": BuildLib},
+    cmdclass=cmdclass,
     options={"build": {"build_base": "build/pip"}},
 )
