@@ -113,6 +113,28 @@ class DirEntry:
         return f"<DirEntry {self.name!r}>"
 
 
+class ScandirIterator(Iterator[DirEntry]):
+    """What :meth:`Image.scandir` returns: an iterator of :class:`DirEntry`
+    that is also a context manager, as ``os.scandir``'s is (the directory
+    is read whole when scandir is called, so closing frees nothing)."""
+
+    def __init__(self, entries: list[DirEntry]) -> None:
+        self._it = iter(entries)
+
+    def __next__(self) -> DirEntry:
+        return next(self._it)
+
+    def close(self) -> None:
+        self._it = iter(())
+
+    def __enter__(self) -> ScandirIterator:
+        return self
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+
 def _stat_result(st: fsb.Stat) -> os.stat_result:
     """os.stat_result of a steadyfs stat: st_ino is the 64-bit id (inode and
     generation), st_size the bytes (a directory's: the core's, 0 today); times are
@@ -522,12 +544,13 @@ class Image:
         except (FileNotFoundError, NotADirectoryError):
             return False
 
-    def scandir(self, path: str | os.PathLike[str] = "/") -> Iterator[DirEntry]:
+    def scandir(self, path: str | os.PathLike[str] = "/") -> ScandirIterator:
         """The entries of a directory, in directory order, each with its
-        stat (size included) read as the directory is listed."""
+        stat (size included) read as the directory is listed; usable in a
+        ``with`` statement like ``os.scandir``."""
         p = _norm(path)
         entries = self._do(self._live().listdir, p)
-        return iter([DirEntry(self, p, name, st) for name, st in entries])
+        return ScandirIterator([DirEntry(self, p, name, st) for name, st in entries])
 
     def listdir(self, path: str | os.PathLike[str] = "/") -> list[str]:
         return [e.name for e in self.scandir(path)]
@@ -630,4 +653,4 @@ def _config(config: dict[str, int]) -> dict[str, int]:
     return cfg
 
 
-__all__ = ["DEFAULT_OPEN_MAX", "DirEntry", "DiskUsage", "FileIO", "Image"]
+__all__ = ["DEFAULT_OPEN_MAX", "DirEntry", "DiskUsage", "FileIO", "Image", "ScandirIterator"]

@@ -197,7 +197,8 @@ def test_scandir_walk_listdir_stat(img: steadyfs.Image) -> None:
     img.write_bytes("/top", b"")
     assert sorted(img.listdir("/")) == ["top", "x"]
     assert sorted(img.listdir()) == ["top", "x"]
-    entries = {e.name: e for e in img.scandir("/x")}
+    with img.scandir("/x") as it:                   # a context manager, as os.scandir's
+        entries = {e.name: e for e in it}
     assert set(entries) == {"a", "y"}
     assert entries["a"].is_file() and not entries["a"].is_dir()
     assert entries["a"].stat().st_size == 3000 and entries["a"].path == "/x/a"
