@@ -383,8 +383,9 @@ class Image:
             found = fsb.probe(dev, cfg.get("sector_size", 0), cfg.get("erase_mult", 0))
         except fsb.SteadyFsError:
             dev.close()
+            hint = "" if cfg.get("erase_mult") else "; a format made with erase_mult needs it again"
             raise OSError(errno.EINVAL, "no steadyfs file system in the image (not formatted, "
-                          "or the anchor units are damaged)", p) from None
+                          f"or the anchor units are damaged{hint})", p) from None
         return cls(p, dev, {**found, **{k: v for k, v in cfg.items() if k not in found}},
                    format=False)
 

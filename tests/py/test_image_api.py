@@ -344,5 +344,25 @@ def test_library_path_prefers_the_packaged_library(tmp_path: Path,
     assert native.library_path() == Path("/x/libsteady.so")
 
 
+def test_editable_install_leaves_no_library_in_the_tree() -> None:
+    """make setup's editable install compiles nothing into python/steadyfs,
+    so the repo's tests always load what `make build` made."""
+    from steadyfs import native
+    assert not (REPO / "python" / "steadyfs" / "_libsteady.so").exists()
+    if "STEADYFS_LIB" not in os.environ:
+        assert native.library_path() == native.REPO_LIB
+
+
+def test_erase_mult_is_needed_again(tmp_path: Path) -> None:
+    path = tmp_path / "em.img"
+    with steadyfs.Image.create(path, device="mt29f1g01", blocks=64, erase_mult=2) as img:
+        img.write_bytes("/f", b"2")
+        assert img.format["erase_mult"] == 2
+    with pytest.raises(OSError, match="erase_mult needs it again"):
+        steadyfs.Image.open(path)
+    with steadyfs.Image.open(path, erase_mult=2) as img:
+        assert img.read_bytes("/f") == b"2"
+
+
 def test_format_keys_are_config_keys() -> None:
     assert set(fsb.FORMAT_KEYS) <= set(fsb.CONFIG_KEYS)
