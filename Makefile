@@ -95,6 +95,12 @@ test-c: $(TEST_BINS)
 test-py: setup lib
 	$(PY) -m pytest -q tests/py
 
+# The package as a user installs it (in test-py too, ~1 min): a fresh venv,
+# `pip install` of a copy of the tree, docs/PYTHON.md's examples run.
+.PHONY: test-package
+test-package: setup
+	$(PY) -m pytest -q tests/py/test_package_install.py
+
 # Parts of the project add their own test steps to TEST_EXTRA (in mk/*.mk);
 # they run after the Python tests.
 TEST_EXTRA ?=

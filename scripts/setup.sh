@@ -22,7 +22,7 @@ fi
 
 py=${PYTHON:-python3}
 stamp=.venv/.steadyfs-setup
-want=$(sha256sum pyproject.toml | cut -c1-16)
+want=$(cat pyproject.toml setup.py | sha256sum | cut -c1-16)
 if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     echo "setup: creating the Python environment in .venv"
     [ -x .venv/bin/python ] || "$py" -m venv .venv

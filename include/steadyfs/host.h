@@ -181,6 +181,13 @@ uint32_t sh_fs_ram(const sh_fs *f);
  * (steadyfs_work_size), out[2] the sector buffer. */
 void sh_fs_ram_parts(const sh_fs *f, uint32_t out[3]);
 void sh_fs_counters_get(const sh_fs *f, sh_fs_counters *out);
+/* Read an existing file system's format from h's medium (steadyfs_probe),
+ * so it mounts with no option repeated: fills config's format fields
+ * (max_inodes, fill_permille, file_pages_log2, dir_pages, sector_size).
+ * sector_size 0 tries every size the core accepts; erase_mult is taken as
+ * given (0: the medium's default) and must be the format's.  0, or
+ * STEADYFS_ECORRUPT when no checkpoint is found (sh_last_error() says so). */
+int sh_fs_probe(sh_dev *h, sh_fs_config *config);
 
 #ifdef __cplusplus
 }

@@ -133,6 +133,7 @@ def _lib() -> ctypes.CDLL:
         "sh_fs_ram": (u32, [p]),
         "sh_fs_ram_parts": (None, [p, ctypes.POINTER(ctypes.c_uint32)]),
         "sh_fs_counters_get": (None, [p, ctypes.POINTER(_Counters)]),
+        "sh_fs_probe": (i32, [p, ctypes.POINTER(Config)]),
         "steadyfs_info_get": (i32, [p, ctypes.POINTER(_Info)]),
         "steadyfs_open": (i32, [p, s, i32]),
         "steadyfs_close": (i32, [p, i32]),
@@ -168,6 +169,24 @@ def strerror(code: int) -> str:
     if code <= -100:
         return native.strerror(code)
     return str(_lib().steadyfs_strerror(code).decode())
+
+
+#: the fields of Config a format fixes (the rest are run-time choices)
+FORMAT_KEYS = ("max_inodes", "fill_permille", "file_pages_log2", "dir_pages", "sector_size",
+               "erase_mult")
+
+
+def probe(dev: Device, sector_size: int = 0, erase_mult: int = 0) -> dict[str, int]:
+    """The format of the file system on ``dev`` (FORMAT_KEYS), read from
+    its newest checkpoint (sh_fs_probe), so it mounts with no option
+    repeated.  ``sector_size`` 0 tries every size the core accepts;
+    ``erase_mult`` must be the format's (0: the medium's default).
+    Raises SteadyFsError (ECORRUPT) when no checkpoint is found."""
+    c = Config(sector_size=sector_size, erase_mult=erase_mult)
+    rc = _lib().sh_fs_probe(dev.handle, ctypes.byref(c))
+    if rc < 0:
+        raise SteadyFsError(int(rc), "probe")
+    return {k: int(getattr(c, k)) for k in FORMAT_KEYS}
 
 
 def _path(path: str) -> bytes:
@@ -315,6 +334,14 @@ class SteadyFs:
         n = self._check(_lib().steadyfs_read(self.ctx, fd, buf, size), "read", f"fd {fd}")
         return buf.raw[:n]
 
+    def readinto(self, fd: int, buf: bytearray | memoryview) -> int:
+        """Read into a writable buffer; returns the bytes read (0: end)."""
+        n = len(buf)
+        if not n:
+            return 0
+        cbuf = (ctypes.c_char * n).from_buffer(buf)
+        return self._check(_lib().steadyfs_read(self.ctx, fd, cbuf, n), "read", f"fd {fd}")
+
     def write(self, fd: int, data: bytes | bytearray | memoryview) -> int:
         """Bytes written (all unless an error after some progress)."""
         d = bytes(data)
@@ -369,7 +396,9 @@ class SteadyFs:
         self._check(_lib().steadyfs_rmdir(self.ctx, _path(path)), "rmdir", path)
 
     def listdir(self, path: str = "/") -> list[tuple[str, Stat]]:
-        """(name, Stat without size) of every entry, in directory order."""
+        """(name, Stat) of every entry, in directory order; the Stat's size
+        is the file's (a directory's: its entries), read by a stat of each
+        entry after the directory is read (readdir carries no size)."""
         L = _lib()
         dd = self._check(L.steadyfs_opendir(self.ctx, _path(path)), "opendir", path)
         out: list[tuple[str, Stat]] = []
@@ -381,7 +410,8 @@ class SteadyFs:
         finally:
             rc = L.steadyfs_closedir(self.ctx, dd)
         self._check(rc, "closedir", path)
-        return out
+        base = path.rstrip("/")
+        return [(name, self.stat(f"{base}/{name}")) for name, _ in out]
 
 
-__all__ = ["CONFIG_KEYS", "Info", "MODE_FLAGS", "SteadyFs", "SteadyFsError", "Stat", "strerror"]
+__all__ = ["CONFIG_KEYS", "FORMAT_KEYS", "Info", "MODE_FLAGS", "SteadyFs", "SteadyFsError", "Stat", "probe", "strerror"]

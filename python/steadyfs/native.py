@@ -1,6 +1,8 @@
 """ctypes binding of the native library (include/steadyfs/host.h).
 
-The library is $STEADYFS_LIB, or <repo>/build/libsteady.so.  Profiles come
+The library is $STEADYFS_LIB, else the one an installed package carries
+(steadyfs/_libsteady.so, compiled by setup.py), else <repo>/build/libsteady.so
+(`make build`; what an editable install uses).  Profiles come
 from C as JSON (sh_profile_json), so nothing here mirrors a C struct except
 the few plain-data records passed by pointer (geometry, stats, faults,
 trace records), which are declared once below.
@@ -120,11 +122,21 @@ TRACE_DTYPE = np.dtype(
 _lib: ctypes.CDLL | None = None
 
 
+#: the library an installed package carries (setup.py builds it)
+PACKAGED_LIB = Path(__file__).resolve().with_name("_libsteady.so")
+#: the library `make build` makes in the repo (editable installs use it)
+REPO_LIB = Path(__file__).resolve().parents[2] / "build" / "libsteady.so"
+
+
 def library_path() -> Path:
+    """$STEADYFS_LIB, else the installed package's library, else the repo's
+    build/libsteady.so."""
     env = os.environ.get("STEADYFS_LIB")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "build" / "libsteady.so"
+    if PACKAGED_LIB.exists():
+        return PACKAGED_LIB
+    return REPO_LIB
 
 
 def lib() -> ctypes.CDLL:
@@ -144,6 +156,9 @@ def lib() -> ctypes.CDLL:
         "sh_open_sim": (p, [ctypes.c_char_p, ctypes.c_char_p, u32, i32, u64, i32,
                             ctypes.POINTER(i32)]),
         "sh_open_path": (p, [ctypes.c_char_p, i32, u32, u32, u64, ctypes.POINTER(i32)]),
+        "sh_open_image": (p, [ctypes.c_char_p, ctypes.c_char_p, u32, i32, ctypes.POINTER(i32)]),
+        "sh_create_image": (p, [ctypes.c_char_p, ctypes.c_char_p, u32, i32, u64,
+                                ctypes.POINTER(i32)]),
         "sh_last_error": (ctypes.c_char_p, []),
         "sh_close": (None, [p]),
         "sh_bd": (p, [p]),
@@ -247,6 +262,45 @@ class Device:
         if not h:
             reason = L.sh_last_error().decode()
             raise DeviceError(err.value or ERR_INVAL, f"cannot open device: {reason}")
+        self._attach(h, profile)
+
+    @classmethod
+    def open_image(cls, image: str | os.PathLike[str], *, timing: str = "typical") -> Device:
+        """An existing image file as its header describes it (profile and
+        block count, docs/SIM-IMAGE.md; sh_open_image): nothing is created
+        or formatted."""
+        return cls._open_with("sh_open_image", os.fsencode(image), None, 0,
+                              cls._timing(timing))
+
+    @classmethod
+    def create_image(cls, image: str | os.PathLike[str], profile: str, *, blocks: int = 0,
+                     timing: str = "typical", seed: int = 0) -> Device:
+        """A new image file (refused if it exists) of ``profile`` with
+        ``blocks`` blocks (0: the profile's), erased, factory bad blocks
+        from ``seed`` (sh_create_image)."""
+        return cls._open_with("sh_create_image", os.fsencode(image), profile.encode(), blocks,
+                              cls._timing(timing), seed)
+
+    @staticmethod
+    def _timing(timing: str) -> int:
+        if timing not in TIMINGS:
+            raise ValueError(f"timing must be one of {', '.join(TIMINGS)}")
+        return TIMINGS[timing]
+
+    @classmethod
+    def _open_with(cls, fn: str, *args: Any) -> Device:
+        L = lib()
+        err = ctypes.c_int(0)
+        h = getattr(L, fn)(*args, ctypes.byref(err))
+        if not h:
+            reason = L.sh_last_error().decode()
+            raise DeviceError(err.value or ERR_INVAL, f"cannot open device: {reason}")
+        dev = cls.__new__(cls)
+        dev._attach(h, L.sh_name(h).decode())
+        return dev
+
+    def _attach(self, h: int, profile: str | None) -> None:
+        L = lib()
         self._h: int | None = h
         # Things built on this device (a mounted file system) to release
         # before the device itself goes, so none outlives its handle.

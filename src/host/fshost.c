@@ -98,12 +98,91 @@ static int shim_mark_bad(void *ctx, uint32_t block)
 static const sbd_ops shim_ops = {shim_read, shim_prog, shim_erase, shim_sync, shim_is_bad,
                                  shim_mark_bad};
 
+/* The shim on lower with a bounce buffer for one widened read of a
+ * sector of ss bytes, and the sector buffer itself.  0 or -1 (no memory). */
+static int shim_setup(sh_fs *f, const sbd *lower, uint32_t ss)
+{
+    uint32_t rs = lower->geo.read_size > 1 ? lower->geo.read_size : 1;
+    f->sector = calloc(1, ss);
+    /* a sector plus one read unit each side: one widened read */
+    f->bounce_len = (ss + 2 * rs + rs - 1) / rs * rs;
+    f->bounce = calloc(1, f->bounce_len);
+    f->lower = lower;
+    f->shim.ops = &shim_ops;
+    f->shim.ctx = f;
+    f->shim.geo = lower->geo;
+    f->sector_size = ss;
+    return f->sector && f->bounce ? 0 : -1;
+}
+
+int sh_probe_format(steadyfs *scratch, steadyfs_config *cfg)
+{
+    /* the format's sector size is not in the image header (SIM-IMAGE.md):
+     * the default first, then the other sizes the core accepts */
+    static const uint32_t sizes[] = {0, 512, 1024, 4096, 8192, 16384};
+    unsigned i;
+    int rc = STEADYFS_ECORRUPT;
+    if (cfg->sector_size)
+        return steadyfs_probe(scratch, cfg);
+    for (i = 0; i < sizeof sizes / sizeof sizes[0] && rc; i++) {
+        if (sizes[i] && sizes[i] % cfg->bd->geo.page_size)
+            continue;
+        cfg->sector_size = sizes[i];
+        rc = steadyfs_probe(scratch, cfg);
+    }
+    if (rc)
+        cfg->sector_size = 0;
+    return rc;
+}
+
+int sh_fs_probe(sh_dev *h, sh_fs_config *c)
+{
+    steadyfs_config cfg;
+    sh_fs *f;
+    int rc;
+    if (!h || !c) {
+        sh_set_error("sh_fs_probe: no device");
+        return STEADYFS_EINVAL;
+    }
+    f = calloc(1, sizeof *f);
+    if (!f || shim_setup(f, sh_bd(h), SH_PROBE_SECTOR_MAX)) {
+        if (f) {
+            free(f->sector);
+            free(f->bounce);
+        }
+        free(f);
+        sh_set_error("sh_fs_probe: out of memory");
+        return STEADYFS_EIO;
+    }
+    memset(&cfg, 0, sizeof cfg);
+    cfg.bd = &f->shim;
+    cfg.sector_buf = f->sector;
+    cfg.sector_size = c->sector_size;
+    cfg.erase_mult = c->erase_mult;
+    rc = sh_probe_format(&f->fs, &cfg);
+    if (rc) {
+        sh_set_error("no steadyfs checkpoint found (not formatted, or the anchor units are "
+                     "damaged)");
+    } else {
+        c->max_inodes = cfg.max_inodes;
+        c->fill_permille = cfg.fill_permille;
+        c->file_pages_log2 = cfg.file_pages_log2;
+        c->dir_pages = cfg.dir_pages;
+        c->sector_size = cfg.sector_size;
+        c->erase_mult = cfg.erase_mult;
+    }
+    free(f->sector);
+    free(f->bounce);
+    free(f);
+    return rc;
+}
+
 sh_fs *sh_fs_new(sh_dev *h, const sh_fs_config *c, int *err)
 {
     sh_fs *f;
     steadyfs_config cfg;
     sbd_geometry geo;
-    uint32_t ws, ss, rs;
+    uint32_t ws, ss;
 
     if (err)
         *err = 0;
@@ -146,16 +225,10 @@ sh_fs *sh_fs_new(sh_dev *h, const sh_fs_config *c, int *err)
         return NULL;
     }
     ss = cfg.sector_size ? cfg.sector_size : 2048;
-    rs = cfg.bd->geo.read_size > 1 ? cfg.bd->geo.read_size : 1;
     f = calloc(1, sizeof *f);
-    if (f) {
+    if (f)
         f->work = calloc(1, ws);
-        f->sector = calloc(1, ss);
-        /* a sector plus one read unit each side: one widened read */
-        f->bounce_len = (ss + 2 * rs + rs - 1) / rs * rs;
-        f->bounce = calloc(1, f->bounce_len);
-    }
-    if (!f || !f->work || !f->sector || !f->bounce) {
+    if (!f || !f->work || shim_setup(f, cfg.bd, ss)) {
         sh_set_error("sh_fs_new: out of memory");
         if (err)
             *err = STEADYFS_EIO;
@@ -167,10 +240,6 @@ sh_fs *sh_fs_new(sh_dev *h, const sh_fs_config *c, int *err)
         }
         return NULL;
     }
-    f->lower = cfg.bd;
-    f->shim.ops = &shim_ops;
-    f->shim.ctx = f;
-    f->shim.geo = f->lower->geo;
     cfg.bd = &f->shim;
     cfg.work = f->work;
     cfg.work_size = ws;
@@ -178,7 +247,6 @@ sh_fs *sh_fs_new(sh_dev *h, const sh_fs_config *c, int *err)
     f->cfg = cfg;
     f->ram = (uint32_t)sizeof(steadyfs) + ws + ss;
     f->work_size = ws;
-    f->sector_size = ss;
     return f;
 }
 

@@ -1,6 +1,7 @@
 /* A steadyfs file system on a simulated-device image file (imgfs.h). */
 #define _GNU_SOURCE
 #include "host/imgfs.h"
+#include "host/sh_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -76,26 +77,14 @@ static int setup_fs(imgfs *m, const imgfs_format *f)
         m->cfg.sector_size = f->sector_size;
         m->cfg.erase_mult = f->erase_mult;
     }
-    m->sector = calloc(1, 65536);
+    m->sector = calloc(1, SH_PROBE_SECTOR_MAX);
     if (!m->sector)
         return fail(m, -1, "out of memory");
     m->cfg.sector_buf = m->sector;
-    if (!f) {
-        /* the format's sector size and erase unit are not in the image
-         * header: try the default, then the other sizes the core accepts */
-        static const uint32_t sizes[] = {0, 512, 1024, 4096, 8192, 16384};
-        unsigned i;
-        int rc = STEADYFS_ECORRUPT;
-        for (i = 0; i < sizeof sizes / sizeof sizes[0] && rc; i++) {
-            if (sizes[i] && sizes[i] % m->sim.bd.geo.page_size)
-                continue;
-            m->cfg.sector_size = sizes[i];
-            rc = steadyfs_probe(&m->fs, &m->cfg);
-        }
-        if (rc)
-            return fail(m, -2, "no steadyfs checkpoint found (not formatted, or the anchor "
-                               "units are damaged)");
-    }
+    /* the format's sector size and erase unit are not in the image header */
+    if (!f && sh_probe_format(&m->fs, &m->cfg))
+        return fail(m, -2, "no steadyfs checkpoint found (not formatted, or the anchor "
+                           "units are damaged)");
     ws = steadyfs_work_size(&m->cfg);
     if (!ws)
         return fail(m, -3, "invalid file system configuration for %s with %u blocks",

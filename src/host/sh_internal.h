@@ -40,4 +40,14 @@ int lx_open(sh_dev *h, const char *path, int allow_write, uint32_t page_size,
             uint32_t block_size, uint64_t size_bytes);
 void lx_close(lx_dev *lx);
 
+/* The largest sector a format may have, so a probe's buffer fits any. */
+#define SH_PROBE_SECTOR_MAX 65536u
+/* Fill cfg's format fields from a checkpoint on cfg->bd (steadyfs_probe):
+ * sector_size 0 tries the default and every other size the core accepts
+ * (the image header does not record it), else only the one given.
+ * cfg->sector_buf holds SH_PROBE_SECTOR_MAX bytes; scratch is any context.
+ * 0, or STEADYFS_ECORRUPT when no size finds a checkpoint.  Shared by
+ * sh_fs_probe (fshost.c) and the image tools (imgfs.c). */
+int sh_probe_format(steadyfs *scratch, steadyfs_config *cfg);
+
 #endif
