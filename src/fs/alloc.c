@@ -199,6 +199,15 @@ int sfs_log_reserve_gc(steadyfs *fs)
     int rc;
     if (fs->dead)
         return STEADYFS_EIO;
+    /* Collection may not take the last SFS_RM_UNITS units unless the call
+     * is a removal (unlink, rmdir, rename: fs->rm 2).  Its copies can
+     * induce map merges faster than a victim frees space (DESIGN.md §10);
+     * before this floor such a state ran the device down to no unit at
+     * all, and then neither a write nor a delete could ever run again
+     * (test_fs_adversary at 90 % of the live limit).  Now collection
+     * stops there, writes get ENOSPC, and a delete still works. */
+    if (fs->log.gh_idx >= fs->geo.P && fs->rm < 2 && sfs_free_blocks(fs) <= SFS_RM_UNITS)
+        return STEADYFS_ENOSPC;
     rc = head_move(fs, &fs->log.gh_block, &fs->log.gh_idx, &fs->log.gh_count);
     fs->log.to_gh = 1;   /* every reserve says where the next sector goes */
     return rc ? rc : reserve_end(fs);

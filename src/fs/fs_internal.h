@@ -21,6 +21,7 @@
 #define SFS_WL_STEP 32u           /* sectors written per static wear-levelling step (power of 2) */
 #define SFS_RESERVED_BLOCKS 4u    /* anchor area: first good two of these */
 #define SFS_RM_ROOM 8u            /* live sectors writes and creates leave to removals */
+#define SFS_RM_UNITS 2u           /* erased units collection leaves to removals */
 #define SFS_GC_RESERVE (SFS_Q_TARGET + 3u)   /* units outside the fill limit */
 
 /* Block table states (values 0..P are closed blocks with that many live
