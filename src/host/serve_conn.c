@@ -105,7 +105,11 @@ static int wait_input(serve_conn *c, int ms, int may_gc)
     r = poll(p, c->refuse_fd > 0 ? 2 : 1, ms);
     if (r < 0)
         return errno == EINTR ? 0 : -1;
-    if (c->refuse_fd > 0 && (p[1].revents & POLLIN)) {
+    /* A newcomer is refused only while this client shows no input: if it
+     * has just hung up, its EOF is read first, the session ends and the
+     * newcomer is accepted next. */
+    if (c->refuse_fd > 0 && (p[1].revents & POLLIN) &&
+        !(p[0].revents & (POLLIN | POLLHUP | POLLERR))) {
         /* A framed link is a UART's protocol: one peer.  A second client
          * is told so by a closed connection, not left waiting. */
         int fd = accept(c->refuse_fd, NULL, NULL);
@@ -114,8 +118,7 @@ static int wait_input(serve_conn *c, int ms, int may_gc)
             fprintf(stderr, "steady serve: a client refused: a framed link serves one client "
                             "at a time; connection closed\n");
         }
-        if (!(p[0].revents & POLLIN))
-            return 0;
+        return 0;
     }
     if (r == 0 && may_gc)
         steadyfs_gc_step(c->fs, 4);

@@ -307,3 +307,25 @@ def test_stalled_client_is_dropped_and_its_file_closed(image: Path) -> None:
     other.close()
     err = s.stop()
     assert "stalled mid-message" in err, err
+
+
+def test_framed_socket_refuses_a_second_client(image: Path) -> None:
+    """A framed socket (a UART's protocol) is one link: while a client is
+    connected a second is closed at once, not kept waiting; after the
+    first leaves, the next is served."""
+    s = Server(image, "--framed")
+    first = socket.create_connection(("127.0.0.1", s.port), timeout=10)
+    assert first.recv(16)                 # served: the link's RESET frame arrives
+    second = socket.create_connection(("127.0.0.1", s.port), timeout=10)
+    t0 = time.monotonic()
+    assert second.recv(16) == b""
+    assert time.monotonic() - t0 < 5
+    second.close()
+    first.close()
+    time.sleep(0.3)
+    third = socket.create_connection(("127.0.0.1", s.port), timeout=10)
+    assert third.recv(16)                 # served: the link's RESET frame arrives
+    third.close()
+    err = s.stop()
+    assert err.count("framed link serves one client at a time") == 1, err
+    assert err.count("connected (framed: one at a time)") == 2, err
