@@ -38,6 +38,7 @@ class Server:
             args += ["--create", "--device", "mt29f1g01", "--blocks", "64"]
         self.proc = subprocess.Popen([str(cmd_serve.binary()), *args], cwd=REPO,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        STARTED.append(self.proc)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         m = re.match(r"listening on tcp:127\.0\.0\.1:(\d+)", line)
@@ -60,8 +61,17 @@ class Server:
 
 
 @pytest.fixture()
-def image(tmp_path: Path) -> Path:
-    return tmp_path / "dev.img"
+def image(tmp_path: Path) -> Iterator[Path]:
+    yield tmp_path / "dev.img"
+    # a test that failed half-way leaves no server behind
+    for proc in STARTED:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=30)
+    STARTED.clear()
+
+
+STARTED: list[subprocess.Popen[str]] = []
 
 
 def fsck_clean(img: Path) -> None:
