@@ -29,7 +29,7 @@
  *
  * Memory.  The caller provides:
  *   - sizeof(p9srv): the fixed state (two struct p9_msg, one directory
- *     entry, counters); 896 bytes on Cortex-M3, 936 on x86-64
+ *     entry, counters); 896 bytes on Cortex-M3, 944 on x86-64
  *     (tests/c/test_p9srv.c prints it);
  *   - mem: p9srv_mem_size(cfg) bytes, 4-aligned =
  *         fid_max * (P9SRV_FID_SIZE + path_max)   fid table with one path each
