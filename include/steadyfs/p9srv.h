@@ -84,7 +84,9 @@
  *
  * Durability.  Data written through a fid is committed (atomically, see
  * steadyfs.h) at Tfsync, at Tclunk/Tremove of the fid, at Tversion (which
- * ends the session) and at p9srv_disconnect.  A file that is open through
+ * ends the session) and at p9srv_disconnect; on a fid opened with O_SYNC
+ * or O_DSYNC (Tlopen/Tlcreate flags) every Twrite is itself a commit
+ * (steadyfs's O_DSYNC), durable when Rwrite is sent.  A file that is open through
  * any fid cannot be unlinked or renamed over: EBUSY, as in steadyfs.
  *
  * Real-time.  Each message makes a bounded number of steadyfs calls (at

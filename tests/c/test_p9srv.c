@@ -820,6 +820,52 @@ static void test_disconnect(void)
     p9srv_disconnect(&S);
 }
 
+/* steadyfs's own view of a file's first n bytes equal to want? */
+static int fs_holds(const char *path, const uint8_t *want, uint32_t n)
+{
+    static uint8_t b[8192];
+    int fd = steadyfs_open(FS, path, STEADYFS_O_RDONLY), same;
+    if (fd < 0 || n > sizeof b)
+        return 0;
+    same = steadyfs_read(FS, fd, b, n) == (int32_t)n && !memcmp(b, want, n);
+    steadyfs_close(FS, fd);
+    return same;
+}
+
+/* O_DSYNC and O_SYNC in Tlcreate/Tlopen: each Twrite is committed when
+ * answered, so a power cut right after it (no Tfsync, no clunk) keeps it;
+ * without the flag the same write is lost. */
+static void test_dsync(void)
+{
+    static uint8_t a[3000], b[100];
+    fill(a, sizeof a, 21);
+    fill(b, sizeof b, 22);
+    start(&S, 0, 0);
+    CHECK_EQ(walk(&S, 0, 1, ""), P9_RWALK);
+    CHECK_EQ(lcreate(&S, 1, "old", 1), P9_RLCREATE);
+    CHECK_EQ(twrite(&S, 1, 0, a, sizeof a), P9_RWRITE);
+    CHECK_EQ(clunk(&S, 1), P9_RCLUNK);                        /* committed */
+    CHECK_EQ(walk(&S, 0, 1, ""), P9_RWALK);
+    CHECK_EQ(lcreate(&S, 1, "dsync", 1 | 010000), P9_RLCREATE);   /* O_WRONLY|O_DSYNC */
+    CHECK_EQ(twrite(&S, 1, 0, a, sizeof a), P9_RWRITE);
+    CHECK_EQ(walk(&S, 0, 2, ""), P9_RWALK);
+    CHECK_EQ(lcreate(&S, 2, "plain", 1), P9_RLCREATE);
+    CHECK_EQ(twrite(&S, 2, 0, a, sizeof a), P9_RWRITE);
+    CHECK_EQ(walk(&S, 0, 3, "old"), P9_RWALK);
+    CHECK_EQ(lopen(&S, 3, 2 | 04010000), P9_RLOPEN);          /* O_RDWR|O_SYNC */
+    CHECK_EQ(twrite(&S, 3, 0, b, sizeof b), P9_RWRITE);
+    /* power cut: no Tfsync, no Tclunk, no disconnect */
+    CHECK_EQ(steadyfs_mount(FS, &T.cfg), 0);
+    CHECK_EQ(fs_size("/dsync"), sizeof a);
+    CHECK(fs_holds("/dsync", a, sizeof a));
+    CHECK_EQ(fs_size("/plain"), 0);                           /* created; its data never committed */
+    CHECK_EQ(fs_size("/old"), sizeof a);
+    CHECK(fs_holds("/old", b, sizeof b));
+    CHECK_EQ(steadyfs_unlink(FS, "/dsync"), 0);
+    CHECK_EQ(steadyfs_unlink(FS, "/plain"), 0);
+    CHECK_EQ(steadyfs_unlink(FS, "/old"), 0);
+}
+
 /* Several sessions on one steadyfs (steady serve's many clients): each has
  * its own fids and msize, all see one file system, and a rename through
  * one moves the fids of the others while they are grouped. */
@@ -1081,6 +1127,7 @@ int main(void)
         test_malformed();
         test_disconnect();
         test_sessions();
+        test_dsync();
         test_bounds();
     }
     CHECK_EQ(steadyfs_unmount(FS), 0);
