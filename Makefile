@@ -17,13 +17,14 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 CSTD     := -std=c11
 INC      := -Iinclude -Isrc
 HOST_CFLAGS := $(CSTD) $(WARN) $(INC) -O2 -g -fPIC
-SAN_CFLAGS  := $(CSTD) $(WARN) $(INC) -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SAN_CFLAGS  := $(CSTD) $(WARN) $(INC) -DSTEADYFS_CHECK_BUDGET -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 ARM_CFLAGS  := $(CSTD) $(WARN) $(INC) -mcpu=cortex-m3 -mthumb -Os -ffreestanding \
                -ffunction-sections -fdata-sections
 
-# The freestanding core: block-device models, file system, 9P server.  No
-# libc I/O, no malloc, no OS calls; cross-built for Cortex-M3 to prove it.
-CORE_SRCS := $(sort $(wildcard src/util/*.c src/bd/*.c src/fs/*.c src/p9/*.c src/stub/*.c))
+# The freestanding core: block-device models, file system, 9P server, chip
+# drivers (src/drivers).  No libc I/O, no malloc, no OS calls; cross-built
+# for Cortex-M3 to prove it.
+CORE_SRCS := $(sort $(wildcard src/util/*.c src/bd/*.c src/fs/*.c src/p9/*.c src/stub/*.c src/drivers/*.c))
 # Host-only C: image files, Linux devices, the handle API Python binds to.
 HOST_SRCS := $(sort $(wildcard src/host/*.c))
 TEST_SRCS := $(sort $(wildcard tests/c/test_*.c))
@@ -122,11 +123,11 @@ FW_ELF  := $(FW_DIR)/steadyfs-fw.elf
 # The core objects linked in; overridable (FW_CORE_OBJS=...) to build the
 # board against part of the core while another part is mid-change.
 FW_CORE_OBJS ?= $(ARM_OBJS)
-FW_LDFLAGS := -mcpu=cortex-m3 -mthumb -nostdlib -T firmware/mps2-an385.ld \
-              -Wl,--gc-sections -Wl,-Map=$(FW_DIR)/steadyfs-fw.map
+FW_LDBASE  := -mcpu=cortex-m3 -mthumb -nostdlib -T firmware/mps2-an385.ld -Wl,--gc-sections
+FW_LDFLAGS := $(FW_LDBASE) -Wl,-Map=$(FW_DIR)/steadyfs-fw.map
 
-.PHONY: firmware
-firmware: $(FW_ELF) $(FW_DIR)/steadyfs-fw.bin
+.PHONY: firmware firmware-spinand
+firmware: $(FW_ELF) $(FW_DIR)/steadyfs-fw.bin firmware-spinand
 	@firmware/size-report.sh $(FW_DIR)/steadyfs-fw.map
 
 $(FW_ELF): $(FW_OBJS) $(FW_CORE_OBJS) firmware/mps2-an385.ld
@@ -136,6 +137,29 @@ $(FW_ELF): $(FW_OBJS) $(FW_CORE_OBJS) firmware/mps2-an385.ld
 
 $(FW_DIR)/steadyfs-fw.bin: $(FW_ELF)
 	@$(ARM_OBJCOPY) -O binary $< $@
+
+# Build option FW_SPINAND (issue 15): the same board with the file system on
+# the reference SPI NAND driver (src/drivers) and the command-level chip
+# model (src/bd/spinand_sim.c) instead of the device model directly.  Built
+# beside the default ELF, into $(BUILD)/firmware-spinand/ (firmware.py:
+# firmware_elf(spinand=True)); `make firmware` builds both.
+FW_SP_DIR  := $(BUILD)/firmware-spinand
+FW_SP_ELF  := $(FW_SP_DIR)/steadyfs-fw.elf
+FW_SP_OBJS := $(patsubst %.c,$(BUILD)/arm-spinand/%.o,$(FW_SRCS))
+
+$(BUILD)/arm-spinand/%.o: %.c
+	@mkdir -p $(@D)
+	@echo "  ARM-CC  $< (FW_SPINAND)"
+	@$(ARM_CC) $(ARM_CFLAGS) -DFW_SPINAND=1 -MMD -MP -c $< -o $@
+
+$(FW_SP_ELF): $(FW_SP_OBJS) $(FW_CORE_OBJS) firmware/mps2-an385.ld
+	@mkdir -p $(@D)
+	@echo "  LD/arm  $@"
+	@$(ARM_CC) $(FW_LDBASE) -Wl,-Map=$(FW_SP_DIR)/steadyfs-fw.map $(FW_SP_OBJS) $(FW_CORE_OBJS) -lgcc -o $@
+
+firmware-spinand: $(FW_SP_ELF)
+	@echo "FW_SPINAND build (SPI NAND driver + chip model): $(FW_SP_ELF)"
+	@firmware/size-report.sh $(FW_SP_DIR)/steadyfs-fw.map
 
 # ---- 9P codec and UART framing fuzzers (libFuzzer; Debian libclang-rt-14-dev) ----
 # fuzz-short: ~25 s, seeded from tests/fuzz/corpus/<harness>/ (regenerate with

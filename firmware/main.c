@@ -23,6 +23,12 @@
  *     check    after mounting, read file PATH of the file system and print
  *              its size and CRC-32 (the demo's read-back on the board)
  *   IMAGE-PATH is the rest of the line (spaces allowed).
+ *
+ * Build option FW_SPINAND (make firmware-spinand): the file system and the
+ * self-test reach the NAND through the reference SPI NAND driver
+ * (src/drivers/spinand.c) talking SPI commands to the command-level chip
+ * model (src/bd/spinand_sim.c) over the same device model and write-through
+ * image, instead of calling the device model directly.
  */
 #include <stdint.h>
 #include <string.h>
@@ -39,6 +45,10 @@
 #include "stack.h"
 #include "tick.h"
 #include "uart.h"
+#ifdef FW_SPINAND
+#include "steadyfs/sim_spinand.h"
+#include "steadyfs/spinand.h"
+#endif
 
 #define FW_VERSION "0.1"
 #define FW_BAUD 115200u
@@ -62,8 +72,78 @@ static char cmdline[512];
 static fw_flash flash;
 static fw_log logst;
 static fw_echo echo;
-
 static void nl(void) { fw_puts("\r\n"); }
+
+/* What the file system and the self-test use: the device model's
+ * write-through ops, or the SPI NAND driver's. */
+static const sbd *fs_dev;
+
+#ifdef FW_SPINAND
+/* RAM of the driver: sizeof(spinand) + the bad-block map, 4 ceil(blocks/32)
+ * bytes.  The chip model's cache register (page + 2 x spare) stands for
+ * the chip's own, not the board's. */
+static spinand nand;
+static uint32_t nand_map[SPINAND_MAP_WORDS(FW_NAND_BLOCKS)];
+static sim_spinand chip;
+static uint8_t chip_cache[2048u + 2u * 64u];
+
+/* The driver on the chip model on the write-through device (flash.bd). */
+static int attach_spinand(void)
+{
+    spinand_config cfg;
+    int rc = sim_spinand_init(&chip, &flash.sim, &flash.bd, chip_cache, sizeof chip_cache,
+                              0x2C, 0x14, FW_FORMAT_SEED);
+    if (rc)
+        return rc;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.xfer = sim_spinand_xfer;
+    cfg.delay_us = sim_spinand_delay_us;
+    cfg.ctx = &chip;
+    cfg.blocks = FW_NAND_BLOCKS;
+    cfg.quad = 1;
+    cfg.bad_map = nand_map;
+    cfg.bad_map_words = SPINAND_MAP_WORDS(FW_NAND_BLOCKS);
+    rc = spinand_init(&nand, &cfg);
+    if (rc)
+        return rc;
+    fs_dev = &nand.bd;
+    return 0;
+}
+
+static void report_spinand(void)
+{
+    fw_puts("spinand: ");
+    fw_puts(nand.part->name);
+    fw_puts(", ");
+    fw_put_dec(nand.bd.geo.block_count);
+    fw_puts(" blocks, ");
+    fw_put_dec(nand.stats.scan_bad);
+    fw_puts(" marked bad; driver RAM ");
+    fw_put_dec(sizeof nand);
+    fw_puts(" + bad-block map ");
+    fw_put_dec(sizeof nand_map);
+    fw_puts(" bytes");
+    nl();
+}
+
+static void report_spinand_stats(void)
+{
+    fw_puts("spinand: ");
+    fw_put_dec(chip.stats.xfers);
+    fw_puts(" SPI transactions, ");
+    fw_put_dec(nand.stats.page_reads);
+    fw_puts(" page reads, ");
+    fw_put_dec(nand.stats.programs);
+    fw_puts(" programs, ");
+    fw_put_dec(nand.stats.erases);
+    fw_puts(" erases, ");
+    fw_put_dec(nand.stats.polls);
+    fw_puts(" status polls, ");
+    fw_put_dec(chip.stats.malformed + chip.stats.ignored);
+    fw_puts(" refused");
+    nl();
+}
+#endif
 
 static int parse_u32(const char *s, uint32_t n, uint32_t *out)
 {
@@ -185,6 +265,9 @@ static void report_flash_stats(void)
     fw_put_dec(flash.persist_calls);
     fw_puts(" host writes");
     nl();
+#ifdef FW_SPINAND
+    report_spinand_stats();
+#endif
 }
 
 static uint32_t append(uint32_t n, uint32_t period_ms, int ack)
@@ -269,7 +352,7 @@ static uint32_t run_fsoc(const fw_args *a)
         report_serve(&st);
         return FW_EXIT_OK;
     }
-    if (fw_fs_attach(&flash.bd, a->format) != 0)
+    if (fw_fs_attach(fs_dev, a->format) != 0)
         return FW_EXIT_IMAGE;
     if (a->check && fw_fs_check(a->check) != 0)
         status = FW_EXIT_SELFTEST;
@@ -338,6 +421,17 @@ void fw_main(void)
     fw_puts(rc == FW_FLASH_LOADED ? "image: loaded " : "image: formatted new ");
     fw_puts(args.image);
     nl();
+    fs_dev = &flash.bd;
+#ifdef FW_SPINAND
+    rc = attach_spinand();
+    if (rc) {
+        fw_puts("spinand: driver init failed: ");
+        fw_puts(sbd_strerror(rc));
+        nl();
+        finish(FW_EXIT_IMAGE);
+    }
+    report_spinand();
+#endif
     fw_puts("boot: ready in ");
     fw_put_dec(fw_tick_ms());
     fw_puts(" ms");
@@ -346,7 +440,7 @@ void fw_main(void)
     if (args.serve || args.p9echo || args.check)
         finish(run_fsoc(&args));
 
-    rc = fw_log_scan(&logst, &flash.bd);
+    rc = fw_log_scan(&logst, fs_dev);
     if (rc) {
         fw_puts("selftest: scan failed: ");
         fw_puts(sbd_strerror(rc));

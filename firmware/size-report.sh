@@ -25,9 +25,14 @@ function part(sec, file) {
     if (file ~ /(^|\/)firmware\/serve\.o$/) return "link"
     if (file ~ /(^|\/)src\/p9\//) return "p9"
     if (file ~ /(^|\/)src\/bd\//) return "bd"
+    if (file ~ /(^|\/)src\/drivers\//) return "drv"
     # fsoc.c holds the static memory of the file system and of the server
     if (file ~ /(^|\/)firmware\/fsoc\.o$/ && sec ~ /^\.bss\.fs/) return "fs"
     if (file ~ /(^|\/)firmware\/fsoc\.o$/ && sec ~ /^\.bss\.(srv|msg)/) return "p9"
+    # FW_SPINAND (main.c): the driver state and bad-block map, and the chip
+    # model state and cache register (which stand for the chip)
+    if (file ~ /(^|\/)firmware\/main\.o$/ && sec ~ /^\.bss\.nand/) return "drv"
+    if (file ~ /(^|\/)firmware\/main\.o$/ && sec ~ /^\.bss\.chip/) return "bd"
     if (file ~ /(^|\/)firmware\//) return "board"
     if (file ~ /libgcc|libc/) return "runtime"
     return "board"  # *fill* and linker-made padding
@@ -59,9 +64,10 @@ pending_total && /^ +0x/ { total[osec] = hex($2); pending_total = 0; next }
 cont && /^ +0x[0-9a-f]+ +0x[0-9a-f]+ +[^ ]/ { add($2, $3, csec); cont = 0; next }
 { cont = 0 }
 END {
-    n = split("fs p9 link bd board runtime", parts, " ")
+    n = split("fs p9 link drv bd board runtime", parts, " ")
     label["fs"] = "file system (src/fs)"; label["p9"] = "9P server (src/p9)"
     label["link"] = "UART link (framing)"
+    label["drv"] = "chip driver (src/drivers)"
     label["bd"] = "device model (src/bd)"; label["board"] = "board (firmware/)"
     label["runtime"] = "runtime (libgcc)"
     if (fmt == "--json") {

@@ -32,3 +32,17 @@ for dir in $(printf '%s\n' "$@" | xargs -n1 dirname | sort -u); do
     fi
 done
 row total "$@"
+# RAM on the target beside the code: sizeof(steadyfs) and sizeof(spinand),
+# measured by compiling arrays of those sizes (nm prints their sizes).
+if printf '%s\n' "$@" | grep -q '/src/drivers/spinand\.o$'; then
+    probe=$(mktemp -d)
+    printf '#include "steadyfs/spinand.h"\n#include "steadyfs/steadyfs.h"\nchar probe_spinand[sizeof(spinand)];\nchar probe_steadyfs[sizeof(steadyfs)];\n' > "$probe/p.c"
+    arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb -Os -std=c11 -Iinclude -fno-common -c "$probe/p.c" -o "$probe/p.o"
+    size_of() { arm-none-eabi-nm -S -t d "$probe/p.o" | awk -v s="$1" '$4 == s {print $2 + 0}'; }
+    sn=$(size_of probe_spinand)
+    sf=$(size_of probe_steadyfs)
+    rm -rf "$probe"
+    echo "RAM on Cortex-M3 (caller-provided, no malloc):"
+    echo "  file system (src/fs)     sizeof(steadyfs) = $sf B + steadyfs_work_size() + one sector buffer (steady ram)"
+    echo "  SPI NAND driver          sizeof(spinand) = $sn B + bad-block map 4 ceil(blocks/32) B ($((sn + 128)) B at 1024 blocks); no page buffer"
+fi

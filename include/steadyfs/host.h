@@ -112,6 +112,17 @@ void sh_trace_clear(sh_dev *h);
 unsigned sh_profile_count(void);
 int sh_profile_json(unsigned i, char *buf, size_t len);
 
+/* A device profile from a user's file (python/steadyfs/userprofile.py):
+ * sh_profile_key(i) names the i-th number (dotted keys of the JSON above,
+ * "geometry.page_size", ...; NULL past the end); sh_profile_define takes
+ * name, part, notes (lines joined by '\n'), kind ("nand", "nor", "mram")
+ * and the n numbers in that order, checks them (sim_profile_check) and
+ * registers the profile for the life of the process.  0, or < 0 with
+ * sh_last_error() saying why. */
+const char *sh_profile_key(unsigned i);
+int sh_profile_define(const char *name, const char *part, const char *notes, const char *kind,
+                      const uint64_t *v, unsigned n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -89,6 +89,20 @@ unsigned sim_profile_count(void);
 const sim_profile *sim_profile_at(unsigned i);          /* NULL past the end */
 const sim_profile *sim_profile_find(const char *name);  /* NULL if unknown */
 
+/* A profile not built in (a user's chip, read from a file by the host
+ * tools: python/steadyfs/userprofile.py).  sim_profile_check: 0 if the
+ * models can run it (NAND, NOR or MRAM -- SD cards need FTL parameters --,
+ * a power-of-two page of 64 B or more, units that divide it, page + spare
+ * <= 8 KiB, at most 16 ECC codewords per page, max >= typ for every time),
+ * else SBD_ERR_INVAL.  sim_profile_register: checks it and appends it to
+ * the table sim_profile_at / _find search after the built-in ones; the
+ * caller keeps *p alive for good.  SBD_ERR_INVAL: check failed or the name
+ * is taken; SBD_ERR_RANGE: the table is full.  RAM: SIM_USER_PROFILES_MAX
+ * pointers + a count.  Not thread-safe: register before using devices. */
+#define SIM_USER_PROFILES_MAX 8u
+int sim_profile_check(const sim_profile *p);
+int sim_profile_register(const sim_profile *p);
+
 /* Deterministic fault injection.  All zero: no faults. */
 typedef struct sim_faults {
     uint64_t seed;            /* faults PRNG seed (independent of timing) */

@@ -26,15 +26,15 @@
  * area of steadyfs_work_size(cfg) bytes:
  *
  *   work = 48 * open_max                   open files and directories
- *        + 20 * pending_max                pending map changes
+ *        + 16 * pending_max                pending map changes
  *        + 4 * n_l2                        map roots
  *        + nblocks (rounded up to 4)       block table: 1 byte per erase unit
  *        + ceil(max_inodes / 8) (to 4)     inode allocation bitmap
  *   n_l2 = ceil(ceil(max_inodes * 2^file_pages_log2 / E) / E),
  *   E    = largest power of two <= sector payload / 4 (512 on NAND).
  *   The default max_inodes is the largest power of two <= 1024 whose
- *   checkpoint (128 + nblocks + 4 n_l2 + 20 pending_max + max_inodes/8
- *   bytes) fits one sector payload: 256 on a full mt29f1g01.
+ *   checkpoint (128 + nblocks + 4 n_l2 + 16 pending_max + max_inodes/8
+ *   bytes) fits one sector payload: 512 on a full mt29f1g01.
  *
  *   sizeof(steadyfs) is fixed (no config term): 440 B on Cortex-M3, of
  *   which 104 B are the read savers (src/fs/cache.c: the sector the buffer
@@ -176,7 +176,7 @@ typedef struct steadyfs_config {
     void *sector_buf;         /* sector_size bytes */
     uint16_t open_max;        /* open files + directories (default 4) */
     uint16_t pending_max;     /* pending map changes K (default 32, >= 8) */
-    uint16_t replay_max;      /* sectors between checkpoints R (default 16) */
+    uint16_t replay_max;      /* sectors between checkpoints R (default 22) */
     uint16_t max_inodes;      /* (format) files + directories, root included (512) */
     uint16_t fill_permille;   /* (format) live data limit, per mille of the
                                  sectors outside the reserve (default 750) */
@@ -190,35 +190,67 @@ typedef struct steadyfs_config {
 /* The context.  Fields are private; only sizeof matters to callers. */
 typedef struct steadyfs {
     steadyfs_config cfg;
-    uint32_t sector_size, payload, tag_inline, P, nblocks, dev_per_block;
-    uint32_t e1, n_l1, n_l2, fbits, vol, usable;
-    uint32_t live, live_max, s_gc, txn_max, gc_low, drift;
-    uint32_t head_block, head_idx, head_count;
-    uint32_t gh_block, gh_idx, gh_count;   /* collection head (copies) */
-    uint32_t gc_victim, gc_idx, gc_c0, wl_victim, wl_idx, wl_next, wl_tick, wl_cursor;
-    uint32_t alloc_cursor, victims, ino_cursor;
-    uint32_t anchor[2], anchor_cur, anchor_next_idx, anchor_dirty_other;
-    uint32_t since_ckpt, epoch, retire[4], call_ops, erase_credit, gc_busy;
-    uint32_t npend, uncommitted, nqueued, nfree, nlimbo;
-    uint64_t seq, anchor_seq;
-    uint32_t n_data, n_copy, n_map, n_ckpt, n_erase, n_victim, n_emerg; /* statistics */
-    uint8_t mounted, dead, need_ckpt, erase_budget, in_gc, to_gh, rm;
-    uint8_t killed;   /* a kill was logged since the last checkpoint */
+    /* Geometry, derived from the configuration at format and mount. */
+    struct {
+        uint32_t sector_size, payload, tag_inline, P, nblocks, dev_per_block;
+        uint32_t e1, n_l1, n_l2, fbits, vol, usable, txn_max;
+    } geo;
+    /* The log: the host head, the collection head (copies), sequence
+     * numbers, checkpoint and erase-ahead state, the erased-unit queue. */
+    struct {
+        uint64_t seq;
+        uint32_t head_block, head_idx, head_count;
+        uint32_t gh_block, gh_idx, gh_count;
+        uint32_t since_ckpt, call_ops, erase_credit, alloc_cursor;
+        uint32_t nqueued, nfree, nlimbo;
+        uint8_t need_ckpt, erase_budget, to_gh;
+    } log;
+    /* Collection: the greedy victim and its pace, static wear levelling,
+     * units to evacuate (grown bad or near the ECC limit). */
+    struct {
+        uint32_t victim, idx, c0, s, low, drift, victims;
+        uint32_t wl_victim, wl_idx, wl_next, wl_tick, wl_cursor;
+        uint32_t retire[4];
+        uint8_t active, busy;   /* busy: calls left without erase-ahead (sfs_end) */
+    } gc;
+    /* The two anchor units that hold checkpoints. */
+    struct {
+        uint32_t unit[2], cur, next_idx, dirty_other, epoch;
+        uint64_t seq;
+    } anchor;
+    uint32_t live, live_max;
+    uint32_t npend, uncommitted, ino_cursor;
+    /* Counters since mount (statistics; nothing depends on them). */
+    struct {
+        uint32_t data, copy, map, ckpt, erase, victim, catch_up;
+    } stats;
+    uint8_t mounted, dead, rm;
     /* Read savers (src/fs/cache.c), exact or empty, never a guess:
      * buf_ppn: the sector whose payload buf holds as read or programmed
      * since the last write to buf or the device (SFS_NONE: none);
      * xc: runs of 4 map words read from media (L1 words of logical pages,
      * L2 words of L1 sectors) since the last map-sector write; dc: the
      * last directory found as a path component (name <= 14 bytes). */
-    uint32_t buf_ppn, xc_key[4], xc_val[4][4], dc_dir, dc_ino;
-    uint8_t xc_next, dc_len;
-    char dc_name[14];
+    struct {
+        uint32_t buf_ppn, xc_key[4], xc_val[4][4], dc_dir, dc_ino;
+        uint8_t xc_next, dc_len;
+        char dc_name[14];
+    } cache;
     uint8_t *blk;
     uint32_t *root;
     struct sfs_pend *pend;
     struct sfs_open *open;
     uint8_t *ibm;
     uint8_t *buf;
+#ifdef STEADYFS_CHECK_BUDGET
+    /* Test builds only (DESIGN.md §7): the running call's budget from
+     * steadyfs_bound and what it has spent (reads, programs, erases); a
+     * call that overspends stops the test.  chk_call < 0: nothing armed,
+     * or the call met a device fault (whose handling is outside the bound). */
+    int32_t chk_call;
+    uint32_t chk_limit[3], chk_used[3];
+    uint64_t chk_n;
+#endif
 } steadyfs;
 
 typedef struct steadyfs_stat {
@@ -350,6 +382,19 @@ typedef struct steadyfs_cost {
  * formatted with `cfg` on `geo`.  Returns 0 or STEADYFS_EINVAL. */
 int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs_call call,
                    uint64_t n, steadyfs_cost *out);
+/* Rate guarantee (a rate-latency service curve) for a stream of records:
+ * any n consecutive write + sync calls (or O_DSYNC writes) of record_size
+ * bytes each, on a file system formatted with `cfg` on `geo`, perform at
+ * most n * per_record + burst device operations, whatever came before them
+ * and whatever the fill level (up to the format's fill limit).  Priced in
+ * a timing mode (host: steady_fs_guarantee_ns), n * c + d bounds the time of
+ * the n calls, and `steady plan` turns (c, d) into the RAM that absorbs an
+ * input rate (docs/DESIGN.md §7).  Today per_record is the call's own
+ * worst case and burst is 0: the collection's induced map merges and its
+ * catch-up are not yet paced, so nothing is amortised over a window.
+ * Returns 0 or STEADYFS_EINVAL. */
+int steadyfs_guarantee(const steadyfs_config *cfg, const sbd_geometry *geo, uint32_t record_size,
+                       steadyfs_cost *per_record, steadyfs_cost *burst);
 /* Name of a call kind ("write_sync", ...), NULL past the end. */
 const char *steadyfs_call_name(steadyfs_call call);
 

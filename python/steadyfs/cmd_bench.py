@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from steadyfs import userprofile
 from steadyfs.fstargets import TARGETS, FsError
 from steadyfs.native import TIMINGS, DeviceError, NativeLibraryMissing
 from steadyfs.units import parse_rates, parse_size
@@ -38,6 +39,7 @@ def register(sub: Any) -> None:
                     "and report max latency, percentiles, average and guaranteed throughput and the "
                     "RAM needed for fixed input rates.  `steady bench --list` describes the workloads.")
     p.add_argument("--device", help="profile name (see `steady devices`) or PATH of a file / block device")
+    userprofile.add_argument(p)
     p.add_argument("--workload", help="workload name (see --list)")
     p.add_argument("--fs", choices=list(TARGETS), default=None,
                    help="file-system target (default: raw for raw workloads, fat on SD cards)")
@@ -117,8 +119,12 @@ def run(args: argparse.Namespace) -> int:
         if args.list:
             print(list_workloads())
             return 0
+        try:
+            userprofile.apply(args)
+        except userprofile.ProfileFileError as e:
+            return _fail(f"--profile-file {e}")
         if not args.device or not args.workload:
-            return _fail("--device and --workload are required (see --list)")
+            return _fail("--device (or --profile-file) and --workload are required (see --list)")
         rates = parse_rates(args.rate)
         ram = [parse_size(b) for b in args.ram.split(",") if b.strip()] if args.ram else None
         params: dict[str, str] = {}

@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 import ctypes
 import json
+import sys
 
-from steadyfs import native
+from steadyfs import native, userprofile
 
 # steadyfs_call values (include/steadyfs/steadyfs.h) and the size argument
 # each reported operation is computed with.
@@ -76,6 +77,11 @@ def bound_ops(device: str) -> dict[str, dict[str, int]]:
 
 
 def _run(args: argparse.Namespace) -> int:
+    try:
+        userprofile.apply(args, "mt29f1g01")
+    except userprofile.ProfileFileError as e:
+        print(f"steady bound: --profile-file {e}", file=sys.stderr)
+        return 2
     b = bounds_us(args.device, args.timing)
     ops = bound_ops(args.device)
     if args.json:
@@ -94,7 +100,8 @@ def _run(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("bound", help="worst-case duration of every file-system call",
                        description=__doc__)
-    p.add_argument("--device", default="mt29f1g01")
+    p.add_argument("--device", default=None, help="device profile (default mt29f1g01)")
+    userprofile.add_argument(p)
     p.add_argument("--timing", choices=sorted(TIMING), default="worst")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_run)

@@ -48,7 +48,8 @@ def _serve(args: argparse.Namespace, image: Path) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
     try:
-        with firmware.Board(image, words, on_output=show, listen=listen, on_relay=relay) as board:
+        with firmware.Board(image, words, elf=firmware.firmware_elf(args.spinand) if args.spinand
+                            else None, on_output=show, listen=listen, on_relay=relay) as board:
             board.wait_relay(r"board ready", 30)
             print(f"steady firmware run: 9P2000.L on tcp:{listen[0]}:{board.port} "
                   f"(board image {image}); Ctrl-C stops the board", file=sys.stderr, flush=True)
@@ -81,7 +82,8 @@ def _run(args: argparse.Namespace) -> int:
         sys.stdout.flush()
 
     try:
-        with firmware.Board(image, words, on_output=show) as board:
+        with firmware.Board(image, words, elf=firmware.firmware_elf(args.spinand) if args.spinand
+                            else None, on_output=show) as board:
             try:
                 rc = board.wait(args.timeout if args.timeout is not None else 60.0)
             except firmware.FirmwareError as e:
@@ -171,6 +173,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="then N more records, each acknowledged on UART0")
     r.add_argument("--period", type=int, default=0, metavar="MS",
                    help="milliseconds between those writes")
+    r.add_argument("--spinand", action="store_true",
+                   help="boot the FW_SPINAND build (make firmware-spinand): the file system "
+                   "through the SPI NAND driver and the command-level chip model")
     r.set_defaults(func=_run)
     s = fsub.add_parser("size", help="linked sizes by part (make firmware first)")
     s.add_argument("--json", action="store_true", help="as JSON")

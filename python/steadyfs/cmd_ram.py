@@ -16,7 +16,7 @@ import argparse
 import json
 import sys
 
-from steadyfs import native
+from steadyfs import native, userprofile
 from steadyfs.fs import CONFIG_KEYS, SteadyFs, SteadyFsError
 from steadyfs.native import Device, DeviceError, NativeLibraryMissing
 
@@ -51,6 +51,12 @@ def checked_ram(device: str, blocks: int, config: dict[str, int],
     prof = next((p for p in native.profiles() if p["name"] == device), None)
     if prof is None:
         raise RamError(f"--device {device}: no such device profile (see `steady devices`)")
+    if int(prof["geometry"]["page_size"]) > 2048 and "sector_size" not in config:
+        # a sector is a whole number of pages: the 2048-byte default does not
+        # fit a larger page (a user's 4 KiB-page NAND), so one page per
+        # sector; added to `config` so the caller shows what was used
+        config["sector_size"] = int(prof["geometry"]["page_size"])
+        flags["sector_size"] = "--param sector_size="
     if prof.get("kind") == "sd":
         raise RamError(f"--device {device}: an SD card; steadyfs runs on raw NAND, NOR and MRAM "
                        f"(on SD cards use --fs fat in `steady bench`)")
@@ -84,6 +90,10 @@ def checked_ram(device: str, blocks: int, config: dict[str, int],
 
 
 def _run(args: argparse.Namespace) -> int:
+    try:
+        userprofile.apply(args, "mt29f1g01")
+    except userprofile.ProfileFileError as e:
+        return _fail(f"--profile-file {e}")
     cfg = {"open_max": args.open_max}
     flags = {"open_max": "--open-max "}
     if args.open_max < 1:
@@ -117,7 +127,8 @@ def _fail(msg: str) -> int:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("ram", help="RAM the file system needs for a device and configuration",
                        description=__doc__)
-    p.add_argument("--device", default="mt29f1g01")
+    p.add_argument("--device", default=None, help="device profile (default mt29f1g01)")
+    userprofile.add_argument(p)
     p.add_argument("--blocks", type=int, default=0, help="device blocks (default: the profile's)")
     p.add_argument("--open-max", type=int, default=1, help="open files (default 1)")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",

@@ -5,7 +5,10 @@ power cut at (nearly) every program/erase or every Nth; after each cut the
 device is remounted and every file and directory checked.  Ends with
 "N power cuts, M checks, F failures"; exits non-zero on any failure, after a
 "replay: steady torture ..." line that reruns the run up to the failing call
-(accepted as printed).
+(accepted as printed).  --spinand runs the file system through the SPI
+NAND driver (src/drivers/spinand.c) and the command-level chip model
+(src/bd/spinand_sim.c) on the mt29f1g01 device; half the power cuts then
+fall on an SPI transaction (mid-load, mid-poll, while the chip is busy).
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ def _problem(args: argparse.Namespace) -> str | None:
     pc = args.powercut
     if pc != "every" and not (pc.isdigit() and int(pc) <= U32):
         return f"--powercut {pc}: want 'every', a number N (a cut every N program/erase ops) or 0"
+    if args.spinand and args.device != "mt29f1g01":
+        return f"--spinand: the SPI NAND driver runs on the mt29f1g01 device, not {args.device}"
     return None
 
 
@@ -60,6 +65,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.blocks:
         argv += ["--blocks", str(args.blocks)]
     argv.append("--no-faults" if args.no_faults else "--faults")
+    if args.spinand:
+        argv.append("--spinand")
     if args.verbose:
         argv.append("--verbose")
     os.execv(str(exe), argv)
@@ -80,5 +87,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="bit flips within ECC and grown bad blocks (NAND; the default)")
     f.add_argument("--no-faults", action="store_true",
                    help="no bit flips or grown bad blocks (NAND)")
+    p.add_argument("--spinand", action="store_true",
+                   help="through the SPI NAND driver and the chip model (mt29f1g01)")
     p.add_argument("--verbose", action="store_true")
     p.set_defaults(func=_run)

@@ -52,7 +52,11 @@ def build_dir() -> Path:
     return Path(lib).resolve().parent if lib else REPO / "build"
 
 
-def firmware_elf() -> Path:
+def firmware_elf(spinand: bool = False) -> Path:
+    """The firmware ELF; spinand: the FW_SPINAND build (the file system on the
+    SPI NAND driver and the chip model), <build>/firmware-spinand/."""
+    if spinand:
+        return build_dir() / "firmware-spinand" / "steadyfs-fw.elf"
     env = os.environ.get("STEADYFS_FW")
     return Path(env) if env else build_dir() / "firmware" / "steadyfs-fw.elf"
 
@@ -396,7 +400,7 @@ def _stack_high_water(text: str) -> int | None:
 
 
 def serve_session(image: Path, data: bytes, path: str = "/demo/host.bin",
-                  timeout: float = 60.0) -> dict[str, object]:
+                  timeout: float = 60.0, elf: Path | None = None) -> dict[str, object]:
     """Boot the board serving 9P, let a host client (p9client) mkdir, write
     `data` to `path` with fsync, read it back, list, rename a scratch file
     and unlink it; HALT the board; then boot it again with check=PATH so the
@@ -411,7 +415,7 @@ def serve_session(image: Path, data: bytes, path: str = "/demo/host.bin",
                               "crc32_host": zlib.crc32(data)}
     t0 = time.monotonic()
     words = firmware_cmdline(image.resolve(), serve=True)
-    with Board(image, words, listen=("127.0.0.1", 0)) as board:
+    with Board(image, words, elf=elf, listen=("127.0.0.1", 0)) as board:
         board.wait_relay(r"board ready", timeout)
         out["boot_s"] = time.monotonic() - t0
         with p9client.Client("127.0.0.1", board.port, timeout=timeout) as c:
@@ -433,7 +437,7 @@ def serve_session(image: Path, data: bytes, path: str = "/demo/host.bin",
         out["serve_exit"] = rc
         serve_text = board.text()
     words = firmware_cmdline(image.resolve(), check=path)
-    with Board(image, words) as board:
+    with Board(image, words, elf=elf) as board:
         rc2 = board.wait(timeout)
         check_text = board.text()
     out["check_exit"] = rc2

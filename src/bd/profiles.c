@@ -199,11 +199,20 @@ static const sim_profile profiles[] = {
     },
 };
 
-unsigned sim_profile_count(void) { return (unsigned)(sizeof profiles / sizeof profiles[0]); }
+#define BUILTIN_COUNT ((unsigned)(sizeof profiles / sizeof profiles[0]))
+
+/* Profiles registered at run time (a user's chip, given as a file to the
+ * host tools): pointers only, the caller owns the profiles. */
+static const sim_profile *user_profiles[SIM_USER_PROFILES_MAX];
+static unsigned user_count;
+
+unsigned sim_profile_count(void) { return BUILTIN_COUNT + user_count; }
 
 const sim_profile *sim_profile_at(unsigned i)
 {
-    return i < sim_profile_count() ? &profiles[i] : NULL;
+    if (i < BUILTIN_COUNT)
+        return &profiles[i];
+    return i - BUILTIN_COUNT < user_count ? user_profiles[i - BUILTIN_COUNT] : NULL;
 }
 
 const sim_profile *sim_profile_find(const char *name)
@@ -212,9 +221,55 @@ const sim_profile *sim_profile_find(const char *name)
     if (!name)
         return NULL;
     for (i = 0; i < sim_profile_count(); i++)
-        if (strcmp(profiles[i].name, name) == 0)
-            return &profiles[i];
+        if (strcmp(sim_profile_at(i)->name, name) == 0)
+            return sim_profile_at(i);
     return NULL;
+}
+
+static int pow2(uint32_t v) { return v && !(v & (v - 1u)); }
+
+int sim_profile_check(const sim_profile *p)
+{
+    const sbd_geometry *g = &p->geo;
+    if (!p->name || !p->name[0] || strlen(p->name) >= 32u || !p->part || !p->notes)
+        return SBD_ERR_INVAL;
+    if (p->kind != SIM_NAND && p->kind != SIM_NOR && p->kind != SIM_MRAM)
+        return SBD_ERR_INVAL;   /* SD cards need FTL parameters: built in only */
+    if (!pow2(g->page_size) || g->page_size < 64u || !g->pages_per_block || !g->block_count ||
+        !g->read_size || g->page_size % g->read_size || !g->prog_size ||
+        g->page_size % g->prog_size || !g->big_erase_blocks ||
+        g->block_count % g->big_erase_blocks)
+        return SBD_ERR_INVAL;
+    /* the NAND model's limits: persistent bit errors are 16-bit bit indexes
+     * in page + spare; at most 16 codewords per page */
+    if ((uint64_t)(g->page_size + g->spare_size) * 8u > 65536u)
+        return SBD_ERR_INVAL;
+    if (g->ecc_bits && (!g->ecc_codeword || g->page_size % g->ecc_codeword ||
+                        g->page_size / g->ecc_codeword > 16u))
+        return SBD_ERR_INVAL;
+    if (p->kind != SIM_NAND && (g->spare_size || g->ecc_bits))
+        return SBD_ERR_INVAL;
+    if (p->t_read.max_ns < p->t_read.typ_ns || p->t_prog.max_ns < p->t_prog.typ_ns ||
+        p->t_erase.max_ns < p->t_erase.typ_ns || p->t_erase_big.max_ns < p->t_erase_big.typ_ns ||
+        p->jitter_permille > 1000u || p->tail_ppm > 1000000u || p->sd)
+        return SBD_ERR_INVAL;
+    return 0;
+}
+
+int sim_profile_register(const sim_profile *p)
+{
+    int rc;
+    if (!p)
+        return SBD_ERR_INVAL;
+    rc = sim_profile_check(p);
+    if (rc)
+        return rc;
+    if (sim_profile_find(p->name))
+        return SBD_ERR_INVAL;
+    if (user_count >= SIM_USER_PROFILES_MAX)
+        return SBD_ERR_RANGE;
+    user_profiles[user_count++] = p;
+    return 0;
 }
 
 uint32_t sim_profile_blocks(const sim_profile *p) { return p->geo.block_count; }

@@ -2,26 +2,26 @@
  * levelling and garbage collection paced by writes (DESIGN.md §4). */
 #include "fs/fs_internal.h"
 
-static int closed(const steadyfs *fs, uint32_t b) { return fs->blk[b] <= fs->P; }
+static int closed(const steadyfs *fs, uint32_t b) { return fs->blk[b] <= fs->geo.P; }
 
 static void set_state(steadyfs *fs, uint32_t b, uint8_t s)
 {
     uint8_t o = fs->blk[b];
-    fs->nqueued -= (o == BS_QUEUED);
-    fs->nfree -= (o == BS_FREE);
-    fs->nlimbo -= (o == BS_LIMBO);
-    fs->nqueued += (s == BS_QUEUED);
-    fs->nfree += (s == BS_FREE);
-    fs->nlimbo += (s == BS_LIMBO);
+    fs->log.nqueued -= (o == BS_QUEUED);
+    fs->log.nfree -= (o == BS_FREE);
+    fs->log.nlimbo -= (o == BS_LIMBO);
+    fs->log.nqueued += (s == BS_QUEUED);
+    fs->log.nfree += (s == BS_FREE);
+    fs->log.nlimbo += (s == BS_LIMBO);
     fs->blk[b] = s;
 }
 
-uint32_t sfs_free_blocks(const steadyfs *fs) { return fs->nqueued + fs->nfree + fs->nlimbo; }
+uint32_t sfs_free_blocks(const steadyfs *fs) { return fs->log.nqueued + fs->log.nfree + fs->log.nlimbo; }
 
 uint32_t sfs_live_limit(const steadyfs *fs)
 {
     return (uint32_t)((uint64_t)fs->cfg.fill_permille *
-                      (fs->usable > SFS_GC_RESERVE ? fs->usable - SFS_GC_RESERVE : 0) * fs->P / 1000u);
+                      (fs->geo.usable > SFS_GC_RESERVE ? fs->geo.usable - SFS_GC_RESERVE : 0) * fs->geo.P / 1000u);
 }
 
 /* A unit went bad: the capacity shrinks with it, so writes stop with
@@ -30,29 +30,29 @@ uint32_t sfs_live_limit(const steadyfs *fs)
  * live data far below a limit the device no longer has. */
 static void lose_unit(steadyfs *fs, uint32_t b)
 {
-    sbd_mark_bad(fs->cfg.bd, b * fs->dev_per_block);
+    sbd_mark_bad(fs->cfg.bd, b * fs->geo.dev_per_block);
     set_state(fs, b, BS_BAD);
-    if (fs->usable)
-        fs->usable--;
+    if (fs->geo.usable)
+        fs->geo.usable--;
     fs->live_max = sfs_live_limit(fs);
 }
 
 /* Live count of a head unit (host or collection head), or NULL. */
 static uint32_t *head_count(steadyfs *fs, uint32_t b)
 {
-    return b == fs->head_block ? &fs->head_count : b == fs->gh_block ? &fs->gh_count : NULL;
+    return b == fs->log.head_block ? &fs->log.head_count : b == fs->log.gh_block ? &fs->log.gh_count : NULL;
 }
 
 void sfs_count_inc(steadyfs *fs, uint32_t ppn)
 {
     uint32_t b, *hc;
     /* none, unknown, or (a damaged map) no sector of this device */
-    if (ppn >= SFS_UNKNOWN || ppn / fs->P >= fs->nblocks)
+    if (ppn >= SFS_UNKNOWN || ppn / fs->geo.P >= fs->geo.nblocks)
         return;
     b = sfs_blk(fs, ppn);
     if ((hc = head_count(fs, b)) != NULL)
         (*hc)++;
-    else if (closed(fs, b) && fs->blk[b] < fs->P)
+    else if (closed(fs, b) && fs->blk[b] < fs->geo.P)
         fs->blk[b]++;
     else
         return;
@@ -62,7 +62,7 @@ void sfs_count_inc(steadyfs *fs, uint32_t ppn)
 void sfs_count_dec(steadyfs *fs, uint32_t ppn)
 {
     uint32_t b, *hc;
-    if (ppn >= SFS_UNKNOWN || ppn / fs->P >= fs->nblocks)
+    if (ppn >= SFS_UNKNOWN || ppn / fs->geo.P >= fs->geo.nblocks)
         return;
     b = sfs_blk(fs, ppn);
     hc = head_count(fs, b);
@@ -79,7 +79,7 @@ static int retire_idx(const steadyfs *fs, uint32_t b)
 {
     int i;
     for (i = 0; i < 4; i++)
-        if (fs->retire[i] != SFS_NONE && (fs->retire[i] & 0x7FFFFFFFu) == b)
+        if (fs->gc.retire[i] != SFS_NONE && (fs->gc.retire[i] & 0x7FFFFFFFu) == b)
             return i;
     return -1;
 }
@@ -88,15 +88,15 @@ static int retire_idx(const steadyfs *fs, uint32_t b)
 static int erase_free(steadyfs *fs, uint32_t b)
 {
     int ri = retire_idx(fs, b), rc;
-    if (ri >= 0 && !(fs->retire[ri] & 0x80000000u)) {
-        fs->retire[ri] = SFS_NONE;
+    if (ri >= 0 && !(fs->gc.retire[ri] & 0x80000000u)) {
+        fs->gc.retire[ri] = SFS_NONE;
         lose_unit(fs, b);
         return 0;
     }
     if (ri >= 0)
-        fs->retire[ri] = SFS_NONE;
+        fs->gc.retire[ri] = SFS_NONE;
     rc = sfs_erase(fs, b);
-    fs->n_erase++;
+    fs->stats.erase++;
     if (rc == SFS_EFAIL) {
         lose_unit(fs, b);
         return 0;
@@ -112,8 +112,8 @@ static int erase_free(steadyfs *fs, uint32_t b)
 static uint32_t find_state(steadyfs *fs, uint8_t s)
 {
     uint32_t k, b;
-    for (k = 0; k < fs->nblocks; k++) {
-        b = (fs->alloc_cursor + k) % fs->nblocks;
+    for (k = 0; k < fs->geo.nblocks; k++) {
+        b = (fs->log.alloc_cursor + k) % fs->geo.nblocks;
         if (fs->blk[b] == s)
             return b;
     }
@@ -124,26 +124,26 @@ int sfs_erase_ahead(steadyfs *fs)
 {
     uint32_t b;
     int rc;
-    if (!fs->erase_budget || fs->dead)
+    if (!fs->log.erase_budget || fs->dead)
         return 0;
-    if (fs->anchor_dirty_other && fs->anchor_next_idx >= fs->P / 4) {
-        fs->erase_budget--;
-        fs->erase_credit = fs->erase_credit > fs->P / 2 ? fs->erase_credit - fs->P / 2 : 0;
-        rc = sfs_erase(fs, fs->anchor[!fs->anchor_cur]);
+    if (fs->anchor.dirty_other && fs->anchor.next_idx >= fs->geo.P / 4) {
+        fs->log.erase_budget--;
+        fs->log.erase_credit = fs->log.erase_credit > fs->geo.P / 2 ? fs->log.erase_credit - fs->geo.P / 2 : 0;
+        rc = sfs_erase(fs, fs->anchor.unit[!fs->anchor.cur]);
         if (rc == SFS_EFAIL)
             return 0;   /* still dirty: retried before the switch */
         if (rc)
             return rc;
-        fs->anchor_dirty_other = 0;
+        fs->anchor.dirty_other = 0;
         return 0;
     }
-    if (fs->nqueued >= SFS_Q_TARGET || !fs->nfree)
+    if (fs->log.nqueued >= SFS_Q_TARGET || !fs->log.nfree)
         return 0;
     b = find_state(fs, BS_FREE);
     if (b == SFS_NONE)
         return 0;
-    fs->erase_budget--;
-    fs->erase_credit = fs->erase_credit > fs->P / 2 ? fs->erase_credit - fs->P / 2 : 0;
+    fs->log.erase_budget--;
+    fs->log.erase_credit = fs->log.erase_credit > fs->geo.P / 2 ? fs->log.erase_credit - fs->geo.P / 2 : 0;
     rc = erase_free(fs, b);
     return rc < 0 ? rc : 0;
 }
@@ -153,7 +153,7 @@ static int head_move(steadyfs *fs, uint32_t *blk, uint32_t *idx, uint32_t *cnt)
 {
     uint32_t b;
     int rc;
-    while (*idx >= fs->P) {
+    while (*idx >= fs->geo.P) {
         b = find_state(fs, BS_QUEUED);
         if (b == SFS_NONE) {
             b = find_state(fs, BS_FREE);
@@ -163,29 +163,29 @@ static int head_move(steadyfs *fs, uint32_t *blk, uint32_t *idx, uint32_t *cnt)
                     return rc;
                 continue;
             }
-            if (!fs->nlimbo)
+            if (!fs->log.nlimbo)
                 return STEADYFS_ENOSPC;
             rc = sfs_ckpt_write(fs);
             if (rc)
                 return rc;
             continue;
         }
-        fs->alloc_cursor = (b + 1) % fs->nblocks;
+        fs->log.alloc_cursor = (b + 1) % fs->geo.nblocks;
         if (*blk != SFS_NONE)
             set_state(fs, *blk, (uint8_t)*cnt);
         set_state(fs, b, BS_HEAD);
         *blk = b;
         *idx = 0;
         *cnt = 0;
-        fs->erase_budget++;   /* a call pays for the blocks it fills */
-        fs->need_ckpt = 1;    /* replay starts in the heads a checkpoint names */
+        fs->log.erase_budget++;   /* a call pays for the blocks it fills */
+        fs->log.need_ckpt = 1;    /* replay starts in the heads a checkpoint names */
     }
     return 0;
 }
 
 static int reserve_end(steadyfs *fs)
 {
-    if (fs->need_ckpt || fs->since_ckpt >= fs->cfg.replay_max)
+    if (fs->log.need_ckpt || fs->log.since_ckpt >= fs->cfg.replay_max)
         return sfs_ckpt_write(fs);
     return 0;
 }
@@ -199,8 +199,8 @@ int sfs_log_reserve_gc(steadyfs *fs)
     int rc;
     if (fs->dead)
         return STEADYFS_EIO;
-    rc = head_move(fs, &fs->gh_block, &fs->gh_idx, &fs->gh_count);
-    fs->to_gh = 1;   /* every reserve says where the next sector goes */
+    rc = head_move(fs, &fs->log.gh_block, &fs->log.gh_idx, &fs->log.gh_count);
+    fs->log.to_gh = 1;   /* every reserve says where the next sector goes */
     return rc ? rc : reserve_end(fs);
 }
 
@@ -210,7 +210,7 @@ int sfs_log_reserve(steadyfs *fs)
     int rc;
     if (fs->dead)
         return STEADYFS_EIO;
-    if (fs->head_idx >= fs->P) {
+    if (fs->log.head_idx >= fs->geo.P) {
         uint32_t steps = 0;
         /* a host-head move takes an erased unit only while `keep` are left
          * (DESIGN.md §6): data writes and creates 4, commits (close, sync,
@@ -219,28 +219,28 @@ int sfs_log_reserve(steadyfs *fs)
          * merges go to the collection head as its copies do, which may
          * take the last unit: collection always goes on with its victim,
          * writes stop first, and a commit or a removal still works */
-        uint32_t keep = fs->in_gc ? 3u : 4u - fs->rm;
+        uint32_t keep = fs->gc.active ? 3u : 4u - fs->rm;
         /* a host write reaching the reserve first collects (catch-up,
          * DESIGN.md §6): at most 2 (s + 1) steps, twice a sector's pace,
          * counted in every bound (steadyfs_bound); if that is not enough
          * it fails with ENOSPC, cleanly and within its bound */
-        while (!fs->in_gc && fs->nqueued + fs->nfree < keep && steps < 2 * (fs->s_gc + 1)) {
-            if (fs->nlimbo) {
+        while (!fs->gc.active && fs->log.nqueued + fs->log.nfree < keep && steps < 2 * (fs->gc.s + 1)) {
+            if (fs->log.nlimbo) {
                 rc = sfs_ckpt_write(fs);   /* emptied blocks become erasable */
                 if (rc)
                     return rc;
                 continue;
             }
-            for (b = 0; b < fs->nblocks; b++)
-                if (fs->blk[b] == 0 && b != fs->gc_victim && b != fs->wl_victim)
+            for (b = 0; b < fs->geo.nblocks; b++)
+                if (fs->blk[b] == 0 && b != fs->gc.victim && b != fs->gc.wl_victim)
                     break;
-            if (b < fs->nblocks) {
+            if (b < fs->geo.nblocks) {
                 set_state(fs, b, BS_LIMBO);   /* empty: nothing to copy */
                 continue;
             }
-            fs->in_gc = 2;
+            fs->gc.active = 2;
             rc = sfs_gc_one(fs);
-            fs->in_gc = 0;
+            fs->gc.active = 0;
             steps++;
             if (rc <= 0) {
                 if (rc)
@@ -248,19 +248,19 @@ int sfs_log_reserve(steadyfs *fs)
                 break;
             }
         }
-        fs->n_emerg += steps != 0;
-        if (fs->head_idx >= fs->P && sfs_free_blocks(fs) < keep) {
-            if (!fs->in_gc)
+        fs->stats.catch_up += steps != 0;
+        if (fs->log.head_idx >= fs->geo.P && sfs_free_blocks(fs) < keep) {
+            if (!fs->gc.active)
                 return STEADYFS_ENOSPC;
             /* collection's map merges follow its copies: with the host
              * head full it must still finish its victim */
             return sfs_log_reserve_gc(fs);
         }
-        rc = head_move(fs, &fs->head_block, &fs->head_idx, &fs->head_count);
+        rc = head_move(fs, &fs->log.head_block, &fs->log.head_idx, &fs->log.head_count);
         if (rc)
             return rc;
     }
-    fs->to_gh = 0;
+    fs->log.to_gh = 0;
     return reserve_end(fs);
 }
 
@@ -268,56 +268,56 @@ int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out)
 {
     uint32_t ppn;
     int rc;
-    uint32_t *blk = fs->to_gh ? &fs->gh_block : &fs->head_block;
-    uint32_t *idx = fs->to_gh ? &fs->gh_idx : &fs->head_idx;
-    if (*idx >= fs->P || fs->need_ckpt)
+    uint32_t *blk = fs->log.to_gh ? &fs->log.gh_block : &fs->log.head_block;
+    uint32_t *idx = fs->log.to_gh ? &fs->log.gh_idx : &fs->log.head_idx;
+    if (*idx >= fs->geo.P || fs->log.need_ckpt)
         return STEADYFS_EINVAL;   /* caller forgot sfs_log_reserve */
-    ppn = *blk * fs->P + *idx;
-    t->seq = fs->seq++;
-    fs->call_ops++;
-    if (fs->erase_credit < fs->P / 2)
-        fs->erase_credit++;   /* capped: no burst of erases after a lull */
+    ppn = *blk * fs->geo.P + *idx;
+    t->seq = fs->log.seq++;
+    fs->log.call_ops++;
+    if (fs->log.erase_credit < fs->geo.P / 2)
+        fs->log.erase_credit++;   /* capped: no burst of erases after a lull */
     rc = sfs_prog_sector(fs, ppn, buf, t);
     (*idx)++;
-    fs->since_ckpt++;
+    fs->log.since_ckpt++;
     if (rc == SFS_EFAIL) {
         /* grown bad block: what it holds moves out by GC, then it is
          * retired; the caller writes its sector again elsewhere */
         int i;
         for (i = 0; i < 4; i++)
-            if (fs->retire[i] == SFS_NONE) {
-                fs->retire[i] = *blk;
+            if (fs->gc.retire[i] == SFS_NONE) {
+                fs->gc.retire[i] = *blk;
                 break;
             }
-        *idx = fs->P;
-        fs->need_ckpt = 1;
+        *idx = fs->geo.P;
+        fs->log.need_ckpt = 1;
         return SFS_RETRY;
     }
     if (rc)
         return rc;
     if (t->kind == TK_DATA && t->owner == OWNER_GC)
-        fs->n_copy++;
+        fs->stats.copy++;
     else if (t->kind == TK_DATA)
-        fs->n_data++;
+        fs->stats.data++;
     else
-        fs->n_map++;
+        fs->stats.map++;
     *ppn_out = ppn;
     return 0;
 }
 
 static uint32_t pick_victim(steadyfs *fs)
 {
-    uint32_t b, best = SFS_NONE, bestc = fs->P;
+    uint32_t b, best = SFS_NONE, bestc = fs->geo.P;
     int i;
     for (i = 0; i < 4; i++)
-        if (fs->retire[i] != SFS_NONE) {
-            b = fs->retire[i] & 0x7FFFFFFFu;
-            if (closed(fs, b) && b != fs->wl_victim)
+        if (fs->gc.retire[i] != SFS_NONE) {
+            b = fs->gc.retire[i] & 0x7FFFFFFFu;
+            if (closed(fs, b) && b != fs->gc.wl_victim)
                 return b;
         }
-    fs->victims++;
-    for (b = 0; b < fs->nblocks; b++)
-        if (closed(fs, b) && fs->blk[b] < bestc && b != fs->wl_victim) {
+    fs->gc.victims++;
+    for (b = 0; b < fs->geo.nblocks; b++)
+        if (closed(fs, b) && fs->blk[b] < bestc && b != fs->gc.wl_victim) {
             best = b;
             bestc = fs->blk[b];
             if (!bestc)
@@ -333,10 +333,10 @@ static uint32_t pick_victim(steadyfs *fs)
 static uint32_t pick_static(steadyfs *fs)
 {
     uint32_t k, b;
-    for (k = 0; k < fs->nblocks; k++) {
-        b = (fs->wl_cursor + k) % fs->nblocks;
-        if (closed(fs, b) && b != fs->gc_victim) {
-            fs->wl_cursor = (b + 1) % fs->nblocks;
+    for (k = 0; k < fs->geo.nblocks; k++) {
+        b = (fs->gc.wl_cursor + k) % fs->geo.nblocks;
+        if (closed(fs, b) && b != fs->gc.victim) {
+            fs->gc.wl_cursor = (b + 1) % fs->geo.nblocks;
             return b;
         }
     }
@@ -369,7 +369,7 @@ static int live_of(steadyfs *fs, uint32_t ppn, const sfs_tag *t, struct sfs_pend
         return cur == ppn && !sfs_kill_covers_l1(fs, t->key);
     }
     if (t->kind == TK_MAP2)
-        return t->key < fs->n_l2 && fs->root[t->key] == ppn;
+        return t->key < fs->geo.n_l2 && fs->root[t->key] == ppn;
     return 0;
 }
 
@@ -385,19 +385,19 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
         *victim = SFS_NONE;   /* taken by the other slot or emptied meanwhile */
         return 1;
     }
-    if (fs->blk[*victim] == 0 || *idx >= fs->P) {
+    if (fs->blk[*victim] == 0 || *idx >= fs->geo.P) {
         if (fs->blk[*victim]) {
             /* every sector examined, yet counted live: the count drifted
              * (a bug); nothing here is reachable, so free it */
             fs->live -= fs->blk[*victim];
-            fs->drift++;
+            fs->gc.drift++;
         }
         set_state(fs, *victim, BS_LIMBO);
         *victim = SFS_NONE;
-        fs->n_victim++;
+        fs->stats.victim++;
         return 1;
     }
-    ppn = *victim * fs->P + *idx;
+    ppn = *victim * fs->geo.P + *idx;
     rc = sfs_rd_tag(fs, ppn, &t);
     if (rc == STEADYFS_ECORRUPT) {
         (*idx)++;
@@ -417,7 +417,7 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
         (*idx)++;
         return 1;
     }
-    fs->gc_busy = 2;   /* this call and the next are not light */
+    fs->gc.busy = 2;   /* this call and the next are not light */
     if (t.kind == TK_MAP1)
         rc = sfs_merge_l1(fs, t.key);
     else if (t.kind == TK_MAP2)
@@ -437,7 +437,7 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
         } else {
             t.owner = OWNER_GC;
             t.flags = TF_COMMIT;
-            t.txn = (uint32_t)fs->seq;
+            t.txn = (uint32_t)fs->log.seq;
         }
         rc = sfs_log_prog(fs, fs->buf, &t, &np);
         if (rc == SFS_RETRY)
@@ -458,31 +458,31 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
 
 int sfs_gc_one(steadyfs *fs)
 {
-    if (fs->gc_victim == SFS_NONE) {
-        fs->gc_victim = pick_victim(fs);
-        fs->gc_idx = 0;
-        if (fs->gc_victim == SFS_NONE)
+    if (fs->gc.victim == SFS_NONE) {
+        fs->gc.victim = pick_victim(fs);
+        fs->gc.idx = 0;
+        if (fs->gc.victim == SFS_NONE)
             return 0;
-        fs->gc_c0 = fs->blk[fs->gc_victim];
+        fs->gc.c0 = fs->blk[fs->gc.victim];
     }
-    return examine(fs, &fs->gc_victim, &fs->gc_idx);
+    return examine(fs, &fs->gc.victim, &fs->gc.idx);
 }
 
 static int wl_one(steadyfs *fs)
 {
     /* wear levelling frees nothing: it leaves the last units to collection */
-    if (fs->gh_idx >= fs->P && sfs_free_blocks(fs) < 3)
+    if (fs->log.gh_idx >= fs->geo.P && sfs_free_blocks(fs) < 3)
         return 0;
-    if (fs->wl_victim == SFS_NONE) {
-        if (fs->victims < fs->wl_next)
+    if (fs->gc.wl_victim == SFS_NONE) {
+        if (fs->gc.victims < fs->gc.wl_next)
             return 0;
-        fs->wl_next = fs->victims + SFS_WL_PERIOD;
-        fs->wl_victim = pick_static(fs);
-        fs->wl_idx = 0;
-        if (fs->wl_victim == SFS_NONE)
+        fs->gc.wl_next = fs->gc.victims + SFS_WL_PERIOD;
+        fs->gc.wl_victim = pick_static(fs);
+        fs->gc.wl_idx = 0;
+        if (fs->gc.wl_victim == SFS_NONE)
             return 0;
     }
-    return examine(fs, &fs->wl_victim, &fs->wl_idx);
+    return examine(fs, &fs->gc.wl_victim, &fs->gc.wl_idx);
 }
 
 
@@ -493,35 +493,35 @@ int sfs_gc_pace(steadyfs *fs)
     int rc = 0;
     uint32_t fb;
     /* static wear levelling: one sector per SFS_WL_STEP written, whatever the pool */
-    if ((fs->wl_tick++ & (SFS_WL_STEP - 1u)) == 0) {
-        fs->in_gc = 1;
+    if ((fs->gc.wl_tick++ & (SFS_WL_STEP - 1u)) == 0) {
+        fs->gc.active = 1;
         rc = wl_one(fs);
-        fs->in_gc = 0;
+        fs->gc.active = 0;
         if (rc < 0 && rc != STEADYFS_ENOSPC)
             return rc;
     }
     fb = sfs_free_blocks(fs);
-    if (fb > fs->gc_low && fs->retire[0] == SFS_NONE && fs->retire[1] == SFS_NONE)
+    if (fb > fs->gc.low && fs->gc.retire[0] == SFS_NONE && fs->gc.retire[1] == SFS_NONE)
         return 0;
     /* the pace the current victim needs (P / (P - its live count)), never
      * more than the fill limit's worst case s_gc.  That need ignores the
      * map merges its copies induce (up to ~0.5 sector per copy with small
      * files): with only the erase-ahead target left, the full pace s_gc,
      * or collection falls behind until the reserve is gone (DESIGN.md §6) */
-    n = fs->s_gc;
-    if (fs->gc_victim != SFS_NONE && fb > SFS_Q_TARGET) {
-        uint32_t c0 = fs->gc_c0 < fs->P ? fs->gc_c0 : fs->P - 1;
-        uint32_t need = (fs->P + (fs->P - c0) - 1) / (fs->P - c0);
+    n = fs->gc.s;
+    if (fs->gc.victim != SFS_NONE && fb > SFS_Q_TARGET) {
+        uint32_t c0 = fs->gc.c0 < fs->geo.P ? fs->gc.c0 : fs->geo.P - 1;
+        uint32_t need = (fs->geo.P + (fs->geo.P - c0) - 1) / (fs->geo.P - c0);
         if (need < n)
             n = need;
     }
-    fs->in_gc = 1;
+    fs->gc.active = 1;
     for (i = 0, rc = 0; i < n; i++) {
         rc = sfs_gc_one(fs);
         if (rc <= 0)
             break;
     }
-    fs->in_gc = 0;
+    fs->gc.active = 0;
     return rc < 0 && rc != STEADYFS_ENOSPC ? rc : 0;
 }
 
@@ -531,9 +531,10 @@ int sfs_begin(steadyfs *fs, int modify)
         return STEADYFS_EINVAL;
     if (fs->dead)
         return STEADYFS_EIO;
-    fs->erase_budget = 1;
-    fs->call_ops = 0;
-    fs->buf_ppn = SFS_NONE;   /* the caller owns the buffer between calls */
+    fs->log.erase_budget = 1;
+    fs->log.call_ops = 0;
+    sfs_budget_void(fs);   /* the call arms its own kind and size */
+    fs->cache.buf_ppn = SFS_NONE;   /* the caller owns the buffer between calls */
     fs->rm = (uint8_t)(modify >> 1);   /* 2 a commit, 4 a removal: DESIGN.md §6 */
     return 0;
 }
@@ -549,17 +550,18 @@ int sfs_end(steadyfs *fs, int rc)
      * unless no erased unit is left: erases spread out instead of
      * clustering, and a record's worst call is its programs plus one
      * erase, as on the raw device. */
-    int light = fs->call_ops <= 2 && !fs->gc_busy;
-    if (fs->gc_busy)
-        fs->gc_busy--;
-    if (!fs->dead && fs->erase_budget && fs->call_ops &&
-        ((light && fs->erase_credit >= fs->P / 2) || !fs->nqueued)) {
+    int light = fs->log.call_ops <= 2 && !fs->gc.busy;
+    if (fs->gc.busy)
+        fs->gc.busy--;
+    if (!fs->dead && fs->log.erase_budget && fs->log.call_ops &&
+        ((light && fs->log.erase_credit >= fs->geo.P / 2) || !fs->log.nqueued)) {
         r2 = sfs_erase_ahead(fs);
         if (r2 < 0 && rc >= 0)
             rc = r2;
     }
     if (fs->dead && rc >= 0)
         rc = STEADYFS_EIO;
+    sfs_budget_check(fs);
     return rc;
 }
 
@@ -567,30 +569,32 @@ int steadyfs_gc_step(steadyfs *fs, uint32_t budget)
 {
     uint32_t done = 0;
     int rc = sfs_begin(fs, 1);
+    if (!rc)
+        sfs_budget_arm(fs, STEADYFS_CALL_GC_STEP, budget);
     if (rc)
         return rc;
     while (done < budget) {
-        if (fs->nqueued < SFS_Q_TARGET && fs->nfree) {
-            fs->erase_budget = 1;
+        if (fs->log.nqueued < SFS_Q_TARGET && fs->log.nfree) {
+            fs->log.erase_budget = 1;
             rc = sfs_erase_ahead(fs);
             done++;
             if (rc)
                 break;
             continue;
         }
-        fs->in_gc = 1;
-        if (sfs_free_blocks(fs) > fs->gc_low + 2 && fs->gc_victim == SFS_NONE)
+        fs->gc.active = 1;
+        if (sfs_free_blocks(fs) > fs->gc.low + 2 && fs->gc.victim == SFS_NONE)
             rc = wl_one(fs);   /* idle time with space to spare: wear */
         else
             rc = sfs_gc_one(fs);
-        fs->in_gc = 0;
+        fs->gc.active = 0;
         if (rc == STEADYFS_ENOSPC)
             rc = 0;
         if (rc <= 0)
             break;
         done++;
     }
-    fs->erase_budget = 0;
+    fs->log.erase_budget = 0;
     rc = sfs_end(fs, rc < 0 ? rc : 0);
     return rc < 0 ? rc : (int)done;
 }

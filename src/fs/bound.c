@@ -103,7 +103,7 @@ static acc commit(const model *m)
 
 /* A kill (unlink, shrink): the inode's L1 run and every L1 sector of it,
  * its dense pages' lookups, the two entries more it needs, and the
- * checkpoint a kill after another kill first writes (sfs_one_kill). */
+ * checkpoint that commits it (sfs_commit_kill). */
 static acc kill(const model *m)
 {
     acc a = {{0, 0, 0, 0, 0, 0}}, f = free_one(m);
@@ -214,37 +214,37 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
     c.bd = &dummy_bd;
     if (sfs_setup(&fs, &c))
         return STEADYFS_EINVAL;
-    m.S = fs.sector_size;
-    m.spare = fs.tag_inline ? 0 : SFS_TAG_SIZE;
-    m.pps = fs.tag_inline && geo->needs_erase ? fs.sector_size / geo->page_size : 1;
-    m.nl = (1u << fs.fbits) / fs.e1;
+    m.S = fs.geo.sector_size;
+    m.spare = fs.geo.tag_inline ? 0 : SFS_TAG_SIZE;
+    m.pps = fs.geo.tag_inline && geo->needs_erase ? fs.geo.sector_size / geo->page_size : 1;
+    m.nl = (1u << fs.geo.fbits) / fs.geo.e1;
     m.small = 4 * m.nl > SFS_TAG_SIZE ? 4 * m.nl : SFS_TAG_SIZE;
     m.K = fs.cfg.pending_max;
     m.R = fs.cfg.replay_max;
     m.D = fs.cfg.dir_pages;
-    m.P = fs.P;
-    m.txn = fs.txn_max;
+    m.P = fs.geo.P;
+    m.txn = fs.geo.txn_max;
     m.depth = call == STEADYFS_CALL_READ || call == STEADYFS_CALL_WRITE ||
                       call == STEADYFS_CALL_WRITE_SYNC || call == STEADYFS_CALL_GC_STEP || !n
                   ? 4u : (uint32_t)(n > 64 ? 64 : n);
     /* the pace, as derive() computes it at mount, from the format fill
      * limit with every good block usable (fewer good blocks only lower v) */
-    closed = fs.nblocks - SFS_RESERVED_BLOCKS - (SFS_Q_TARGET + 3u);
-    v = (uint32_t)((uint64_t)fs.cfg.fill_permille * closed * fs.P / 1000u / closed);
-    if (v >= fs.P)
-        v = fs.P - 1;
-    m.s = ((SFS_WL_STEP + 1u) * fs.P + SFS_WL_STEP * (fs.P - v) - 1) / (SFS_WL_STEP * (fs.P - v));
+    closed = fs.geo.nblocks - SFS_RESERVED_BLOCKS - (SFS_Q_TARGET + 3u);
+    v = (uint32_t)((uint64_t)fs.cfg.fill_permille * closed * fs.geo.P / 1000u / closed);
+    if (v >= fs.geo.P)
+        v = fs.geo.P - 1;
+    m.s = ((SFS_WL_STEP + 1u) * fs.geo.P + SFS_WL_STEP * (fs.geo.P - v) - 1) / (SFS_WL_STEP * (fs.geo.P - v));
     m.s += 1;   /* the static wear-levelling step a sector may also do */
     switch (call) {
     case STEADYFS_CALL_MOUNT: {
         uint32_t lg = 0;
-        while ((1u << lg) < fs.P)
+        while ((1u << lg) < fs.geo.P)
             lg++;
         rds(&m, &a, 2 + lg + 1);          /* anchors, binary search */
         rd(&m, &a, 2 * 2);                /* newest valid checkpoint, one back; both anchors */
-        rds(&m, &a, m.R * 4 + 2);         /* replay: a tag at each head, commit lookups */
-        rds(&m, &a, 1 + 2 + 2);           /* at most one kill since a checkpoint */
-        rd(&m, &a, m.nl);
+        rds(&m, &a, m.R * 3 + 2);         /* replay: a tag per sector (+ one per head at
+                                             the end), commit lookups */
+        /* no kill: kills are committed by a checkpoint (sfs_commit_kill) */
         rds(&m, &a, 2 * 4);               /* aborted creates: at most one namespace */
         rd(&m, &a, 4 + 2 * 2);            /* transaction's inodes; where each head resumes */
         break;
@@ -279,7 +279,7 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
         finish(&m, &a);
         break;
     case STEADYFS_CALL_READ: {
-        uint64_t pages = n / fs.payload + 2;
+        uint64_t pages = n / fs.geo.payload + 2;
         rds(&m, &a, (uint32_t)(2 * pages));
         rd(&m, &a, (uint32_t)pages);
         break;
@@ -342,6 +342,23 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
     out->read_bytes = a.rb;
     out->prog_bytes = a.pb;
     return 0;
+}
+
+int steadyfs_guarantee(const steadyfs_config *cfg, const sbd_geometry *geo, uint32_t record_size,
+                       steadyfs_cost *per_record, steadyfs_cost *burst)
+{
+    int rc;
+    if (!per_record || !burst || !record_size)
+        return STEADYFS_EINVAL;
+    /* The write_sync bound holds in every reachable state, so n calls in a
+     * row cost at most n times it.  A tighter c needs the work of a window
+     * amortised: map merges are at most three programs per entry created
+     * and catch-up collection at most once per host-head move, but copies
+     * can induce merges faster than collection frees space (DESIGN.md §10),
+     * so no window total below n times the per-call worst is proven yet. */
+    rc = steadyfs_bound(cfg, geo, STEADYFS_CALL_WRITE_SYNC, record_size, per_record);
+    memset(burst, 0, sizeof *burst);
+    return rc;
 }
 
 const char *steadyfs_call_name(steadyfs_call call)

@@ -29,14 +29,14 @@
 
 void sfs_cache_drop(steadyfs *fs)
 {
-    fs->buf_ppn = SFS_NONE;
-    fs->dc_dir = 0;
+    fs->cache.buf_ppn = SFS_NONE;
+    fs->cache.dc_dir = 0;
     sfs_xc_drop(fs);
 }
 
 void sfs_xc_drop(steadyfs *fs)
 {
-    memset(fs->xc_key, 0xFF, sizeof fs->xc_key);
+    memset(fs->cache.xc_key, 0xFF, sizeof fs->cache.xc_key);
 }
 
 /* Entries 0-1 hold L1 words (key: first logical page of the run), 2-3 L2
@@ -49,18 +49,18 @@ int sfs_xc_word(steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t key, uint32_t
     uint32_t i, base = key & ~3u;
     int rc;
     for (i = 2 * lvl; i < 2 * lvl + 2; i++)
-        if (fs->xc_key[i] == base) {
-            *val = fs->xc_val[i][key & 3u];
+        if (fs->cache.xc_key[i] == base) {
+            *val = fs->cache.xc_val[i][key & 3u];
             return 0;
         }
-    i = 2 * lvl + ((fs->xc_next >> lvl) & 1u);
-    fs->xc_key[i] = SFS_NONE;
-    rc = sfs_rd_words(fs, map, base % fs->e1, 4, fs->xc_val[i]);
+    i = 2 * lvl + ((fs->cache.xc_next >> lvl) & 1u);
+    fs->cache.xc_key[i] = SFS_NONE;
+    rc = sfs_rd_words(fs, map, base % fs->geo.e1, 4, fs->cache.xc_val[i]);
     if (rc)
         return rc;
-    fs->xc_next ^= (uint8_t)(1u << lvl);
-    fs->xc_key[i] = base;
-    *val = fs->xc_val[i][key & 3u];
+    fs->cache.xc_next ^= (uint8_t)(1u << lvl);
+    fs->cache.xc_key[i] = base;
+    *val = fs->cache.xc_val[i][key & 3u];
     return 0;
 }
 
@@ -68,29 +68,29 @@ int sfs_rd_buf(steadyfs *fs, uint32_t ppn)
 {
     sfs_tag t;
     int rc;
-    if (ppn == fs->buf_ppn)
+    if (ppn == fs->cache.buf_ppn)
         return 0;
     rc = sfs_rd_sector(fs, ppn, fs->buf, &t);
     if (rc < 0)
         return rc;
-    fs->buf_ppn = ppn;
+    fs->cache.buf_ppn = ppn;
     return 0;
 }
 
 int sfs_dc_get(const steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t *ino)
 {
-    if (!fs->dc_dir || fs->dc_dir != dir || fs->dc_len != len || memcmp(fs->dc_name, name, len))
+    if (!fs->cache.dc_dir || fs->cache.dc_dir != dir || fs->cache.dc_len != len || memcmp(fs->cache.dc_name, name, len))
         return 0;
-    *ino = fs->dc_ino;
+    *ino = fs->cache.dc_ino;
     return 1;
 }
 
 void sfs_dc_put(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t ino)
 {
-    if (len > sizeof fs->dc_name)
+    if (len > sizeof fs->cache.dc_name)
         return;
-    fs->dc_dir = dir;
-    fs->dc_ino = ino;
-    fs->dc_len = (uint8_t)len;
-    memcpy(fs->dc_name, name, len);
+    fs->cache.dc_dir = dir;
+    fs->cache.dc_ino = ino;
+    fs->cache.dc_len = (uint8_t)len;
+    memcpy(fs->cache.dc_name, name, len);
 }

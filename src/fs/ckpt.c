@@ -13,7 +13,8 @@
 #include "fs/fs_internal.h"
 
 #define CKPT_MAGIC 0x31434653u   /* "SFC1" */
-#define CKPT_VERSION 2u          /* 2: size entries, TF_SIZE commits (SPEC §7) */
+#define CKPT_VERSION 3u          /* 2: size entries, TF_SIZE commits; 3: kills committed
+                                    by a checkpoint, none in the log (SPEC §7) */
 #define CKPT_HDR 128u
 
 static void pend_pack(uint8_t *p, const struct sfs_pend *e)
@@ -21,11 +22,10 @@ static void pend_pack(uint8_t *p, const struct sfs_pend *e)
     sfs_put32(p, e->key);
     sfs_put32(p + 4, e->ppn);
     sfs_put32(p + 8, e->txn);
-    sfs_put32(p + 12, e->old);
-    p[16] = (uint8_t)e->owner;
-    p[17] = (uint8_t)(e->owner >> 8);
-    p[18] = e->type;
-    p[19] = e->flags;
+    p[12] = (uint8_t)e->owner;
+    p[13] = (uint8_t)(e->owner >> 8);
+    p[14] = e->type;
+    p[15] = e->flags;
 }
 
 static void pend_unpack(const uint8_t *p, struct sfs_pend *e)
@@ -33,24 +33,23 @@ static void pend_unpack(const uint8_t *p, struct sfs_pend *e)
     e->key = sfs_get32(p);
     e->ppn = sfs_get32(p + 4);
     e->txn = sfs_get32(p + 8);
-    e->old = sfs_get32(p + 12);
-    e->owner = (uint16_t)(p[16] | p[17] << 8);
-    e->type = p[18];
-    e->flags = p[19];
+    e->owner = (uint16_t)(p[12] | p[13] << 8);
+    e->type = p[14];
+    e->flags = p[15];
 }
 
 /* The 32-bit header fields (SPEC §7): byte offset, offset in steadyfs.
  * The first N_CONST are the geometry, checked at mount, not loaded. */
-#define FLD(off, f) {off, (uint8_t)offsetof(steadyfs, f)}
+#define FLD(off, f) {off, (uint16_t)offsetof(steadyfs, f)}
 #define N_CONST 5u
-_Static_assert(offsetof(steadyfs, gh_count) < 256, "header field table holds byte offsets");
-static const uint8_t hdr_fields[][2] = {
-    FLD(12, nblocks), FLD(16, P), FLD(20, sector_size), FLD(96, n_l2), FLD(100, dev_per_block),
-    FLD(8, epoch), FLD(40, head_block), FLD(44, head_idx), FLD(48, head_count), FLD(52, live),
-    FLD(56, gc_victim), FLD(60, gc_idx), FLD(64, wl_cursor), FLD(68, alloc_cursor),
-    FLD(72, victims), FLD(76, retire[0]), FLD(80, retire[1]), FLD(84, retire[2]),
-    FLD(88, retire[3]), FLD(92, npend), FLD(104, live_max), FLD(108, vol), FLD(112, usable),
-    FLD(116, gh_block), FLD(120, gh_idx), FLD(124, gh_count),
+_Static_assert(sizeof(steadyfs) < 65536, "header field table holds 16-bit offsets");
+static const uint16_t hdr_fields[][2] = {
+    FLD(12, geo.nblocks), FLD(16, geo.P), FLD(20, geo.sector_size), FLD(96, geo.n_l2), FLD(100, geo.dev_per_block),
+    FLD(8, anchor.epoch), FLD(40, log.head_block), FLD(44, log.head_idx), FLD(48, log.head_count), FLD(52, live),
+    FLD(56, gc.victim), FLD(60, gc.idx), FLD(64, gc.wl_cursor), FLD(68, log.alloc_cursor),
+    FLD(72, gc.victims), FLD(76, gc.retire[0]), FLD(80, gc.retire[1]), FLD(84, gc.retire[2]),
+    FLD(88, gc.retire[3]), FLD(92, npend), FLD(104, live_max), FLD(108, geo.vol), FLD(112, geo.usable),
+    FLD(116, log.gh_block), FLD(120, log.gh_idx), FLD(124, log.gh_count),
 };
 #define N_FIELDS (sizeof hdr_fields / sizeof hdr_fields[0])
 
@@ -62,25 +61,25 @@ static uint32_t *field(steadyfs *fs, uint32_t i)
 static void serialize(steadyfs *fs, uint8_t *b)
 {
     uint32_t i, o = CKPT_HDR, nb = (fs->cfg.max_inodes + 7u) / 8u;
-    memset(b, 0, fs->payload);
+    memset(b, 0, fs->geo.payload);
     sfs_put32(b + 0, CKPT_MAGIC);
     sfs_put32(b + 4, CKPT_VERSION);
     for (i = 0; i < N_FIELDS; i++)
         sfs_put32(b + hdr_fields[i][0], *field(fs, i));
-    sfs_put32(b + 116, fs->gh_block + 1u);   /* 0: no collection head */
+    sfs_put32(b + 116, fs->log.gh_block + 1u);   /* 0: no collection head */
     b[24] = (uint8_t)fs->cfg.max_inodes;
     b[25] = (uint8_t)(fs->cfg.max_inodes >> 8);
     b[26] = fs->cfg.file_pages_log2;
     b[27] = fs->cfg.dir_pages;
     b[28] = (uint8_t)fs->cfg.fill_permille;
     b[29] = (uint8_t)(fs->cfg.fill_permille >> 8);
-    sfs_put64(b + 32, fs->seq);
-    for (i = 0; i < fs->nblocks; i++)
+    sfs_put64(b + 32, fs->log.seq);
+    for (i = 0; i < fs->geo.nblocks; i++)
         b[o + i] = fs->blk[i] == BS_LIMBO ? (uint8_t)BS_FREE : fs->blk[i];
-    o += fs->nblocks;
-    for (i = 0; i < fs->n_l2; i++, o += 4)
+    o += fs->geo.nblocks;
+    for (i = 0; i < fs->geo.n_l2; i++, o += 4)
         sfs_put32(b + o, fs->root[i]);
-    for (i = 0; i < fs->npend; i++, o += 20)
+    for (i = 0; i < fs->npend; i++, o += SFS_PEND_SIZE)
         pend_pack(b + o, &fs->pend[i]);
     memcpy(b + o, fs->ibm, nb);
 }
@@ -99,40 +98,39 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
     for (; i < N_FIELDS; i++)
         *field(fs, i) = sfs_get32(b + hdr_fields[i][0]);
     fs->cfg.fill_permille = (uint16_t)(b[28] | b[29] << 8);
-    fs->seq = sfs_get64(b + 32);
-    fs->gh_block -= 1u;
-    fs->gh_idx = fs->gh_block == SFS_NONE ? fs->P : sfs_get32(b + 120);
-    fs->gh_count = fs->gh_block == SFS_NONE ? 0 : sfs_get32(b + 124);
-    if ((fs->gh_block != SFS_NONE && (fs->gh_block >= fs->nblocks || fs->gh_block == fs->head_block)) ||
-        fs->gh_idx > fs->P ||
-        fs->npend > fs->cfg.pending_max || fs->head_block >= fs->nblocks ||
-        fs->head_idx > fs->P || fs->alloc_cursor >= fs->nblocks || fs->wl_cursor >= fs->nblocks)
+    fs->log.seq = sfs_get64(b + 32);
+    fs->log.gh_block -= 1u;
+    fs->log.gh_idx = fs->log.gh_block == SFS_NONE ? fs->geo.P : sfs_get32(b + 120);
+    fs->log.gh_count = fs->log.gh_block == SFS_NONE ? 0 : sfs_get32(b + 124);
+    if ((fs->log.gh_block != SFS_NONE && (fs->log.gh_block >= fs->geo.nblocks || fs->log.gh_block == fs->log.head_block)) ||
+        fs->log.gh_idx > fs->geo.P ||
+        fs->npend > fs->cfg.pending_max || fs->log.head_block >= fs->geo.nblocks ||
+        fs->log.head_idx > fs->geo.P || fs->log.alloc_cursor >= fs->geo.nblocks || fs->gc.wl_cursor >= fs->geo.nblocks)
         return STEADYFS_ECORRUPT;
-    fs->nqueued = fs->nfree = fs->nlimbo = 0;
-    for (i = 0; i < fs->nblocks; i++) {
+    fs->log.nqueued = fs->log.nfree = fs->log.nlimbo = 0;
+    for (i = 0; i < fs->geo.nblocks; i++) {
         uint8_t s = b[o + i];
-        if (s > fs->P && (s < BS_HEAD || s > BS_RESERVED || s == BS_LIMBO))
+        if (s > fs->geo.P && (s < BS_HEAD || s > BS_RESERVED || s == BS_LIMBO))
             return STEADYFS_ECORRUPT;
         fs->blk[i] = s;
-        fs->nqueued += s == BS_QUEUED;
-        fs->nfree += s == BS_FREE;
+        fs->log.nqueued += s == BS_QUEUED;
+        fs->log.nfree += s == BS_FREE;
     }
-    o += fs->nblocks;
-    for (i = 0; i < fs->n_l2; i++, o += 4) {
+    o += fs->geo.nblocks;
+    for (i = 0; i < fs->geo.n_l2; i++, o += 4) {
         fs->root[i] = sfs_get32(b + o);
-        if (fs->root[i] != SFS_NONE && fs->root[i] / fs->P >= fs->nblocks)
+        if (fs->root[i] != SFS_NONE && fs->root[i] / fs->geo.P >= fs->geo.nblocks)
             return STEADYFS_ECORRUPT;
     }
     fs->uncommitted = 0;
-    for (i = 0; i < fs->npend; i++, o += 20) {
+    for (i = 0; i < fs->npend; i++, o += SFS_PEND_SIZE) {
         struct sfs_pend *p = &fs->pend[i];
         pend_unpack(b + o, p);
         /* every key and address indexes RAM tables or the device */
         if (p->type < PT_L1 || p->type > PT_SIZE ||
-            p->key >= (p->type == PT_L1 ? fs->n_l1 * fs->e1
-                       : p->type == PT_L2 ? fs->n_l1 : fs->cfg.max_inodes) ||
-            (p->type <= PT_L2 && p->ppn != SFS_NONE && p->ppn / fs->P >= fs->nblocks) ||
-            (p->old < SFS_UNKNOWN && p->old / fs->P >= fs->nblocks))
+            p->key >= (p->type == PT_L1 ? fs->geo.n_l1 * fs->geo.e1
+                       : p->type == PT_L2 ? fs->geo.n_l1 : fs->cfg.max_inodes) ||
+            (p->type <= PT_L2 && p->ppn != SFS_NONE && p->ppn / fs->geo.P >= fs->geo.nblocks))
             return STEADYFS_ECORRUPT;
         fs->uncommitted += (fs->pend[i].flags & PF_UNC) != 0;
     }
@@ -146,67 +144,66 @@ int sfs_ckpt_write(steadyfs *fs)
     uint32_t i, ppn;
     int rc, tries;
     for (tries = 0; tries < 3; tries++) {
-        if (fs->anchor_next_idx >= fs->P) {
-            uint32_t other = !fs->anchor_cur;
-            if (fs->anchor_dirty_other) {
+        if (fs->anchor.next_idx >= fs->geo.P) {
+            uint32_t other = !fs->anchor.cur;
+            if (fs->anchor.dirty_other) {
                 int k;
-                if (fs->erase_budget)
-                    fs->erase_budget--;
+                if (fs->log.erase_budget)
+                    fs->log.erase_budget--;
                 /* anchors stay where mount looks for them: a failing erase
                  * is retried, never retired (a worn-out anchor is EIO) */
                 for (k = 0, rc = SFS_EFAIL; k < 3 && rc == SFS_EFAIL; k++)
-                    rc = sfs_erase(fs, fs->anchor[other]);
+                    rc = sfs_erase(fs, fs->anchor.unit[other]);
                 if (rc)
                     return rc == SFS_EFAIL ? STEADYFS_EIO : rc;
-                fs->anchor_dirty_other = 0;
+                fs->anchor.dirty_other = 0;
             }
-            fs->anchor_cur = other;
-            fs->anchor_next_idx = 0;
-            fs->anchor_dirty_other = 1;
+            fs->anchor.cur = other;
+            fs->anchor.next_idx = 0;
+            fs->anchor.dirty_other = 1;
         }
-        fs->buf_ppn = SFS_NONE;
+        fs->cache.buf_ppn = SFS_NONE;
         serialize(fs, fs->buf);
         memset(&t, 0, sizeof t);
         t.kind = TK_CKPT;
-        t.key = fs->epoch;
-        t.seq = fs->anchor_seq;
-        ppn = fs->anchor[fs->anchor_cur] * fs->P + fs->anchor_next_idx;
+        t.key = fs->anchor.epoch;
+        t.seq = fs->anchor.seq;
+        ppn = fs->anchor.unit[fs->anchor.cur] * fs->geo.P + fs->anchor.next_idx;
         rc = sfs_prog_sector(fs, ppn, fs->buf, &t);
-        fs->anchor_next_idx++;
+        fs->anchor.next_idx++;
         if (rc == SFS_EFAIL) {
             /* a failing anchor program.  Never erase the unit that holds
              * the newest durable checkpoint: on sector 0 of a fresh unit
              * that is the other one, so this unit is erased again and
              * sector 0 retried; further on, it is this one, so switch. */
-            if (fs->anchor_next_idx == 1) {
+            if (fs->anchor.next_idx == 1) {
                 int k;
                 for (k = 0, rc = SFS_EFAIL; k < 3 && rc == SFS_EFAIL; k++)
-                    rc = sfs_erase(fs, fs->anchor[fs->anchor_cur]);
+                    rc = sfs_erase(fs, fs->anchor.unit[fs->anchor.cur]);
                 if (rc)
                     return rc == SFS_EFAIL ? STEADYFS_EIO : rc;
-                fs->anchor_next_idx = 0;
+                fs->anchor.next_idx = 0;
             } else {
-                fs->anchor_next_idx = fs->P;
-                fs->anchor_dirty_other = 1;
+                fs->anchor.next_idx = fs->geo.P;
+                fs->anchor.dirty_other = 1;
             }
             continue;
         }
         if (rc)
             return rc;
-        fs->anchor_seq++;
-        fs->epoch++;
-        fs->n_ckpt++;
-        fs->call_ops++;   /* a call with a checkpoint is not light (sfs_end) */
-        fs->need_ckpt = 0;
-        fs->killed = 0;
-        fs->since_ckpt = 0;
+        fs->anchor.seq++;
+        fs->anchor.epoch++;
+        fs->stats.ckpt++;
+        fs->log.call_ops++;   /* a call with a checkpoint is not light (sfs_end) */
+        fs->log.need_ckpt = 0;
+        fs->log.since_ckpt = 0;
         /* blocks emptied before this checkpoint may now be erased: no
          * replay from it can need their old contents */
-        for (i = 0; i < fs->nblocks; i++)
+        for (i = 0; i < fs->geo.nblocks; i++)
             if (fs->blk[i] == BS_LIMBO) {
                 fs->blk[i] = BS_FREE;
-                fs->nlimbo--;
-                fs->nfree++;
+                fs->log.nlimbo--;
+                fs->log.nfree++;
             }
         return 0;
     }
@@ -217,7 +214,7 @@ int sfs_ckpt_write(steadyfs *fs)
 static int anchor_ok(steadyfs *fs, uint32_t a, uint32_t i, uint64_t base)
 {
     sfs_tag t;
-    int rc = sfs_rd_tag(fs, fs->anchor[a] * fs->P + i, &t);
+    int rc = sfs_rd_tag(fs, fs->anchor.unit[a] * fs->geo.P + i, &t);
     if (rc < 0)
         return rc == STEADYFS_ECORRUPT ? 0 : rc;
     return t.kind == TK_CKPT && t.seq == base + i;
@@ -231,8 +228,8 @@ static int resume(steadyfs *fs, uint32_t b, uint32_t *idx)
     int k, e = 0;
     if (b == SFS_NONE || !fs->cfg.bd->geo.needs_erase)
         return 0;
-    for (k = 0; k < 2 && *idx < fs->P; k++) {
-        e = sfs_rd_erased(fs, b * fs->P + *idx);
+    for (k = 0; k < 2 && *idx < fs->geo.P; k++) {
+        e = sfs_rd_erased(fs, b * fs->geo.P + *idx);
         if (e < 0)
             return e;
         if (e)
@@ -240,33 +237,41 @@ static int resume(steadyfs *fs, uint32_t b, uint32_t *idx)
         (*idx)++;
     }
     if (!e)
-        *idx = fs->P;
+        *idx = fs->geo.P;
     return 0;
 }
 
 /* Replay the log after the checkpoint, in sequence order: each next
- * sector is at the host head or at the collection head. */
+ * sector is at the host head or at the collection head.  The tag last read
+ * at each head is kept until that head moves on, so every replayed sector
+ * costs one tag read, and the end of the log two (steadyfs_bound's mount:
+ * before, both heads were read for every sector). */
 static int replay(steadyfs *fs)
 {
-    uint32_t ppn, h, *idx;
-    uint64_t exp = fs->seq;
-    sfs_tag t;
-    int rc;
+    uint32_t ppn, h, *idx, at[2] = {SFS_NONE, SFS_NONE};
+    uint64_t exp = fs->log.seq;
+    sfs_tag t, seen[2];
+    int rc, ok[2] = {0, 0};
     for (;;) {
         for (h = 0; h < 2; h++) {
-            uint32_t b = h ? fs->gh_block : fs->head_block;
-            idx = h ? &fs->gh_idx : &fs->head_idx;
-            if (b == SFS_NONE || *idx >= fs->P)
+            uint32_t b = h ? fs->log.gh_block : fs->log.head_block;
+            idx = h ? &fs->log.gh_idx : &fs->log.head_idx;
+            if (b == SFS_NONE || *idx >= fs->geo.P)
                 continue;
-            ppn = b * fs->P + *idx;
-            rc = sfs_rd_tag(fs, ppn, &t);
-            if (rc < 0 && fs->dead)
-                return rc;
-            if (rc >= 0 && t.seq == exp)
+            ppn = b * fs->geo.P + *idx;
+            if (at[h] != ppn) {
+                rc = sfs_rd_tag(fs, ppn, &seen[h]);
+                if (rc < 0 && fs->dead)
+                    return rc;
+                at[h] = ppn;
+                ok[h] = rc >= 0;
+            }
+            if (ok[h] && seen[h].seq == exp)
                 break;   /* torn or never written: not here */
         }
         if (h == 2)
             break;   /* the log ends */
+        t = seen[h];
         if (t.kind == TK_DATA) {
             rc = sfs_apply_data(fs, &t, ppn, SFS_UNKNOWN);
         } else if (t.kind == TK_MAP1 || t.kind == TK_MAP2) {
@@ -281,12 +286,12 @@ static int replay(steadyfs *fs)
     }
     /* sequence numbers continue past anything torn; the first program
      * after mount is a checkpoint */
-    fs->seq = exp + 1;
+    fs->log.seq = exp + 1;
     sfs_abort(fs, 1, 0, 0);
-    rc = resume(fs, fs->head_block, &fs->head_idx);
+    rc = resume(fs, fs->log.head_block, &fs->log.head_idx);
     if (!rc)
-        rc = resume(fs, fs->gh_block, &fs->gh_idx);
-    fs->need_ckpt = 1;
+        rc = resume(fs, fs->log.gh_block, &fs->log.gh_idx);
+    fs->log.need_ckpt = 1;
     return rc;
 }
 
@@ -296,7 +301,7 @@ int sfs_ckpt_mount(steadyfs *fs)
     int ok[2], rc, a, back = 0;
     uint32_t lo, hi, mid;
     for (a = 0; a < 2; a++) {
-        rc = sfs_rd_tag(fs, fs->anchor[a] * fs->P, &t0[a]);
+        rc = sfs_rd_tag(fs, fs->anchor.unit[a] * fs->geo.P, &t0[a]);
         if (rc < 0 && rc != STEADYFS_ECORRUPT)
             return rc;
         ok[a] = rc >= 0 && t0[a].kind == TK_CKPT;
@@ -307,7 +312,7 @@ int sfs_ckpt_mount(steadyfs *fs)
     for (;;) {
         uint64_t base = t0[a].seq;
         lo = 0;
-        hi = fs->P;
+        hi = fs->geo.P;
         while (hi - lo > 1) {
             mid = (lo + hi) / 2;
             rc = anchor_ok(fs, (uint32_t)a, mid, base);
@@ -319,7 +324,7 @@ int sfs_ckpt_mount(steadyfs *fs)
                 hi = mid;
         }
         for (;;) {
-            rc = sfs_rd_sector(fs, fs->anchor[a] * fs->P + lo, fs->buf, &t);
+            rc = sfs_rd_sector(fs, fs->anchor.unit[a] * fs->geo.P + lo, fs->buf, &t);
             if (rc >= 0 && t.kind == TK_CKPT && t.seq == base + lo)
                 break;
             if (rc < 0 && fs->dead)
@@ -340,16 +345,16 @@ int sfs_ckpt_mount(steadyfs *fs)
     rc = deserialize(fs, fs->buf);
     if (rc)
         return rc;
-    fs->anchor_cur = (uint32_t)a;
-    fs->anchor_seq = t0[a].seq + lo + 1;
-    fs->anchor_next_idx = lo + 1;
-    fs->anchor_dirty_other = fs->cfg.bd->geo.needs_erase;
-    if (fs->anchor_next_idx < fs->P && fs->cfg.bd->geo.needs_erase) {
-        rc = sfs_rd_erased(fs, fs->anchor[a] * fs->P + fs->anchor_next_idx);
+    fs->anchor.cur = (uint32_t)a;
+    fs->anchor.seq = t0[a].seq + lo + 1;
+    fs->anchor.next_idx = lo + 1;
+    fs->anchor.dirty_other = fs->cfg.bd->geo.needs_erase;
+    if (fs->anchor.next_idx < fs->geo.P && fs->cfg.bd->geo.needs_erase) {
+        rc = sfs_rd_erased(fs, fs->anchor.unit[a] * fs->geo.P + fs->anchor.next_idx);
         if (rc < 0)
             return rc;
         if (!rc)
-            fs->anchor_next_idx = fs->P;   /* torn leftovers: switch blocks */
+            fs->anchor.next_idx = fs->geo.P;   /* torn leftovers: switch blocks */
     }
     return replay(fs);
 }

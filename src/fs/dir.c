@@ -31,15 +31,15 @@ static int load(steadyfs *fs, uint32_t dir, uint32_t d, uint32_t *ppn)
     if (rc)
         return rc;
     if (*ppn == SFS_NONE) {
-        fs->buf_ppn = SFS_NONE;
-        memset(fs->buf, 0, fs->payload);
+        fs->cache.buf_ppn = SFS_NONE;
+        memset(fs->buf, 0, fs->geo.payload);
         return 0;
     }
     /* an edit right after the path lookup finds the bucket still there */
     rc = sfs_rd_buf(fs, *ppn);
     if (rc < 0)
         return rc;
-    if ((uint32_t)(fs->buf[2] | fs->buf[3] << 8) > fs->payload - DH)
+    if ((uint32_t)(fs->buf[2] | fs->buf[3] << 8) > fs->geo.payload - DH)
         return STEADYFS_ECORRUPT;
     return 0;
 }
@@ -104,8 +104,8 @@ int sfs_dir_insert2(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, 
 {
     uint32_t h = sfs_name_hash(name, len), k, d, ppn, o, need = DE + len, u, n;
     int rc;
-    if (fs->dc_dir == dir)
-        fs->dc_dir = 0;   /* the directory changes */
+    if (fs->cache.dc_dir == dir)
+        fs->cache.dc_dir = 0;   /* the directory changes */
     for (k = 0; k < fs->cfg.dir_pages; k++) {
         d = (h + k) % fs->cfg.dir_pages;
         do {
@@ -117,11 +117,11 @@ int sfs_dir_insert2(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, 
             o = find(fs->buf, h, name, len);
             u = used(fs->buf);
             n = count(fs->buf);
-            fs->buf_ppn = SFS_NONE;   /* edited below */
+            fs->cache.buf_ppn = SFS_NONE;   /* edited below */
             if (o) {
                 sfs_put32(fs->buf + o + 4, ino);
                 fs->buf[o + 8] = type;
-            } else if (DH + u + need <= fs->payload) {
+            } else if (DH + u + need <= fs->geo.payload) {
                 /* sorted by (hash, ino) */
                 uint32_t at = DH, end = DH + u;
                 while (at + DE <= end) {
@@ -150,7 +150,7 @@ int sfs_dir_insert2(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, 
             }
             rc = write_page(fs, dir, d, txn, flags, ppn);
         } while (rc == SFS_RETRY);
-        if (o || DH + u + need <= fs->payload)
+        if (o || DH + u + need <= fs->geo.payload)
             return rc;
     }
     return STEADYFS_ENOSPC;
@@ -161,8 +161,8 @@ int sfs_dir_remove2(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, 
 {
     uint32_t h = sfs_name_hash(name, len), k, d, ppn, o, nl;
     int rc;
-    if (fs->dc_dir == dir)
-        fs->dc_dir = 0;   /* the directory changes */
+    if (fs->cache.dc_dir == dir)
+        fs->cache.dc_dir = 0;   /* the directory changes */
     for (k = 0; k < fs->cfg.dir_pages; k++) {
         d = (h + k) % fs->cfg.dir_pages;
         do {
@@ -175,7 +175,7 @@ int sfs_dir_remove2(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, 
             if (!o)
                 break;
             nl = DE + fs->buf[o + 9];
-            fs->buf_ppn = SFS_NONE;
+            fs->cache.buf_ppn = SFS_NONE;
             memmove(fs->buf + o, fs->buf + o + nl, DH + used(fs->buf) - o - nl);
             set_hdr(fs->buf, count(fs->buf) - 1, used(fs->buf) - nl);
             memset(fs->buf + DH + used(fs->buf), 0, nl);

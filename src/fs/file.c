@@ -10,8 +10,8 @@
 
 void sfs_inode_pack(steadyfs *fs, uint8_t *buf, const sfs_inode *in)
 {
-    fs->buf_ppn = SFS_NONE;
-    memset(buf, 0, fs->payload);
+    fs->cache.buf_ppn = SFS_NONE;
+    memset(buf, 0, fs->geo.payload);
     sfs_put32(buf, INODE_MAGIC);
     sfs_put32(buf + 4, in->ino);
     sfs_put32(buf + 8, in->gen);
@@ -32,7 +32,7 @@ int sfs_inode_unpack(steadyfs *fs, const uint8_t *buf, sfs_inode *in)
     if (in->type != STEADYFS_TYPE_FILE && in->type != STEADYFS_TYPE_DIR)
         return STEADYFS_ENOENT;
     /* larger than a file can grow: its pages would index other inodes' */
-    if (in->size > (((uint64_t)1 << fs->fbits) - 1u) * fs->payload)
+    if (in->size > (((uint64_t)1 << fs->geo.fbits) - 1u) * fs->geo.payload)
         return STEADYFS_ECORRUPT;
     return 0;
 }
@@ -99,20 +99,18 @@ static void committed(struct sfs_open *p)
     p->dirty = 0;
 }
 
-/* Write the inode sector with COMMIT (and KILL from `kill_pg` if not
- * SFS_NONE). */
+/* Write the inode sector with COMMIT; or, with a kill of the pages from
+ * `kill_pg` on (a shrink), without, and commit by a checkpoint
+ * (sfs_commit_kill). */
 static int commit_sector(steadyfs *fs, struct sfs_open *p, uint32_t kill_pg)
 {
     sfs_inode in;
-    uint8_t flags = TF_COMMIT;
+    uint8_t flags = kill_pg == SFS_NONE ? TF_COMMIT : 0;
     uint32_t ppn;
     int rc;
-    if (kill_pg != SFS_NONE)
-        flags |= TF_KILL;
     rc = sfs_gc_pace(fs);
     if (rc)
         return rc;
-    sfs_one_kill(fs, flags);
     do {
         rc = sfs_prep(fs, p->ino);
         if (rc)
@@ -123,9 +121,10 @@ static int commit_sector(steadyfs *fs, struct sfs_open *p, uint32_t kill_pg)
         in.parent = 0;
         in.size = p->size;
         sfs_inode_pack(fs, fs->buf, &in);
-        rc = sfs_write_lpn(fs, p->ino, (uint16_t)p->ino, &p->txn, flags,
-                           kill_pg == SFS_NONE ? 0 : kill_pg, p->ino_ppn, &ppn);
+        rc = sfs_write_lpn(fs, p->ino, (uint16_t)p->ino, &p->txn, flags, 0, p->ino_ppn, &ppn);
     } while (rc == SFS_RETRY);
+    if (!rc && kill_pg != SFS_NONE)
+        rc = sfs_commit_kill(fs, (uint16_t)p->ino, p->txn, p->ino, kill_pg, 0);
     if (rc)
         return rc;
     p->ino_ppn = ppn;
@@ -143,13 +142,13 @@ int sfs_file_commit(steadyfs *fs, struct sfs_open *o)
 
 static uint32_t npages(const steadyfs *fs, uint64_t size)
 {
-    return (uint32_t)((size + fs->payload - 1) / fs->payload);
+    return (uint32_t)((size + fs->geo.payload - 1) / fs->geo.payload);
 }
 
 /* Shrink: zero the tail of the new last page, commit, unmap the rest. */
 static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
 {
-    uint32_t off = (uint32_t)(size % fs->payload), pg = (uint32_t)(size / fs->payload), old;
+    uint32_t off = (uint32_t)(size % fs->geo.payload), pg = (uint32_t)(size / fs->geo.payload), old;
     sfs_tag t;
     int rc;
     if (off) {
@@ -164,8 +163,8 @@ static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
             rc = sfs_rd_sector(fs, old, fs->buf, &t);
             if (rc < 0)
                 return rc;
-            fs->buf_ppn = SFS_NONE;
-            memset(fs->buf + off, 0, fs->payload - off);
+            fs->cache.buf_ppn = SFS_NONE;
+            memset(fs->buf + off, 0, fs->geo.payload - off);
             rc = sfs_write_lpn(fs, sfs_data_lpn(fs, p->ino, pg), (uint16_t)p->ino, &p->txn, 0, 0,
                                SFS_UNKNOWN, NULL);
         } while (rc == SFS_RETRY);
@@ -181,6 +180,8 @@ int steadyfs_close(steadyfs *fs, int fd)
     struct sfs_open *o;
     uint32_t i;
     int rc = sfs_begin(fs, 2);
+    if (!rc)
+        sfs_budget_arm(fs, STEADYFS_CALL_CLOSE, 0);
     if (rc)
         return rc;
     o = handle(fs, fd, STEADYFS_TYPE_FILE);
@@ -211,24 +212,26 @@ int steadyfs_close(steadyfs *fs, int fd)
     return sfs_end(fs, rc);
 }
 
-int32_t steadyfs_read(steadyfs *fs, int fd, void *buf, uint32_t len)
+static int32_t read_call(steadyfs *fs, int fd, void *buf, uint32_t len)
 {
     struct sfs_open *o, *p;
     uint8_t *dst = buf;
     uint32_t done = 0, n, off, ppn;
     sfs_tag t;
     int rc = sfs_begin(fs, 0);
+    if (!rc)
+        sfs_budget_arm(fs, STEADYFS_CALL_READ, len);
     if (rc)
         return rc;
-    fs->erase_budget = 0;
+    fs->log.erase_budget = 0;
     o = handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o || (o->acc & STEADYFS_O_ACCMODE) == STEADYFS_O_WRONLY)
         return STEADYFS_EBADF;
     p = sfs_primary(fs, o->ino);
     while (done < len && o->pos < p->size) {
-        uint32_t pg = (uint32_t)(o->pos / fs->payload);
-        off = (uint32_t)(o->pos % fs->payload);
-        n = fs->payload - off;
+        uint32_t pg = (uint32_t)(o->pos / fs->geo.payload);
+        off = (uint32_t)(o->pos % fs->geo.payload);
+        n = fs->geo.payload - off;
         if (n > len - done)
             n = len - done;
         if (n > p->size - o->pos)
@@ -250,6 +253,13 @@ int32_t steadyfs_read(steadyfs *fs, int fd, void *buf, uint32_t len)
     return (int32_t)done;
 }
 
+int32_t steadyfs_read(steadyfs *fs, int fd, void *buf, uint32_t len)
+{
+    int32_t rc = read_call(fs, fd, buf, len);
+    sfs_budget_end(fs);
+    return rc;
+}
+
 int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
 {
     struct sfs_open *o, *p;
@@ -264,16 +274,18 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
     o = handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o || (o->acc & STEADYFS_O_ACCMODE) == STEADYFS_O_RDONLY)
         return sfs_end(fs, STEADYFS_EBADF);
+    sfs_budget_arm(fs, o->acc & SFS_ACC_DSYNC ? STEADYFS_CALL_WRITE_SYNC : STEADYFS_CALL_WRITE,
+                   len);
     p = sfs_primary(fs, o->ino);
     if (o->acc & SFS_ACC_APPEND)
         o->pos = p->size;
     while (done < len) {
-        pg = (uint32_t)(o->pos / fs->payload);
-        off = (uint32_t)(o->pos % fs->payload);
-        n = fs->payload - off;
+        pg = (uint32_t)(o->pos / fs->geo.payload);
+        off = (uint32_t)(o->pos % fs->geo.payload);
+        n = fs->geo.payload - off;
         if (n > len - done)
             n = len - done;
-        if ((uint64_t)pg + 2 > (1ull << fs->fbits)) {
+        if ((uint64_t)pg + 2 > (1ull << fs->geo.fbits)) {
             rc = STEADYFS_EFBIG;
             break;
         }
@@ -281,7 +293,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
             rc = STEADYFS_ENOSPC;
             break;
         }
-        if (txn_entries(fs, o->ino) >= fs->txn_max) {
+        if (txn_entries(fs, o->ino) >= fs->geo.txn_max) {
             rc = commit_sector(fs, p, SFS_NONE);   /* documented implicit commit */
             if (rc)
                 break;
@@ -297,20 +309,20 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
             if (rc)
                 break;
             hint = pg >= npages(fs, p->csize) ? SFS_NONE : SFS_UNKNOWN;
-            fs->buf_ppn = SFS_NONE;
-            if (off || (n < fs->payload && o->pos + n < p->size)) {
+            fs->cache.buf_ppn = SFS_NONE;
+            if (off || (n < fs->geo.payload && o->pos + n < p->size)) {
                 rc = sfs_lookup(fs, sfs_data_lpn(fs, o->ino, pg), 1, &old);
                 if (rc)
                     break;
-                if (old == SFS_NONE || (uint64_t)pg * fs->payload >= p->size) {
-                    memset(fs->buf, 0, fs->payload);
+                if (old == SFS_NONE || (uint64_t)pg * fs->geo.payload >= p->size) {
+                    memset(fs->buf, 0, fs->geo.payload);
                 } else {
                     rc = sfs_rd_sector(fs, old, fs->buf, &t);
                     if (rc < 0)
                         break;
                 }
             } else {
-                memset(fs->buf + n, 0, fs->payload - n);
+                memset(fs->buf + n, 0, fs->geo.payload - n);
             }
             memcpy(fs->buf + off, src + done, n);
             rc = sfs_write_lpn(fs, sfs_data_lpn(fs, o->ino, pg), (uint16_t)o->ino, &p->txn,
@@ -376,13 +388,15 @@ int steadyfs_truncate(steadyfs *fs, int fd, uint64_t size)
 {
     struct sfs_open *o, *p;
     int rc = sfs_begin(fs, 2);
+    if (!rc)
+        sfs_budget_arm(fs, STEADYFS_CALL_TRUNCATE, 0);
     if (rc)
         return rc;
     o = handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o || (o->acc & STEADYFS_O_ACCMODE) == STEADYFS_O_RDONLY)
         return sfs_end(fs, STEADYFS_EBADF);
     p = sfs_primary(fs, o->ino);
-    if (size + 2 * fs->payload > ((uint64_t)1 << fs->fbits) * fs->payload)
+    if (size + 2 * fs->geo.payload > ((uint64_t)1 << fs->geo.fbits) * fs->geo.payload)
         return sfs_end(fs, STEADYFS_EFBIG);
     if (size > p->size) {
         p->size = size;
@@ -397,6 +411,8 @@ int steadyfs_sync(steadyfs *fs, int fd)
 {
     struct sfs_open *o;
     int rc = sfs_begin(fs, 2);
+    if (!rc)
+        sfs_budget_arm(fs, STEADYFS_CALL_SYNC, 0);
     if (rc)
         return rc;
     o = handle(fs, fd, STEADYFS_TYPE_FILE);

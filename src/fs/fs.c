@@ -18,8 +18,8 @@ static uint32_t align4(uint32_t v) { return (v + 3u) & ~3u; }
  * pending table, inode bitmap (SPEC §7). */
 static uint32_t ckpt_bytes(const steadyfs *fs, uint32_t mi)
 {
-    uint32_t nl1 = (uint32_t)(((uint64_t)mi << fs->fbits) / fs->e1);
-    return 128 + fs->nblocks + 4 * ((nl1 + fs->e1 - 1) / fs->e1) + 20u * fs->cfg.pending_max +
+    uint32_t nl1 = (uint32_t)(((uint64_t)mi << fs->geo.fbits) / fs->geo.e1);
+    return 128 + fs->geo.nblocks + 4 * ((nl1 + fs->geo.e1 - 1) / fs->geo.e1) + SFS_PEND_SIZE * fs->cfg.pending_max +
            (mi + 7u) / 8u;
 }
 
@@ -31,6 +31,7 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     if (!fs || !cfg || !cfg->bd || !cfg->bd->ops)
         return STEADYFS_EINVAL;
     memset(fs, 0, sizeof *fs);
+    sfs_budget_void(fs);
     sfs_cache_drop(fs);
     fs->cfg = *cfg;
     g = &cfg->bd->geo;
@@ -39,7 +40,12 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     if (!fs->cfg.pending_max)
         fs->cfg.pending_max = 32;
     if (!fs->cfg.replay_max)
-        fs->cfg.replay_max = 16;
+        /* a head move checkpoints too, so a unit of 64 sectors costs
+         * ceil(64 / R) checkpoints: 4 at R = 16..21, 3 from R = 22 (one
+         * program less per 64 sectors of a log, 0.9 % of log4k's time);
+         * mount's replay bound, one tag read per sector, is what R = 16
+         * cost with two */
+        fs->cfg.replay_max = 22;
     if (!fs->cfg.fill_permille)
         fs->cfg.fill_permille = 750;
     if (!fs->cfg.dir_pages)
@@ -54,44 +60,44 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
                            : g->needs_erase ? (g->big_erase_blocks ? g->big_erase_blocks : 1u)
                            : (db >= 65536u ? 1u : 65536u / db);
     }
-    fs->sector_size = fs->cfg.sector_size;
-    if (!g->page_size || fs->sector_size % g->page_size || fs->sector_size < 512 ||
+    fs->geo.sector_size = fs->cfg.sector_size;
+    if (!g->page_size || fs->geo.sector_size % g->page_size || fs->geo.sector_size < 512 ||
         fs->cfg.pending_max < 8 || fs->cfg.fill_permille > 950 || fs->cfg.max_inodes > 0xFFF0u)
         return STEADYFS_EINVAL;
-    fs->tag_inline = !(g->spare_size >= SFS_TAG_SIZE && fs->sector_size == g->page_size);
-    fs->payload = fs->sector_size - (fs->tag_inline ? SFS_TAG_SIZE : 0);
+    fs->geo.tag_inline = !(g->spare_size >= SFS_TAG_SIZE && fs->geo.sector_size == g->page_size);
+    fs->geo.payload = fs->geo.sector_size - (fs->geo.tag_inline ? SFS_TAG_SIZE : 0);
     dsize = g->page_size * g->pages_per_block;
-    fs->dev_per_block = fs->cfg.erase_mult;
-    bbytes = dsize * fs->dev_per_block;
-    if (bbytes % fs->sector_size || fs->dev_per_block == 0)
+    fs->geo.dev_per_block = fs->cfg.erase_mult;
+    bbytes = dsize * fs->geo.dev_per_block;
+    if (bbytes % fs->geo.sector_size || fs->geo.dev_per_block == 0)
         return STEADYFS_EINVAL;
-    fs->P = bbytes / fs->sector_size;
-    fs->nblocks = g->block_count / fs->dev_per_block;
-    if (fs->P < 8 || fs->P > 128 || fs->nblocks < SFS_RESERVED_BLOCKS + SFS_GC_RESERVE + 4)
+    fs->geo.P = bbytes / fs->geo.sector_size;
+    fs->geo.nblocks = g->block_count / fs->geo.dev_per_block;
+    if (fs->geo.P < 8 || fs->geo.P > 128 || fs->geo.nblocks < SFS_RESERVED_BLOCKS + SFS_GC_RESERVE + 4)
         return STEADYFS_EINVAL;
-    fs->e1 = 1u << log2u(fs->payload / 4u);
+    fs->geo.e1 = 1u << log2u(fs->geo.payload / 4u);
     if (!fs->cfg.file_pages_log2)
-        fs->cfg.file_pages_log2 = (uint8_t)(log2u(fs->e1) + 6u);
-    fs->fbits = fs->cfg.file_pages_log2;
+        fs->cfg.file_pages_log2 = (uint8_t)(log2u(fs->geo.e1) + 6u);
+    fs->geo.fbits = fs->cfg.file_pages_log2;
     if (!fs->cfg.max_inodes) {
         /* the most inodes (up to 1024) whose checkpoint still fits a sector */
         uint32_t mi = 1024;
-        while (mi > 16 && ckpt_bytes(fs, mi) > fs->payload)
+        while (mi > 16 && ckpt_bytes(fs, mi) > fs->geo.payload)
             mi /= 2;
         fs->cfg.max_inodes = (uint16_t)mi;
     }
     if (fs->cfg.max_inodes < 4)
         return STEADYFS_EINVAL;
-    if ((1u << fs->fbits) < fs->e1 || (1u << fs->fbits) / fs->e1 > 64u ||
-        (uint64_t)fs->cfg.max_inodes << fs->fbits >= 0xFFFF0000ull ||
-        2u * fs->cfg.max_inodes > (1u << fs->fbits))
+    if ((1u << fs->geo.fbits) < fs->geo.e1 || (1u << fs->geo.fbits) / fs->geo.e1 > 64u ||
+        (uint64_t)fs->cfg.max_inodes << fs->geo.fbits >= 0xFFFF0000ull ||
+        2u * fs->cfg.max_inodes > (1u << fs->geo.fbits))
         return STEADYFS_EINVAL;
-    fs->n_l1 = (uint32_t)(((uint64_t)fs->cfg.max_inodes << fs->fbits) / fs->e1);
-    fs->n_l2 = (fs->n_l1 + fs->e1 - 1) / fs->e1;
-    if (ckpt_bytes(fs, fs->cfg.max_inodes) > fs->payload)
+    fs->geo.n_l1 = (uint32_t)(((uint64_t)fs->cfg.max_inodes << fs->geo.fbits) / fs->geo.e1);
+    fs->geo.n_l2 = (fs->geo.n_l1 + fs->geo.e1 - 1) / fs->geo.e1;
+    if (ckpt_bytes(fs, fs->cfg.max_inodes) > fs->geo.payload)
         return STEADYFS_EINVAL;   /* checkpoint must fit one sector */
-    fs->txn_max = (fs->cfg.pending_max - 8u) / fs->cfg.open_max;
-    if (fs->txn_max < 1)
+    fs->geo.txn_max = (fs->cfg.pending_max - 8u) / fs->cfg.open_max;
+    if (fs->geo.txn_max < 1)
         return STEADYFS_EINVAL;
     if (cfg->work) {
         if (cfg->work_size < steadyfs_work_size(cfg) || ((uintptr_t)cfg->work & 7u) ||
@@ -103,20 +109,20 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
         fs->pend = (struct sfs_pend *)(void *)w;
         w += sizeof(struct sfs_pend) * fs->cfg.pending_max;
         fs->root = (uint32_t *)(void *)w;
-        w += 4 * fs->n_l2;
+        w += 4 * fs->geo.n_l2;
         fs->blk = w;
-        w += align4(fs->nblocks);
+        w += align4(fs->geo.nblocks);
         fs->ibm = w;
         fs->buf = cfg->sector_buf;
         memset(cfg->work, 0, steadyfs_work_size(cfg));
     }
-    fs->head_block = SFS_NONE;
-    fs->gh_block = SFS_NONE;
-    fs->gh_idx = fs->P;
-    fs->gc_victim = SFS_NONE;
-    fs->wl_victim = SFS_NONE;
-    fs->gc_low = SFS_Q_TARGET + 3;
-    fs->retire[0] = fs->retire[1] = fs->retire[2] = fs->retire[3] = SFS_NONE;
+    fs->log.head_block = SFS_NONE;
+    fs->log.gh_block = SFS_NONE;
+    fs->log.gh_idx = fs->geo.P;
+    fs->gc.victim = SFS_NONE;
+    fs->gc.wl_victim = SFS_NONE;
+    fs->gc.low = SFS_Q_TARGET + 3;
+    fs->gc.retire[0] = fs->gc.retire[1] = fs->gc.retire[2] = fs->gc.retire[3] = SFS_NONE;
     return 0;
 }
 
@@ -130,7 +136,7 @@ uint32_t steadyfs_work_size(const steadyfs_config *cfg)
     c.work = NULL;
     if (sfs_setup(&tmp, &c))
         return 0;
-    return align4(tmp.nblocks) + 4 * tmp.n_l2 +
+    return align4(tmp.geo.nblocks) + 4 * tmp.geo.n_l2 +
            (uint32_t)sizeof(struct sfs_pend) * tmp.cfg.pending_max +
            (uint32_t)sizeof(struct sfs_open) * tmp.cfg.open_max +
            align4((tmp.cfg.max_inodes + 7u) / 8u);
@@ -139,8 +145,8 @@ uint32_t steadyfs_work_size(const steadyfs_config *cfg)
 static int block_bad(steadyfs *fs, uint32_t b)
 {
     uint32_t i;
-    for (i = 0; i < fs->dev_per_block; i++)
-        if (sbd_is_bad(fs->cfg.bd, b * fs->dev_per_block + i) > 0)
+    for (i = 0; i < fs->geo.dev_per_block; i++)
+        if (sbd_is_bad(fs->cfg.bd, b * fs->geo.dev_per_block + i) > 0)
             return 1;
     return 0;
 }
@@ -150,7 +156,7 @@ static int find_anchors(steadyfs *fs)
     uint32_t b, n = 0;
     for (b = 0; b < SFS_RESERVED_BLOCKS && n < 2; b++)
         if (!block_bad(fs, b))
-            fs->anchor[n++] = b;
+            fs->anchor.unit[n++] = b;
     return n == 2 ? 0 : STEADYFS_EIO;
 }
 
@@ -161,11 +167,11 @@ static int find_anchors(steadyfs *fs)
  * copy (one per SFS_WL_STEP = 32 sectors written) included. */
 static void derive(steadyfs *fs)
 {
-    uint32_t closed = fs->usable > SFS_GC_RESERVE ? fs->usable - SFS_GC_RESERVE : 1;
+    uint32_t closed = fs->geo.usable > SFS_GC_RESERVE ? fs->geo.usable - SFS_GC_RESERVE : 1;
     uint32_t v = fs->live_max / closed;
-    if (v >= fs->P)
-        v = fs->P - 1;
-    fs->s_gc = ((SFS_WL_STEP + 1u) * fs->P + SFS_WL_STEP * (fs->P - v) - 1) / (SFS_WL_STEP * (fs->P - v));
+    if (v >= fs->geo.P)
+        v = fs->geo.P - 1;
+    fs->gc.s = ((SFS_WL_STEP + 1u) * fs->geo.P + SFS_WL_STEP * (fs->geo.P - v) - 1) / (SFS_WL_STEP * (fs->geo.P - v));
 }
 
 int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
@@ -186,45 +192,45 @@ int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
      * nothing it left behind can pass for ours */
     for (b = 0; b < 2; b++) {
         uint32_t i;
-        for (i = 0; i < fs->P; i++) {
-            if (sfs_rd_sector(fs, fs->anchor[b] * fs->P + i, fs->buf, &t) < 0 ||
+        for (i = 0; i < fs->geo.P; i++) {
+            if (sfs_rd_sector(fs, fs->anchor.unit[b] * fs->geo.P + i, fs->buf, &t) < 0 ||
                 t.kind != TK_CKPT)
                 continue;
-            if (t.seq + fs->P + 1 > aseq)
-                aseq = t.seq + fs->P + 1;
+            if (t.seq + fs->geo.P + 1 > aseq)
+                aseq = t.seq + fs->geo.P + 1;
             if (sfs_get32(fs->buf + 108) + 1 > vol)
                 vol = sfs_get32(fs->buf + 108) + 1;
         }
     }
     fs->dead = 0;
-    fs->vol = vol;
-    fs->anchor_seq = aseq;
-    for (b = 0; b < fs->nblocks; b++) {
+    fs->geo.vol = vol;
+    fs->anchor.seq = aseq;
+    for (b = 0; b < fs->geo.nblocks; b++) {
         if (b < SFS_RESERVED_BLOCKS)
             fs->blk[b] = BS_RESERVED;
         else if (block_bad(fs, b))
             fs->blk[b] = BS_BAD;
         else {
             fs->blk[b] = BS_FREE;
-            fs->nfree++;
-            fs->usable++;
+            fs->log.nfree++;
+            fs->geo.usable++;
         }
     }
     fs->live_max = sfs_live_limit(fs);
-    for (b = 0; b < fs->n_l2; b++)
+    for (b = 0; b < fs->geo.n_l2; b++)
         fs->root[b] = SFS_NONE;
     for (b = 0; b < 2; b++) {
-        rc = sfs_erase(fs, fs->anchor[b]);
+        rc = sfs_erase(fs, fs->anchor.unit[b]);
         if (rc)
             return rc;
     }
-    fs->anchor_cur = 0;
-    fs->anchor_next_idx = 0;
-    fs->seq = 1;
-    fs->head_idx = fs->P;
-    fs->alloc_cursor = SFS_RESERVED_BLOCKS;
+    fs->anchor.cur = 0;
+    fs->anchor.next_idx = 0;
+    fs->log.seq = 1;
+    fs->log.head_idx = fs->geo.P;
+    fs->log.alloc_cursor = SFS_RESERVED_BLOCKS;
     fs->mounted = 1;
-    fs->erase_budget = 4;
+    fs->log.erase_budget = 4;
     fs->ibm[0] = 0x03;   /* 0 invalid, 1 root */
     memset(&in, 0, sizeof in);
     in.ino = 1;
@@ -251,9 +257,11 @@ int steadyfs_mount(steadyfs *fs, const steadyfs_config *cfg)
         return rc;
     if (!cfg->work)
         return STEADYFS_EINVAL;
+    sfs_budget_arm(fs, STEADYFS_CALL_MOUNT, 0);
     rc = find_anchors(fs);
     if (!rc)
         rc = sfs_ckpt_mount(fs);
+    sfs_budget_check(fs);
     if (rc) {
         fs->mounted = 0;
         return rc == STEADYFS_EINVAL ? rc : (rc == STEADYFS_EIO ? rc : STEADYFS_ECORRUPT);
@@ -261,7 +269,7 @@ int steadyfs_mount(steadyfs *fs, const steadyfs_config *cfg)
     derive(fs);
     /* a victim in progress keeps the full pace: its count when chosen is
      * not in the checkpoint (DESIGN.md §6) */
-    fs->gc_c0 = fs->P;
+    fs->gc.c0 = fs->geo.P;
     fs->mounted = 1;
     return 0;
 }
@@ -290,14 +298,14 @@ int steadyfs_info_get(steadyfs *fs, steadyfs_info *info)
     if (rc)
         return rc;
     memset(info, 0, sizeof *info);
-    info->capacity = (uint64_t)fs->live_max * fs->payload;
-    info->used = (uint64_t)fs->live * fs->payload;
+    info->capacity = (uint64_t)fs->live_max * fs->geo.payload;
+    info->used = (uint64_t)fs->live * fs->geo.payload;
     info->free = info->capacity > info->used ? info->capacity - info->used : 0;
-    info->sector_size = fs->sector_size;
-    info->data_per_sector = fs->payload;
-    info->block_sectors = fs->P;
-    info->blocks = fs->nblocks;
-    info->txn_sectors = fs->txn_max;
-    info->gc_ratio = fs->s_gc;
+    info->sector_size = fs->geo.sector_size;
+    info->data_per_sector = fs->geo.payload;
+    info->block_sectors = fs->geo.P;
+    info->blocks = fs->geo.nblocks;
+    info->txn_sectors = fs->geo.txn_max;
+    info->gc_ratio = fs->gc.s;
     return 0;
 }

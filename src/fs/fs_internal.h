@@ -40,8 +40,8 @@
 
 /* Tag flags. */
 #define TF_COMMIT 0x01u   /* commits transaction (owner, txn) */
-#define TF_KILL 0x02u     /* with COMMIT: unmap pages >= aux of inode `owner` */
-#define TF_KILLALL 0x04u  /* with KILL: the inode itself too */
+/* 0x02, 0x04: KILL, KILLALL in format 2; kills are committed by a
+ * checkpoint since format 3 (sfs_commit_kill), never in a tag */
 #define TF_KILLMERGE 0x08u/* MAP2 written by merging the kill of inode aux */
 #define TF_EMPTY 0x10u    /* MAP1/MAP2 mapping nothing: its parent entry becomes none */
 #define TF_SIZE 0x20u     /* with COMMIT on a data sector: aux is the file's new size
@@ -58,12 +58,17 @@
                              its inode sector; from a TF_SIZE commit) */
 #define PF_UNC 0x01u      /* uncommitted (belongs to transaction owner/txn) */
 #define PF_KILLALL 0x02u  /* kill: the inode page too */
+#define PF_NEW 0x04u      /* uncommitted L1 of a page with no committed location
+                             (an append): its commit replaces nothing.  Other
+                             uncommitted changes look their old location up at
+                             commit (two small reads, in the bound): keeping it
+                             in every entry cost 4 bytes x K of RAM */
 
+#define SFS_PEND_SIZE 16u  /* bytes of a pending entry in the checkpoint (SPEC §7) */
 struct sfs_pend {
     uint32_t key;
     uint32_t ppn;
     uint32_t txn;
-    uint32_t old;     /* uncommitted L1: committed location it replaces */
     uint16_t owner;
     uint8_t type;
     uint8_t flags;
@@ -124,10 +129,10 @@ static inline uint64_t sfs_get64(const uint8_t *p)
     return (uint64_t)sfs_get32(p) | (uint64_t)sfs_get32(p + 4) << 32;
 }
 
-static inline uint32_t sfs_blk(const steadyfs *fs, uint32_t ppn) { return ppn / fs->P; }
+static inline uint32_t sfs_blk(const steadyfs *fs, uint32_t ppn) { return ppn / fs->geo.P; }
 static inline uint32_t sfs_lpn(const steadyfs *fs, uint32_t ino, uint32_t pg)
 {
-    return ino << fs->fbits | pg;
+    return ino << fs->geo.fbits | pg;
 }
 /* Logical page of data page i of inode ino.  The range of the unused inode
  * 0 is a dense table: inode sectors at [0, max_inodes) and every file's
@@ -166,6 +171,37 @@ int sfs_begin(steadyfs *fs, int modify);         /* API call prologue: 0 reads, 
                                                     2 commits, 4 removes (reserves, §6) */
 int sfs_end(steadyfs *fs, int rc);               /* API call epilogue */
 
+/* budget.c: in test builds (STEADYFS_CHECK_BUDGET) every call spends
+ * against the budget steadyfs_bound states for it (DESIGN.md §7, issue 12
+ * item 4); elsewhere these cost nothing. */
+enum { SFS_SPEND_READ, SFS_SPEND_PROG, SFS_SPEND_ERASE };
+#ifdef STEADYFS_CHECK_BUDGET
+void sfs_budget_arm(steadyfs *fs, steadyfs_call call, uint64_t n);
+void sfs_budget_spend(steadyfs *fs, uint32_t what, uint32_t n);
+void sfs_budget_void(steadyfs *fs);
+void sfs_budget_check(steadyfs *fs);
+/* After a call that does not end in sfs_end (the read-only ones). */
+static inline void sfs_budget_end(steadyfs *fs)
+{
+    if (fs && fs->mounted)
+        sfs_budget_check(fs);
+}
+#else
+static inline void sfs_budget_arm(steadyfs *fs, steadyfs_call call, uint64_t n)
+{
+    (void)fs; (void)call; (void)n;
+}
+static inline void sfs_budget_spend(steadyfs *fs, uint32_t what, uint32_t n)
+{
+    (void)fs; (void)what; (void)n;
+}
+static inline void sfs_budget_void(steadyfs *fs) { (void)fs; }
+static inline void sfs_budget_check(steadyfs *fs) { (void)fs; }
+static inline void sfs_budget_end(steadyfs *fs) { (void)fs; }
+#endif
+/* Path components of an absolute path: the depth argument of path calls. */
+uint32_t sfs_path_depth(const char *path);
+
 /* map.c: the map, pending changes, transactions. */
 struct sfs_pend *sfs_pend_find(steadyfs *fs, uint8_t type, uint32_t key, int unc);
 void sfs_pend_del(steadyfs *fs, struct sfs_pend *p);
@@ -191,6 +227,15 @@ void sfs_abort(steadyfs *fs, int any, uint16_t owner, uint32_t txn);
 int sfs_prep(steadyfs *fs, uint32_t ino);
 int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uint8_t flags,
                   uint32_t aux, uint32_t old_hint, uint32_t *ppn_out);
+/* Commit transaction (owner, txn), whose sectors are all programmed and
+ * none with COMMIT, together with a kill of inode ino (pages >= from; all:
+ * the inode itself too): the kill is applied with its counts settled and
+ * a checkpoint is the commit record.  So the log holds no kill and mount
+ * never replays one (its L1-sector reads were half of mount's bound); a
+ * cut before the checkpoint is durable leaves the transaction without a
+ * commit, and replay drops it (DESIGN.md §5). */
+int sfs_commit_kill(steadyfs *fs, uint16_t owner, uint32_t txn, uint32_t ino, uint32_t from,
+                    int all);
 
 /* ckpt.c: checkpoints, anchor, mount. */
 int sfs_ckpt_write(steadyfs *fs);
@@ -203,7 +248,6 @@ int sfs_inode_read(steadyfs *fs, uint32_t ino, sfs_inode *in, uint32_t *ppn);
 int sfs_file_commit(steadyfs *fs, struct sfs_open *o);
 struct sfs_open *sfs_primary(steadyfs *fs, uint32_t ino);
 struct sfs_open *sfs_slot(steadyfs *fs);
-void sfs_one_kill(steadyfs *fs, uint8_t flags);
 int sfs_open_ino(steadyfs *fs, uint32_t ino, int flags);
 
 /* dir.c */

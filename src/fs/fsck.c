@@ -82,12 +82,12 @@ static void say(fck *c, int err, const char *fmt, ...)
  * Every head the file system keeps is listed here and in nheads(). */
 static int head_of(const steadyfs *fs, uint32_t b, uint32_t *idx, uint32_t *count)
 {
-    if (b == fs->head_block) {
-        *idx = fs->head_idx;
-        *count = fs->head_count;
-    } else if (b == fs->gh_block) {   /* the collection head */
-        *idx = fs->gh_idx;
-        *count = fs->gh_count;
+    if (b == fs->log.head_block) {
+        *idx = fs->log.head_idx;
+        *count = fs->log.head_count;
+    } else if (b == fs->log.gh_block) {   /* the collection head */
+        *idx = fs->log.gh_idx;
+        *count = fs->log.gh_count;
     } else
         return 0;
     return 1;
@@ -95,7 +95,7 @@ static int head_of(const steadyfs *fs, uint32_t b, uint32_t *idx, uint32_t *coun
 
 static uint32_t nheads(const steadyfs *fs)
 {
-    return (fs->head_block != SFS_NONE) + (fs->gh_block != SFS_NONE);
+    return (fs->log.head_block != SFS_NONE) + (fs->log.gh_block != SFS_NONE);
 }
 
 static const char *kind_name(uint32_t k)
@@ -109,11 +109,11 @@ static const char *kind_name(uint32_t k)
 static int reach(fck *c, uint32_t ppn, uint8_t kind, uint32_t key, uint8_t *buf)
 {
     steadyfs *fs = c->fs;
-    uint32_t b = ppn / fs->P, i = ppn % fs->P, hidx, hcnt;
+    uint32_t b = ppn / fs->geo.P, i = ppn % fs->geo.P, hidx, hcnt;
     const char *what = kind_name(kind);
     sfs_tag t;
     int rc;
-    if (ppn >= fs->nblocks * fs->P) {
+    if (ppn >= fs->geo.nblocks * fs->geo.P) {
         say(c, 1, "%s sector of key %u: address %u is past the device", what, key, ppn);
         return 0;
     }
@@ -127,7 +127,7 @@ static int reach(fck *c, uint32_t ppn, uint8_t kind, uint32_t key, uint8_t *buf)
         if (i >= hidx)
             say(c, 1, "%s key %u maps to sector %u, beyond the log head (unit %u index %u)", what,
                 key, ppn, b, hidx);
-    } else if (fs->blk[b] > fs->P) {
+    } else if (fs->blk[b] > fs->geo.P) {
         say(c, 1, "%s key %u maps to sector %u in unit %u whose state is %u (not in use)", what,
             key, ppn, b, fs->blk[b]);
     }
@@ -157,9 +157,9 @@ static int reach(fck *c, uint32_t ppn, uint8_t kind, uint32_t key, uint8_t *buf)
             b, i, kind_name(t.kind), t.key, what, key);
         return 0;
     }
-    if (t.seq >= fs->seq)
+    if (t.seq >= fs->log.seq)
         say(c, 1, "sector %u: sequence %U is not older than the log's next (%U)", ppn, t.seq,
-            fs->seq);
+            fs->log.seq);
     return 1;
 }
 
@@ -185,12 +185,12 @@ static void data_page(fck *c, uint32_t lpn, uint32_t ppn)
     if (lpn < 2u * mi) {
         ino = lpn - mi;
         pg = 0;
-    } else if (lpn < (1u << fs->fbits)) {
+    } else if (lpn < (1u << fs->geo.fbits)) {
         say(c, 1, "logical page %u mapped in the unused part of the dense table", lpn);
         return;
     } else {
-        ino = lpn >> fs->fbits;
-        pg = lpn & ((1u << fs->fbits) - 1u);
+        ino = lpn >> fs->geo.fbits;
+        pg = lpn & ((1u << fs->geo.fbits) - 1u);
         if (pg == 0) {
             say(c, 1, "inode %u: page 0 mapped outside the dense table (logical page %u)", ino,
                 lpn);
@@ -215,10 +215,10 @@ static uint32_t kill_pg(steadyfs *fs, uint32_t ino)
 static void visit_l1(fck *c, uint32_t m, uint32_t l1w)
 {
     steadyfs *fs = c->fs;
-    uint32_t j, e = fs->e1;
+    uint32_t j, e = fs->geo.e1;
     struct sfs_pend *p2 = sfs_pend_find(fs, PT_L2, m, 0);
     uint32_t l1 = p2 ? p2->ppn : l1w;
-    uint32_t kp = kill_pg(fs, (m * e) >> fs->fbits), pgm = (m * e) & ((1u << fs->fbits) - 1u);
+    uint32_t kp = kill_pg(fs, (m * e) >> fs->geo.fbits), pgm = (m * e) & ((1u << fs->geo.fbits) - 1u);
     int have1 = 0, pend = 0;
     if (l1 != SFS_NONE && pgm < kp) {
         c->rep->map_sectors++;
@@ -251,14 +251,14 @@ static void visit_l1(fck *c, uint32_t m, uint32_t l1w)
 static void sweep_map(fck *c)
 {
     steadyfs *fs = c->fs;
-    uint32_t r, m, i, j, e = fs->e1;
-    for (r = 0; r < fs->n_l2; r++) {
+    uint32_t r, m, i, j, e = fs->geo.e1;
+    for (r = 0; r < fs->geo.n_l2; r++) {
         if (fs->root[r] == SFS_NONE)
             continue;
         c->rep->map_sectors++;
         if (!reach(c, fs->root[r], TK_MAP2, r, c->b2))
             continue;
-        for (m = r * e; m < (r + 1) * e && m < fs->n_l1; m++) {
+        for (m = r * e; m < (r + 1) * e && m < fs->geo.n_l1; m++) {
             uint32_t w = sfs_get32(c->b2 + 4 * (m % e));
             if (w != SFS_NONE || sfs_pend_find(fs, PT_L2, m, 0))
                 visit_l1(c, m, w);
@@ -295,11 +295,11 @@ static void sweep_map(fck *c)
 static int check_state(fck *c)
 {
     steadyfs *fs = c->fs;
-    uint32_t i, total = fs->nblocks * fs->P, heads = 0, bad = 0;
+    uint32_t i, total = fs->geo.nblocks * fs->geo.P, heads = 0, bad = 0;
     for (i = 0; i < fs->npend; i++) {
         struct sfs_pend *p = &fs->pend[i];
-        uint32_t lim = p->type == PT_L1 ? fs->n_l1 * fs->e1
-                     : p->type == PT_L2 ? fs->n_l1 : fs->cfg.max_inodes;
+        uint32_t lim = p->type == PT_L1 ? fs->geo.n_l1 * fs->geo.e1
+                     : p->type == PT_L2 ? fs->geo.n_l1 : fs->cfg.max_inodes;
         if (p->key >= lim || (p->type <= PT_L2 && p->ppn != SFS_NONE && p->ppn >= total) ||
             (p->flags & PF_UNC)) {
             say(c, 1, "pending map change %u (type %u key %u sector %u) is out of range", i,
@@ -307,17 +307,17 @@ static int check_state(fck *c)
             bad++;
         }
     }
-    for (i = 0; i < fs->n_l2; i++)
+    for (i = 0; i < fs->geo.n_l2; i++)
         if (fs->root[i] != SFS_NONE && fs->root[i] >= total) {
             say(c, 1, "map root %u: sector %u is past the device", i, fs->root[i]);
             bad++;
         }
-    for (i = 0; i < fs->nblocks; i++) {
+    for (i = 0; i < fs->geo.nblocks; i++) {
         uint8_t s = fs->blk[i];
         int devbad = 0;
         uint32_t k;
-        for (k = 0; k < fs->dev_per_block; k++)
-            devbad |= sbd_is_bad(fs->cfg.bd, i * fs->dev_per_block + k) > 0;
+        for (k = 0; k < fs->geo.dev_per_block; k++)
+            devbad |= sbd_is_bad(fs->cfg.bd, i * fs->geo.dev_per_block + k) > 0;
         if ((i < SFS_RESERVED_BLOCKS) != (s == BS_RESERVED))
             say(c, 1, "unit %u: state %u, but units 0..3 and only they are the anchor area", i, s);
         if (s == BS_HEAD) {
@@ -339,15 +339,15 @@ static int check_state(fck *c)
             say(c, 1, "unit %u: bad on the device but in use (state %u)", i, s);
         }
     }
-    if (heads != nheads(fs) || fs->blk[fs->head_block] != BS_HEAD)
+    if (heads != nheads(fs) || fs->blk[fs->log.head_block] != BS_HEAD)
         say(c, 1, "block table: %u units marked head, %u log heads (unit %u has state %u)", heads,
-            nheads(fs), fs->head_block, fs->blk[fs->head_block]);
+            nheads(fs), fs->log.head_block, fs->blk[fs->log.head_block]);
     for (i = 0; i < 4; i++)
-        if (fs->retire[i] != SFS_NONE && (fs->retire[i] & 0x7FFFFFFFu) >= fs->nblocks)
+        if (fs->gc.retire[i] != SFS_NONE && (fs->gc.retire[i] & 0x7FFFFFFFu) >= fs->geo.nblocks)
             say(c, 1, "retire list entry %u names unit %u, past the device", i,
-                fs->retire[i] & 0x7FFFFFFFu);
-    if (fs->gc_victim != SFS_NONE && fs->gc_victim >= fs->nblocks)
-        say(c, 1, "collection victim %u is past the device", fs->gc_victim);
+                fs->gc.retire[i] & 0x7FFFFFFFu);
+    if (fs->gc.victim != SFS_NONE && fs->gc.victim >= fs->geo.nblocks)
+        say(c, 1, "collection victim %u is past the device", fs->gc.victim);
     if (!bit(fs->ibm, 1))
         say(c, 1, "inode bitmap: the root (inode 1) is free");
     for (i = fs->cfg.max_inodes; i < ((fs->cfg.max_inodes + 7u) & ~7u); i++)
@@ -363,16 +363,16 @@ static int erased(fck *c, uint32_t ppn)
 {
     steadyfs *fs = c->fs;
     const sbd_geometry *g = &fs->cfg.bd->geo;
-    uint32_t dsize = g->page_size * g->pages_per_block, n = fs->sector_size;
-    uint64_t byte = (uint64_t)(ppn % fs->P) * n;
+    uint32_t dsize = g->page_size * g->pages_per_block, n = fs->geo.sector_size;
+    uint64_t byte = (uint64_t)(ppn % fs->geo.P) * n;
     uint8_t sp[SFS_TAG_SIZE];
-    int rc = sbd_read(fs->cfg.bd, (ppn / fs->P) * fs->dev_per_block + (uint32_t)(byte / dsize),
-                      (uint32_t)(byte % dsize), c->b1, n, sp, fs->tag_inline ? 0 : SFS_TAG_SIZE);
+    int rc = sbd_read(fs->cfg.bd, (ppn / fs->geo.P) * fs->geo.dev_per_block + (uint32_t)(byte / dsize),
+                      (uint32_t)(byte % dsize), c->b1, n, sp, fs->geo.tag_inline ? 0 : SFS_TAG_SIZE);
     if (rc < 0 && rc != SBD_ERR_ECC)
         return rc;
     if (c->b1[0] != g->erased_byte || memcmp(c->b1, c->b1 + 1, n - 1u))
         return 0;
-    return fs->tag_inline || (sp[0] == g->erased_byte && !memcmp(sp, sp + 1, SFS_TAG_SIZE - 1u));
+    return fs->geo.tag_inline || (sp[0] == g->erased_byte && !memcmp(sp, sp + 1, SFS_TAG_SIZE - 1u));
 }
 
 /* Counts found by the sweep against the block table; erased units. */
@@ -380,20 +380,20 @@ static void check_counts(fck *c)
 {
     steadyfs *fs = c->fs;
     uint32_t b, i, sum = 0;
-    for (b = 0; b < fs->nblocks; b++) {
+    for (b = 0; b < fs->geo.nblocks; b++) {
         uint8_t s = fs->blk[b];
-        uint32_t hidx = fs->P, hcnt = 0;
+        uint32_t hidx = fs->geo.P, hcnt = 0;
         int head = head_of(fs, b, &hidx, &hcnt);
-        uint32_t want = head ? hcnt : s <= fs->P ? s : 0;
+        uint32_t want = head ? hcnt : s <= fs->geo.P ? s : 0;
         sum += c->cnt[b];
         if (c->cnt[b] != want) {
             uint32_t shown = 0;
             say(c, 1, "unit %u: block table counts %u live sectors, the map reaches %u", b, want,
                 c->cnt[b]);
             /* what the table may be counting: valid sectors nothing reaches */
-            for (i = 0; i < fs->P && shown < 8 && c->cnt[b] < want; i++) {
+            for (i = 0; i < fs->geo.P && shown < 8 && c->cnt[b] < want; i++) {
                 sfs_tag t;
-                if (bit(c->used, b * fs->P + i) || sfs_rd_tag(fs, b * fs->P + i, &t) < 0)
+                if (bit(c->used, b * fs->geo.P + i) || sfs_rd_tag(fs, b * fs->geo.P + i, &t) < 0)
                     continue;
                 say(c, 0, "  unit %u index %u: %s key %u seq %U owner %u flags %u, not reached",
                     b, i, kind_name(t.kind), t.key, t.seq, t.owner, t.flags);
@@ -403,8 +403,8 @@ static void check_counts(fck *c)
         if (!fs->cfg.bd->geo.needs_erase)
             continue;
         /* where the next programs go must read erased */
-        for (i = s == BS_QUEUED ? 0 : hidx; i < fs->P; i++) {
-            int e = erased(c, b * fs->P + i);
+        for (i = s == BS_QUEUED ? 0 : hidx; i < fs->geo.P; i++) {
+            int e = erased(c, b * fs->geo.P + i);
             if (e != 1) {
                 say(c, 1, "unit %u index %u: should be erased (%s), is not", b, i,
                     s == BS_QUEUED ? "queued unit" : "after the log head");
@@ -424,12 +424,12 @@ static void check_counts(fck *c)
 static void check_anchor(fck *c)
 {
     steadyfs *fs = c->fs;
-    uint32_t a = fs->anchor[fs->anchor_cur], i, badp = SFS_NONE;
+    uint32_t a = fs->anchor.unit[fs->anchor.cur], i, badp = SFS_NONE;
     uint64_t base = 0;
     sfs_tag t;
     int rc;
-    for (i = 0; i < fs->P; i++) {
-        rc = sfs_rd_tag(fs, a * fs->P + i, &t);
+    for (i = 0; i < fs->geo.P; i++) {
+        rc = sfs_rd_tag(fs, a * fs->geo.P + i, &t);
         if (rc < 0 || t.kind != TK_CKPT || (i && t.seq != base + i))
             break;
         if (!i)
@@ -437,13 +437,13 @@ static void check_anchor(fck *c)
         if (badp != SFS_NONE)
             say(c, 1, "checkpoint in anchor unit %u sector %u: payload damaged", a, badp);
         badp = SFS_NONE;
-        rc = sfs_rd_sector(fs, a * fs->P + i, c->b1, &t);
+        rc = sfs_rd_sector(fs, a * fs->geo.P + i, c->b1, &t);
         if (rc < 0) {
             badp = i;   /* an error unless it is the last (torn) one */
             continue;
         }
-        if (sfs_get32(c->b1) != 0x31434653u || sfs_get32(c->b1 + 12) != fs->nblocks ||
-            sfs_get32(c->b1 + 108) != fs->vol)
+        if (sfs_get32(c->b1) != 0x31434653u || sfs_get32(c->b1 + 12) != fs->geo.nblocks ||
+            sfs_get32(c->b1 + 108) != fs->geo.vol)
             say(c, 1, "checkpoint in anchor unit %u sector %u: header does not match the volume",
                 a, i);
         c->rep->checkpoints++;
@@ -457,12 +457,12 @@ static void check_anchor(fck *c)
         say(c, 1, "anchor unit %u: sector 0 is not a valid checkpoint", a);
     if (!fs->cfg.bd->geo.needs_erase)
         return;
-    for (; i < fs->P; i++)
-        if (erased(c, a * fs->P + i) != 1) {
+    for (; i < fs->geo.P; i++)
+        if (erased(c, a * fs->geo.P + i) != 1) {
             uint32_t j = i + 1;
-            while (j < fs->P && erased(c, a * fs->P + j) == 1)
+            while (j < fs->geo.P && erased(c, a * fs->geo.P + j) == 1)
                 j++;
-            if (j == fs->P && badp == SFS_NONE) {
+            if (j == fs->geo.P && badp == SFS_NONE) {
                 say(c, 0, "anchor unit %u sector %u: torn checkpoint (a write cut by power "
                           "loss, or damage); mount uses the one before", a, i);
                 c->rep->notes++;
@@ -484,10 +484,10 @@ static int bucket(fck *c, uint32_t dir, uint32_t d)
     if (sfs_lookup(fs, sfs_data_lpn(fs, dir, d), 0, &ppn))
         return -1;
     if (ppn == SFS_NONE) {
-        memset(c->b1, 0, fs->payload);
+        memset(c->b1, 0, fs->geo.payload);
         return 0;
     }
-    if (ppn >= fs->nblocks * fs->P)
+    if (ppn >= fs->geo.nblocks * fs->geo.P)
         return -1;
     return sfs_rd_sector(fs, ppn, c->b1, &t) < 0 ? -1 : 1;
 }
@@ -527,7 +527,7 @@ static void child(fck *c, uint32_t dir, uint32_t ino, uint8_t type)
     }
     c->rep->files++;
     c->rep->bytes += in.size;
-    if (c->maxp[ino] > in.size / fs->payload + (in.size % fs->payload != 0))
+    if (c->maxp[ino] > in.size / fs->geo.payload + (in.size % fs->geo.payload != 0))
         say(c, 1, "file inode %u: size %U bytes but data page %u is mapped", ino, in.size,
             c->maxp[ino] - 1u);
 }
@@ -551,7 +551,7 @@ static void scan_dir(fck *c, uint32_t dir)
             continue;
         n = (uint32_t)(c->b1[0] | c->b1[1] << 8);
         u = (uint32_t)(c->b1[2] | c->b1[3] << 8);
-        if (u > fs->payload - 8u || c->b1[4] > 1 || c->b1[5] || c->b1[6] || c->b1[7]) {
+        if (u > fs->geo.payload - 8u || c->b1[4] > 1 || c->b1[5] || c->b1[6] || c->b1[7]) {
             say(c, 1, "directory %u bucket %u: header invalid (count %u, bytes %u)", dir, d, n, u);
             continue;
         }
@@ -592,7 +592,7 @@ static void scan_dir(fck *c, uint32_t dir)
         if (i == n && o != 8u + u)
             say(c, 1, "directory %u bucket %u: %u entries use %u bytes, header says %u", dir, d, n,
                 o - 8u, u);
-        for (o = 8u + u; i == n && o < fs->payload; o++)
+        for (o = 8u + u; i == n && o < fs->geo.payload; o++)
             if (c->b1[o]) {
                 say(c, 1, "directory %u bucket %u: bytes after the entries are not zero", dir, d);
                 break;
@@ -644,9 +644,9 @@ static int fck_setup(steadyfs *fs, const steadyfs_config *cfg, uint32_t *parts)
     if (sfs_setup(fs, &cc))
         return STEADYFS_EINVAL;
     ib = a4((fs->cfg.max_inodes + 7u) / 8u);
-    parts[0] = fs->sector_size;
-    parts[1] = a4((fs->nblocks * fs->P + 7u) / 8u);
-    parts[2] = a4(fs->nblocks);
+    parts[0] = fs->geo.sector_size;
+    parts[1] = a4((fs->geo.nblocks * fs->geo.P + 7u) / 8u);
+    parts[2] = a4(fs->geo.nblocks);
     parts[3] = 4u * fs->cfg.max_inodes;
     parts[4] = ib;
     return 0;
@@ -729,19 +729,19 @@ int steadyfs_probe(steadyfs *fs, steadyfs_config *cfg)
      * format carries the same format fields */
     for (a = 0, n = 0; a < SFS_RESERVED_BLOCKS && n < 2; a++) {
         uint32_t k, bad = 0;
-        for (k = 0; k < fs->dev_per_block; k++)
-            bad |= sbd_is_bad(cfg->bd, a * fs->dev_per_block + k) > 0;
+        for (k = 0; k < fs->geo.dev_per_block; k++)
+            bad |= sbd_is_bad(cfg->bd, a * fs->geo.dev_per_block + k) > 0;
         if (bad)
             continue;
         n++;
-        for (i = 0; i < fs->P; i++) {
+        for (i = 0; i < fs->geo.P; i++) {
             const uint8_t *b = fs->buf;
-            if (sfs_rd_sector(fs, a * fs->P + i, fs->buf, &t) < 0 || t.kind != TK_CKPT ||
-                sfs_get32(b) != 0x31434653u || sfs_get32(b + 20) != fs->sector_size ||
-                sfs_get32(b + 100) != fs->dev_per_block)
+            if (sfs_rd_sector(fs, a * fs->geo.P + i, fs->buf, &t) < 0 || t.kind != TK_CKPT ||
+                sfs_get32(b) != 0x31434653u || sfs_get32(b + 20) != fs->geo.sector_size ||
+                sfs_get32(b + 100) != fs->geo.dev_per_block)
                 continue;
-            cfg->sector_size = fs->sector_size;
-            cfg->erase_mult = fs->dev_per_block;
+            cfg->sector_size = fs->geo.sector_size;
+            cfg->erase_mult = fs->geo.dev_per_block;
             cfg->max_inodes = (uint16_t)(b[24] | b[25] << 8);
             cfg->file_pages_log2 = b[26];
             cfg->dir_pages = b[27];

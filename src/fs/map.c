@@ -12,8 +12,8 @@
 
 #define MAX_L1_PER_INODE 64u
 
-static uint32_t ino_of(const steadyfs *fs, uint32_t lpn) { return lpn >> fs->fbits; }
-static uint32_t pg_of(const steadyfs *fs, uint32_t lpn) { return lpn & ((1u << fs->fbits) - 1u); }
+static uint32_t ino_of(const steadyfs *fs, uint32_t lpn) { return lpn >> fs->geo.fbits; }
+static uint32_t pg_of(const steadyfs *fs, uint32_t lpn) { return lpn & ((1u << fs->geo.fbits) - 1u); }
 
 struct sfs_pend *sfs_pend_find(steadyfs *fs, uint8_t type, uint32_t key, int unc)
 {
@@ -55,8 +55,7 @@ static struct sfs_pend *pend_add(steadyfs *fs, uint8_t type, uint32_t key, uint3
     p->type = type;
     p->key = key;
     p->ppn = ppn;
-    p->old = SFS_UNKNOWN;
-    p->txn = (uint32_t)fs->seq;   /* its age, until a transaction owns it */
+    p->txn = (uint32_t)fs->log.seq;   /* its age, until a transaction owns it */
     return p;
 }
 
@@ -80,7 +79,7 @@ static uint32_t kill_from(steadyfs *fs, uint32_t ino)
 
 int sfs_kill_covers_l1(steadyfs *fs, uint32_t m)
 {
-    uint32_t lpn0 = m * fs->e1;
+    uint32_t lpn0 = m * fs->geo.e1;
     return pg_of(fs, lpn0) >= kill_from(fs, ino_of(fs, lpn0));
 }
 
@@ -92,7 +91,7 @@ int sfs_l1_locate(steadyfs *fs, uint32_t m, uint32_t *ppn)
         *ppn = p->ppn;
         return 0;
     }
-    r = fs->root[m / fs->e1];
+    r = fs->root[m / fs->geo.e1];
     if (r == SFS_NONE) {
         *ppn = SFS_NONE;
         return 0;
@@ -117,7 +116,7 @@ int sfs_lookup(steadyfs *fs, uint32_t lpn, int working, uint32_t *ppn)
         *ppn = SFS_NONE;
         return 0;
     }
-    rc = sfs_l1_locate(fs, lpn / fs->e1, &l1);
+    rc = sfs_l1_locate(fs, lpn / fs->geo.e1, &l1);
     if (rc)
         return rc;
     if (l1 == SFS_NONE) {
@@ -138,10 +137,9 @@ int sfs_apply_prog(steadyfs *fs, uint32_t lpn, uint32_t ppn, uint16_t owner, uin
         p = pend_add(fs, PT_L1, lpn, ppn);
         if (!p)
             return STEADYFS_ENOSPC;
-        p->flags = PF_UNC;
+        p->flags = old_hint == SFS_NONE ? PF_UNC | PF_NEW : PF_UNC;
         p->owner = owner;
         p->txn = txn;
-        p->old = old_hint;
         fs->uncommitted++;
     }
     sfs_count_inc(fs, ppn);
@@ -157,19 +155,19 @@ restart:
         struct sfs_pend *p = &fs->pend[i], *c;
         if (p->type != PT_L1 || !(p->flags & PF_UNC) || p->owner != owner || p->txn != txn)
             continue;
-        old = p->old;
-        if (old == SFS_UNKNOWN) {
+        old = SFS_NONE;
+        if (!(p->flags & PF_NEW)) {
             rc = sfs_lookup(fs, p->key, 0, &old);
             if (rc)
                 return rc;
         }
         sfs_count_dec(fs, old);
-        /* other transactions' record of the committed location follows */
+        /* another transaction's change of the same page no longer
+         * replaces nothing: it looks its old location up at its commit */
         for (j = 0; j < fs->npend; j++) {
             struct sfs_pend *q = &fs->pend[j];
-            if (q != p && q->type == PT_L1 && (q->flags & PF_UNC) && q->key == p->key &&
-                q->old == old)
-                q->old = p->ppn;
+            if (q != p && q->type == PT_L1 && (q->flags & PF_UNC) && q->key == p->key)
+                q->flags &= (uint8_t)~PF_NEW;
         }
         if (p->key < fs->cfg.max_inodes) {
             uint32_t ino = p->key;
@@ -179,10 +177,9 @@ restart:
             fs->ibm[ino >> 3] |= (uint8_t)(1u << (ino & 7u));
         }
         c = sfs_pend_find(fs, PT_L1, p->key, 0);   /* p is still uncommitted */
-        p->flags &= (uint8_t)~PF_UNC;
+        p->flags &= (uint8_t)~(PF_UNC | PF_NEW);
         p->owner = 0;
-        p->txn = (uint32_t)fs->seq;   /* committed entries: their age (make_room) */
-        p->old = SFS_UNKNOWN;
+        p->txn = (uint32_t)fs->log.seq;   /* committed entries: their age (make_room) */
         fs->uncommitted--;
         if (c) {
             sfs_pend_del(fs, c);
@@ -196,16 +193,16 @@ restart:
  * pending included).  Returns the count. */
 static int l1_of_inode(steadyfs *fs, uint32_t ino, uint32_t *l1, uint32_t *m0)
 {
-    uint32_t n = (1u << fs->fbits) / fs->e1, i, r;
+    uint32_t n = (1u << fs->geo.fbits) / fs->geo.e1, i, r;
     int rc;
-    *m0 = (ino << fs->fbits) / fs->e1;
-    r = fs->root[*m0 / fs->e1];
+    *m0 = (ino << fs->geo.fbits) / fs->geo.e1;
+    r = fs->root[*m0 / fs->geo.e1];
     if (r == SFS_NONE) {
         for (i = 0; i < n; i++)
             l1[i] = SFS_NONE;
     } else {
         /* one read of the inode's run of L2 entries */
-        rc = sfs_rd_words(fs, r, *m0 % fs->e1, n, l1);
+        rc = sfs_rd_words(fs, r, *m0 % fs->geo.e1, n, l1);
         if (rc)
             return rc;
     }
@@ -231,13 +228,13 @@ int sfs_apply_kill(steadyfs *fs, uint32_t ino, uint32_t from, int all)
         if (n < 0)
             return n;
         for (i = 0; i < (uint32_t)n; i++) {
-            pg0 = i * fs->e1;
-            if (l1[i] == SFS_NONE || pg0 + fs->e1 <= s || pg0 >= oldk)
+            pg0 = i * fs->geo.e1;
+            if (l1[i] == SFS_NONE || pg0 + fs->geo.e1 <= s || pg0 >= oldk)
                 continue;
             rc = sfs_rd_sector(fs, l1[i], fs->buf, &t);
             if (rc < 0)
                 return rc;
-            for (j = 0; j < fs->e1; j++) {
+            for (j = 0; j < fs->geo.e1; j++) {
                 uint32_t pg = pg0 + j, v = sfs_get32(fs->buf + 4 * j);
                 if (pg < s || pg >= oldk || v == SFS_NONE)
                     continue;
@@ -310,7 +307,7 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
     if (t->kind == TK_MAP1) {
         struct sfs_pend *p;
         uint32_t freed = 0;
-        if (t->key >= fs->n_l1)
+        if (t->key >= fs->geo.n_l1)
             return STEADYFS_ECORRUPT;
         rc = sfs_l1_locate(fs, t->key, &old);
         if (rc)
@@ -318,13 +315,13 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
         /* all or nothing: no change at all if its L2 change has no room */
         for (i = 0; i < fs->npend; i++) {
             p = &fs->pend[i];
-            freed += p->type == PT_L1 && !(p->flags & PF_UNC) && p->key / fs->e1 == t->key;
+            freed += p->type == PT_L1 && !(p->flags & PF_UNC) && p->key / fs->geo.e1 == t->key;
         }
         if (!sfs_pend_find(fs, PT_L2, t->key, 0) && fs->npend - freed >= fs->cfg.pending_max)
             return STEADYFS_ENOSPC;
         for (i = 0; i < fs->npend;) {
             p = &fs->pend[i];
-            if (p->type == PT_L1 && !(p->flags & PF_UNC) && p->key / fs->e1 == t->key) {
+            if (p->type == PT_L1 && !(p->flags & PF_UNC) && p->key / fs->geo.e1 == t->key) {
                 sfs_pend_del(fs, p);
                 continue;
             }
@@ -339,14 +336,15 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
         if (!p)
             return STEADYFS_ENOSPC;
         p->ppn = ppn;
+        p->txn = (uint32_t)fs->log.seq;   /* its age: since its L1 sector last moved */
         return 0;
     }
     if (t->kind == TK_MAP2) {
-        if (t->key >= fs->n_l2)
+        if (t->key >= fs->geo.n_l2)
             return STEADYFS_ECORRUPT;
         for (i = 0; i < fs->npend;) {
             struct sfs_pend *p = &fs->pend[i];
-            if (p->type == PT_L2 && p->key / fs->e1 == t->key) {
+            if (p->type == PT_L2 && p->key / fs->geo.e1 == t->key) {
                 sfs_pend_del(fs, p);
                 continue;
             }
@@ -376,6 +374,12 @@ int sfs_apply_size(steadyfs *fs, uint32_t ino, uint32_t size)
     if (!p)
         return STEADYFS_ENOSPC;
     p->ppn = size;
+    /* a size rewritten by every record is the newest change, not the
+     * oldest: aged from its first record, it was merged into its inode
+     * sector every ~14 records of a log (an inode program and an L1 change
+     * each time, 0.07 programs per 4 KiB record) for a value the next
+     * record replaces anyway */
+    p->txn = (uint32_t)fs->log.seq;
     return 0;
 }
 
@@ -391,8 +395,6 @@ int sfs_apply_data(steadyfs *fs, const sfs_tag *t, uint32_t ppn, uint32_t old_hi
         drop_size(fs, t->key);
     if (!rc && (t->flags & TF_SIZE))
         rc = sfs_apply_size(fs, t->owner, t->aux);
-    else if (!rc && (t->flags & TF_KILL))
-        rc = sfs_apply_kill(fs, t->key, t->aux, (t->flags & TF_KILLALL) != 0);
     return rc;
 }
 
@@ -411,9 +413,9 @@ static int map_prog(steadyfs *fs, uint8_t kind, uint32_t key, uint8_t flags, uin
     /* a map sector that maps nothing is not kept: its parent entry becomes
      * "none" (otherwise every inode range ever used would keep its map
      * sectors live for good) */
-    for (i = 0; i < fs->e1 && sfs_get32(fs->buf + 4 * i) == SFS_NONE; i++)
+    for (i = 0; i < fs->geo.e1 && sfs_get32(fs->buf + 4 * i) == SFS_NONE; i++)
         ;
-    if (i == fs->e1)
+    if (i == fs->geo.e1)
         t.flags |= TF_EMPTY;
     rc = sfs_log_prog(fs, fs->buf, &t, &ppn);
     if (rc)
@@ -428,19 +430,19 @@ static int l1_build(steadyfs *fs, uint32_t m, uint32_t kill_pg)
     int rc = sfs_l1_locate(fs, m, &old);
     if (rc)
         return rc;
-    fs->buf_ppn = SFS_NONE;
+    fs->cache.buf_ppn = SFS_NONE;
     if (old == SFS_NONE)
-        memset(fs->buf, 0xFF, fs->payload);
+        memset(fs->buf, 0xFF, fs->geo.payload);
     else if ((rc = sfs_rd_sector(fs, old, fs->buf, &t)) < 0)
         return rc;
     for (i = 0; i < fs->npend; i++) {
         struct sfs_pend *p = &fs->pend[i];
-        if (p->type == PT_L1 && !(p->flags & PF_UNC) && p->key / fs->e1 == m)
-            sfs_put32(fs->buf + 4 * (p->key % fs->e1), p->ppn);
+        if (p->type == PT_L1 && !(p->flags & PF_UNC) && p->key / fs->geo.e1 == m)
+            sfs_put32(fs->buf + 4 * (p->key % fs->geo.e1), p->ppn);
     }
     if (kill_pg != SFS_NONE)
-        for (i = 0; i < fs->e1; i++)
-            if (pg_of(fs, m * fs->e1 + i) >= kill_pg)
+        for (i = 0; i < fs->geo.e1; i++)
+            if (pg_of(fs, m * fs->geo.e1 + i) >= kill_pg)
                 sfs_put32(fs->buf + 4 * i, SFS_NONE);
     return 0;
 }
@@ -475,22 +477,22 @@ static int merge_l2_k(steadyfs *fs, uint32_t l2, uint32_t kill_ino)
         if (from == SFS_NONE)
             kill_ino = SFS_NONE;
         else {
-            m0 = (kill_ino << fs->fbits) / fs->e1;
-            n = (1u << fs->fbits) / fs->e1;
-            first = (from + fs->e1 - 1) / fs->e1;   /* first L1 fully covered */
+            m0 = (kill_ino << fs->geo.fbits) / fs->geo.e1;
+            n = (1u << fs->geo.fbits) / fs->geo.e1;
+            first = (from + fs->geo.e1 - 1) / fs->geo.e1;   /* first L1 fully covered */
         }
-        fs->buf_ppn = SFS_NONE;
+        fs->cache.buf_ppn = SFS_NONE;
         if (fs->root[l2] == SFS_NONE)
-            memset(fs->buf, 0xFF, fs->payload);
+            memset(fs->buf, 0xFF, fs->geo.payload);
         else if ((rc = sfs_rd_sector(fs, fs->root[l2], fs->buf, &t)) < 0)
             return rc;
         for (i = 0; i < fs->npend; i++) {
             struct sfs_pend *p = &fs->pend[i];
-            if (p->type == PT_L2 && p->key / fs->e1 == l2)
-                sfs_put32(fs->buf + 4 * (p->key % fs->e1), p->ppn);
+            if (p->type == PT_L2 && p->key / fs->geo.e1 == l2)
+                sfs_put32(fs->buf + 4 * (p->key % fs->geo.e1), p->ppn);
         }
         for (i = first; i < n; i++)
-            sfs_put32(fs->buf + 4 * ((m0 + i) % fs->e1), SFS_NONE);
+            sfs_put32(fs->buf + 4 * ((m0 + i) % fs->geo.e1), SFS_NONE);
         rc = map_prog(fs, TK_MAP2, l2, kill_ino != SFS_NONE ? TF_KILLMERGE : 0,
                       kill_ino != SFS_NONE ? kill_ino : 0);
     } while (rc == SFS_RETRY);
@@ -501,12 +503,12 @@ int sfs_merge_l2(steadyfs *fs, uint32_t l2) { return merge_l2_k(fs, l2, SFS_NONE
 
 int sfs_merge_kill(steadyfs *fs, uint32_t ino)
 {
-    uint32_t from = kill_from(fs, ino), m0 = (ino << fs->fbits) / fs->e1;
+    uint32_t from = kill_from(fs, ino), m0 = (ino << fs->geo.fbits) / fs->geo.e1;
     int rc;
     if (from == SFS_NONE)
         return 0;
-    if (from % fs->e1) {
-        uint32_t mb = m0 + from / fs->e1, cur;
+    if (from % fs->geo.e1) {
+        uint32_t mb = m0 + from / fs->geo.e1, cur;
         rc = sfs_l1_locate(fs, mb, &cur);
         if (rc)
             return rc;
@@ -516,7 +518,7 @@ int sfs_merge_kill(steadyfs *fs, uint32_t ino)
                 return rc;
         }
     }
-    return merge_l2_k(fs, m0 / fs->e1, ino);
+    return merge_l2_k(fs, m0 / fs->geo.e1, ino);
 }
 
 /* Rewrite inode ino's sector with its committed size from the pending
@@ -547,7 +549,7 @@ static int size_merge(steadyfs *fs, uint32_t ino)
 
 int sfs_make_room(steadyfs *fs, uint32_t need)
 {
-    uint32_t i, j, n2, n0, m;
+    uint32_t i, j, n2, n0, m, cold;
     int rc;
     /* one slot always stays spare for the L2 change an L1 merge adds */
     while (fs->npend + need + 1 > fs->cfg.pending_max) {
@@ -568,10 +570,17 @@ int sfs_make_room(steadyfs *fs, uint32_t need)
          * changes instead merged a log's sector at every call while cold
          * single changes of other sectors filled the rest of the table.) */
         /* L2 changes (one per L1 sector merged, a few L2 sectors for the
-         * whole device) wait until they are a quarter of the table or no
-         * L1 change is left to merge: then the oldest of them goes */
-        for (i = 0, n2 = 0; i < fs->npend; i++)
-            n2 += fs->pend[i].type == PT_L2;
+         * whole device) wait until they are a quarter of the table, or one
+         * of them has not changed for 4 K sectors (cold: a log's own L2
+         * change is renewed at each merge of its L1 sector and stays; the
+         * ones a fill or a rotation left behind held 7 of 32 slots for good,
+         * so a log's L1 sector was merged with 20 changes instead of 27),
+         * or no L1 change is left to merge: then the oldest of them goes */
+        for (i = 0, n2 = 0, cold = 0; i < fs->npend; i++)
+            if (fs->pend[i].type == PT_L2) {
+                n2++;
+                cold |= (uint32_t)fs->log.seq - fs->pend[i].txn > 4u * fs->cfg.pending_max;
+            }
         for (i = 0, j = SFS_NONE; i < fs->npend; i++) {
             struct sfs_pend *p = &fs->pend[i];
             int l2 = p->type == PT_L2, better;
@@ -582,7 +591,7 @@ int sfs_make_room(steadyfs *fs, uint32_t need)
             if (j == SFS_NONE)
                 better = 1;
             else if ((fs->pend[j].type == PT_L2) != l2)
-                better = l2 == (4 * n2 >= fs->cfg.pending_max);
+                better = l2 == (4 * n2 >= fs->cfg.pending_max || cold);
             else
                 better = (int32_t)(p->txn - fs->pend[j].txn) < 0;
             if (better)
@@ -596,7 +605,7 @@ int sfs_make_room(steadyfs *fs, uint32_t need)
          * that left the count as it was, the next level is merged at once
          * (the L1 sector of the inode, the L2 sector of the L1 sector). */
         n0 = fs->npend;
-        m = fs->pend[j].key / fs->e1;
+        m = fs->pend[j].key / fs->geo.e1;
         if (fs->pend[j].type == PT_L2) {
             rc = sfs_merge_l2(fs, m);
             if (rc)
@@ -612,7 +621,7 @@ int sfs_make_room(steadyfs *fs, uint32_t need)
         }
         rc = sfs_merge_l1(fs, m);
         if (!rc && fs->npend >= n0)
-            rc = sfs_merge_l2(fs, m / fs->e1);
+            rc = sfs_merge_l2(fs, m / fs->geo.e1);
         if (rc)
             return rc;
     }
@@ -622,7 +631,7 @@ int sfs_make_room(steadyfs *fs, uint32_t need)
 void sfs_abort(steadyfs *fs, int any, uint16_t owner, uint32_t txn)
 {
     uint32_t i;
-    fs->dc_dir = 0;   /* a directory edit may be undone */
+    fs->cache.dc_dir = 0;   /* a directory edit may be undone */
     for (i = 0; i < fs->npend;) {
         struct sfs_pend *p = &fs->pend[i];
         if ((p->flags & PF_UNC) && (any || (p->owner == owner && p->txn == txn))) {
@@ -656,31 +665,32 @@ int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uin
     t.flags = flags;
     t.aux = aux;
     if (!*txn)
-        *txn = (uint32_t)fs->seq ? (uint32_t)fs->seq : 1u;
+        *txn = (uint32_t)fs->log.seq ? (uint32_t)fs->log.seq : 1u;
     t.txn = *txn;
     rc = sfs_log_prog(fs, fs->buf, &t, &ppn);
     if (rc)
         return rc;
     rc = sfs_apply_data(fs, &t, ppn, old_hint);
-    if (!rc && (flags & TF_COMMIT) && (flags & TF_KILL)) {
-        fs->killed = 1;
-        /* a kill adds up to three entries: the call that made it pays
-         * for the room, so every call starts with the same slack */
-        rc = sfs_make_room(fs, 4);
-    }
     if (ppn_out)
         *ppn_out = ppn;
     return rc;
 }
 
-/* At most one kill between two checkpoints, so that mount replays at most
- * one (its bound counts one, DESIGN.md §5): a second kill first has the
- * reserve write a checkpoint.  Kills are rare (unlink, truncate, rename
- * over a file), so this costs a log rotation nothing. */
-void sfs_one_kill(steadyfs *fs, uint8_t flags)
+int sfs_commit_kill(steadyfs *fs, uint16_t owner, uint32_t txn, uint32_t ino, uint32_t from,
+                    int all)
 {
-    if ((flags & TF_KILL) && fs->killed)
-        fs->need_ckpt = 1;
+    /* a kill adds up to three entries: the call that made it pays for the
+     * room first, so every call starts with the same slack */
+    int rc = sfs_make_room(fs, 4);
+    if (!rc)
+        rc = sfs_apply_commit(fs, owner, txn);
+    if (!rc && owner != OWNER_NS)
+        drop_size(fs, ino);   /* its inode sector, in the transaction, has the size */
+    if (!rc)
+        rc = sfs_apply_kill(fs, ino, from, all);
+    if (!rc)
+        rc = sfs_ckpt_write(fs);
+    return rc;
 }
 
 /* Before a data sector of inode ino is built in fs->buf: merge a pending

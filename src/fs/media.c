@@ -17,19 +17,19 @@ static void tag_pack(const steadyfs *fs, uint8_t *p, const sfs_tag *t)
     sfs_put32(p + 24, t->dcrc);
     /* the volume id seeds the CRC: sectors of an earlier format left on
      * an erase-less device never pass as ours */
-    sfs_put32(p + 28, steady_crc32(t->kind == TK_CKPT ? 0 : fs->vol, p, 28));
+    sfs_put32(p + 28, steady_crc32(t->kind == TK_CKPT ? 0 : fs->geo.vol, p, 28));
 }
 
 static int tag_unpack(const steadyfs *fs, const uint8_t *p, sfs_tag *t)
 {
     uint32_t key = sfs_get32(p + 12);
     if (p[0] == 0 || p[0] > TK_CKPT ||
-        sfs_get32(p + 28) != steady_crc32(p[0] == TK_CKPT ? 0 : fs->vol, p, 28))
+        sfs_get32(p + 28) != steady_crc32(p[0] == TK_CKPT ? 0 : fs->geo.vol, p, 28))
         return STEADYFS_ECORRUPT;
     /* a key outside the map is no sector of ours, whatever its CRC says:
      * replay and collection index the map with it */
-    if ((p[0] == TK_DATA && key >= fs->n_l1 * fs->e1) || (p[0] == TK_MAP1 && key >= fs->n_l1) ||
-        (p[0] == TK_MAP2 && key >= fs->n_l2))
+    if ((p[0] == TK_DATA && key >= fs->geo.n_l1 * fs->geo.e1) || (p[0] == TK_MAP1 && key >= fs->geo.n_l1) ||
+        (p[0] == TK_MAP2 && key >= fs->geo.n_l2))
         return STEADYFS_ECORRUPT;
     t->kind = p[0];
     t->flags = p[1];
@@ -46,8 +46,8 @@ static int tag_unpack(const steadyfs *fs, const uint8_t *p, sfs_tag *t)
 static void where(const steadyfs *fs, uint32_t ppn, uint32_t off, uint32_t *dblk, uint32_t *doff)
 {
     uint32_t dsize = fs->cfg.bd->geo.page_size * fs->cfg.bd->geo.pages_per_block;
-    uint64_t byte = (uint64_t)(ppn % fs->P) * fs->sector_size + off;
-    *dblk = (ppn / fs->P) * fs->dev_per_block + (uint32_t)(byte / dsize);
+    uint64_t byte = (uint64_t)(ppn % fs->geo.P) * fs->geo.sector_size + off;
+    *dblk = (ppn / fs->geo.P) * fs->geo.dev_per_block + (uint32_t)(byte / dsize);
     *doff = (uint32_t)(byte % dsize);
 }
 
@@ -55,6 +55,7 @@ int sfs_dev_err(steadyfs *fs, int rc)
 {
     if (rc >= 0)
         return rc;
+    sfs_budget_void(fs);   /* fault handling is outside the bound */
     if (rc == SBD_ERR_POWER)
         fs->dead = 1;
     return STEADYFS_EIO;
@@ -69,11 +70,11 @@ void sfs_note_flips(steadyfs *fs, uint32_t ppn, int corrected)
     if (!lim || corrected < (int)(lim > 2 ? lim - 2 : lim))
         return;
     for (i = 0; i < 4; i++)
-        if ((fs->retire[i] & 0x7FFFFFFFu) == b)
+        if ((fs->gc.retire[i] & 0x7FFFFFFFu) == b)
             return;
     for (i = 0; i < 4; i++)
-        if (fs->retire[i] == SFS_NONE) {
-            fs->retire[i] = b | 0x80000000u;
+        if (fs->gc.retire[i] == SFS_NONE) {
+            fs->gc.retire[i] = b | 0x80000000u;
             return;
         }
 }
@@ -83,13 +84,14 @@ int sfs_rd_tag(steadyfs *fs, uint32_t ppn, sfs_tag *t)
     uint8_t raw[SFS_TAG_SIZE];
     uint32_t db, off;
     int rc;
-    if (fs->tag_inline) {
-        where(fs, ppn, fs->payload, &db, &off);
+    if (fs->geo.tag_inline) {
+        where(fs, ppn, fs->geo.payload, &db, &off);
         rc = sbd_read(fs->cfg.bd, db, off, raw, SFS_TAG_SIZE, NULL, 0);
     } else {
         where(fs, ppn, 0, &db, &off);
         rc = sbd_read(fs->cfg.bd, db, off, NULL, 0, raw, SFS_TAG_SIZE);
     }
+    sfs_budget_spend(fs, SFS_SPEND_READ, 1);
     if (rc < 0)
         return rc == SBD_ERR_ECC ? STEADYFS_ECORRUPT : sfs_dev_err(fs, rc);
     sfs_note_flips(fs, ppn, rc);
@@ -102,19 +104,20 @@ int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t)
     uint32_t db, off;
     int rc, rc2;
     if (buf == fs->buf)
-        fs->buf_ppn = SFS_NONE;
+        fs->cache.buf_ppn = SFS_NONE;
     where(fs, ppn, 0, &db, &off);
-    if (fs->tag_inline)
-        rc = sbd_read(fs->cfg.bd, db, off, buf, fs->sector_size, NULL, 0);
+    if (fs->geo.tag_inline)
+        rc = sbd_read(fs->cfg.bd, db, off, buf, fs->geo.sector_size, NULL, 0);
     else
-        rc = sbd_read(fs->cfg.bd, db, off, buf, fs->sector_size, raw, SFS_TAG_SIZE);
+        rc = sbd_read(fs->cfg.bd, db, off, buf, fs->geo.sector_size, raw, SFS_TAG_SIZE);
+    sfs_budget_spend(fs, SFS_SPEND_READ, 1);
     if (rc < 0)
         return rc == SBD_ERR_ECC ? STEADYFS_EIO : sfs_dev_err(fs, rc);
     sfs_note_flips(fs, ppn, rc);
-    rc2 = tag_unpack(fs, fs->tag_inline ? buf + fs->payload : raw, t);
+    rc2 = tag_unpack(fs, fs->geo.tag_inline ? buf + fs->geo.payload : raw, t);
     if (rc2)
         return rc2;
-    if (t->dcrc != steady_crc32(0, buf, fs->payload))
+    if (t->dcrc != steady_crc32(0, buf, fs->geo.payload))
         return STEADYFS_ECORRUPT;
     return rc;
 }
@@ -128,6 +131,7 @@ int sfs_rd_words(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t 
         return STEADYFS_EINVAL;
     where(fs, ppn, idx * 4u, &db, &off);
     rc = sbd_read(fs->cfg.bd, db, off, w, 4 * n, NULL, 0);
+    sfs_budget_spend(fs, SFS_SPEND_READ, 1);
     if (rc < 0)
         return sfs_dev_err(fs, rc);
     for (i = 0; i < n; i++)
@@ -141,16 +145,17 @@ int sfs_rd_erased(steadyfs *fs, uint32_t ppn)
     uint8_t e = fs->cfg.bd->geo.erased_byte;
     uint32_t db, off, i;
     int rc;
-    fs->buf_ppn = SFS_NONE;
+    fs->cache.buf_ppn = SFS_NONE;
     where(fs, ppn, 0, &db, &off);
-    rc = sbd_read(fs->cfg.bd, db, off, fs->buf, fs->sector_size, raw,
-                  fs->tag_inline ? 0 : SFS_TAG_SIZE);
+    rc = sbd_read(fs->cfg.bd, db, off, fs->buf, fs->geo.sector_size, raw,
+                  fs->geo.tag_inline ? 0 : SFS_TAG_SIZE);
+    sfs_budget_spend(fs, SFS_SPEND_READ, 1);
     if (rc < 0 && rc != SBD_ERR_ECC)
         return sfs_dev_err(fs, rc);
-    for (i = 0; i < fs->sector_size; i++)
+    for (i = 0; i < fs->geo.sector_size; i++)
         if (fs->buf[i] != e)
             return 0;
-    if (!fs->tag_inline)
+    if (!fs->geo.tag_inline)
         for (i = 0; i < SFS_TAG_SIZE; i++)
             if (raw[i] != e)
                 return 0;
@@ -163,27 +168,31 @@ int sfs_prog_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, const sfs_tag *t)
     sfs_tag tt = *t;
     uint32_t db, off, o, chunk;
     int rc = 0;
-    fs->buf_ppn = SFS_NONE;
-    tt.dcrc = steady_crc32(0, buf, fs->payload);
-    if (fs->tag_inline) {
-        tag_pack(fs, buf + fs->payload, &tt);
+    fs->cache.buf_ppn = SFS_NONE;
+    tt.dcrc = steady_crc32(0, buf, fs->geo.payload);
+    if (fs->geo.tag_inline) {
+        tag_pack(fs, buf + fs->geo.payload, &tt);
         /* NOR programs one device page per command */
-        chunk = fs->cfg.bd->geo.needs_erase ? fs->cfg.bd->geo.page_size : fs->sector_size;
-        for (o = 0; o < fs->sector_size && rc >= 0; o += chunk) {
+        chunk = fs->cfg.bd->geo.needs_erase ? fs->cfg.bd->geo.page_size : fs->geo.sector_size;
+        for (o = 0; o < fs->geo.sector_size && rc >= 0; o += chunk) {
             where(fs, ppn, o, &db, &off);
             rc = sbd_prog(fs->cfg.bd, db, off, buf + o, chunk, NULL, 0);
+            sfs_budget_spend(fs, SFS_SPEND_PROG, 1);
         }
     } else {
         tag_pack(fs, raw, &tt);
         where(fs, ppn, 0, &db, &off);
-        rc = sbd_prog(fs->cfg.bd, db, off, buf, fs->sector_size, raw, SFS_TAG_SIZE);
+        rc = sbd_prog(fs->cfg.bd, db, off, buf, fs->geo.sector_size, raw, SFS_TAG_SIZE);
+        sfs_budget_spend(fs, SFS_SPEND_PROG, 1);
     }
-    if (rc == SBD_ERR_PROG)
+    if (rc == SBD_ERR_PROG) {
+        sfs_budget_void(fs);
         return SFS_EFAIL;
+    }
     if (rc < 0)
         return sfs_dev_err(fs, rc);
     if (buf == fs->buf)
-        fs->buf_ppn = ppn;   /* the buffer is what the sector now holds */
+        fs->cache.buf_ppn = ppn;   /* the buffer is what the sector now holds */
     return 0;
 }
 
@@ -192,15 +201,18 @@ int sfs_erase(steadyfs *fs, uint32_t block)
     const sbd_geometry *g = &fs->cfg.bd->geo;
     uint32_t i;
     int rc = 0;
-    fs->buf_ppn = SFS_NONE;
+    fs->cache.buf_ppn = SFS_NONE;
     if (!g->needs_erase)
         return 0;   /* MRAM: nothing to pay for */
-    if (fs->dev_per_block > 1 && fs->dev_per_block == g->big_erase_blocks)
-        rc = sbd_erase(fs->cfg.bd, block * fs->dev_per_block, fs->dev_per_block);
+    sfs_budget_spend(fs, SFS_SPEND_ERASE, 1);
+    if (fs->geo.dev_per_block > 1 && fs->geo.dev_per_block == g->big_erase_blocks)
+        rc = sbd_erase(fs->cfg.bd, block * fs->geo.dev_per_block, fs->geo.dev_per_block);
     else
-        for (i = 0; i < fs->dev_per_block && rc == 0; i++)
-            rc = sbd_erase(fs->cfg.bd, block * fs->dev_per_block + i, 1);
-    if (rc == SBD_ERR_ERASE || rc == SBD_ERR_BAD_BLOCK)
+        for (i = 0; i < fs->geo.dev_per_block && rc == 0; i++)
+            rc = sbd_erase(fs->cfg.bd, block * fs->geo.dev_per_block + i, 1);
+    if (rc == SBD_ERR_ERASE || rc == SBD_ERR_BAD_BLOCK) {
+        sfs_budget_void(fs);
         return SFS_EFAIL;
+    }
     return rc < 0 ? sfs_dev_err(fs, rc) : 0;
 }

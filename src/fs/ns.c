@@ -89,7 +89,6 @@ static int busy(steadyfs *fs, uint32_t ino)
 static int ns_inode(steadyfs *fs, const sfs_inode *in, uint32_t *txn, uint8_t flags)
 {
     int rc;
-    sfs_one_kill(fs, flags);
     do {
         rc = sfs_prep(fs, in->ino);
         if (rc)
@@ -126,7 +125,7 @@ static int room_for_ns(steadyfs *fs)
 static int ns_end(steadyfs *fs, int rc)
 {
     if (rc >= 0)
-        fs->gc_busy = 5;
+        fs->gc.busy = 5;
     return sfs_end(fs, rc);
 }
 
@@ -145,7 +144,7 @@ static int create(steadyfs *fs, uint32_t parent, const char *name, uint32_t len,
     if (rc)
         return ns_fail(fs, txn, rc);
     in.ino = ino;
-    in.gen = (uint32_t)fs->seq;
+    in.gen = (uint32_t)fs->log.seq;
     in.type = type;
     in.parent = parent;
     in.size = 0;
@@ -162,6 +161,11 @@ int steadyfs_open(steadyfs *fs, const char *path, int flags)
     const char *name;
     uint8_t type;
     int rc = sfs_begin(fs, 1);
+    if (!rc)
+        /* O_TRUNC of an existing file is a truncate: within create's bound */
+        sfs_budget_arm(fs, flags & (STEADYFS_O_CREAT | STEADYFS_O_TRUNC) ? STEADYFS_CALL_CREATE
+                                                                         : STEADYFS_CALL_OPEN,
+                       sfs_path_depth(path));
     if (rc)
         return rc;
     rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &type);
@@ -193,6 +197,8 @@ int steadyfs_mkdir(steadyfs *fs, const char *path)
     const char *name;
     uint8_t type;
     int rc = sfs_begin(fs, 1);
+    if (!rc)
+        sfs_budget_arm(fs, STEADYFS_CALL_MKDIR, sfs_path_depth(path));
     if (rc)
         return rc;
     rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &type);
@@ -215,8 +221,9 @@ static int remove_name(steadyfs *fs, const char *path, int want_dir)
     uint32_t parent, nlen, ino, txn = 0;
     const char *name;
     uint8_t type;
-    sfs_inode in;
     int rc = sfs_begin(fs, 4);
+    if (!rc)
+        sfs_budget_arm(fs, want_dir ? STEADYFS_CALL_RMDIR : STEADYFS_CALL_UNLINK, sfs_path_depth(path));
     if (rc)
         return rc;
     /* collection, map merges and checkpoints first: then the bucket the
@@ -242,11 +249,10 @@ static int remove_name(steadyfs *fs, const char *path, int want_dir)
     }
     if (!rc)
         rc = sfs_dir_remove2(fs, parent, name, nlen, &txn, 0);
-    if (!rc) {
-        memset(&in, 0, sizeof in);
-        in.ino = ino;
-        rc = ns_inode(fs, &in, &txn, TF_COMMIT | TF_KILL | TF_KILLALL);
-    }
+    /* the bucket sector is the whole transaction: a checkpoint commits it
+     * with the inode's kill (no tombstone sector) */
+    if (!rc)
+        rc = sfs_commit_kill(fs, OWNER_NS, txn, ino, 0, 1);
     if (rc && txn)
         rc = ns_fail(fs, txn, rc);
     return ns_end(fs, rc);
@@ -280,7 +286,11 @@ int steadyfs_rename(steadyfs *fs, const char *from, const char *to)
     const char *sn, *dn;
     uint8_t st, dt;
     sfs_inode in;
+    uint32_t depth = sfs_path_depth(from) > sfs_path_depth(to) ? sfs_path_depth(from)
+                                                                : sfs_path_depth(to);
     int rc = sfs_begin(fs, 4);
+    if (!rc)
+        sfs_budget_arm(fs, STEADYFS_CALL_RENAME, depth);
     if (rc)
         return rc;
     rc = sfs_resolve(fs, from, &sp, &sn, &sl, &si, &st);
@@ -330,17 +340,14 @@ int steadyfs_rename(steadyfs *fs, const char *from, const char *to)
             rc = ns_inode(fs, &in, &txn, di ? 0 : TF_COMMIT);
         }
     }
-    if (!rc && di) {
-        memset(&in, 0, sizeof in);
-        in.ino = di;
-        rc = ns_inode(fs, &in, &txn, TF_COMMIT | TF_KILL | TF_KILLALL);
-    }
+    if (!rc && di)
+        rc = sfs_commit_kill(fs, OWNER_NS, txn, di, 0, 1);   /* the replaced inode dies */
     if (rc && txn)
         rc = ns_fail(fs, txn, rc);
     return ns_end(fs, rc);
 }
 
-int steadyfs_stat_path(steadyfs *fs, const char *path, steadyfs_stat *st)
+static int stat_call(steadyfs *fs, const char *path, steadyfs_stat *st)
 {
     uint32_t parent, nlen, ino;
     const char *name;
@@ -348,6 +355,8 @@ int steadyfs_stat_path(steadyfs *fs, const char *path, steadyfs_stat *st)
     sfs_inode in;
     struct sfs_open *p;
     int rc = sfs_begin(fs, 0);
+    if (!rc)
+        sfs_budget_arm(fs, STEADYFS_CALL_STAT, sfs_path_depth(path));
     if (rc)
         return rc;
     rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &type);
@@ -366,6 +375,13 @@ int steadyfs_stat_path(steadyfs *fs, const char *path, steadyfs_stat *st)
     return 0;
 }
 
+int steadyfs_stat_path(steadyfs *fs, const char *path, steadyfs_stat *st)
+{
+    int rc = stat_call(fs, path, st);
+    sfs_budget_end(fs);
+    return rc;
+}
+
 static struct sfs_open *dhandle(steadyfs *fs, int dd)
 {
     if (dd < 0 || (uint32_t)dd >= fs->cfg.open_max || !fs->open[dd].ino ||
@@ -374,13 +390,15 @@ static struct sfs_open *dhandle(steadyfs *fs, int dd)
     return &fs->open[dd];
 }
 
-int steadyfs_opendir(steadyfs *fs, const char *path)
+static int opendir_call(steadyfs *fs, const char *path)
 {
     struct sfs_open *o;
     uint32_t parent, nlen, ino;
     const char *name;
     uint8_t type;
     int rc = sfs_begin(fs, 0);
+    if (!rc)
+        sfs_budget_arm(fs, STEADYFS_CALL_OPENDIR, sfs_path_depth(path));
     if (rc)
         return rc;
     rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &type);
@@ -399,11 +417,20 @@ int steadyfs_opendir(steadyfs *fs, const char *path)
     return (int)(o - fs->open);
 }
 
-int steadyfs_readdir(steadyfs *fs, int dd, steadyfs_dirent *ent)
+int steadyfs_opendir(steadyfs *fs, const char *path)
+{
+    int rc = opendir_call(fs, path);
+    sfs_budget_end(fs);
+    return rc;
+}
+
+static int readdir_call(steadyfs *fs, int dd, steadyfs_dirent *ent)
 {
     struct sfs_open *o;
     sfs_inode in;
     int rc = sfs_begin(fs, 0);
+    if (!rc)
+        sfs_budget_arm(fs, STEADYFS_CALL_READDIR, 0);
     if (rc)
         return rc;
     o = dhandle(fs, dd);
@@ -416,6 +443,13 @@ int steadyfs_readdir(steadyfs *fs, int dd, steadyfs_dirent *ent)
     if (sfs_inode_read(fs, (uint32_t)ent->id, &in, NULL) == 0)
         ent->id |= (uint64_t)in.gen << 32;
     return 1;
+}
+
+int steadyfs_readdir(steadyfs *fs, int dd, steadyfs_dirent *ent)
+{
+    int rc = readdir_call(fs, dd, ent);
+    sfs_budget_end(fs);
+    return rc;
 }
 
 uint64_t steadyfs_telldir(steadyfs *fs, int dd)

@@ -45,10 +45,14 @@ uint64_t steady_fs_bound_ns(const sim_profile *p, const steadyfs_config *cfg, st
     return steady_fs_cost_ns(p, cfg, &c, mode);
 }
 
-static void default_cfg(steadyfs_config *cfg)
+static void default_cfg(steadyfs_config *cfg, const sim_profile *p)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->open_max = 1;
+    /* a sector is a whole number of pages: the file system's 2048-byte
+     * default does not fit a larger page (a user's 4 KiB-page NAND) */
+    if (p->geo.page_size > 2048u)
+        cfg->sector_size = p->geo.page_size;
 }
 
 uint64_t steady_fs_bound_ns_default(const char *profile, int call, uint64_t n, int mode)
@@ -57,8 +61,26 @@ uint64_t steady_fs_bound_ns_default(const char *profile, int call, uint64_t n, i
     steadyfs_config cfg;
     if (!p)
         return 0;
-    default_cfg(&cfg);
+    default_cfg(&cfg, p);
     return steady_fs_bound_ns(p, &cfg, (steadyfs_call)call, n, (sim_timing)mode);
+}
+
+int steady_fs_guarantee_ns_default(const char *profile, uint32_t record_size,
+                                   uint32_t fill_permille, int mode, uint64_t *c_ns,
+                                   uint64_t *d_ns)
+{
+    const sim_profile *p = sim_profile_find(profile);
+    steadyfs_config cfg;
+    steadyfs_cost c, d;
+    if (!p || !c_ns || !d_ns || fill_permille > 1000)
+        return -1;
+    default_cfg(&cfg, p);
+    cfg.fill_permille = (uint16_t)fill_permille;
+    if (steadyfs_guarantee(&cfg, &p->geo, record_size, &c, &d))
+        return -1;
+    *c_ns = steady_fs_cost_ns(p, &cfg, &c, (sim_timing)mode);
+    *d_ns = steady_fs_cost_ns(p, &cfg, &d, (sim_timing)mode);
+    return 0;
 }
 
 int steady_fs_bound_ops_default(const char *profile, int call, uint64_t n, steadyfs_cost *out)
@@ -67,6 +89,6 @@ int steady_fs_bound_ops_default(const char *profile, int call, uint64_t n, stead
     steadyfs_config cfg;
     if (!p)
         return -1;
-    default_cfg(&cfg);
+    default_cfg(&cfg, p);
     return steadyfs_bound(&cfg, &p->geo, (steadyfs_call)call, n, out);
 }

@@ -24,4 +24,12 @@ uint64_t steady_fs_bound_ns_default(const char *profile, int call, uint64_t n, i
  * the profile is unknown. */
 int steady_fs_bound_ops_default(const char *profile, int call, uint64_t n, steadyfs_cost *out);
 
+/* steadyfs_guarantee() priced: c and d in ns for records of record_size
+ * bytes on the named profile with the default configuration (one open
+ * file) and fill limit fill_permille (0: the format default).  0, or -1 if
+ * the profile is unknown or the arguments invalid. */
+int steady_fs_guarantee_ns_default(const char *profile, uint32_t record_size,
+                                   uint32_t fill_permille, int mode, uint64_t *c_ns,
+                                   uint64_t *d_ns);
+
 #endif

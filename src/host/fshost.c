@@ -225,10 +225,10 @@ void sh_fs_ram_parts(const sh_fs *f, uint32_t out[3])
 
 void sh_fs_counters_get(const sh_fs *f, sh_fs_counters *out)
 {
-    out->data = f->fs.n_data;
-    out->copy = f->fs.n_copy;
-    out->map = f->fs.n_map;
-    out->ckpt = f->fs.n_ckpt;
-    out->erase = f->fs.n_erase;
-    out->victim = f->fs.n_victim;
+    out->data = f->fs.stats.data;
+    out->copy = f->fs.stats.copy;
+    out->map = f->fs.stats.map;
+    out->ckpt = f->fs.stats.ckpt;
+    out->erase = f->fs.stats.erase;
+    out->victim = f->fs.stats.victim;
 }

@@ -461,3 +461,124 @@ int sh_profile_json(unsigned i, char *buf, size_t len)
     jput(&j, "]}");
     return (int)j.len;
 }
+
+/* ---- user profiles -------------------------------------------------------- */
+
+/* The numbers of a profile, by the key `steady devices --json` prints them
+ * under; sh_profile_define takes them in this order. */
+static const char *const profile_keys[] = {
+    "geometry.page_size", "geometry.spare_size", "geometry.pages_per_block",
+    "geometry.block_count", "geometry.read_size", "geometry.prog_size",
+    "geometry.big_erase_blocks", "geometry.ecc_bits", "geometry.ecc_codeword", "geometry.nop",
+    "geometry.needs_erase", "geometry.erased_byte",
+    "times.read.typ_ns", "times.read.max_ns", "times.prog.typ_ns", "times.prog.max_ns",
+    "times.erase.typ_ns", "times.erase.max_ns", "times.erase_big.typ_ns",
+    "times.erase_big.max_ns",
+    "bus.hz", "bus.cmd_lines", "bus.addr_lines", "bus.data_lines", "bus.addr_bytes",
+    "bus.dummy_cycles", "bus.overhead_ns",
+    "endurance", "factory_bad_max", "jitter_permille", "tail_ppm",
+};
+#define NKEYS (sizeof profile_keys / sizeof profile_keys[0])
+
+const char *sh_profile_key(unsigned i) { return i < NKEYS ? profile_keys[i] : NULL; }
+
+static char *dupstr(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+int sh_profile_define(const char *name, const char *part, const char *notes, const char *kind,
+                      const uint64_t *v, unsigned n)
+{
+    sim_profile *p;
+    unsigned i;
+    int rc;
+
+    if (!name || !part || !notes || !kind || !v || n != NKEYS) {
+        sh_set_error("profile: want a name, part, notes, kind and %u numbers", (unsigned)NKEYS);
+        return SBD_ERR_INVAL;
+    }
+    for (i = 0; i < NKEYS; i++) {
+        /* the time fields are 64-bit; every other field fits 32 bits, and
+         * the narrower ones are checked against their own width below */
+        if (strncmp(profile_keys[i], "times.", 6) != 0 && v[i] > 0xFFFFFFFFull) {
+            sh_set_error("profile %s: %s = %llu is too large", name, profile_keys[i],
+                         (unsigned long long)v[i]);
+            return SBD_ERR_INVAL;
+        }
+    }
+    if (v[7] > 0xFFFF || v[8] > 0xFFFF || v[9] > 0xFF || v[10] > 1 || v[11] > 0xFF ||
+        v[21] > 0xFF || v[22] > 0xFF || v[23] > 0xFF || v[24] > 0xFF || v[25] > 0xFF ||
+        v[29] > 0xFFFF) {
+        sh_set_error("profile %s: a field is out of its range (ecc_bits/ecc_codeword/"
+                     "jitter_permille <= 65535, nop/erased_byte/bus lines/bytes/cycles <= 255, "
+                     "needs_erase 0 or 1)", name);
+        return SBD_ERR_INVAL;
+    }
+    p = calloc(1, sizeof *p);
+    if (!p) {
+        sh_set_error("profile %s: out of memory", name);
+        return SBD_ERR_IO;
+    }
+    p->kind = !strcmp(kind, "nand") ? SIM_NAND : !strcmp(kind, "nor") ? SIM_NOR
+              : !strcmp(kind, "mram") ? SIM_MRAM : SIM_SD;
+    p->geo.page_size = (uint32_t)v[0];
+    p->geo.spare_size = (uint32_t)v[1];
+    p->geo.pages_per_block = (uint32_t)v[2];
+    p->geo.block_count = (uint32_t)v[3];
+    p->geo.read_size = (uint32_t)v[4];
+    p->geo.prog_size = (uint32_t)v[5];
+    p->geo.big_erase_blocks = (uint32_t)v[6];
+    p->geo.ecc_bits = (uint16_t)v[7];
+    p->geo.ecc_codeword = (uint16_t)v[8];
+    p->geo.nop = (uint8_t)v[9];
+    p->geo.needs_erase = (uint8_t)v[10];
+    p->geo.erased_byte = (uint8_t)v[11];
+    p->t_read = (sim_range){v[12], v[13]};
+    p->t_prog = (sim_range){v[14], v[15]};
+    p->t_erase = (sim_range){v[16], v[17]};
+    p->t_erase_big = (sim_range){v[18], v[19]};
+    p->bus.hz = (uint32_t)v[20];
+    p->bus.cmd_lines = (uint8_t)v[21];
+    p->bus.addr_lines = (uint8_t)v[22];
+    p->bus.data_lines = (uint8_t)v[23];
+    p->bus.addr_bytes = (uint8_t)v[24];
+    p->bus.dummy_cycles = (uint8_t)v[25];
+    p->bus.overhead_ns = (uint32_t)v[26];
+    p->endurance = (uint32_t)v[27];
+    p->factory_bad_max = (uint32_t)v[28];
+    p->jitter_permille = (uint16_t)v[29];
+    p->tail_ppm = (uint32_t)v[30];
+    p->name = dupstr(name);
+    p->part = dupstr(part);
+    p->notes = dupstr(notes);
+    if (!p->name || !p->part || !p->notes) {
+        rc = SBD_ERR_IO;
+        sh_set_error("profile %s: out of memory", name);
+    } else if (sim_profile_find(name)) {
+        rc = SBD_ERR_INVAL;
+        sh_set_error("profile %s: a device profile of that name exists", name);
+    } else if ((rc = sim_profile_register(p)) != 0) {
+        if (rc == SBD_ERR_RANGE)
+            sh_set_error("profile %s: no room for another profile (%u at most)", name,
+                         SIM_USER_PROFILES_MAX);
+        else
+            sh_set_error("profile %s: not a device the models can run (kind nand, nor or "
+                         "mram; power-of-two page >= 64 B; read, program and big-erase units "
+                         "that divide page and device; page + spare <= 8 KiB; at most 16 ECC "
+                         "codewords per page; every max >= its typ)", name);
+    }
+    if (rc) {
+        free((void *)p->name);
+        free((void *)p->part);
+        free((void *)p->notes);
+        free(p);
+        return rc;
+    }
+    return 0;   /* registered for the life of the process */
+}
+

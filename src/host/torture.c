@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "steadyfs/sim.h"
+#include "steadyfs/sim_spinand.h"
+#include "steadyfs/spinand.h"
 #include "steadyfs/steadyfs.h"
 
 #define ME 24       /* model entries */
@@ -47,6 +49,13 @@ typedef struct tctx {
     steady_torture_result *r;
     FILE *out;
     sim_dev dev;
+    /* --spinand: the file system on the SPI NAND driver, on the chip model,
+     * on dev */
+    sim_spinand chip;
+    spinand drv;
+    spinand_config dcfg;
+    uint8_t *cache;
+    uint32_t *bad_map;
     uint8_t *image;
     uint64_t image_len;
     steadyfs fs;
@@ -63,8 +72,8 @@ typedef struct tctx {
 /* The file system's counters restart at each mount: keep their sums. */
 static void keep_stats(tctx *t)
 {
-    t->emerg += t->fs.n_emerg;
-    t->victims += t->fs.n_victim;
+    t->emerg += t->fs.stats.catch_up;
+    t->victims += t->fs.stats.victim;
 }
 
 static uint64_t rnd(tctx *t)
@@ -262,6 +271,12 @@ static void arm(tctx *t)
     }
     else if (t->o->powercut)
         f.powercut_after = t->o->powercut;
+    /* through the chip model, every other arming cuts at an SPI transaction
+     * instead: mid-load, mid-poll, while an operation is busy */
+    if (t->o->spinand && t->o->powercut_every && rn(t, 2)) {
+        f.powercut_after = 0;
+        t->chip.cut_after_xfers = t->chip.stats.xfers + 1u + rn(t, 600);
+    }
     if (t->o->faults && t->dev.bd.geo.ecc_bits) {
         f.flip_ppm = 3000;
         f.flip_bits = (uint16_t)(t->dev.bd.geo.ecc_bits / 2);
@@ -276,6 +291,7 @@ static void disarm(tctx *t)
     sim_faults f;
     memset(&f, 0, sizeof f);
     sim_set_faults(&t->dev, &f);
+    t->chip.cut_after_xfers = 0;
     t->armed = 0;
 }
 
@@ -284,9 +300,16 @@ static int recover(tctx *t)
 {
     int rc;
     t->r->cuts++;
-    sim_power_restore(&t->dev);
+    if (t->o->spinand)
+        sim_spinand_power_restore(&t->chip);
+    else
+        sim_power_restore(&t->dev);
     disarm(t);
     keep_stats(t);
+    if (t->o->spinand && (rc = spinand_init(&t->drv, &t->dcfg)) != 0) {
+        fail(t, "spinand_init after power cut", sbd_strerror(rc), rc, 0);
+        return -1;
+    }
     rc = steadyfs_mount(&t->fs, &t->cfg);
     if (rc) {
         fail(t, "mount after power cut", steadyfs_strerror(rc), rc, 0);
@@ -635,6 +658,30 @@ static int setup(tctx *t)
     }
     memset(&t->cfg, 0, sizeof t->cfg);
     t->cfg.bd = &t->dev.bd;
+    if (t->o->spinand) {
+        uint32_t clen = sim_spinand_cache_size(&t->dev);
+        if (p->kind != SIM_NAND || strcmp(p->name, "mt29f1g01")) {
+            fprintf(t->out, "torture: --spinand needs the mt29f1g01 device\n");
+            return -1;
+        }
+        t->cache = calloc(1, clen);
+        t->bad_map = calloc(SPINAND_MAP_WORDS(blocks), sizeof *t->bad_map);
+        memset(&t->dcfg, 0, sizeof t->dcfg);
+        t->dcfg.xfer = sim_spinand_xfer;
+        t->dcfg.delay_us = sim_spinand_delay_us;
+        t->dcfg.ctx = &t->chip;
+        t->dcfg.blocks = blocks;
+        t->dcfg.quad = 1;
+        t->dcfg.bad_map = t->bad_map;
+        t->dcfg.bad_map_words = SPINAND_MAP_WORDS(blocks);
+        if (!t->cache || !t->bad_map ||
+            sim_spinand_init(&t->chip, &t->dev, NULL, t->cache, clen, 0x2C, 0x14, t->o->seed) ||
+            (rc = spinand_init(&t->drv, &t->dcfg)) != 0) {
+            fprintf(t->out, "torture: SPI NAND driver on the chip model: init failed\n");
+            return -1;
+        }
+        t->cfg.bd = &t->drv.bd;
+    }
     t->cfg.max_inodes = 128;
     ws = steadyfs_work_size(&t->cfg);
     t->work = calloc(1, ws ? ws : 1);
@@ -664,7 +711,7 @@ void steady_torture_replay(const steady_torture_opts *o, uint64_t ops, FILE *out
         fprintf(out, "%lu", (unsigned long)o->powercut);
     if (o->blocks)
         fprintf(out, " --blocks %lu", (unsigned long)o->blocks);
-    fprintf(out, "%s\n", o->faults ? "" : " --no-faults");
+    fprintf(out, "%s%s\n", o->faults ? "" : " --no-faults", o->spinand ? " --spinand" : "");
 }
 
 int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, FILE *out)
@@ -681,6 +728,8 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
     t->rng = o->seed * 0x9E3779B97F4A7C15ull + 1;
     if (setup(t)) {
         r->failures++;
+        free(t->cache);
+        free(t->bad_map);
         free(t->image);
         free(t->work);
         free(t);
@@ -704,13 +753,13 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
         }
         if (rc == STEADYFS_ENOSPC)
             fprintf(out, "ENOSPC: live %u of %u sectors, free blocks q%u f%u l%u, pending %u\n",
-                    t->fs.live, t->fs.live_max, t->fs.nqueued, t->fs.nfree, t->fs.nlimbo, t->fs.npend);
+                    t->fs.live, t->fs.live_max, t->fs.log.nqueued, t->fs.log.nfree, t->fs.log.nlimbo, t->fs.npend);
         if (rc == STEADYFS_ENOSPC && o->verbose) {
             uint32_t b;
-            for (b = 0; b < t->fs.nblocks; b++)
+            for (b = 0; b < t->fs.geo.nblocks; b++)
                 fprintf(out, "%u ", t->fs.blk[b]);
-            fprintf(out, "\nhead %u/%u victim %u idx %u in_gc %u\n", t->fs.head_block, t->fs.head_idx,
-                    t->fs.gc_victim, t->fs.gc_idx, t->fs.in_gc);
+            fprintf(out, "\nhead %u/%u victim %u idx %u in_gc %u\n", t->fs.log.head_block, t->fs.log.head_idx,
+                    t->fs.gc.victim, t->fs.gc.idx, t->fs.gc.active);
         }
         if (rc == STEADYFS_ENOSPC && ok && t->fs.live + 24u >= t->fs.live_max) {
             /* grown bad units took the capacity (the live limit shrinks
@@ -727,7 +776,7 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
         }
         t->cur = rc == 0 ? t->post : t->pre;
         if (o->verbose)
-            fprintf(out, "op %llu %s rc %d pool %u+%u+%u head %u/%u victim %u/%u live %u\n", (unsigned long long)t->op, what, rc, t->fs.nqueued, t->fs.nfree, t->fs.nlimbo, t->fs.head_block, t->fs.head_idx, t->fs.gc_victim, t->fs.gc_idx, t->fs.live);
+            fprintf(out, "op %llu %s rc %d pool %u+%u+%u head %u/%u victim %u/%u live %u\n", (unsigned long long)t->op, what, rc, t->fs.log.nqueued, t->fs.log.nfree, t->fs.log.nlimbo, t->fs.log.head_block, t->fs.log.head_idx, t->fs.gc.victim, t->fs.gc.idx, t->fs.live);
     }
     if (!r->failures) {
         /* final: everything synced must be there after a clean remount */
@@ -740,17 +789,34 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
     }
     {
         uint32_t b, bad = 0;
-        for (b = 0; b < t->dev.bd.geo.block_count; b++)
-            bad += sbd_is_bad(&t->dev.bd, b) > 0;
+        for (b = 0; b < t->cfg.bd->geo.block_count; b++)
+            bad += sbd_is_bad(t->cfg.bd, b) > 0;
         fprintf(out, "%s: %llu ops, %llu programs, %llu erases, %u bad blocks, %u GC victims, "
                 "%u catch-up collections\n",
                 o->device, (unsigned long long)t->op, (unsigned long long)t->dev.stats.progs,
                 (unsigned long long)t->dev.stats.erases, bad, t->victims, t->emerg);
     }
+    if (o->spinand) {
+        r->xfers = t->chip.stats.xfers;
+        r->xfer_malformed = t->chip.stats.malformed;
+        r->xfer_ignored = t->chip.stats.ignored;
+        fprintf(out, "spinand: %llu SPI transactions (%llu status polls), %llu page reads, "
+                "%llu programs, %llu erases; %llu malformed, %llu ignored, %llu NAND rule "
+                "violations\n",
+                (unsigned long long)t->chip.stats.xfers, (unsigned long long)t->chip.stats.polls,
+                (unsigned long long)t->chip.stats.page_reads,
+                (unsigned long long)t->chip.stats.programs,
+                (unsigned long long)t->chip.stats.erases,
+                (unsigned long long)t->chip.stats.malformed,
+                (unsigned long long)t->chip.stats.ignored,
+                (unsigned long long)t->chip.stats.rule_violations);
+    }
     fprintf(out, "%llu power cuts, %llu checks, %llu failures\n", (unsigned long long)r->cuts,
             (unsigned long long)r->checks, (unsigned long long)r->failures);
     if (r->failures)
         steady_torture_replay(o, r->fail_op + 1, out);
+    free(t->cache);
+    free(t->bad_map);
     free(t->image);
     free(t->work);
     free(t);

@@ -13,6 +13,9 @@ typedef struct steady_torture_opts {
     int powercut_every;   /* 1: a cut armed within the next 1..8 program/erase ops */
     uint32_t blocks;      /* device blocks (0: a small default per profile) */
     int faults;           /* 1: bit flips (within ECC) and grown bad blocks */
+    int spinand;          /* 1: through the SPI NAND driver and chip model
+                             (mt29f1g01 only); half the cuts then fall on an
+                             SPI transaction instead of a program/erase */
     int verbose;
 } steady_torture_opts;
 
@@ -20,6 +23,9 @@ typedef struct steady_torture_result {
     uint64_t cuts, checks, failures;
     uint64_t fail_op;     /* op index of the first failure */
     int worn_out;         /* stopped early: grown bad units took the capacity */
+    /* --spinand: SPI transactions, and those the chip model refused
+     * (malformed) or ignored (sent while busy / without write enable) */
+    uint64_t xfers, xfer_malformed, xfer_ignored;
 } steady_torture_result;
 
 /* Runs the torture; prints progress and the final line

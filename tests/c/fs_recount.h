@@ -11,9 +11,9 @@ static inline int fs_recount_unit(steadyfs *fs, uint32_t b)
 {
     uint32_t i, j, n = 0, cur, ppn;
     sfs_tag t;
-    for (i = 0; i < fs->P; i++) {
+    for (i = 0; i < fs->geo.P; i++) {
         int live = 0;
-        ppn = b * fs->P + i;
+        ppn = b * fs->geo.P + i;
         if (sfs_rd_tag(fs, ppn, &t) < 0)
             continue;
         if (t.kind == TK_DATA) {
@@ -26,7 +26,7 @@ static inline int fs_recount_unit(steadyfs *fs, uint32_t b)
             live = sfs_l1_locate(fs, t.key, &cur) == 0 && cur == ppn &&
                    !sfs_kill_covers_l1(fs, t.key);
         } else if (t.kind == TK_MAP2) {
-            live = t.key < fs->n_l2 && fs->root[t.key] == ppn;
+            live = t.key < fs->geo.n_l2 && fs->root[t.key] == ppn;
         }
         n += live != 0;
     }
@@ -37,9 +37,9 @@ static inline int fs_recount_unit(steadyfs *fs, uint32_t b)
  * heads), or -1 for a unit that holds nothing countable. */
 static inline int fs_counted_unit(const steadyfs *fs, uint32_t b)
 {
-    return fs->blk[b] <= fs->P ? fs->blk[b]
-         : b == fs->head_block ? (int)fs->head_count
-         : b == fs->gh_block ? (int)fs->gh_count : -1;
+    return fs->blk[b] <= fs->geo.P ? fs->blk[b]
+         : b == fs->log.head_block ? (int)fs->log.head_count
+         : b == fs->log.gh_block ? (int)fs->log.gh_count : -1;
 }
 
 #endif

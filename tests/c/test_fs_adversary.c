@@ -55,8 +55,18 @@ static kind_stat K[] = {
     {"read_4096", STEADYFS_CALL_READ, 4096, 0, 0, 0},
     {"close", STEADYFS_CALL_CLOSE, 0, 0, 0, 0},
     {"readdir", STEADYFS_CALL_READDIR, 0, 0, 0, 0},
+    {"stat (full directories)", STEADYFS_CALL_STAT, 2, 0, 0, 0},
+    {"open (full directories)", STEADYFS_CALL_OPEN, 2, 0, 0, 0},
+    {"create (full directories)", STEADYFS_CALL_CREATE, 2, 0, 0, 0},
+    {"unlink (full directories)", STEADYFS_CALL_UNLINK, 2, 0, 0, 0},
+    {"rename (full directories)", STEADYFS_CALL_RENAME, 2, 0, 0, 0},
+    {"readdir (full directory)", STEADYFS_CALL_READDIR, 0, 0, 0, 0},
+    {"create (filled device)", STEADYFS_CALL_CREATE, 2, 0, 0, 0},
+    {"rename (filled device)", STEADYFS_CALL_RENAME, 2, 0, 0, 0},
+    {"unlink (filled device)", STEADYFS_CALL_UNLINK, 2, 0, 0, 0},
 };
-enum { K_WS, K_DS, K_STAT, K_OPEN, K_READ, K_CLOSE, K_READDIR };
+enum { K_WS, K_DS, K_STAT, K_OPEN, K_READ, K_CLOSE, K_READDIR, K_DSTAT, K_DOPEN, K_DCREATE,
+       K_DUNLINK, K_DRENAME, K_DREADDIR, K_NCREATE, K_NRENAME, K_NUNLINK };
 
 static void measured(int k, uint64_t t0)
 {
@@ -74,6 +84,190 @@ static void measured(int k, uint64_t t0)
     } else {
         check_passed++;
     }
+}
+
+/* The rate guarantee (steadyfs_guarantee): every window of n consecutive
+ * record calls (write + sync or O_DSYNC write; the read-only calls between
+ * them change nothing) must take at most n c + d.  Checked for all windows
+ * at once: max over j of (S_j - j c) - min over i < j of (S_i - i c) <= d,
+ * S the prefix sums.  Also reported: the largest average over windows of
+ * 1, 10, 100 and 1000 records (what a tight c would have to cover). */
+static void window_check(const uint64_t *rec, uint64_t n)
+{
+    steadyfs_cost cc, dc;
+    uint64_t c, d, i, w;
+    int64_t run = 0, low = 0, worst = INT64_MIN;
+    static const uint64_t widths[] = {1, 10, 100, 1000};
+    CHECK_EQ(steadyfs_guarantee(&T.cfg, &T.dev.prof->geo, 4096, &cc, &dc), 0);
+    c = steady_fs_cost_ns(T.dev.prof, &T.cfg, &cc, SIM_WORST);
+    d = steady_fs_cost_ns(T.dev.prof, &T.cfg, &dc, SIM_WORST);
+    for (i = 0; i < n; i++) {
+        run += (int64_t)rec[i] - (int64_t)c;
+        if (run - low > worst)
+            worst = run - low;
+        if (run < low)
+            low = run;
+    }
+    CHECK(n == 0 || worst <= (int64_t)d);
+    printf("adversary: guarantee c = %.3f ms, d = %.3f ms (worst timing); %llu records, "
+           "largest window excess over n c: %.3f ms (allowed d)\n", c / 1e6, d / 1e6,
+           (unsigned long long)n, worst == INT64_MIN ? 0.0 : worst / 1e6);
+    for (w = 0; w < sizeof widths / sizeof widths[0] && widths[w] <= n; w++) {
+        uint64_t sum = 0, best = 0;
+        for (i = 0; i < n; i++) {
+            sum += rec[i];
+            if (i >= widths[w])
+                sum -= rec[i - widths[w]];
+            if (i + 1 >= widths[w] && sum > best)
+                best = sum;
+        }
+        printf("  largest mean over %4llu consecutive records: %8.3f ms\n",
+               (unsigned long long)widths[w], best / 1e6 / (double)widths[w]);
+    }
+}
+
+static void read_only(const sim_stats *before, const char *what);
+
+/* A name of 255 bytes whose hash starts probing at bucket 0 of a
+ * directory (dir.c: bucket = hash % dir_pages): tag makes it unique. */
+static uint32_t colliding_name(char *out, uint32_t tag, uint32_t from)
+{
+    uint32_t k, len = STEADYFS_NAME_MAX;
+    memset(out, 'n', len);
+    out[len] = 0;
+    for (k = from;; k++) {
+        snprintf(out, 24, "%08x-%010u", tag, k);
+        out[19] = 'n';   /* snprintf's NUL: keep the name 255 bytes long */
+        if (sfs_name_hash(out, len) % T.fs.cfg.dir_pages == 0)
+            return k;
+    }
+}
+
+/* The worst directory state: every name hashes to bucket 0, buckets 0 to
+ * dir_pages - 2 are full of 255-byte names (7 per sector), so a lookup of
+ * a name in the last bucket, or of one that is absent, probes every
+ * bucket -- at both levels of a two-component path.  Each path call is
+ * measured against its own bound (path depth 2), read-only ones must not
+ * program or erase. */
+static void dir_phase(void)
+{
+    static char name[STEADYFS_NAME_MAX + 1], dname[STEADYFS_NAME_MAX + 1];
+    static char path[2 * STEADYFS_NAME_MAX + 4], p2[2 * STEADYFS_NAME_MAX + 4];
+    uint32_t k = 0, i, per = (T.fs.geo.payload - 8u) / (10u + STEADYFS_NAME_MAX);
+    uint32_t full = per * (T.fs.cfg.dir_pages - 1u);
+    uint64_t t0;
+    sim_stats s0;
+    steadyfs_stat st;
+    steadyfs_dirent de;
+    int fd, dd;
+    for (i = 0; i < full; i++) {                  /* the root's buckets 0.. */
+        k = colliding_name(name, 1, k) + 1;
+        snprintf(path, sizeof path, "/%s", name);
+        fd = steadyfs_open(&T.fs, path, STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
+        CHECK(fd >= 0);
+        CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
+    }
+    k = colliding_name(dname, 2, 0) + 1;          /* lands in the last bucket */
+    snprintf(path, sizeof path, "/%s", dname);
+    CHECK_EQ(steadyfs_mkdir(&T.fs, path), 0);
+    for (i = 0, k = 0; i < full; i++) {
+        k = colliding_name(name, 3, k) + 1;
+        snprintf(path, sizeof path, "/%s/%s", dname, name);
+        fd = steadyfs_open(&T.fs, path, STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
+        CHECK(fd >= 0);
+        CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
+    }
+    k = colliding_name(name, 4, 0) + 1;           /* the target, in the last bucket */
+    snprintf(path, sizeof path, "/%s/%s", dname, name);
+    fd = steadyfs_open(&T.fs, path, STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
+    CHECK(fd >= 0);
+    CHECK_EQ(steadyfs_write(&T.fs, fd, "x", 1), 1);
+    CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
+    sim_set_timing(&T.dev, SIM_WORST);
+    for (i = 0; i < 20; i++) {
+        s0 = T.dev.stats;
+        t0 = T.dev.now_ns;
+        CHECK_EQ(steadyfs_stat_path(&T.fs, path, &st), 0);
+        measured(K_DSTAT, t0);
+        read_only(&s0, "stat (full directories)");
+        s0 = T.dev.stats;
+        t0 = T.dev.now_ns;
+        fd = steadyfs_open(&T.fs, path, STEADYFS_O_RDONLY);
+        measured(K_DOPEN, t0);
+        read_only(&s0, "open (full directories)");
+        CHECK(fd >= 0);
+        CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
+        /* absent: every bucket probed, nothing found */
+        colliding_name(p2, 5, i * 1000u);
+        memmove(p2 + strlen(dname) + 2, p2, STEADYFS_NAME_MAX + 1);
+        p2[0] = '/';
+        memcpy(p2 + 1, dname, strlen(dname));
+        p2[strlen(dname) + 1] = '/';
+        s0 = T.dev.stats;
+        t0 = T.dev.now_ns;
+        CHECK_EQ(steadyfs_stat_path(&T.fs, p2, &st), STEADYFS_ENOENT);
+        measured(K_DSTAT, t0);
+        read_only(&s0, "stat of an absent name");
+        t0 = T.dev.now_ns;                        /* create in the last bucket */
+        fd = steadyfs_open(&T.fs, p2, STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
+        measured(K_DCREATE, t0);
+        CHECK(fd >= 0);
+        CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
+        t0 = T.dev.now_ns;
+        CHECK_EQ(steadyfs_unlink(&T.fs, p2), 0);
+        measured(K_DUNLINK, t0);
+        t0 = T.dev.now_ns;                        /* rename within the full directory */
+        CHECK_EQ(steadyfs_rename(&T.fs, path, p2), 0);
+        measured(K_DRENAME, t0);
+        CHECK_EQ(steadyfs_rename(&T.fs, p2, path), 0);
+    }
+    snprintf(p2, sizeof p2, "/%s", dname);
+    dd = steadyfs_opendir(&T.fs, p2);
+    CHECK(dd >= 0);
+    for (i = 0;; i++) {
+        s0 = T.dev.stats;
+        t0 = T.dev.now_ns;
+        if (steadyfs_readdir(&T.fs, dd, &de) != 1)
+            break;
+        measured(K_DREADDIR, t0);
+        read_only(&s0, "readdir (full directory)");
+    }
+    CHECK_EQ(i, full + 1);
+    steadyfs_closedir(&T.fs, dd);
+    /* readdir's worst: an entry in the first bucket and one in the last,
+     * every bucket between written and emptied, so the call after the
+     * first entry loads them all */
+    sim_set_timing(&T.dev, SIM_TYPICAL);
+    CHECK_EQ(steadyfs_mkdir(&T.fs, "/e"), 0);
+    for (i = 0; i < T.fs.cfg.dir_pages; i++) {
+        char nm[24];
+        uint32_t n;
+        for (n = 0;; n++) {
+            snprintf(nm, sizeof nm, "b%u-%u", i, n);
+            if (sfs_name_hash(nm, (uint32_t)strlen(nm)) % T.fs.cfg.dir_pages == i)
+                break;
+        }
+        snprintf(path, sizeof path, "/e/%s", nm);
+        fd = steadyfs_open(&T.fs, path, STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
+        CHECK(fd >= 0);
+        CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
+        if (i && i + 1 < T.fs.cfg.dir_pages)
+            CHECK_EQ(steadyfs_unlink(&T.fs, path), 0);
+    }
+    sim_set_timing(&T.dev, SIM_WORST);
+    dd = steadyfs_opendir(&T.fs, "/e");
+    CHECK(dd >= 0);
+    for (i = 0;; i++) {
+        s0 = T.dev.stats;
+        t0 = T.dev.now_ns;
+        if (steadyfs_readdir(&T.fs, dd, &de) != 1)
+            break;
+        measured(K_DREADDIR, t0);
+        read_only(&s0, "readdir (emptied buckets)");
+    }
+    CHECK_EQ(i, 2);
+    steadyfs_closedir(&T.fs, dd);
+    sim_set_timing(&T.dev, SIM_TYPICAL);
 }
 
 /* A call that changes nothing must not program or erase. */
@@ -95,6 +289,7 @@ int main(void)
     static uint8_t buf[65536];
     const char *env = getenv("STEADYFS_ADV_CALLS");
     uint64_t ncalls = env ? strtoull(env, NULL, 10) : 20000, i, t0;
+    uint64_t *records, nrec = 0;
     uint32_t f, fsize, enospc = 0, enospc_low = 0, b, bad = 0;
     uint32_t live_min_enospc = 0xFFFFFFFFu;
     steadyfs_info info;
@@ -103,6 +298,15 @@ int main(void)
     const char *fenv = getenv("STEADYFS_ADV_FILL");
     uint32_t fill = fenv ? (uint32_t)atoi(fenv) : 90;
     sim_stats s0;
+    /* the worst directories first, on a device of their own */
+    CHECK_EQ(tdev_open(&T, "mt29f1g01", 0, 6), 0);
+    T.cfg.open_max = 1;
+    T.cfg.work_size = steadyfs_work_size(&T.cfg);
+    CHECK_EQ(steadyfs_format(&T.fs, &T.cfg), 0);
+    CHECK_EQ(steadyfs_mount(&T.fs, &T.cfg), 0);
+    dir_phase();
+    CHECK_EQ(steadyfs_unmount(&T.fs), 0);
+    tdev_close(&T);
     CHECK_EQ(tdev_open(&T, "mt29f1g01", 0, 5), 0);
     T.cfg.open_max = 1;
     T.cfg.work_size = steadyfs_work_size(&T.cfg);
@@ -135,6 +339,9 @@ int main(void)
     printf("adversary: %u files of %u bytes, live %u of %u sectors (%.1f %%)\n", NFILES, fsize,
            T.fs.live, T.fs.live_max, 100.0 * T.fs.live / T.fs.live_max);
     sim_set_timing(&T.dev, SIM_WORST);
+    records = calloc(ncalls ? ncalls : 1, sizeof *records);
+    if (!records)
+        return 1;
     for (i = 0; i < ncalls; i++) {
         uint32_t off, kind = rn(100);
         int dsync = (int)(i & 1);
@@ -177,6 +384,24 @@ int main(void)
             }
             continue;
         }
+        if (i % 64 == 63) {                             /* namespace calls under load */
+            t0 = T.dev.now_ns;
+            fd = steadyfs_open(&T.fs, "/a/new", STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
+            measured(K_NCREATE, t0);
+            if (fd >= 0) {
+                CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
+                t0 = T.dev.now_ns;
+                rc = steadyfs_rename(&T.fs, "/a/new", "/a/renamed");
+                measured(K_NRENAME, t0);
+                t0 = T.dev.now_ns;
+                rc2 = steadyfs_unlink(&T.fs, rc ? "/a/new" : "/a/renamed");
+                measured(K_NUNLINK, t0);
+                CHECK(rc == 0 || rc == STEADYFS_ENOSPC);
+                CHECK_EQ(rc2, 0);
+            } else {
+                CHECK_EQ(fd, STEADYFS_ENOSPC);
+            }
+        }
         fd = steadyfs_open(&T.fs, path,
                            STEADYFS_O_RDWR | (dsync ? STEADYFS_O_DSYNC : 0));
         CHECK(fd >= 0);
@@ -189,6 +414,7 @@ int main(void)
         if (rc == 4096 && !dsync)
             rc = steadyfs_sync(&T.fs, fd) ? -1 : 4096;
         measured(dsync ? K_DS : K_WS, t0);
+        records[nrec++] = T.dev.now_ns - t0;
         if (rc != 4096) {
             enospc++;
             if (T.fs.live + SFS_RM_ROOM + 2 < T.fs.live_max)
@@ -202,12 +428,14 @@ int main(void)
             rc2 = 0;
         CHECK_EQ(rc2, 0);
     }
-    for (b = 0; b < T.fs.nblocks; b++) {
+    for (b = 0; b < T.fs.geo.nblocks; b++) {
         int want = fs_counted_unit(&T.fs, b);
         if (want >= 0 && fs_recount_unit(&T.fs, b) != want)
             bad++;
     }
     CHECK_EQ(bad, 0);
+    window_check(records, nrec);
+    free(records);
     printf("adversary: %llu write calls in worst timing; per call kind: largest measured / stated "
            "bound\n", (unsigned long long)ncalls);
     for (f = 0; f < sizeof K / sizeof K[0]; f++)
@@ -218,8 +446,8 @@ int main(void)
     printf("adversary: %u writes failed (ENOSPC), %u of them with live data below the limit "
            "(lowest live %u of %u sectors); collection copies %u, map sectors %u, "
            "catch-up collections %u\n", enospc, enospc_low,
-           live_min_enospc == 0xFFFFFFFFu ? 0 : live_min_enospc, T.fs.live_max, T.fs.n_copy,
-           T.fs.n_map, T.fs.n_emerg);
+           live_min_enospc == 0xFFFFFFFFu ? 0 : live_min_enospc, T.fs.live_max, T.fs.stats.copy,
+           T.fs.stats.map, T.fs.stats.catch_up);
     CHECK_EQ(steadyfs_unmount(&T.fs), 0);
     tdev_close(&T);
     return check_done("test_fs_adversary");

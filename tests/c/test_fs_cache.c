@@ -90,8 +90,8 @@ static int same(const char *path, uint32_t len, uint32_t seed)
 /* Where sector ppn is on the device: (block, byte offset) as traced. */
 static void dev_pos(uint32_t ppn, uint32_t *b, uint32_t *o)
 {
-    *b = ppn / T.fs.P;
-    *o = ppn % T.fs.P * T.fs.sector_size;
+    *b = ppn / T.fs.geo.P;
+    *o = ppn % T.fs.geo.P * T.fs.geo.sector_size;
 }
 
 /* The sectors of the root bucket holding "log" and of /log's inode, as
@@ -208,7 +208,7 @@ static void test_rotation_under_gc(void)
         snprintf(name, sizeof name, "/r/%06u.log", k);
         put(name, 96 * 1024 + k * 64, k);
         if (k % 37 == 36) {
-            victims += T.fs.n_victim;   /* statistics restart at mount */
+            victims += T.fs.stats.victim;   /* statistics restart at mount */
             CHECK_EQ(steadyfs_unmount(FS), 0);
             CHECK_EQ(steadyfs_mount(FS, &T.cfg), 0);
         }
@@ -224,7 +224,7 @@ static void test_rotation_under_gc(void)
         CHECK(same(name, 96 * 1024 + k * 64, k));
     }
     CHECK(same("/static.bin", 300 * 1024, 99));
-    CHECK(victims + T.fs.n_victim > 0);   /* collection did run */
+    CHECK(victims + T.fs.stats.victim > 0);   /* collection did run */
 }
 
 int main(void)

@@ -78,7 +78,7 @@ static uint64_t round_trip(tdev *t, uint32_t nfiles, uint32_t wsize, uint32_t ro
            "%llu (%.1f %%), emergency %u\n",
            round, made, (unsigned long long)total, wsize, (unsigned long long)in.used,
            (unsigned long long)in.capacity, 100.0 * (double)in.used / (double)in.capacity,
-           fs->n_emerg);
+           fs->stats.catch_up);
     CHECK(in.used * 1000u >= in.capacity * FULL_PERMILLE);
     CHECK(in.used + (SFS_RM_ROOM + 4u) * in.data_per_sector >= in.capacity);
     /* a new file cannot be created on the full device... */
@@ -198,7 +198,7 @@ static void churn(const char *profile, uint32_t blocks, uint32_t nfiles, uint32_
     }
     CHECK_EQ(steadyfs_info_get(fs, &in), 0);
     printf("  %u operations, %u ENOSPC, used %.1f %% of the capacity, %u catch-up collections\n",
-           ops, enospc, 100.0 * (double)in.used / (double)in.capacity, fs->n_emerg);
+           ops, enospc, 100.0 * (double)in.used / (double)in.capacity, fs->stats.catch_up);
     for (i = 0; i < nfiles; i++) {
         snprintf(p, sizeof p, "/f%u", i);
         rc = steadyfs_unlink(fs, p);

@@ -111,8 +111,8 @@ static void run(const char *profile, uint32_t blocks, uint32_t permille, uint32_
             mx = dt;
         if (getenv("LOG4K_VERBOSE") && i % 1000 == 999)
             printf("  %llu: data %u copies %u map %u ckpt %u erases %u victims %u live %u/%u free %u s %u\n",
-                   (unsigned long long)i, t.fs.n_data, t.fs.n_copy, t.fs.n_map, t.fs.n_ckpt,
-                   t.fs.n_erase, t.fs.n_victim, t.fs.live, t.fs.live_max, sfs_free_blocks(&t.fs), t.fs.s_gc);
+                   (unsigned long long)i, t.fs.stats.data, t.fs.stats.copy, t.fs.stats.map, t.fs.stats.ckpt,
+                   t.fs.stats.erase, t.fs.stats.victim, t.fs.live, t.fs.live_max, sfs_free_blocks(&t.fs), t.fs.gc.s);
     }
     if (fails) {
         CHECK_EQ(steadyfs_info_get(&t.fs, &in), 0);
@@ -127,7 +127,7 @@ static void run(const char *profile, uint32_t blocks, uint32_t permille, uint32_
            profile, blocks ? blocks : t.dev.prof->geo.block_count, permille / 10,
            (unsigned long long)(fsize >> 10), (unsigned long long)i,
            i ? (double)sum / (double)i / 1e6 : 0.0, (double)mx / 1e6,
-           sum ? 4096.0 * (double)i / ((double)sum / 1e9) / 1e6 : 0.0, t.fs.n_erase, t.fs.n_copy);
+           sum ? 4096.0 * (double)i / ((double)sum / 1e9) / 1e6 : 0.0, t.fs.stats.erase, t.fs.stats.copy);
     if (fd >= 0)
         steadyfs_close(&t.fs, fd);
     /* space comes back: with the logs deleted, the usage is as before
@@ -141,11 +141,11 @@ static void run(const char *profile, uint32_t blocks, uint32_t permille, uint32_
     /* what may stay: the log directory's buckets and the L1 map sector of
      * its pages, and the dense map sectors of inode numbers touched */
     CHECK(in.used <= used0 + (uint64_t)in.data_per_sector *
-                                 (8u + 1u + 2u * ((t.fs.cfg.max_inodes + t.fs.e1 - 1) / t.fs.e1) + 1u));
+                                 (8u + 1u + 2u * ((t.fs.cfg.max_inodes + t.fs.geo.e1 - 1) / t.fs.geo.e1) + 1u));
     if (getenv("LOG4K_VERBOSE"))
         printf("  used before %llu after %llu\n", (unsigned long long)used0,
                (unsigned long long)in.used);
-    CHECK_EQ(t.fs.drift, 0);
+    CHECK_EQ(t.fs.gc.drift, 0);
     steadyfs_unmount(&t.fs);
     tdev_close(&t);
 }

@@ -9,7 +9,8 @@ sectors, erases) inside the workload's call, exactly as for littlefs.
 Configuration: the steadyfs defaults (include/steadyfs/steadyfs.h) with
 ``open_max = 1``, the configuration whose RAM the README states and whose
 bounds ``steady bound`` prints; every workload keeps one file open at a
-time.  Override with ``--param fs.KEY=VALUE`` for any sh_fs_config field
+time; on a device with pages over 2048 bytes, ``sector_size`` = the page.
+Override with ``--param fs.KEY=VALUE`` for any sh_fs_config field
 (``open_max``, ``pending_max``, ``replay_max``, ``max_inodes``,
 ``fill_permille``, ``file_pages_log2``, ``dir_pages``, ``sector_size``,
 ``erase_mult``).
@@ -104,6 +105,11 @@ class SteadyFsTarget(FsTarget):
         if bad:
             raise ValueError(f"unknown steadyfs option(s) {', '.join(bad)}: known {', '.join(CONFIG_KEYS)}")
         cfg = dict(DEFAULTS)
+        page = int(dev.geometry["page_size"])
+        if page > 2048:
+            # a sector is a whole number of pages: the 2048-byte default does
+            # not fit a larger page (a user's 4 KiB-page NAND), so one page
+            cfg["sector_size"] = page
         try:
             cfg.update({k: int(v) for k, v in options.items()})
         except ValueError as e:

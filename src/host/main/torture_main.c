@@ -10,7 +10,7 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: steady-torture --device PROFILE [--seed N] [--ops N] "
-                    "[--powercut every|N|0] [--blocks N] [--faults|--no-faults] [--verbose]\n");
+                    "[--powercut every|N|0] [--blocks N] [--faults|--no-faults] [--spinand] [--verbose]\n");
     return 2;
 }
 
@@ -74,6 +74,8 @@ int main(int argc, char **argv)
             o.faults = 1;
         else if (!strcmp(a, "--no-faults"))
             o.faults = 0;
+        else if (!strcmp(a, "--spinand"))
+            o.spinand = 1;
         else if (!strcmp(a, "--verbose"))
             o.verbose = 1;
         else

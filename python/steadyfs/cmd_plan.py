@@ -1,0 +1,175 @@
+"""`steady plan`: the RAM that is proven to absorb an input rate with no loss.
+
+steadyfs_guarantee() (src/fs/bound.c) states a rate-latency service curve
+for a stream of records: any n consecutive write + sync calls (or O_DSYNC
+writes) of RECORD bytes take at most n*c + d, whatever came before them and
+whatever the fill level up to the format's fill limit, in the device's
+timing mode.  A producer that delivers RATE bytes per second and hands the
+file system a record as soon as one is complete then never holds more than
+
+    buffer = RECORD + RATE * (c + d)          if RATE * c <= RECORD
+
+bytes (the record being written plus what arrives while it and the records
+queued behind it are written; derivation in docs/DESIGN.md §7).  If
+RATE * c > RECORD the backlog grows without bound: no finite RAM suffices,
+and the largest sustainable rate is RECORD / c.  With --ram B the command
+answers the other way round: the largest rate a buffer of B bytes absorbs.
+
+The figure is a proof from the stated bounds, not a measurement; `steady
+bench` measures (the README shows both).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import math
+import sys
+from dataclasses import asdict, dataclass
+
+from steadyfs import native, userprofile
+from steadyfs.native import NativeLibraryMissing
+from steadyfs.units import format_bytes, format_rate, parse_rate, parse_size
+
+TIMING = {"typical": 0, "tail": 1, "worst": 2}
+
+
+class PlanError(ValueError):
+    """Bad arguments or a device steadyfs cannot plan for (message for the user)."""
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """c and d of steadyfs_guarantee, in seconds."""
+
+    device: str
+    record: int
+    timing: str
+    fill: float
+    c_s: float
+    d_s: float
+
+    @property
+    def max_rate(self) -> float:
+        """Largest input rate (B/s) the guarantee sustains with finite RAM."""
+        return self.record / self.c_s if self.c_s > 0 else math.inf
+
+
+def buffer_for_rate(g: Guarantee, rate: float) -> float | None:
+    """Bytes of buffer that provably absorb `rate` B/s, None if unsustainable."""
+    if rate * g.c_s > g.record:
+        return None
+    return g.record + rate * (g.c_s + g.d_s)
+
+
+def rate_for_buffer(g: Guarantee, ram: float) -> float:
+    """Largest rate (B/s) a buffer of `ram` bytes provably absorbs (0: none)."""
+    if ram < g.record:
+        return 0.0
+    by_ram = (ram - g.record) / (g.c_s + g.d_s) if g.c_s + g.d_s > 0 else math.inf
+    return min(g.max_rate, by_ram)
+
+
+def guarantee(device: str, record: int, timing: str, fill: float) -> Guarantee:
+    prof = next((p for p in native.profiles() if p["name"] == device), None)
+    if prof is None:
+        raise PlanError(f"--device {device}: no such device profile (see `steady devices`)")
+    if prof.get("kind") == "sd":
+        raise PlanError(f"--device {device}: an SD card; steadyfs runs on raw NAND, NOR and MRAM")
+    if not 1 <= record <= 1 << 24:
+        raise PlanError(f"--record {record}: want 1 .. 16 MiB")
+    if not 0.05 <= fill <= 0.95:
+        raise PlanError(f"--fill {fill}: want the format's fill limit, 0.05 .. 0.95")
+    lib = ctypes.CDLL(str(native.library_path()))
+    fn = lib.steady_fs_guarantee_ns_default
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.c_char_p, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int,
+                   ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64)]
+    c_ns, d_ns = ctypes.c_uint64(), ctypes.c_uint64()
+    permille = int(round(fill * 1000))
+    if fn(device.encode(), record, permille, TIMING[timing], ctypes.byref(c_ns),
+          ctypes.byref(d_ns)) != 0 or c_ns.value == 0:
+        raise PlanError(f"no guarantee for {device} with --record {record} --fill {fill}: "
+                        f"not a valid steadyfs configuration")
+    return Guarantee(device, record, timing, fill, c_ns.value / 1e9, d_ns.value / 1e9)
+
+
+def _fs_ram(device: str) -> int | None:
+    from steadyfs.cmd_ram import RamError, checked_ram
+    try:
+        return checked_ram(device, 0, {"open_max": 1}, {})["total"]
+    except (RamError, NativeLibraryMissing):
+        return None
+
+
+def _rate(rate: float) -> str:
+    return "unlimited" if math.isinf(rate) else format_rate(rate)
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        userprofile.apply(args, "mt29f1g01")
+        record = parse_size(args.record)
+        g = guarantee(args.device, record, args.timing, args.fill)
+        rate = parse_rate(args.rate) if args.rate is not None else None
+        ram = parse_size(args.ram) if args.ram is not None else None
+    except userprofile.ProfileFileError as e:
+        return _fail(f"--profile-file {e}")
+    except (PlanError, ValueError, NativeLibraryMissing) as e:
+        return _fail(str(e))
+    if rate is None and ram is None:
+        return _fail("give --rate R (the RAM it needs) or --ram B (the rate it sustains)")
+    fs_ram = _fs_ram(args.device)
+    out: dict[str, object] = {**asdict(g), "c_ms": g.c_s * 1e3, "d_ms": g.d_s * 1e3,
+                              "max_rate_Bps": g.max_rate, "fs_ram_bytes": fs_ram}
+    lines = [f"steadyfs on {g.device}, {g.record}-byte records, {g.timing} timing, "
+             f"fill limit {g.fill:.0%}:",
+             f"  guarantee: n consecutive write+sync calls take <= n x {g.c_s * 1e3:.3f} ms"
+             f" + {g.d_s * 1e3:.3f} ms (steadyfs_guarantee)",
+             f"  largest sustainable rate: {_rate(g.max_rate)}"]
+    status = 0
+    if rate is not None:
+        buf = buffer_for_rate(g, rate)
+        out["rate_Bps"] = rate
+        out["buffer_bytes"] = None if buf is None else math.ceil(buf)
+        if buf is None:
+            lines.append(f"  {_rate(rate)}: NOT sustainable (the backlog grows without bound); "
+                         f"the largest rate is {_rate(g.max_rate)}")
+            status = 1
+        else:
+            lines.append(f"  {_rate(rate)}: a buffer of {format_bytes(math.ceil(buf))} absorbs it "
+                         f"with no loss"
+                         + (f" (+ {format_bytes(fs_ram)} for the file system itself)"
+                            if fs_ram is not None else ""))
+    if ram is not None:
+        r = rate_for_buffer(g, ram)
+        out["ram_bytes"] = ram
+        out["rate_for_ram_Bps"] = r
+        lines.append(f"  a buffer of {format_bytes(int(ram))} absorbs up to {_rate(r)}"
+                     + ("" if r > 0 else f" (less than one {g.record}-byte record)"))
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        print("\n".join(lines))
+    return status
+
+
+def _fail(msg: str) -> int:
+    print(f"steady plan: {msg}", file=sys.stderr)
+    return 2
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("plan", help="proven RAM for an input rate (or rate for a RAM budget)",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--device", default=None, help="device profile (default mt29f1g01)")
+    userprofile.add_argument(p)
+    p.add_argument("--record", default="4096", help="bytes per write + sync (default 4096)")
+    p.add_argument("--rate", help="input rate, e.g. 300k (B/s; k = 1000, Ki = 1024)")
+    p.add_argument("--ram", help="buffer budget, e.g. 16KiB: print the largest rate it absorbs")
+    p.add_argument("--timing", choices=sorted(TIMING), default="worst")
+    p.add_argument("--fill", type=float, default=0.75,
+                   help="the format's fill limit (default 0.75, the format default)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_run)

@@ -1,0 +1,98 @@
+"""`steady plan` and steadyfs_guarantee (issue 12 item 5): the buffer a
+rate-latency guarantee proves, its inverse, the CLI's answers and its
+one-line errors."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from steadyfs import cmd_bound, native
+from steadyfs.cmd_plan import Guarantee, buffer_for_rate, guarantee, rate_for_buffer
+
+REPO = Path(__file__).resolve().parents[2]
+
+needs_lib = pytest.mark.skipif(not native.library_path().exists(),
+                               reason="native library not built")
+
+
+def steady(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "steadyfs.cli", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_buffer_formula_and_its_inverse() -> None:
+    g = Guarantee("x", 4096, "worst", 0.75, c_s=0.010, d_s=0.020)
+    assert g.max_rate == pytest.approx(409600.0)
+    # record + rate * (c + d)
+    assert buffer_for_rate(g, 300_000) == pytest.approx(4096 + 300_000 * 0.030)
+    assert buffer_for_rate(g, 409_601) is None          # above record / c
+    # the inverse gives back the rate, and is capped by record / c
+    assert rate_for_buffer(g, 4096 + 300_000 * 0.030) == pytest.approx(300_000)
+    assert rate_for_buffer(g, 10**9) == pytest.approx(g.max_rate)
+    assert rate_for_buffer(g, 4095) == 0.0
+
+
+def test_buffer_is_what_a_simulated_producer_needs() -> None:
+    """Replay the worst schedule the guarantee allows (every call takes c,
+    the first d more) against a producer at the rate: the peak backlog
+    reaches the formula and never exceeds it."""
+    g = Guarantee("x", 4096, "worst", 0.75, c_s=0.004, d_s=0.012)
+    rate = 700_000.0
+    bound = buffer_for_rate(g, rate)
+    assert bound is not None
+    t, peak = 0.0, 0.0
+    for k in range(2000):
+        ready = (k + 1) * g.record / rate
+        start = max(t, ready)
+        t = start + g.c_s + (g.d_s if k == 0 else 0.0)
+        peak = max(peak, rate * t - g.record * k)   # arrived - written, just before done
+    assert peak <= bound + 1e-6
+    assert peak >= bound - 1.0
+
+
+@needs_lib
+def test_guarantee_is_the_stated_bound_today() -> None:
+    for timing in ("typical", "worst"):
+        g = guarantee("mt29f1g01", 4096, timing, 0.75)
+        stated_us = cmd_bound.bounds_us("mt29f1g01", timing)["write_4096_sync"]
+        assert g.c_s * 1e6 == pytest.approx(stated_us, abs=0.1)
+        assert g.d_s == 0.0
+
+
+@needs_lib
+def test_cli_rate_and_ram() -> None:
+    r = steady("plan", "--device", "mt29f1g01", "--rate", "1k", "--timing", "typical", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["buffer_bytes"] == math.ceil(4096 + 1000 * (out["c_s"] + out["d_s"]))
+    assert out["fs_ram_bytes"] > 0
+    r = steady("plan", "--rate", "300k", "--timing", "worst")
+    assert r.returncode == 1 and "NOT sustainable" in r.stdout
+    r = steady("plan", "--ram", "16KiB", "--json")
+    assert r.returncode == 0
+    out = json.loads(r.stdout)
+    assert 0 < out["rate_for_ram_Bps"] <= out["max_rate_Bps"]
+
+
+@needs_lib
+@pytest.mark.parametrize("args,needle", [
+    (["--device", "nope", "--rate", "1k"], "--device nope"),
+    (["--device", "sd-consumer", "--rate", "1k"], "SD card"),
+    (["--rate", "fast"], "rate 'fast'"),
+    (["--ram", "-3"], "size '-3'"),
+    (["--record", "0", "--rate", "1k"], "--record 0"),
+    (["--fill", "0.99", "--rate", "1k"], "--fill 0.99"),
+    ([], "--rate"),
+])
+def test_cli_errors_are_one_line(args: list[str], needle: str) -> None:
+    r = steady("plan", *args)
+    err = r.stderr.strip()
+    assert r.returncode == 2, r.stdout
+    assert "Traceback" not in r.stderr
+    assert len(err.splitlines()) == 1 and err.startswith("steady plan: ") and needle in err, err
