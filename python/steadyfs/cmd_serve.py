@@ -94,7 +94,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--baud", type=int, default=115200, help="tty line rate")
     p.add_argument("--msize", type=int, default=65536, help="largest 9P message offered")
     p.add_argument("--fids", type=int, default=256, help="fid table size")
-    p.add_argument("--open-max", type=int, default=8, help="steadyfs open handles")
+    p.add_argument("--open-max", type=int, default=8, help="steadyfs open handles (shared by all clients)")
     p.add_argument("--max-clients", type=int, default=8,
                    help="clients served at once on a TCP/Unix socket (1..1024); one more is "
                    "refused with Rlerror EUSERS")
