@@ -8,7 +8,13 @@ session), then writes NAME.sum; the guest (tests/interop/v9fs-multi.sh)
 does the same in guest/ with a read-back after dropping its caches, checks
 every finished host file against its .sum, and checks that a mount beyond
 --max-clients is refused at once.  Afterwards every file and .sum is
-checked through a FUSE mount, the server stops cleanly and fsck is clean."""
+checked through a FUSE mount, the server stops cleanly and fsck is clean.
+
+Soak (issue 14's "for minutes"): STEADYFS_MULTI_ROUNDS (guest rounds,
+default 16), STEADYFS_MULTI_FILES (files per host writer, default 40) and
+STEADYFS_MULTI_BLOCKS (device blocks, default 128), e.g.
+`STEADYFS_MULTI_ROUNDS=300 STEADYFS_MULTI_FILES=600 STEADYFS_MULTI_BLOCKS=512
+.venv/bin/python -m pytest -s tests/py/test_guest_multi.py`."""
 
 from __future__ import annotations
 
@@ -30,6 +36,9 @@ import pytest
 from steadyfs import cmd_mount, cmd_serve, guest
 
 REPO = Path(__file__).resolve().parents[2]
+ROUNDS = int(os.environ.get("STEADYFS_MULTI_ROUNDS", "16"))
+FILES = int(os.environ.get("STEADYFS_MULTI_FILES", "40"))
+BLOCKS = os.environ.get("STEADYFS_MULTI_BLOCKS", "128")
 MISSING = guest.missing_parts()
 pytestmark = [
     pytest.mark.skipif(MISSING is not None, reason=f"cannot boot the guest: {MISSING}"),
@@ -58,7 +67,7 @@ class Writer(threading.Thread):
     """Writes tag/fK through `mnt` until stopped; reads each back through
     `other` before writing its .sum."""
 
-    MAX_FILES = 40
+    MAX_FILES = FILES
 
     def __init__(self, mnt: Path, other: Path, tag: str) -> None:
         super().__init__(daemon=True)
@@ -105,7 +114,7 @@ def check_sums(root: Path) -> int:
 def test_two_fuse_mounts_and_the_guest_at_once(tmp_path: Path) -> None:
     image = tmp_path / "dev.img"
     log = tempfile.TemporaryFile()
-    srv = subprocess.Popen([str(cmd_serve.binary()), "--device", "mt29f1g01", "--blocks", "128",
+    srv = subprocess.Popen([str(cmd_serve.binary()), "--device", "mt29f1g01", "--blocks", BLOCKS,
                             "--image", str(image), "--create", "--max-clients", "3",
                             "--listen", "tcp:127.0.0.1:0"],
                            stdout=subprocess.PIPE, stderr=log, text=True)
@@ -119,7 +128,10 @@ def test_two_fuse_mounts_and_the_guest_at_once(tmp_path: Path) -> None:
             for w in writers:
                 w.start()
             try:
-                result = guest.run_guest_v9fs(port, guest.INTEROP / "v9fs-multi.sh")
+                script = tmp_path / "v9fs-multi.sh"
+                script.write_text((guest.INTEROP / "v9fs-multi.sh").read_text()
+                                  .replace("\nROUNDS=16\n", f"\nROUNDS={ROUNDS}\n"))
+                result = guest.run_guest_v9fs(port, script, timeout=240.0 + 3.0 * ROUNDS)
             finally:
                 for w in writers:
                     w.stop.set()
@@ -136,7 +148,7 @@ def test_two_fuse_mounts_and_the_guest_at_once(tmp_path: Path) -> None:
             n = check_sums(m1)
             rounds = [int(p.rsplit("-", 1)[1]) for p in result.passed
                       if p.startswith("writer-rounds-")]
-            assert rounds and rounds[0] > 0
+            assert rounds == [ROUNDS]
             assert n == check_sums(m2) == writers[0].files + writers[1].files + rounds[0]
             print(f"\nthree clients: guest boot {result.boot_s:.1f} s, total {result.total_s:.1f} s; "
                   f"host writers {writers[0].files} + {writers[1].files} files; guest verified "
