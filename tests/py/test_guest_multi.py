@@ -13,8 +13,10 @@ checked through a FUSE mount, the server stops cleanly and fsck is clean.
 Soak (issue 14's "for minutes"): STEADYFS_MULTI_ROUNDS (guest rounds,
 default 16), STEADYFS_MULTI_FILES (files per host writer, default 40) and
 STEADYFS_MULTI_BLOCKS (device blocks, default 128), e.g.
-`STEADYFS_MULTI_ROUNDS=300 STEADYFS_MULTI_FILES=600 STEADYFS_MULTI_BLOCKS=512
-.venv/bin/python -m pytest -s tests/py/test_guest_multi.py`."""
+`STEADYFS_MULTI_ROUNDS=150 STEADYFS_MULTI_FILES=150 STEADYFS_MULTI_BLOCKS=512
+.venv/bin/python -m pytest -s tests/py/test_guest_multi.py` (every file and
+.sum is an inode: 4 * FILES + 2 * ROUNDS must stay below max_inodes, 1024
+by default, or the writers meet ENOSPC)."""
 
 from __future__ import annotations
 
