@@ -29,7 +29,7 @@
  *
  * Memory.  The caller provides:
  *   - sizeof(p9srv): the fixed state (two struct p9_msg, one directory
- *     entry, counters); 896 bytes on Cortex-M3, 936 on x86-64
+ *     entry, counters); 896 bytes on Cortex-M3, 944 on x86-64
  *     (tests/c/test_p9srv.c prints it);
  *   - mem: p9srv_mem_size(cfg) bytes, 4-aligned =
  *         fid_max * (P9SRV_FID_SIZE + path_max)   fid table with one path each
@@ -84,7 +84,9 @@
  *
  * Durability.  Data written through a fid is committed (atomically, see
  * steadyfs.h) at Tfsync, at Tclunk/Tremove of the fid, at Tversion (which
- * ends the session) and at p9srv_disconnect.  A file that is open through
+ * ends the session) and at p9srv_disconnect; on a fid opened with O_SYNC
+ * or O_DSYNC (Tlopen/Tlcreate flags) every Twrite is itself a commit
+ * (steadyfs's O_DSYNC), durable when Rwrite is sent.  A file that is open through
  * any fid cannot be unlinked or renamed over: EBUSY, as in steadyfs.
  *
  * Real-time.  Each message makes a bounded number of steadyfs calls (at
@@ -93,8 +95,16 @@
  * so steadyfs_bound() carries through.  The server's own work is O(size of
  * the message + fid_max * path_max) byte operations.
  *
- * Threads: none; one p9srv per connection and steadyfs; calls must not run
- * concurrently with each other or with other users of the same steadyfs.
+ * Several clients (a host serving many connections).  Each connection
+ * gets its own p9srv (its own fids, msize and version) on the same
+ * steadyfs; p9srv_group() links them so that a rename through one moves
+ * the paths of every session's fids, as it moves its own.  Each message
+ * is handled to completion before the next (whichever session sends it),
+ * so every 9P request is atomic with respect to the others.  steadyfs
+ * handles (open_max) are shared by all sessions.
+ *
+ * Threads: none; calls on the p9srvs of one steadyfs must not run
+ * concurrently with each other or with other users of that steadyfs.
  */
 #ifndef STEADYFS_P9SRV_H
 #define STEADYFS_P9SRV_H
@@ -156,6 +166,7 @@ typedef struct p9srv {
     uint32_t uid;         /* n_uname of the attach: reported owner */
     uint8_t versioned;    /* a Tversion has been answered */
     uint16_t nfids;
+    struct p9srv *peer;   /* next session on the same steadyfs (a ring), NULL alone */
     struct p9_msg req, rep;
     steadyfs_dirent dent;
     /* statistics */
@@ -194,6 +205,18 @@ int32_t p9srv_handle(p9srv *s, const uint8_t *in, uint32_t in_len, uint8_t *out,
  * Returns 0 or the first error a close returned (nothing else to do about
  * it: the fids are gone either way). */
 int p9srv_disconnect(p9srv *s);
+
+/* Puts s in the group of sessions serving the same steadyfs as `group`
+ * (a session alone or any member of a group): from then on a rename
+ * through any member moves the paths of the fids of all of them.  s must
+ * be alone (not yet grouped) and serve the same steadyfs.  A rename then
+ * costs O(sessions * fid_max * path_max) byte operations instead of
+ * O(fid_max * path_max).  Returns 0 or P9SRV_E_INVAL. */
+int p9srv_group(p9srv *s, p9srv *group);
+
+/* Takes s out of its group (call it after p9srv_disconnect, before s's
+ * memory is reused); s is alone afterwards.  O(sessions in the group). */
+void p9srv_ungroup(p9srv *s);
 
 /* Fids in use, for tests and statistics. */
 uint32_t p9srv_fid_count(const p9srv *s);

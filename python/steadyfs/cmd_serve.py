@@ -10,9 +10,12 @@ on an existing image (its files are lost).  Endpoints: tcp:HOST:PORT
 (loopback by default; any other address is served with a warning, since 9P
 here has no authentication), unix:PATH, stdio, or tty:DEVICE (a raw serial
 line, always with the CRC/retransmission framing of docs/P9.md; `--framed`
-puts the same framing on the other endpoints).  Clients are served one
-after the other; "listening on ..." is printed when ready; SIGINT/SIGTERM
-commit open files and unmount.  Clients: Linux `mount -t 9p -o
+puts the same framing on the other endpoints).  TCP and Unix sockets serve
+up to --max-clients clients at once (default 8), each with its own 9P
+session on the one file system; one more is answered Rlerror EUSERS and
+disconnected.  stdio and tty are one link; a framed socket serves one
+client at a time (others are disconnected).  "listening on ..." is printed
+when ready; SIGINT/SIGTERM commit every client's open files and unmount.  Clients: Linux `mount -t 9p -o
 trans=tcp,port=PORT,version=9p2000.L`, diod's `diodls -a / -s HOST:PORT`.
 """
 
@@ -42,8 +45,7 @@ def argv_for(args: argparse.Namespace) -> list[str]:
         argv += ["--device", args.device]
     if args.blocks:
         argv += ["--blocks", str(args.blocks)]
-    if args.max_clients:
-        argv += ["--max-clients", str(args.max_clients)]
+    argv += ["--max-clients", str(args.max_clients), "--stall-timeout", str(args.stall_timeout)]
     for flag in ("create", "format", "read_only", "framed", "verbose"):
         if getattr(args, flag):
             argv.append("--" + flag.replace("_", "-"))
@@ -92,8 +94,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--baud", type=int, default=115200, help="tty line rate")
     p.add_argument("--msize", type=int, default=65536, help="largest 9P message offered")
     p.add_argument("--fids", type=int, default=256, help="fid table size")
-    p.add_argument("--open-max", type=int, default=8, help="steadyfs open handles")
-    p.add_argument("--max-clients", type=int, default=0,
-                   help="exit after this many clients (0: serve until stopped)")
+    p.add_argument("--open-max", type=int, default=8, help="steadyfs open handles (shared by all clients)")
+    p.add_argument("--max-clients", type=int, default=8,
+                   help="clients served at once on a TCP/Unix socket (1..1024); one more is "
+                   "refused with Rlerror EUSERS")
+    p.add_argument("--stall-timeout", type=int, default=60,
+                   help="seconds a client may take to finish sending a message or reading "
+                   "its reply before it is dropped (0: never)")
     p.add_argument("--verbose", action="store_true", help="log every message on stderr")
     p.set_defaults(func=_run)

@@ -1,11 +1,13 @@
 /* steady serve: the 9P2000.L server (p9srv.h) on host transports (host
  * only: sockets, termios, poll).  serve_conn.c runs one connection's
- * message loop over a plain or framed (frame.h) byte stream;
- * serve_listen.c parses endpoints and accepts clients one after another;
- * src/host/main/serve_main.c is the program. */
+ * message loop over a plain or framed (frame.h) byte stream (stdio, a tty,
+ * a framed socket); serve_clients.c serves many plain socket clients at
+ * once from one poll loop; serve_listen.c parses endpoints and picks one
+ * of the two; src/host/main/serve_main.c is the program. */
 #ifndef STEADYFS_HOST_SERVE_H
 #define STEADYFS_HOST_SERVE_H
 
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 
@@ -26,6 +28,8 @@ typedef struct serve_conn {
     uint8_t *link_mem;
     int verbose;
     volatile sig_atomic_t *stop;   /* set by a signal: return as soon as possible */
+    int refuse_fd;                 /* > 0: a listening socket whose newcomers are
+                                      refused (closed, logged) while this link runs */
     uint64_t msgs, errors;
     uint32_t idle_ms;              /* poll interval; idle time runs steadyfs_gc_step */
 } serve_conn;
@@ -46,19 +50,50 @@ int serve_conn_run(serve_conn *c);
 /* Prepares the framed link on c (c->link_mem: FRAME_MEM(c->fcfg.mtu)). */
 int serve_conn_frame_init(serve_conn *c);
 
+/* "Tversion", ... for logs. */
+const char *serve_type_name(uint8_t type);
+
+/* Many clients on one listening socket (serve_clients.c): each connection
+ * gets its own p9srv (cfg's fs, msize_max, fid_max, path_max, read_only;
+ * its own fid memory and message buffer, allocated while it is connected),
+ * all grouped (p9srv_group) on the one steadyfs. */
+typedef struct serve_multi {
+    int lfd;
+    p9srv_config cfg;            /* template; mem and mem_size are per client */
+    uint32_t max_clients;        /* connected at once; one more is refused */
+    uint32_t stall_ms;           /* a message or reply unfinished this long: drop (0: never) */
+    uint32_t idle_ms;            /* poll timeout; an idle one runs steadyfs_gc_step */
+    int verbose;
+    uint32_t active;
+    uint64_t accepted;           /* connections so far (names unix clients in logs) */
+    struct serve_client *clients;    /* max_clients slots */
+    struct serve_refusal *refused;   /* a few connections being refused */
+    struct pollfd *pfd;
+} serve_multi;
+
+/* 0 or -1 (bad arguments, no memory).  Sets lfd non-blocking. */
+int serve_multi_init(serve_multi *m, int lfd, const p9srv_config *cfg, uint32_t max_clients);
+/* Serves until *stop (a signal).  0, or -1 if poll fails. */
+int serve_multi_run(serve_multi *m, volatile sig_atomic_t *stop);
+/* Disconnects every client (their open files are committed) and frees. */
+void serve_multi_free(serve_multi *m);
+
 typedef struct serve_opts {
     const char *listen;    /* tcp:HOST:PORT | unix:PATH | stdio | tty:DEVICE */
     int framed;            /* frame.h framing (always on for tty:) */
     uint32_t baud;         /* tty: line rate */
     int verbose;
-    uint32_t max_clients;  /* 0: serve until stopped */
+    uint32_t max_clients;  /* plain sockets: clients at once (0: 8) */
+    uint32_t stall_ms;     /* plain sockets: see serve_multi */
+    const p9srv_config *pcfg;   /* plain sockets: the sessions' configuration */
 } serve_opts;
 
-/* Listens on o->listen and serves clients one after the other with c (its
- * srv/fs/buf set) until *c->stop or max_clients.  Prints
- * "listening on ..." to stdout (stderr for stdio) when ready, and a
- * warning when a TCP address is not a loopback one.  Returns 0 or -1
- * (with a message on stderr). */
+/* Listens on o->listen until *c->stop.  Plain TCP and Unix sockets: up to
+ * max_clients at once (serve_multi).  stdio and tty: the one link with c
+ * (its srv/fs/buf set); a framed socket: one client at a time with c,
+ * newcomers refused while it is served.  Prints "listening on ..." to
+ * stdout (stderr for stdio) when ready, and a warning when a TCP address
+ * is not a loopback one.  Returns 0 or -1 (with a message on stderr). */
 int serve_listen_run(const serve_opts *o, serve_conn *c);
 
 #endif

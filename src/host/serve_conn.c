@@ -7,13 +7,14 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "host/serve.h"
 
-static const char *type_name(uint8_t t)
+const char *serve_type_name(uint8_t t)
 {
     switch (t) {
     case P9_TVERSION: return "Tversion";
@@ -97,16 +98,31 @@ int serve_conn_frame_init(serve_conn *c)
  * collection.  Returns 1 readable, 0 timeout, -1 stop. */
 static int wait_input(serve_conn *c, int ms, int may_gc)
 {
-    struct pollfd p = {.fd = c->rfd, .events = POLLIN};
+    struct pollfd p[2] = {{.fd = c->rfd, .events = POLLIN}, {.fd = c->refuse_fd, .events = POLLIN}};
     int r;
     if (c->stop && *c->stop)
         return -1;
-    r = poll(&p, 1, ms);
+    r = poll(p, c->refuse_fd > 0 ? 2 : 1, ms);
     if (r < 0)
         return errno == EINTR ? 0 : -1;
+    /* A newcomer is refused only while this client shows no input: if it
+     * has just hung up, its EOF is read first, the session ends and the
+     * newcomer is accepted next. */
+    if (c->refuse_fd > 0 && (p[1].revents & POLLIN) &&
+        !(p[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+        /* A framed link is a UART's protocol: one peer.  A second client
+         * is told so by a closed connection, not left waiting. */
+        int fd = accept(c->refuse_fd, NULL, NULL);
+        if (fd >= 0) {
+            close(fd);
+            fprintf(stderr, "steady serve: a client refused: a framed link serves one client "
+                            "at a time; connection closed\n");
+        }
+        return 0;
+    }
     if (r == 0 && may_gc)
         steadyfs_gc_step(c->fs, 4);
-    return r > 0;
+    return (p[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0;
 }
 
 /* Reads exactly n bytes.  first: nothing of the message read yet (idle
@@ -208,7 +224,7 @@ int serve_conn_run(serve_conn *c)
         if (end)
             break;
         if (c->verbose)
-            fprintf(stderr, "  <- %s tag %u (%d bytes)\n", type_name(c->buf[4]),
+            fprintf(stderr, "  <- %s tag %u (%d bytes)\n", serve_type_name(c->buf[4]),
                     (unsigned)(c->buf[5] | c->buf[6] << 8), (int)n);
         r = p9srv_handle(c->srv, c->buf, (uint32_t)n, c->buf, c->cap);
         c->msgs++;

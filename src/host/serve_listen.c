@@ -1,7 +1,10 @@
 /* Where steady serve listens: tcp:HOST:PORT, unix:PATH, stdio, tty:DEVICE.
- * Clients are served one after the other (the server and the file system
- * are single-threaded by design: steadyfs.h); a client that disconnects,
- * even mid-message, leaves the next one a clean session. */
+ * Plain sockets serve up to max_clients at once from one poll loop
+ * (serve_clients.c: the server and the file system are single-threaded by
+ * design, steadyfs.h).  stdio and a tty are one link; a framed socket
+ * carries a UART's protocol and serves one client at a time, refusing
+ * others while it does.  A client that disconnects, even mid-message,
+ * leaves nothing half-done. */
 #define _DEFAULT_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -79,7 +82,7 @@ static int listen_tcp(const char *spec, char *shown, size_t shown_len)
         if (fd < 0)
             continue;
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 4) == 0)
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 16) == 0)
             break;
         close(fd);
         fd = -1;
@@ -134,7 +137,7 @@ static int listen_unix(const char *path, char *shown, size_t shown_len)
     memset(&un, 0, sizeof un);
     un.sun_family = AF_UNIX;
     strcpy(un.sun_path, path);
-    if (bind(fd, (struct sockaddr *)&un, sizeof un) || listen(fd, 4)) {
+    if (bind(fd, (struct sockaddr *)&un, sizeof un) || listen(fd, 16)) {
         fprintf(stderr, "steady serve: cannot listen on unix:%s: %s\n", path, strerror(errno));
         close(fd);
         return -1;
@@ -201,7 +204,7 @@ static int one_client(serve_conn *c, int fd_in, int fd_out, const char *who)
 int serve_listen_run(const serve_opts *o, serve_conn *c)
 {
     char shown[300];
-    int lfd = -1, served = 0;
+    int lfd = -1, rc = 0;
     const char *spec = o->listen;
     c->framed = o->framed;
     c->verbose = o->verbose;
@@ -222,8 +225,6 @@ int serve_listen_run(const serve_opts *o, serve_conn *c)
          * session and the link starts over with a RESET. */
         while (!(c->stop && *c->stop)) {
             int end = one_client(c, fd, fd, spec + 4);
-            if (o->max_clients && ++served >= (int)o->max_clients)
-                break;
             /* A dead line (the adapter unplugged, the peer silent) fails
              * every session at once: retry once a second, not in a loop. */
             if (end == SERVE_IO)
@@ -244,7 +245,22 @@ int serve_listen_run(const serve_opts *o, serve_conn *c)
     if (lfd < 0)
         return -1;
     ready(shown, 0);
-    while (!(c->stop && *c->stop)) {
+    if (!c->framed) {
+        serve_multi m;
+        if (!o->pcfg || serve_multi_init(&m, lfd, o->pcfg, o->max_clients ? o->max_clients : 8)) {
+            fprintf(stderr, "steady serve: cannot set up %u client slots\n",
+                    (unsigned)o->max_clients);
+            rc = -1;
+        } else {
+            m.stall_ms = o->stall_ms;
+            m.idle_ms = c->idle_ms ? c->idle_ms : 100;
+            m.verbose = o->verbose;
+            rc = serve_multi_run(&m, c->stop);
+            serve_multi_free(&m);
+        }
+    }
+    c->refuse_fd = lfd;
+    while (c->framed && !(c->stop && *c->stop)) {
         struct sockaddr_storage ss;
         socklen_t sl = sizeof ss;
         char who[INET6_ADDRSTRLEN + 8] = "unix";
@@ -259,14 +275,13 @@ int serve_listen_run(const serve_opts *o, serve_conn *c)
             inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, who, sizeof who);
         else if (ss.ss_family == AF_INET6)
             inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, who, sizeof who);
-        fprintf(stderr, "steady serve: client %s connected\n", who);
+        fprintf(stderr, "steady serve: client %s connected (framed: one at a time)\n", who);
         one_client(c, fd, fd, who);
         close(fd);
-        if (o->max_clients && ++served >= (int)o->max_clients)
-            break;
     }
+    c->refuse_fd = 0;
     close(lfd);
     if (!strncmp(spec, "unix:", 5))
         unlink(spec + 5);
-    return 0;
+    return rc;
 }

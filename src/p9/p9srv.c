@@ -91,6 +91,29 @@ int p9srv_disconnect(p9srv *s)
     return first;
 }
 
+int p9srv_group(p9srv *s, p9srv *group)
+{
+    if (!s || !group || s == group || s->peer || s->cfg.fs != group->cfg.fs)
+        return P9SRV_E_INVAL;
+    /* Insert s after group in the ring; a lone group first becomes a ring
+     * of one (peer NULL means alone, so a p9srv copied by value or freshly
+     * initialised never points at itself). */
+    s->peer = group->peer ? group->peer : group;
+    group->peer = s;
+    return 0;
+}
+
+void p9srv_ungroup(p9srv *s)
+{
+    p9srv *q;
+    if (!s || !s->peer)
+        return;
+    for (q = s->peer; q->peer != s; q = q->peer)
+        ;
+    q->peer = s->peer == q ? NULL : s->peer;   /* the last other member is alone */
+    s->peer = NULL;
+}
+
 /* ---- session ------------------------------------------------------------ */
 
 static int h_version(p9srv *s)

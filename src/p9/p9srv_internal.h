@@ -34,6 +34,8 @@
 #define LX_O_EXCL 0200u
 #define LX_O_TRUNC 01000u
 #define LX_O_APPEND 02000u
+#define LX_O_DSYNC 010000u      /* P9_DOTL_DSYNC */
+#define LX_O_SYNC_ONLY 04000000u /* P9_DOTL_SYNC (__O_SYNC; O_SYNC sets both) */
 #define LX_AT_REMOVEDIR 0x200u
 
 /* ---- fid table (p9srv_fid.c) ---- */

@@ -13,6 +13,11 @@ static int open_flags(uint32_t lx)
         fl |= STEADYFS_O_TRUNC;
     if (lx & LX_O_APPEND)
         fl |= STEADYFS_O_APPEND;
+    /* O_SYNC / O_DSYNC (Linux's v9fs passes them on): the client asks
+     * that each write be durable when answered, which is exactly
+     * steadyfs's O_DSYNC (the commit rides in the write's last sector). */
+    if (lx & (LX_O_DSYNC | LX_O_SYNC_ONLY))
+        fl |= STEADYFS_O_DSYNC;
     return fl;
 }
 

@@ -161,9 +161,15 @@ int srv_h_unlinkat(p9srv *s)
 static int do_rename(p9srv *s, uint32_t flen, uint32_t tlen)
 {
     int rc = steadyfs_rename(s->cfg.fs, s->tmp[0], s->tmp[1]);
-    if (!rc)
-        srv_paths_renamed(s, s->tmp[0], flen, s->tmp[1], tlen);
-    return rc;
+    p9srv *t;
+    if (rc)
+        return rc;
+    /* Fids of other sessions on the same steadyfs follow too: a client
+     * must not find its fid naming whatever later takes the old name. */
+    srv_paths_renamed(s, s->tmp[0], flen, s->tmp[1], tlen);
+    for (t = s->peer; t && t != s; t = t->peer)
+        srv_paths_renamed(t, s->tmp[0], flen, s->tmp[1], tlen);
+    return 0;
 }
 
 int srv_h_renameat(p9srv *s)

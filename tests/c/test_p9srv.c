@@ -820,6 +820,131 @@ static void test_disconnect(void)
     p9srv_disconnect(&S);
 }
 
+/* steadyfs's own view of a file's first n bytes equal to want? */
+static int fs_holds(const char *path, const uint8_t *want, uint32_t n)
+{
+    static uint8_t b[8192];
+    int fd = steadyfs_open(FS, path, STEADYFS_O_RDONLY), same;
+    if (fd < 0 || n > sizeof b)
+        return 0;
+    same = steadyfs_read(FS, fd, b, n) == (int32_t)n && !memcmp(b, want, n);
+    steadyfs_close(FS, fd);
+    return same;
+}
+
+/* O_DSYNC and O_SYNC in Tlcreate/Tlopen: each Twrite is committed when
+ * answered, so a power cut right after it (no Tfsync, no clunk) keeps it;
+ * without the flag the same write is lost. */
+static void test_dsync(void)
+{
+    static uint8_t a[3000], b[100];
+    fill(a, sizeof a, 21);
+    fill(b, sizeof b, 22);
+    start(&S, 0, 0);
+    CHECK_EQ(walk(&S, 0, 1, ""), P9_RWALK);
+    CHECK_EQ(lcreate(&S, 1, "old", 1), P9_RLCREATE);
+    CHECK_EQ(twrite(&S, 1, 0, a, sizeof a), P9_RWRITE);
+    CHECK_EQ(clunk(&S, 1), P9_RCLUNK);                        /* committed */
+    CHECK_EQ(walk(&S, 0, 1, ""), P9_RWALK);
+    CHECK_EQ(lcreate(&S, 1, "dsync", 1 | 010000), P9_RLCREATE);   /* O_WRONLY|O_DSYNC */
+    CHECK_EQ(twrite(&S, 1, 0, a, sizeof a), P9_RWRITE);
+    CHECK_EQ(walk(&S, 0, 2, ""), P9_RWALK);
+    CHECK_EQ(lcreate(&S, 2, "plain", 1), P9_RLCREATE);
+    CHECK_EQ(twrite(&S, 2, 0, a, sizeof a), P9_RWRITE);
+    CHECK_EQ(walk(&S, 0, 3, "old"), P9_RWALK);
+    CHECK_EQ(lopen(&S, 3, 2 | 04010000), P9_RLOPEN);          /* O_RDWR|O_SYNC */
+    CHECK_EQ(twrite(&S, 3, 0, b, sizeof b), P9_RWRITE);
+    /* power cut: no Tfsync, no Tclunk, no disconnect */
+    CHECK_EQ(steadyfs_mount(FS, &T.cfg), 0);
+    CHECK_EQ(fs_size("/dsync"), sizeof a);
+    CHECK(fs_holds("/dsync", a, sizeof a));
+    CHECK_EQ(fs_size("/plain"), 0);                           /* created; its data never committed */
+    CHECK_EQ(fs_size("/old"), sizeof a);
+    CHECK(fs_holds("/old", b, sizeof b));
+    CHECK_EQ(steadyfs_unlink(FS, "/dsync"), 0);
+    CHECK_EQ(steadyfs_unlink(FS, "/plain"), 0);
+    CHECK_EQ(steadyfs_unlink(FS, "/old"), 0);
+}
+
+/* Several sessions on one steadyfs (steady serve's many clients): each has
+ * its own fids and msize, all see one file system, and a rename through
+ * one moves the fids of the others while they are grouped. */
+static void test_sessions(void)
+{
+    static uint32_t mem2[4096], mem3[4096];
+    static p9srv S2, S3, X;
+    static steadyfs other;
+    p9srv_config c = {.fs = FS, .mem = mem2, .mem_size = sizeof mem2, .msize_max = MSIZE,
+                      .fid_max = FIDS};
+    start(&S, 0, 0);
+    CHECK_EQ(p9srv_init(&S2, &c), 0);
+    c.mem = mem3;
+    CHECK_EQ(p9srv_init(&S3, &c), 0);
+    CHECK_EQ(version(&S2, 1024, "9P2000.L"), P9_RVERSION);
+    CHECK_EQ(version(&S3, 2048, "9P2000.L"), P9_RVERSION);
+    CHECK_EQ(p9srv_msize(&S), MSIZE);
+    CHECK_EQ(p9srv_msize(&S2), 1024);
+    CHECK_EQ(p9srv_msize(&S3), 2048);
+    CHECK_EQ(attach(&S2, 0, ""), P9_RATTACH);
+    CHECK_EQ(attach(&S3, 0, ""), P9_RATTACH);
+    CHECK_EQ(p9srv_group(&S2, &S), 0);
+    CHECK_EQ(p9srv_group(&S3, &S2), 0);
+    CHECK_EQ(p9srv_group(&S3, &S), P9SRV_E_INVAL);   /* already grouped */
+    CHECK_EQ(p9srv_group(&S, &S), P9SRV_E_INVAL);
+    X = S3;
+    X.peer = NULL;
+    X.cfg.fs = &other;                              /* another file system */
+    CHECK_EQ(p9srv_group(&X, &S), P9SRV_E_INVAL);
+    /* the same fid numbers, independent tables */
+    CHECK_EQ(mkdir9(&S, 0, "shared"), P9_RMKDIR);
+    CHECK_EQ(walk(&S, 0, 1, "shared"), P9_RWALK);
+    CHECK_EQ(lcreate(&S, 1, "a", 2), P9_RLCREATE);
+    CHECK_EQ(twrite(&S, 1, 0, "one", 3), P9_RWRITE);
+    CHECK_EQ(fidop(&S, P9_TFSYNC, 1), P9_RFSYNC);
+    CHECK_EQ(walk(&S2, 0, 1, "shared/a"), P9_RWALK);
+    CHECK_EQ(walk(&S3, 0, 1, "shared"), P9_RWALK);
+    CHECK_EQ(walk(&S3, 1, 2, "a"), P9_RWALK);
+    CHECK_EQ(lopen(&S2, 1, 0), P9_RLOPEN);
+    CHECK_EQ(tread(&S2, 1, 0, 100), P9_RREAD);
+    CHECK_EQ(R.u.rread.count, 3);
+    CHECK(!memcmp(R.u.rread.data, "one", 3));
+    /* open elsewhere: unlinking it is refused for every session */
+    CHECK_EQ(lerr(unlinkat9(&S3, 1, "a", 0)), 16);
+    /* a rename through S moves the fids of S2 and S3 (S3's directory fid
+     * and the open file fid of S2 alike) */
+    CHECK_EQ(renameat9(&S, 0, "shared", 0, "grp-moved"), P9_RRENAMEAT);
+    CHECK_EQ(getattr(&S3, 2), P9_RGETATTR);
+    CHECK_EQ(R.u.rgetattr.size, 3);
+    CHECK_EQ(walk(&S3, 1, 3, "a"), P9_RWALK);         /* relative to the moved directory */
+    CHECK_EQ(lcreate(&S3, 1, "b", 1), P9_RLCREATE);   /* fid 1 is now /moved/b, open */
+    CHECK_EQ(fs_size("/grp-moved/b"), 0);
+    CHECK_EQ(clunk(&S3, 1), P9_RCLUNK);
+    CHECK_EQ(tread(&S2, 1, 1, 100), P9_RREAD);
+    CHECK_EQ(R.u.rread.count, 2);
+    CHECK_EQ(clunk(&S2, 1), P9_RCLUNK);
+    CHECK_EQ(walk(&S2, 0, 1, "grp-moved"), P9_RWALK);
+    /* S2 leaves the group: its fids no longer follow; S and S3 still do */
+    p9srv_ungroup(&S2);
+    CHECK(S2.peer == NULL);
+    CHECK_EQ(renameat9(&S, 0, "grp-moved", 0, "grp-again"), P9_RRENAMEAT);
+    CHECK_EQ(getattr(&S3, 2), P9_RGETATTR);
+    CHECK_EQ(lerr(getattr(&S2, 1)), 2);              /* still names /grp-moved */
+    CHECK_EQ(clunk(&S2, 1), P9_RCLUNK);
+    CHECK_EQ(walk(&S2, 0, 1, "grp-again"), P9_RWALK);
+    p9srv_ungroup(&S3);
+    CHECK(S.peer == NULL && S3.peer == NULL);        /* S alone again */
+    p9srv_ungroup(&S3);                               /* harmless when alone */
+    /* a disconnect clunks only its own session's fids */
+    CHECK_EQ(p9srv_disconnect(&S3), 0);
+    CHECK_EQ(getattr(&S2, 1), P9_RGETATTR);
+    CHECK_EQ(lerr(unlinkat9(&S2, 1, "a", 0)), 16);   /* S still has it open */
+    CHECK_EQ(clunk(&S, 1), P9_RCLUNK);
+    CHECK_EQ(unlinkat9(&S2, 1, "a", 0), P9_RUNLINKAT);
+    CHECK_EQ(unlinkat9(&S2, 1, "b", 0), P9_RUNLINKAT);
+    CHECK_EQ(unlinkat9(&S2, 0, "grp-again", 0x200), P9_RUNLINKAT);
+    p9srv_disconnect(&S2);
+    p9srv_disconnect(&S);
+}
 
 /* ---- the file system's bounds carry through ----------------------------
  * Each message's device operations (counted by the simulator) stay within
@@ -1001,6 +1126,8 @@ int main(void)
         test_read_only();
         test_malformed();
         test_disconnect();
+        test_sessions();
+        test_dsync();
         test_bounds();
     }
     CHECK_EQ(steadyfs_unmount(FS), 0);

@@ -110,6 +110,11 @@ def test_file_operations_then_fsck_on_host(built: Path, tmp_path: Path) -> None:
         with p9client.Client("127.0.0.1", board.port) as c:
             assert c.msize == 4096
             c.mkdir("/logs")
+            # the board keeps one link: a second client is closed at once
+            # (and logged), not left waiting for the first to leave
+            with socket.create_connection(("127.0.0.1", board.port), timeout=10) as s2:
+                assert s2.recv(16) == b""
+            board.wait_relay(r"a second client refused", 10)
             c.put("/logs/a.bin", data)
             assert c.get("/logs/a.bin") == data
             assert c.getattr("/logs/a.bin").size == len(data)

@@ -6,7 +6,10 @@
  * It runs the board's own layers, src/p9/frame.c (COBS, CRC-32,
  * stop-and-wait ARQ) and src/p9/p9link.c (messages, sessions), so what a
  * TCP client sees is exactly `steady serve`'s byte stream.  Clients are
- * served one after another.  Each session starts and ends with SESS: the
+ * served one after another: the board keeps one link by design
+ * (docs/P9.md), so while a client is connected a newcomer's connection is
+ * closed at once, with a log line, rather than left waiting (a Linux v9fs
+ * mount waiting for an accept cannot be interrupted).  Each session starts and ends with SESS: the
  * board drops every fid and commits open files when a client goes away,
  * and replies still in flight for a departed client are dropped here.  One
  * T-message is forwarded at a time and the next only after its reply: the
@@ -37,6 +40,14 @@ static void on_signal(int sig)
 {
     (void)sig;
     stop_requested = 1;
+}
+
+/* The peer of a connected socket has closed it (EOF or reset pending). */
+static int peer_gone(int fd)
+{
+    char c;
+    ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
 static void logf_(const char *fmt, ...)
@@ -364,8 +375,8 @@ int main(int argc, char **argv)
         if (moved)
             continue;
 
-        struct pollfd pf[2];
-        int np = 0, ci = -1;
+        struct pollfd pf[3];
+        int np = 0, ci = -1, ri = -1;
         pf[np].fd = r.uart;
         pf[np++].events = POLLIN;
         if (r.cfd < 0 && !stop_requested && !r.halt_sent) {
@@ -376,6 +387,11 @@ int main(int argc, char **argv)
             pf[np].fd = r.cfd;
             pf[np].events = POLLIN;
             ci = np++;
+        }
+        if (r.cfd >= 0 && !stop_requested) {
+            pf[np].fd = r.lfd;
+            pf[np].events = POLLIN;
+            ri = np++;
         }
         /* wake for retransmission while a frame is in flight */
         int timeout = frame_tx_idle(&r.link) ? 200 : 5;
@@ -397,6 +413,17 @@ int main(int argc, char **argv)
                 }
             } else {
                 from_client(&r);
+            }
+        }
+        /* A client that hung up just before the newcomer connected is not
+         * a reason to refuse it: that client's end is handled first (above,
+         * or on a later pass) and the newcomer is accepted then. */
+        if (pr > 0 && ri >= 0 && (pf[ri].revents & POLLIN) && r.cfd >= 0 && !peer_gone(r.cfd)) {
+            int fd = accept(r.lfd, NULL, NULL);
+            if (fd >= 0) {
+                close(fd);
+                logf_("a second client refused: the board serves one client at a time "
+                      "(client %lu is connected)", r.clients);
             }
         }
     }

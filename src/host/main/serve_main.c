@@ -2,8 +2,9 @@
  * "File System On Chip" of issue 6, on the host).  `steady serve ...`
  * execs this binary.  The image file persists between runs (sh_open_image
  * maps it, as its header describes it); nothing is created or formatted
- * unless asked (--create, --format).  SIGINT/SIGTERM end the current
- * client, commit its open files and unmount. */
+ * unless asked (--create, --format).  TCP and Unix sockets serve up to
+ * --max-clients at once (serve_clients.c).  SIGINT/SIGTERM end every
+ * client, commit their open files and unmount. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <signal.h>
@@ -29,7 +30,7 @@ static int usage(void)
             "usage: steady-serve --image IMG [--device PROFILE] [--blocks N] [--create] [--format]\n"
             "                    [--read-only] [--listen tcp:127.0.0.1:5640|unix:PATH|stdio|tty:DEV]\n"
             "                    [--framed] [--baud N] [--msize N] [--fids N] [--open-max N]\n"
-            "                    [--max-clients N] [--verbose]\n");
+            "                    [--max-clients N] [--stall-timeout S] [--verbose]\n");
     return 2;
 }
 
@@ -67,6 +68,8 @@ int main(int argc, char **argv)
     memset(&so, 0, sizeof so);
     so.listen = "tcp:127.0.0.1:5640";
     so.baud = 115200;
+    so.max_clients = 8;
+    so.stall_ms = 60000;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--device") && v)
@@ -96,8 +99,16 @@ int main(int argc, char **argv)
                 return 2;
             i++;
         } else if (!strcmp(a, "--max-clients") && v) {
-            if (num(a, v, 0, 0xFFFFFFFFu, &so.max_clients))
+            /* each client costs its fid table (--fids x path_max) and a
+             * message buffer while connected: a bound keeps that finite */
+            if (num(a, v, 1, 1024, &so.max_clients))
                 return 2;
+            i++;
+        } else if (!strcmp(a, "--stall-timeout") && v) {
+            uint32_t sec;
+            if (num(a, v, 0, 86400, &sec))
+                return 2;
+            so.stall_ms = sec * 1000u;
             i++;
         } else if (!strcmp(a, "--format"))
             format = 1;
@@ -195,6 +206,7 @@ int main(int argc, char **argv)
     c.cap = msize;
     c.link_mem = lmem;
     c.stop = &stop_flag;
+    so.pcfg = &pc;   /* the template of every socket client's session */
 
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;   /* no SA_RESTART: blocking calls return EINTR */
@@ -202,8 +214,9 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    fprintf(stderr, "steady serve: %s on %s, msize %u, %u fids%s\n", device, image,
-            (unsigned)msize, (unsigned)fids, pc.read_only ? ", read-only" : "");
+    fprintf(stderr, "steady serve: %s on %s, msize %u, %u fids, %u steadyfs handles, "
+                    "up to %u clients%s\n", device, image, (unsigned)msize, (unsigned)fids,
+            (unsigned)open_max, (unsigned)so.max_clients, pc.read_only ? ", read-only" : "");
     started = 1;
     rc = serve_listen_run(&so, &c) ? 1 : 0;
 
