@@ -53,6 +53,15 @@ def argv_for(args: argparse.Namespace) -> list[str]:
 
 
 def _run(args: argparse.Namespace) -> int:
+    # one convention with mkfs, fsck, df: the image first (--image kept as an alias)
+    if args.image_pos and args.image and args.image_pos != args.image:
+        print(f"steady serve: two images given ({args.image_pos} and --image {args.image})",
+              file=sys.stderr)
+        return 2
+    args.image = args.image_pos or args.image
+    if not args.image:
+        print("steady serve: which image? `steady serve IMAGE [--listen ...]`", file=sys.stderr)
+        return 2
     exe = binary()
     if not exe.exists():
         print(f"steady serve: {exe} not found; build it with `make build`", file=sys.stderr)
@@ -84,7 +93,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("serve", help="serve a device's files over 9P2000.L",
                        description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--image", required=True, help="image file")
+    p.add_argument("image_pos", nargs="?", metavar="IMAGE", help="image file")
+    p.add_argument("--image", help="the image file (alias of IMAGE)")
     add_image_options(p)
     p.add_argument("--read-only", action="store_true", help="refuse every change (EROFS)")
     p.add_argument("--listen", default="tcp:127.0.0.1:5640",

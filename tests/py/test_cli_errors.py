@@ -124,3 +124,20 @@ def test_demo_builds_every_program_the_readme_names(tmp_path: Path) -> None:
     # and the demo itself runs after the build
     assert "./steady demo" in r.stdout
     assert not (tmp_path / "b").exists()
+
+
+def test_serve_takes_the_image_first_like_mkfs_and_fsck() -> None:
+    """`steady serve IMAGE` (one convention with mkfs, fsck, df; --image kept)."""
+    import argparse
+
+    from steadyfs import cmd_serve
+
+    parser = argparse.ArgumentParser()
+    cmd_serve.register(parser.add_subparsers())
+    args = parser.parse_args(["serve", "fs.img", "--listen", "unix:/tmp/x"])
+    assert args.image_pos == "fs.img" and args.image is None
+    args.image = args.image_pos
+    argv = cmd_serve.argv_for(args)
+    assert argv[argv.index("--image") + 1] == "fs.img"
+    assert_one_line_error(steady("serve"), "which image")
+    assert_one_line_error(steady("serve", "a.img", "--image", "b.img"), "two images")
