@@ -73,11 +73,12 @@ static kind_stat K[] = {
     {"rename (full directories)", STEADYFS_CALL_RENAME, 2, 0, 0, 0},
     {"readdir (full directory)", STEADYFS_CALL_READDIR, 0, 0, 0, 0},
     {"create (filled device)", STEADYFS_CALL_CREATE, 2, 0, 0, 0},
+    {"write_65536_sync (implicit commits)", STEADYFS_CALL_WRITE_SYNC, 65536, 0, 0, 0},
     {"rename (filled device)", STEADYFS_CALL_RENAME, 2, 0, 0, 0},
     {"unlink (filled device)", STEADYFS_CALL_UNLINK, 2, 0, 0, 0},
 };
 enum { K_WS, K_DS, K_STAT, K_OPEN, K_READ, K_CLOSE, K_READDIR, K_DSTAT, K_DOPEN, K_DCREATE,
-       K_DUNLINK, K_DRENAME, K_DREADDIR, K_NCREATE, K_NRENAME, K_NUNLINK };
+       K_DUNLINK, K_DRENAME, K_DREADDIR, K_NCREATE, K_BIG, K_NRENAME, K_NUNLINK };
 
 static void measured(int k, uint64_t t0)
 {
@@ -418,6 +419,22 @@ int main(void)
         CHECK(fd >= 0);
         if (fd < 0)
             break;
+        if (i % 128 == 101 && fsize > 65536 + 4096) {
+            /* a write larger than a transaction holds commits on its own
+             * partway (implicit commits), then the rest with the sync */
+            off = rn(fsize - 65536 - 4096);
+            steadyfs_seek(&T.fs, fd, off, STEADYFS_SEEK_SET);
+            t0 = T.dev.now_ns;
+            rc = steadyfs_write(&T.fs, fd, buf, 65536);
+            if (rc == 65536 && !dsync)
+                rc = steadyfs_sync(&T.fs, fd) ? -1 : 65536;
+            measured(K_BIG, t0);
+            if (rc != 65536)
+                enospc++;
+            rc2 = steadyfs_close(&T.fs, fd);
+            CHECK(rc2 == 0 || (rc2 == STEADYFS_ENOSPC && rc != 65536));
+            continue;
+        }
         off = rn(fsize - 4096);   /* unaligned: three sectors */
         steadyfs_seek(&T.fs, fd, off, STEADYFS_SEEK_SET);
         t0 = T.dev.now_ns;
