@@ -140,6 +140,26 @@ static void window_check(const uint64_t *rec, uint64_t n)
 
 static void read_only(const sim_stats *before, const char *what);
 
+/* stat then open (read only) of path, each measured as kind k_stat /
+ * k_open and held to program and erase nothing.  Returns the handle. */
+static int stat_and_open(const char *path, int k_stat, int k_open)
+{
+    steadyfs_stat st;
+    sim_stats s0 = T.dev.stats;
+    uint64_t t0 = T.dev.now_ns;
+    int fd;
+    CHECK_EQ(steadyfs_stat_path(&T.fs, path, &st), 0);
+    measured(k_stat, t0);
+    read_only(&s0, K[k_stat].name);
+    s0 = T.dev.stats;
+    t0 = T.dev.now_ns;
+    fd = steadyfs_open(&T.fs, path, STEADYFS_O_RDONLY);
+    measured(k_open, t0);
+    read_only(&s0, K[k_open].name);
+    CHECK(fd >= 0);
+    return fd;
+}
+
 /* A name of 255 bytes whose hash starts probing at bucket 0 of a
  * directory (dir.c: bucket = hash % dir_pages): tag makes it unique. */
 static uint32_t colliding_name(char *out, uint32_t tag, uint32_t from)
@@ -197,17 +217,7 @@ static void dir_phase(void)
     CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
     sim_set_timing(&T.dev, SIM_WORST);
     for (i = 0; i < 20; i++) {
-        s0 = T.dev.stats;
-        t0 = T.dev.now_ns;
-        CHECK_EQ(steadyfs_stat_path(&T.fs, path, &st), 0);
-        measured(K_DSTAT, t0);
-        read_only(&s0, "stat (full directories)");
-        s0 = T.dev.stats;
-        t0 = T.dev.now_ns;
-        fd = steadyfs_open(&T.fs, path, STEADYFS_O_RDONLY);
-        measured(K_DOPEN, t0);
-        read_only(&s0, "open (full directories)");
-        CHECK(fd >= 0);
+        fd = stat_and_open(path, K_DSTAT, K_DOPEN);
         CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
         /* absent: every bucket probed, nothing found */
         colliding_name(p2, 5, i * 1000u);
@@ -360,18 +370,7 @@ int main(void)
         f = rn(NFILES);
         snprintf(path, sizeof path, "/a/%03u", f);
         if (kind < 4) {                                  /* read-only calls */
-            steadyfs_stat st;
-            s0 = T.dev.stats;
-            t0 = T.dev.now_ns;
-            CHECK_EQ(steadyfs_stat_path(&T.fs, path, &st), 0);
-            measured(K_STAT, t0);
-            read_only(&s0, "stat");
-            s0 = T.dev.stats;
-            t0 = T.dev.now_ns;
-            fd = steadyfs_open(&T.fs, path, STEADYFS_O_RDONLY);
-            measured(K_OPEN, t0);
-            read_only(&s0, "open");
-            CHECK(fd >= 0);
+            fd = stat_and_open(path, K_STAT, K_OPEN);
             if (fd < 0)
                 continue;
             steadyfs_seek(&T.fs, fd, rn(fsize - 4096), STEADYFS_SEEK_SET);

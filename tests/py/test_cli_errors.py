@@ -7,31 +7,17 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from clirun import assert_one_line_error, steady
 from steadyfs import cmd_torture, native
 
 REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.skipif(not native.library_path().exists(),
                                 reason="native library not built")
-
-
-def steady(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "steadyfs.cli", *args], cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
-
-
-def assert_one_line_error(r: subprocess.CompletedProcess[str], *needles: str) -> None:
-    err = r.stderr.strip()
-    assert r.returncode != 0, r.stdout
-    assert "Traceback" not in r.stderr, r.stderr
-    assert len(err.splitlines()) == 1 and err.startswith("steady "), err
-    for n in needles:
-        assert n in err, err
 
 
 @pytest.mark.parametrize("args,needle", [

@@ -6,24 +6,15 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
+from clirun import assert_one_line_error, steady
 from steadyfs import cmd_bound, native
 from steadyfs.cmd_plan import Guarantee, buffer_for_rate, guarantee, rate_for_buffer
 
-REPO = Path(__file__).resolve().parents[2]
-
 needs_lib = pytest.mark.skipif(not native.library_path().exists(),
                                reason="native library not built")
-
-
-def steady(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "steadyfs.cli", *args], cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
 
 
 def test_buffer_formula_and_its_inverse() -> None:
@@ -92,7 +83,5 @@ def test_cli_rate_and_ram() -> None:
 ])
 def test_cli_errors_are_one_line(args: list[str], needle: str) -> None:
     r = steady("plan", *args)
-    err = r.stderr.strip()
     assert r.returncode == 2, r.stdout
-    assert "Traceback" not in r.stderr
-    assert len(err.splitlines()) == 1 and err.startswith("steady plan: ") and needle in err, err
+    assert_one_line_error(r, "steady plan: ", needle)
