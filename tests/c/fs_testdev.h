@@ -44,6 +44,16 @@ static inline int tdev_open(tdev *t, const char *profile, uint32_t blocks, uint6
     return 0;
 }
 
+/* xorshift64: a test's own reproducible sequence; a number below n (0 if
+ * n is 0). */
+static inline uint32_t tdev_rand(uint64_t *state, uint32_t n)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return n ? (uint32_t)(*state % n) : 0;
+}
+
 static inline void tdev_close(tdev *t)
 {
     free(t->image);

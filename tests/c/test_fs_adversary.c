@@ -42,13 +42,7 @@
 #define NFILES 200u
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static uint32_t rn(uint32_t n)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return n ? (uint32_t)(rng % n) : 0;
-}
+static uint32_t rn(uint32_t n) { return tdev_rand(&rng, n); }
 
 static tdev T;
 
@@ -140,6 +134,28 @@ static void window_check(const uint64_t *rec, uint64_t n)
 
 static void read_only(const sim_stats *before, const char *what);
 
+/* Reads directory dir to its end, each readdir measured as kind k and held
+ * to program and erase nothing.  Returns the entries read. */
+static uint32_t readdir_all(const char *dir, int k)
+{
+    steadyfs_dirent de;
+    sim_stats s0;
+    uint64_t t0;
+    uint32_t n;
+    int dd = steadyfs_opendir(&T.fs, dir);
+    CHECK(dd >= 0);
+    for (n = 0;; n++) {
+        s0 = T.dev.stats;
+        t0 = T.dev.now_ns;
+        if (steadyfs_readdir(&T.fs, dd, &de) != 1)
+            break;
+        measured(k, t0);
+        read_only(&s0, K[k].name);
+    }
+    steadyfs_closedir(&T.fs, dd);
+    return n;
+}
+
 /* stat then open (read only) of path, each measured as kind k_stat /
  * k_open and held to program and erase nothing.  Returns the handle. */
 static int stat_and_open(const char *path, int k_stat, int k_open)
@@ -190,8 +206,7 @@ static void dir_phase(void)
     uint64_t t0;
     sim_stats s0;
     steadyfs_stat st;
-    steadyfs_dirent de;
-    int fd, dd;
+    int fd;
     for (i = 0; i < full; i++) {                  /* the root's buckets 0.. */
         k = colliding_name(name, 1, k) + 1;
         snprintf(path, sizeof path, "/%s", name);
@@ -244,18 +259,7 @@ static void dir_phase(void)
         CHECK_EQ(steadyfs_rename(&T.fs, p2, path), 0);
     }
     snprintf(p2, sizeof p2, "/%s", dname);
-    dd = steadyfs_opendir(&T.fs, p2);
-    CHECK(dd >= 0);
-    for (i = 0;; i++) {
-        s0 = T.dev.stats;
-        t0 = T.dev.now_ns;
-        if (steadyfs_readdir(&T.fs, dd, &de) != 1)
-            break;
-        measured(K_DREADDIR, t0);
-        read_only(&s0, "readdir (full directory)");
-    }
-    CHECK_EQ(i, full + 1);
-    steadyfs_closedir(&T.fs, dd);
+    CHECK_EQ(readdir_all(p2, K_DREADDIR), full + 1);
     /* readdir's worst: an entry in the first bucket and one in the last,
      * every bucket between written and emptied, so the call after the
      * first entry loads them all */
@@ -277,18 +281,7 @@ static void dir_phase(void)
             CHECK_EQ(steadyfs_unlink(&T.fs, path), 0);
     }
     sim_set_timing(&T.dev, SIM_WORST);
-    dd = steadyfs_opendir(&T.fs, "/e");
-    CHECK(dd >= 0);
-    for (i = 0;; i++) {
-        s0 = T.dev.stats;
-        t0 = T.dev.now_ns;
-        if (steadyfs_readdir(&T.fs, dd, &de) != 1)
-            break;
-        measured(K_DREADDIR, t0);
-        read_only(&s0, "readdir (emptied buckets)");
-    }
-    CHECK_EQ(i, 2);
-    steadyfs_closedir(&T.fs, dd);
+    CHECK_EQ(readdir_all("/e", K_DREADDIR), 2);
     sim_set_timing(&T.dev, SIM_TYPICAL);
 }
 

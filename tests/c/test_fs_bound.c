@@ -15,13 +15,7 @@
 #include "fs_recount.h"
 
 static uint64_t rng = 88172645463325252ull;
-static uint32_t rn(uint32_t n)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return n ? (uint32_t)(rng % n) : 0;
-}
+static uint32_t rn(uint32_t n) { return tdev_rand(&rng, n); }
 
 static tdev T;
 static uint32_t last_op;

@@ -3,9 +3,11 @@ that check its answers and its one-line errors."""
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 from pathlib import Path
+from typing import Iterator
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -24,3 +26,20 @@ def assert_one_line_error(r: subprocess.CompletedProcess[str], *needles: str) ->
     assert len(err.splitlines()) == 1 and err.startswith("steady "), err
     for n in needles:
         assert n in err, err
+
+
+@contextlib.contextmanager
+def fuse_mount(spec: str, mnt: Path) -> Iterator[Path]:
+    """`steady mount --fsoc SPEC MNT` for the body, unmounted after (lazily
+    if still busy, so nothing is left behind)."""
+    mnt.mkdir()
+    r = subprocess.run([sys.executable, "-m", "steadyfs.cli", "mount", "--fsoc", spec, str(mnt)],
+                       cwd=REPO, capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stdout + r.stderr
+    try:
+        yield mnt
+    finally:
+        u = subprocess.run(["fusermount3", "-u", str(mnt)], capture_output=True, text=True)
+        if u.returncode != 0:
+            subprocess.run(["fusermount3", "-u", "-z", str(mnt)], capture_output=True)
+        assert u.returncode == 0, u.stderr

@@ -11,7 +11,6 @@ STEADYFS_FIO_SIZE (e.g. 64m, with a larger --blocks) and run this file."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -21,10 +20,11 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
+from clirun import fuse_mount
 from steadyfs import cmd_mount, cmd_serve
 
 REPO = Path(__file__).resolve().parents[2]
@@ -38,21 +38,6 @@ pytestmark = [
                        or not os.path.exists("/dev/fuse") or shutil.which("fusermount3") is None,
                        reason="steady-mount/steady-serve not built, or no FUSE here"),
 ]
-
-
-@contextlib.contextmanager
-def fuse_mount(spec: str, mnt: Path) -> Iterator[Path]:
-    mnt.mkdir()
-    r = subprocess.run([sys.executable, "-m", "steadyfs.cli", "mount", "--fsoc", spec, str(mnt)],
-                       cwd=REPO, capture_output=True, text=True, timeout=30)
-    assert r.returncode == 0, r.stdout + r.stderr
-    try:
-        yield mnt
-    finally:
-        u = subprocess.run(["fusermount3", "-u", str(mnt)], capture_output=True, text=True)
-        if u.returncode != 0:
-            subprocess.run(["fusermount3", "-u", "-z", str(mnt)], capture_output=True)
-        assert u.returncode == 0, u.stderr
 
 
 def fio(directory: Path, out: Path, *extra: str) -> subprocess.Popen[str]:

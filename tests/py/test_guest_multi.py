@@ -20,7 +20,6 @@ by default, or the writers meet ENOSPC)."""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import re
@@ -31,10 +30,10 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
+from clirun import fuse_mount
 from steadyfs import cmd_mount, cmd_serve, guest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -48,21 +47,6 @@ pytestmark = [
                        or shutil.which("fusermount3") is None,
                        reason="steady-mount not built, or no FUSE here"),
 ]
-
-
-@contextlib.contextmanager
-def fuse_mount(spec: str, mnt: Path) -> Iterator[Path]:
-    mnt.mkdir()
-    r = subprocess.run([sys.executable, "-m", "steadyfs.cli", "mount", "--fsoc", spec, str(mnt)],
-                       cwd=REPO, capture_output=True, text=True, timeout=30)
-    assert r.returncode == 0, r.stdout + r.stderr
-    try:
-        yield mnt
-    finally:
-        u = subprocess.run(["fusermount3", "-u", str(mnt)], capture_output=True, text=True)
-        if u.returncode != 0:
-            subprocess.run(["fusermount3", "-u", "-z", str(mnt)], capture_output=True)
-        assert u.returncode == 0, u.stderr
 
 
 class Writer(threading.Thread):
