@@ -12,7 +12,12 @@
  * checkpoint) is outside the stated bound (DESIGN.md §7). */
 #include "fs/fs_internal.h"
 
-uint32_t sfs_path_depth(const char *path)
+#ifdef STEADYFS_CHECK_BUDGET
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Path components of an absolute path: the depth argument of path calls. */
+static uint32_t path_depth(const char *path)
 {
     uint32_t n = 0;
     int in_name = 0;
@@ -29,10 +34,6 @@ uint32_t sfs_path_depth(const char *path)
     return n;
 }
 
-#ifdef STEADYFS_CHECK_BUDGET
-#include <stdio.h>
-#include <stdlib.h>
-
 void sfs_budget_arm(steadyfs *fs, steadyfs_call call, uint64_t n)
 {
     steadyfs_cost c;
@@ -45,6 +46,12 @@ void sfs_budget_arm(steadyfs *fs, steadyfs_call call, uint64_t n)
     fs->chk_limit[SFS_SPEND_PROG] = c.progs;
     fs->chk_limit[SFS_SPEND_ERASE] = c.erases;
     fs->chk_used[0] = fs->chk_used[1] = fs->chk_used[2] = 0;
+}
+
+void sfs_budget_arm_path(steadyfs *fs, steadyfs_call call, const char *path, const char *path2)
+{
+    uint32_t a = path_depth(path), b = path_depth(path2);
+    sfs_budget_arm(fs, call, a > b ? a : b);
 }
 
 void sfs_budget_spend(steadyfs *fs, uint32_t what, uint32_t n)

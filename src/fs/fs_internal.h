@@ -178,6 +178,8 @@ int sfs_end(steadyfs *fs, int rc);               /* API call epilogue */
 enum { SFS_SPEND_READ, SFS_SPEND_PROG, SFS_SPEND_ERASE };
 #ifdef STEADYFS_CHECK_BUDGET
 void sfs_budget_arm(steadyfs *fs, steadyfs_call call, uint64_t n);
+/* A path call: n is the deeper path's component count (path2 may be NULL). */
+void sfs_budget_arm_path(steadyfs *fs, steadyfs_call call, const char *path, const char *path2);
 void sfs_budget_spend(steadyfs *fs, uint32_t what, uint32_t n);
 void sfs_budget_void(steadyfs *fs);
 void sfs_budget_check(steadyfs *fs);
@@ -199,9 +201,9 @@ static inline void sfs_budget_spend(steadyfs *fs, uint32_t what, uint32_t n)
 static inline void sfs_budget_void(steadyfs *fs) { (void)fs; }
 static inline void sfs_budget_check(steadyfs *fs) { (void)fs; }
 static inline void sfs_budget_end(steadyfs *fs) { (void)fs; }
+/* a macro: the paths are not even walked outside test builds */
+#define sfs_budget_arm_path(fs, call, path, path2) ((void)(fs))
 #endif
-/* Path components of an absolute path: the depth argument of path calls. */
-uint32_t sfs_path_depth(const char *path);
 
 /* map.c: the map, pending changes, transactions. */
 struct sfs_pend *sfs_pend_find(steadyfs *fs, uint8_t type, uint32_t key, int unc);

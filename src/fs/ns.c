@@ -163,9 +163,8 @@ int steadyfs_open(steadyfs *fs, const char *path, int flags)
     int rc = sfs_begin(fs, 1);
     if (!rc)
         /* O_TRUNC of an existing file is a truncate: within create's bound */
-        sfs_budget_arm(fs, flags & (STEADYFS_O_CREAT | STEADYFS_O_TRUNC) ? STEADYFS_CALL_CREATE
-                                                                         : STEADYFS_CALL_OPEN,
-                       sfs_path_depth(path));
+        sfs_budget_arm_path(fs, flags & (STEADYFS_O_CREAT | STEADYFS_O_TRUNC)
+                                    ? STEADYFS_CALL_CREATE : STEADYFS_CALL_OPEN, path, NULL);
     if (rc)
         return rc;
     rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &type);
@@ -198,7 +197,7 @@ int steadyfs_mkdir(steadyfs *fs, const char *path)
     uint8_t type;
     int rc = sfs_begin(fs, 1);
     if (!rc)
-        sfs_budget_arm(fs, STEADYFS_CALL_MKDIR, sfs_path_depth(path));
+        sfs_budget_arm_path(fs, STEADYFS_CALL_MKDIR, path, NULL);
     if (rc)
         return rc;
     rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &type);
@@ -223,7 +222,7 @@ static int remove_name(steadyfs *fs, const char *path, int want_dir)
     uint8_t type;
     int rc = sfs_begin(fs, 4);
     if (!rc)
-        sfs_budget_arm(fs, want_dir ? STEADYFS_CALL_RMDIR : STEADYFS_CALL_UNLINK, sfs_path_depth(path));
+        sfs_budget_arm_path(fs, want_dir ? STEADYFS_CALL_RMDIR : STEADYFS_CALL_UNLINK, path, NULL);
     if (rc)
         return rc;
     /* collection, map merges and checkpoints first: then the bucket the
@@ -286,11 +285,9 @@ int steadyfs_rename(steadyfs *fs, const char *from, const char *to)
     const char *sn, *dn;
     uint8_t st, dt;
     sfs_inode in;
-    uint32_t depth = sfs_path_depth(from) > sfs_path_depth(to) ? sfs_path_depth(from)
-                                                                : sfs_path_depth(to);
     int rc = sfs_begin(fs, 4);
     if (!rc)
-        sfs_budget_arm(fs, STEADYFS_CALL_RENAME, depth);
+        sfs_budget_arm_path(fs, STEADYFS_CALL_RENAME, from, to);
     if (rc)
         return rc;
     rc = sfs_resolve(fs, from, &sp, &sn, &sl, &si, &st);
@@ -356,7 +353,7 @@ static int stat_call(steadyfs *fs, const char *path, steadyfs_stat *st)
     struct sfs_open *p;
     int rc = sfs_begin(fs, 0);
     if (!rc)
-        sfs_budget_arm(fs, STEADYFS_CALL_STAT, sfs_path_depth(path));
+        sfs_budget_arm_path(fs, STEADYFS_CALL_STAT, path, NULL);
     if (rc)
         return rc;
     rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &type);
@@ -398,7 +395,7 @@ static int opendir_call(steadyfs *fs, const char *path)
     uint8_t type;
     int rc = sfs_begin(fs, 0);
     if (!rc)
-        sfs_budget_arm(fs, STEADYFS_CALL_OPENDIR, sfs_path_depth(path));
+        sfs_budget_arm_path(fs, STEADYFS_CALL_OPENDIR, path, NULL);
     if (rc)
         return rc;
     rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &type);
