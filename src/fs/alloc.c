@@ -395,6 +395,10 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
         return 1;
     }
     if (fs->blk[*victim] == 0 || *idx >= fs->geo.P) {
+        /* what is still counted may be a settling kill's: settle it, one
+         * L1 sector per step, before judging the count */
+        if (fs->blk[*victim] && (rc = sfs_settle(fs, 1, 0)) != 0)
+            return rc < 0 ? rc : 1;
         if (fs->blk[*victim]) {
             /* every sector examined, yet counted live: the count drifted
              * (a bug); nothing here is reachable, so free it */
@@ -499,8 +503,16 @@ static int wl_one(steadyfs *fs)
 int sfs_gc_pace(steadyfs *fs)
 {
     uint32_t i, n;
-    int rc = 0;
+    int rc = 0, settled;
     uint32_t fb;
+    /* A kill settling for SFS_SETTLE_AGE sectors (the light calls that
+     * settle it first did not come: a log rotation's create and first
+     * records are not light) takes one of this sector's collection steps
+     * until it is done, so it is done within that age + 64 host sectors
+     * (DESIGN.md §5). */
+    settled = sfs_settle(fs, 1, SFS_SETTLE_AGE);
+    if (settled < 0)
+        return settled;
     /* static wear levelling: one sector per SFS_WL_STEP written, whatever the pool */
     if ((fs->gc.wl_tick++ & (SFS_WL_STEP - 1u)) == 0) {
         fs->gc.active = 1;
@@ -525,7 +537,7 @@ int sfs_gc_pace(steadyfs *fs)
             n = need;
     }
     fs->gc.active = 1;
-    for (i = 0, rc = 0; i < n; i++) {
+    for (i = (uint32_t)settled, rc = 0; i < n; i++) {
         rc = sfs_gc_one(fs);
         if (rc <= 0)
             break;
@@ -559,11 +571,19 @@ int sfs_end(steadyfs *fs, int rc)
      * unless no erased unit is left: erases spread out instead of
      * clustering, and a record's worst call is its programs plus one
      * erase, as on the raw device. */
-    int light = fs->log.call_ops <= 2 && !fs->gc.busy;
+    int light = fs->log.call_ops <= 2 && !fs->gc.busy, settled = 0;
     if (fs->gc.busy)
         fs->gc.busy--;
+    /* A kill still settling takes the light call's slot before an erase
+     * (one L1 sector: a small and a sector read), so no call has both
+     * unless no erased unit is left (DESIGN.md §5). */
+    if (!fs->dead && light && fs->log.call_ops) {
+        settled = sfs_settle(fs, 1, 0);
+        if (settled < 0 && rc >= 0)
+            rc = settled;
+    }
     if (!fs->dead && fs->log.erase_budget && fs->log.call_ops &&
-        ((light && fs->log.erase_credit >= fs->geo.P / 2) || !fs->log.nqueued)) {
+        ((light && !settled && fs->log.erase_credit >= fs->geo.P / 2) || !fs->log.nqueued)) {
         r2 = sfs_erase_ahead(fs);
         if (r2 < 0 && rc >= 0)
             rc = r2;
@@ -583,6 +603,15 @@ int steadyfs_gc_step(steadyfs *fs, uint32_t budget)
     if (rc)
         return rc;
     while (done < budget) {
+        /* idle time settles a deleted file's counts first: its space
+         * shows as free again (DESIGN.md §5) */
+        rc = sfs_settle(fs, 1, 0);
+        if (rc) {
+            if (rc < 0)
+                break;
+            done++;
+            continue;
+        }
         if (fs->log.nqueued < SFS_Q_TARGET && fs->log.nfree) {
             fs->log.erase_budget = 1;
             rc = sfs_erase_ahead(fs);

@@ -171,6 +171,7 @@ static acc write_n(const model *m, uint64_t n, int with_sync)
     uint64_t w = (n + m->S - 1) / m->S + 1, commits = w / (m->txn ? m->txn : 1) + (with_sync ? 1 : 0);
     add(&a, &h, w);
     add(&a, &c, commits);
+
     return a;
 }
 
@@ -183,6 +184,8 @@ static void finish(const model *m, acc *a)
     uint64_t moves = (sectors - a->c) / m->P + 1;   /* of the host head */
     acc ex = exam(m);
     pr(m, a, (uint32_t)ck);
+    rds(m, a, 1);   /* the light call's step of a settling kill (sfs_end) */
+    rd(m, a, 1);
     a->e += 2 + sectors / m->P + 1;
     /* catch-up collection, at most once per move of the host head (it
      * does not nest): 2 s examinations (m->s counts the wear-levelling
@@ -252,6 +255,9 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
     case STEADYFS_CALL_UNMOUNT:
         t = commit(&m);
         add(&a, &t, fs.cfg.open_max);
+        rds(&m, &a, 1);   /* a deleted file's counts settled (sfs_settle) */
+        rd(&m, &a, m.nl);
+        pr(&m, &a, 1);    /* and checkpointed */
         finish(&m, &a);
         a.e += fs.cfg.open_max;
         break;

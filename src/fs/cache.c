@@ -15,8 +15,11 @@
  *  - xc: map words (the L1 entry of a logical page, the L2 entry of an L1
  *    sector) as read from map sectors.  A map sector's words change only
  *    when a new map sector replaces it, which always goes through
- *    sfs_apply_map (run time and replay): it drops them all.  Pending
- *    changes and kills are checked before the cache, as before the read.
+ *    sfs_apply_map (run time and replay): it drops the words of that map
+ *    sector only (sfs_xc_drop_map).  Dropping them all there cost the
+ *    unlink of a log rotation two re-reads after the merge that made room
+ *    for its kill.  Pending changes and kills are checked before the
+ *    cache, as before the read.
  *  - dc: the last directory found as a path component (parent, name ->
  *    inode).  Directory entries change only through sfs_dir_insert2 and
  *    sfs_dir_remove2, which drop it when they edit its parent, and an
@@ -37,6 +40,14 @@ void sfs_cache_drop(steadyfs *fs)
 void sfs_xc_drop(steadyfs *fs)
 {
     memset(fs->cache.xc_key, 0xFF, sizeof fs->cache.xc_key);
+}
+
+void sfs_xc_drop_map(steadyfs *fs, uint32_t lvl, uint32_t map)
+{
+    uint32_t i;
+    for (i = 2 * lvl; i < 2 * lvl + 2; i++)
+        if (fs->cache.xc_key[i] != SFS_NONE && fs->cache.xc_key[i] / fs->geo.e1 == map)
+            fs->cache.xc_key[i] = SFS_NONE;
 }
 
 /* Entries 0-1 hold L1 words (key: first logical page of the run), 2-3 L2

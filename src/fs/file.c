@@ -289,10 +289,9 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
             rc = STEADYFS_EFBIG;
             break;
         }
-        if (fs->live + 2 + SFS_RM_ROOM > fs->live_max) {
-            rc = STEADYFS_ENOSPC;
+        rc = sfs_live_room(fs, 2 + SFS_RM_ROOM);
+        if (rc)
             break;
-        }
         if (txn_entries(fs, o->ino) >= fs->geo.txn_max) {
             rc = commit_sector(fs, p, SFS_NONE);   /* documented implicit commit */
             if (rc)

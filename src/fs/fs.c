@@ -277,7 +277,7 @@ int steadyfs_mount(steadyfs *fs, const steadyfs_config *cfg)
 int steadyfs_unmount(steadyfs *fs)
 {
     uint32_t i;
-    int rc = 0, r2;
+    int rc = 0, r2 = 0;
     if (!fs || !fs->mounted)
         return STEADYFS_EINVAL;
     for (i = 0; i < fs->cfg.open_max; i++) {
@@ -288,6 +288,18 @@ int steadyfs_unmount(steadyfs *fs)
         }
         fs->open[i].ino = 0;
     }
+    /* a deleted file's counts still settling (DESIGN.md §5) are settled
+     * and checkpointed, so the next mount (steady df after steady rm)
+     * shows its space free */
+    if (!fs->dead && (r2 = sfs_begin(fs, 1)) == 0) {
+        sfs_budget_arm(fs, STEADYFS_CALL_UNMOUNT, 0);
+        r2 = sfs_settle(fs, 64, 0);
+        if (r2 > 0)
+            r2 = sfs_ckpt_write(fs);
+        r2 = sfs_end(fs, r2);
+    }
+    if (r2 < 0 && !rc)
+        rc = r2;
     fs->mounted = 0;
     return fs->dead ? STEADYFS_EIO : rc;
 }

@@ -59,6 +59,8 @@
                              its inode sector; from a TF_SIZE commit) */
 #define PF_UNC 0x01u      /* uncommitted (belongs to transaction owner/txn) */
 #define PF_KILLALL 0x02u  /* kill: the inode page too */
+#define PF_UNSETTLED 0x08u /* kill (whole inode): counts of its L1 sectors from index
+                             `owner` on not settled yet (sfs_settle) */
 #define PF_NEW 0x04u      /* uncommitted L1 of a page with no committed location
                              (an append): its commit replaces nothing.  Other
                              uncommitted changes look their old location up at
@@ -221,6 +223,22 @@ int sfs_apply_size(steadyfs *fs, uint32_t ino, uint32_t size);
 /* Effect of one replayed or just-written data sector (tag t at ppn). */
 int sfs_apply_data(steadyfs *fs, const sfs_tag *t, uint32_t ppn, uint32_t old_hint);
 int sfs_kill_pending(steadyfs *fs, uint32_t ino);
+/* Settle the counts of the kill still settling (if any, and made at least
+ * min_age sectors ago): at most max_l1 of its L1 sectors, one small read
+ * before them.  1 if it did. */
+int sfs_settle(steadyfs *fs, uint32_t max_l1, uint32_t min_age);
+#define SFS_SETTLE_AGE 8u
+/* A whole-inode kill settles later only with this much room under the
+ * live limit: it is settled within SFS_SETTLE_AGE + 64 host sectors, each
+ * adding at most 3 live sectors (itself, a new L1 and L2 map sector), so
+ * no write meets the limit meanwhile for sectors the kill still counts. */
+#define SFS_SETTLE_ROOM(fs) \
+    (3u * (SFS_SETTLE_AGE + (1u << (fs)->geo.fbits) / (fs)->geo.e1) + SFS_RM_ROOM + 4u)
+/* 0 if `need` more live sectors fit under the live limit (settling a kill
+ * first if that is what it takes), else ENOSPC. */
+int sfs_live_room(steadyfs *fs, uint32_t need);
+/* Is L1 index m one whose sectors a settling kill still counts? */
+int sfs_kill_settling(steadyfs *fs, uint32_t m);
 int sfs_merge_kill(steadyfs *fs, uint32_t ino);
 int sfs_merge_l1(steadyfs *fs, uint32_t m);
 int sfs_merge_l2(steadyfs *fs, uint32_t l2);
@@ -273,7 +291,10 @@ int sfs_ino_alloc(steadyfs *fs, uint32_t *ino);
 
 /* cache.c: read savers (exact facts, dropped when they may change). */
 void sfs_cache_drop(steadyfs *fs);               /* all of them */
-void sfs_xc_drop(steadyfs *fs);                  /* map words: a map sector was written */
+void sfs_xc_drop(steadyfs *fs);                  /* all map words (mount) */
+/* The cached words of map sector `map` (lvl 0: L1 index, 1: L2 index),
+ * which a new map sector just replaced. */
+void sfs_xc_drop_map(steadyfs *fs, uint32_t lvl, uint32_t map);
 /* Word `key % e1` of map sector `map` (lvl 0: an L1 sector, key a logical
  * page; lvl 1: an L2 sector, key an L1 index), read as a run of 4. */
 int sfs_xc_word(steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t key, uint32_t *val);

@@ -220,6 +220,15 @@ static void visit_l1(fck *c, uint32_t m, uint32_t l1w)
     uint32_t l1 = p2 ? p2->ppn : l1w;
     uint32_t kp = kill_pg(fs, (m * e) >> fs->geo.fbits), pgm = (m * e) & ((1u << fs->geo.fbits) - 1u);
     int have1 = 0, pend = 0;
+    if (sfs_kill_settling(fs, m)) {
+        /* a dead inode's range whose counts are still being settled: the
+         * block table still counts its L1 sector and what that maps */
+        if (l1 != SFS_NONE && reach(c, l1, TK_MAP1, m, c->b1))
+            for (j = 0; j < e; j++)
+                if (sfs_get32(c->b1 + 4 * j) != SFS_NONE)
+                    reach(c, sfs_get32(c->b1 + 4 * j), TK_DATA, m * e + j, fs->buf);
+        return;
+    }
     if (l1 != SFS_NONE && pgm < kp) {
         c->rep->map_sectors++;
         have1 = reach(c, l1, TK_MAP1, m, c->b1);

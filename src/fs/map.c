@@ -214,36 +214,124 @@ static int l1_of_inode(steadyfs *fs, uint32_t ino, uint32_t *l1, uint32_t *m0)
     return (int)n;
 }
 
+/* The whole-inode kill whose counts are still being settled, or NULL. */
+static struct sfs_pend *unsettled_kill(steadyfs *fs)
+{
+    uint32_t i;
+    for (i = 0; i < fs->npend; i++)
+        if (fs->pend[i].type == PT_KILL && (fs->pend[i].flags & PF_UNSETTLED))
+            return &fs->pend[i];
+    return NULL;
+}
+
+int sfs_kill_settling(steadyfs *fs, uint32_t m)
+{
+    struct sfs_pend *k = unsettled_kill(fs);
+    uint32_t m0;
+    if (!k)
+        return 0;
+    m0 = (k->key << fs->geo.fbits) / fs->geo.e1;
+    return m >= m0 + k->owner && m < m0 + (1u << fs->geo.fbits) / fs->geo.e1;
+}
+
+/* Uncount the sectors L1 sector l1 maps for pages [lo, hi) of inode ino,
+ * and, when the kill covers its whole range, the L1 sector itself. */
+static int settle_l1(steadyfs *fs, uint32_t ino, uint32_t i, uint32_t l1, uint32_t lo, uint32_t hi)
+{
+    uint32_t j, pg0 = i * fs->geo.e1;
+    sfs_tag t;
+    int rc = sfs_rd_sector(fs, l1, fs->buf, &t);
+    if (rc < 0)
+        return rc;
+    for (j = 0; j < fs->geo.e1; j++) {
+        uint32_t pg = pg0 + j, v = sfs_get32(fs->buf + 4 * j);
+        if (pg < lo || pg >= hi || v == SFS_NONE)
+            continue;
+        if (sfs_pend_find(fs, PT_L1, sfs_lpn(fs, ino, pg), 0))
+            continue;   /* superseded; counted through the entry */
+        sfs_count_dec(fs, v);
+    }
+    if (pg0 >= lo)
+        sfs_count_dec(fs, l1);   /* the whole map sector dies */
+    return 0;
+}
+
+int sfs_settle(steadyfs *fs, uint32_t max_l1, uint32_t min_age)
+{
+    uint32_t l1[MAX_L1_PER_INODE], m0, i;
+    struct sfs_pend *k = unsettled_kill(fs);
+    int n, rc, done = 0;
+    if (!k || (uint32_t)fs->log.seq - k->txn < min_age)
+        return 0;
+    n = l1_of_inode(fs, k->key, l1, &m0);   /* one small read */
+    if (n < 0)
+        return n;
+    for (i = k->owner; i < (uint32_t)n; i++) {
+        if (l1[i] == SFS_NONE)
+            continue;
+        if ((uint32_t)done == max_l1)
+            break;
+        rc = settle_l1(fs, k->key, i, l1[i], 0, SFS_NONE);
+        if (rc)
+            return rc;
+        done++;
+    }
+    /* nothing above adds or deletes a pending entry: k is still valid */
+    k->owner = (uint16_t)i;
+    if (i >= (uint32_t)n) {
+        k->flags &= (uint8_t)~PF_UNSETTLED;
+        /* the settled state must be durable before the kill can be
+         * merged: replaying that merge over a checkpoint that still holds
+         * the kill unsettled would lose the counts settlement took off */
+        fs->log.need_ckpt = 1;
+    }
+    return 1;
+}
+
+int sfs_live_room(steadyfs *fs, uint32_t need)
+{
+    int rc;
+    while (fs->live + need > fs->live_max) {
+        /* a settling kill still counts its sectors: settle it all before
+         * saying there is no room (a delete must give writes back).  Not
+         * reached while SFS_SETTLE_ROOM holds; kept as the safety net, and
+         * the budget check of test builds would catch it being used */
+        rc = sfs_settle(fs, MAX_L1_PER_INODE, 0);
+        if (rc <= 0)
+            return rc < 0 ? rc : STEADYFS_ENOSPC;
+    }
+    return 0;
+}
+
 int sfs_apply_kill(steadyfs *fs, uint32_t ino, uint32_t from, int all)
 {
     uint32_t l1[MAX_L1_PER_INODE], m0, i, j, pg0, s = all ? 0 : from;
     uint32_t oldk = kill_from(fs, ino);
     struct sfs_pend *k;
-    sfs_tag t;
-    int n, rc;
+    int n, rc, settling = 0;
     if (ino == 0 || ino >= fs->cfg.max_inodes)
         return STEADYFS_ECORRUPT;   /* a damaged log's kill of no inode */
     if (s < oldk) {
-        n = l1_of_inode(fs, ino, l1, &m0);
+        /* A whole inode dies: its counts are settled later, one L1 sector
+         * per call (sfs_settle), instead of reading up to 64 L1 sectors
+         * here (DESIGN.md §5).  Only one kill settles at a time, and only
+         * one that no committed change of the inode waits beside (its L1
+         * word would be uncounted twice); otherwise, as for a shrink, now. */
+        settling = all && oldk == SFS_NONE && !unsettled_kill(fs) &&
+                   fs->live + SFS_SETTLE_ROOM(fs) <= fs->live_max;
+        for (i = 0; i < fs->npend && settling; i++)
+            settling = !(fs->pend[i].type == PT_L1 && !(fs->pend[i].flags & PF_UNC) &&
+                         fs->pend[i].key >= (1u << fs->geo.fbits) && ino_of(fs, fs->pend[i].key) == ino);
+        n = settling ? 0 : l1_of_inode(fs, ino, l1, &m0);
         if (n < 0)
             return n;
         for (i = 0; i < (uint32_t)n; i++) {
             pg0 = i * fs->geo.e1;
             if (l1[i] == SFS_NONE || pg0 + fs->geo.e1 <= s || pg0 >= oldk)
                 continue;
-            rc = sfs_rd_sector(fs, l1[i], fs->buf, &t);
-            if (rc < 0)
+            rc = settle_l1(fs, ino, i, l1[i], s, oldk);
+            if (rc)
                 return rc;
-            for (j = 0; j < fs->geo.e1; j++) {
-                uint32_t pg = pg0 + j, v = sfs_get32(fs->buf + 4 * j);
-                if (pg < s || pg >= oldk || v == SFS_NONE)
-                    continue;
-                if (sfs_pend_find(fs, PT_L1, sfs_lpn(fs, ino, pg), 0))
-                    continue;   /* superseded; counted through the entry */
-                sfs_count_dec(fs, v);
-            }
-            if (pg0 >= s)
-                sfs_count_dec(fs, l1[i]);   /* the whole map sector dies */
         }
         for (i = 0; i < fs->npend;) {
             struct sfs_pend *p = &fs->pend[i];
@@ -287,6 +375,10 @@ int sfs_apply_kill(steadyfs *fs, uint32_t ino, uint32_t from, int all)
     }
     if (s < k->ppn)
         k->ppn = s;
+    if (settling) {
+        k->flags |= PF_UNSETTLED;
+        k->owner = 0;   /* the next L1 index of the inode to settle */
+    }
     if (all) {
         drop_size(fs, ino);
         k->flags |= PF_KILLALL;
@@ -301,7 +393,6 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
 {
     uint32_t i, old;
     int rc;
-    sfs_xc_drop(fs);   /* map words on media change only here */
     if (t->flags & TF_EMPTY)
         ppn = SFS_NONE;   /* maps nothing: the parent entry becomes none */
     if (t->kind == TK_MAP1) {
@@ -309,6 +400,7 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
         uint32_t freed = 0;
         if (t->key >= fs->geo.n_l1)
             return STEADYFS_ECORRUPT;
+        sfs_xc_drop_map(fs, 0, t->key);   /* map words on media change only here */
         rc = sfs_l1_locate(fs, t->key, &old);
         if (rc)
             return rc;
@@ -342,6 +434,7 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
     if (t->kind == TK_MAP2) {
         if (t->key >= fs->geo.n_l2)
             return STEADYFS_ECORRUPT;
+        sfs_xc_drop_map(fs, 1, t->key);
         for (i = 0; i < fs->npend;) {
             struct sfs_pend *p = &fs->pend[i];
             if (p->type == PT_L2 && p->key / fs->geo.e1 == t->key) {
@@ -504,9 +597,17 @@ int sfs_merge_l2(steadyfs *fs, uint32_t l2) { return merge_l2_k(fs, l2, SFS_NONE
 int sfs_merge_kill(steadyfs *fs, uint32_t ino)
 {
     uint32_t from = kill_from(fs, ino), m0 = (ino << fs->geo.fbits) / fs->geo.e1;
+    struct sfs_pend *k = sfs_pend_find(fs, PT_KILL, ino, 0);
     int rc;
     if (from == SFS_NONE)
         return 0;
+    if (k->flags & PF_UNSETTLED) {
+        /* not reached: a settling inode is neither reused nor picked by
+         * make_room; its L1 sectors must be read before they go */
+        rc = sfs_settle(fs, MAX_L1_PER_INODE, 0);
+        if (rc < 0)
+            return rc;
+    }
     if (from % fs->geo.e1) {
         uint32_t mb = m0 + from / fs->geo.e1, cur;
         rc = sfs_l1_locate(fs, mb, &cur);
@@ -554,8 +655,11 @@ int sfs_make_room(steadyfs *fs, uint32_t need)
     /* one slot always stays spare for the L2 change an L1 merge adds */
     while (fs->npend + need + 1 > fs->cfg.pending_max) {
         struct sfs_pend *k = NULL;
+        /* a kill still settling keeps its entry (its L1 sectors must stay
+         * reachable): with at most K - 8 uncommitted entries there is
+         * always something else to merge */
         for (i = 0; i < fs->npend && !k; i++)
-            if (fs->pend[i].type == PT_KILL)
+            if (fs->pend[i].type == PT_KILL && !(fs->pend[i].flags & PF_UNSETTLED))
                 k = &fs->pend[i];
         if (k) {
             rc = sfs_merge_kill(fs, k->key);

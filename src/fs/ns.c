@@ -111,9 +111,8 @@ static int ns_fail(steadyfs *fs, uint32_t txn, int rc)
  * fs->rm) may use them: a full device can always be cleaned up. */
 static int room_for_ns(steadyfs *fs)
 {
-    if (fs->live + 4 + (fs->rm ? 0 : SFS_RM_ROOM) > fs->live_max)
-        return STEADYFS_ENOSPC;
-    return sfs_gc_pace(fs);
+    int rc = sfs_live_room(fs, 4 + (fs->rm ? 0 : SFS_RM_ROOM));
+    return rc ? rc : sfs_gc_pace(fs);
 }
 
 /* A namespace change is rarely alone: a log rotation is close + unlink +

@@ -1,0 +1,212 @@
+/* A deleted file's counts settled later (DESIGN.md §5, sfs_settle): the
+ * unlink of a big file reads none of its L1 sectors; the light calls after
+ * it (or idle time, or a GC victim waiting on them) settle one each; the
+ * space returns; counts, fsck and power cuts agree at every step; and near
+ * the live limit the kill is settled at once, so no write ever meets the
+ * limit for sectors a deleted file still counts. */
+#include <stdio.h>
+
+#include "check.h"
+#include "fs/fs_internal.h"
+#include "fs_recount.h"
+#include "fs_testdev.h"
+
+static tdev T;
+static uint8_t data[4096];
+
+/* Every unit's live count equals its recount from the media. */
+static int counts_ok(const char *when)
+{
+    uint32_t b;
+    int bad = 0;
+    for (b = 0; b < T.fs.geo.nblocks; b++) {
+        int want = fs_counted_unit(&T.fs, b);
+        if (want >= 0 && fs_recount_unit(&T.fs, b) != want) {
+            fprintf(stderr, "%s: unit %u counted %d, holds %d\n", when, b, want,
+                    fs_recount_unit(&T.fs, b));
+            bad++;
+        }
+    }
+    CHECK_EQ(bad, 0);
+    return !bad;
+}
+
+static struct sfs_pend *settling(void)
+{
+    uint32_t i;
+    for (i = 0; i < T.fs.npend; i++)
+        if (T.fs.pend[i].type == PT_KILL && (T.fs.pend[i].flags & PF_UNSETTLED))
+            return &T.fs.pend[i];
+    return NULL;
+}
+
+static void write_file(const char *path, uint32_t bytes)
+{
+    uint32_t i;
+    int fd = steadyfs_open(&T.fs, path, STEADYFS_O_RDWR | STEADYFS_O_CREAT | STEADYFS_O_TRUNC);
+    CHECK(fd >= 0);
+    for (i = 0; i < bytes; i += sizeof data) {
+        data[0] = (uint8_t)i;
+        CHECK_EQ(steadyfs_write(&T.fs, fd, data, sizeof data), (int32_t)sizeof data);
+    }
+    CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
+}
+
+/* fsck from the media, as after a power cut (no unmount), then mount. */
+static void fsck_then_mount(const char *when)
+{
+    steadyfs_fsck_report rep;
+    uint32_t fws = steadyfs_fsck_work_size(&T.cfg);
+    void *fw = malloc(fws);
+    CHECK_EQ(steadyfs_fsck(&T.fs, &T.cfg, fw, fws, NULL, NULL, &rep), 0);
+    if (rep.errors)
+        fprintf(stderr, "%s: fsck found %u errors\n", when, rep.errors);
+    CHECK_EQ(rep.errors, 0);
+    free(fw);
+    CHECK_EQ(steadyfs_mount(&T.fs, &T.cfg), 0);
+}
+
+static void lazy_unlink(void)
+{
+    steadyfs_info a, b;
+    uint64_t r0;
+    uint32_t calls = 0;
+    int fd;
+    CHECK_EQ(tdev_open(&T, "mt29f1g01", 128, 3), 0);
+    CHECK_EQ(steadyfs_format(&T.fs, &T.cfg), 0);
+    CHECK_EQ(steadyfs_mount(&T.fs, &T.cfg), 0);
+    write_file("/big", 3u << 20);   /* 1536 pages: three L1 sectors of its own */
+    write_file("/log", 4096);
+    write_file("/other", 256u << 10);   /* /big's last changes get merged meanwhile */
+    CHECK_EQ(steadyfs_info_get(&T.fs, &a), 0);
+
+    r0 = T.dev.stats.reads;
+    CHECK_EQ(steadyfs_unlink(&T.fs, "/big"), 0);
+    /* the bucket, the dense lookups, maybe a merge: never its L1 sectors */
+    CHECK(T.dev.stats.reads - r0 <= 8);
+    CHECK(settling() != NULL);
+    CHECK(counts_ok("after the unlink"));
+    CHECK_EQ(steadyfs_info_get(&T.fs, &b), 0);
+    CHECK(b.used + a.data_per_sector * 4u >= a.used);   /* not returned yet */
+
+    /* a cut now: the checkpoint that committed the unlink holds the kill
+     * still settling; fsck agrees, and settling goes on after mount */
+    fsck_then_mount("cut while settling");
+    CHECK(settling() != NULL);
+    CHECK(counts_ok("mounted while settling"));
+
+    fd = steadyfs_open(&T.fs, "/log", STEADYFS_O_WRONLY | STEADYFS_O_APPEND | STEADYFS_O_DSYNC);
+    CHECK(fd >= 0);
+    while (settling() && calls < 40) {
+        CHECK_EQ(steadyfs_write(&T.fs, fd, data, sizeof data), (int32_t)sizeof data);
+        calls++;
+        CHECK(counts_ok("while settling"));
+    }
+    CHECK(settling() == NULL);
+    /* the namespace window (4 calls) plus an L1 sector per light call */
+    CHECK(calls <= 4 + 3 + 2);
+    CHECK_EQ(steadyfs_info_get(&T.fs, &b), 0);
+    CHECK(b.used + (3u << 20) <= a.used + 8u * 4096u);   /* 3 MiB returned */
+    CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
+    printf("  lazy: unlink of 3 MiB, settled by %u appends; used %llu -> %llu bytes\n", calls,
+           (unsigned long long)a.used, (unsigned long long)b.used);
+    CHECK_EQ(steadyfs_unmount(&T.fs), 0);
+    fsck_then_mount("settled");
+    CHECK_EQ(T.fs.gc.drift, 0);
+    CHECK_EQ(steadyfs_unmount(&T.fs), 0);
+    tdev_close(&T);
+}
+
+/* Near the live limit a kill is settled at once (SFS_SETTLE_ROOM). */
+static void near_limit(void)
+{
+    steadyfs_info in;
+    char p[32];
+    uint32_t i, n = 0;
+    CHECK_EQ(tdev_open(&T, "mt29f1g01", 64, 5), 0);
+    CHECK_EQ(steadyfs_format(&T.fs, &T.cfg), 0);
+    CHECK_EQ(steadyfs_mount(&T.fs, &T.cfg), 0);
+    write_file("/big", 1u << 20);
+    for (i = 0;; i++) {
+        int fd;
+        int32_t w = 0;
+        snprintf(p, sizeof p, "/f%u", i);
+        fd = steadyfs_open(&T.fs, p, STEADYFS_O_RDWR | STEADYFS_O_CREAT);
+        if (fd < 0)
+            break;
+        while (w >= 0) {
+            w = steadyfs_write(&T.fs, fd, data, sizeof data);
+            if (w < (int32_t)sizeof data)
+                break;
+        }
+        steadyfs_close(&T.fs, fd);
+        n++;
+        if (w < (int32_t)sizeof data)
+            break;
+    }
+    CHECK(T.fs.live + SFS_SETTLE_ROOM(&T.fs) > T.fs.live_max);
+    CHECK_EQ(steadyfs_unlink(&T.fs, "/big"), 0);
+    CHECK(settling() == NULL);
+    CHECK(counts_ok("near the limit"));
+    /* the space is back at once: a 512 KiB file fits again */
+    write_file("/again", 512u << 10);
+    CHECK_EQ(steadyfs_info_get(&T.fs, &in), 0);
+    printf("  near the limit (%u files): settled at once; used %.1f %% of the capacity\n", n,
+           100.0 * (double)in.used / (double)in.capacity);
+    CHECK_EQ(steadyfs_unmount(&T.fs), 0);
+    tdev_close(&T);
+}
+
+/* Power cut at every point of a settling: after each, the counts agree
+ * with the media, fsck is clean and settling completes. */
+static void cuts(void)
+{
+    uint32_t window, cuts_seen = 0;
+    for (window = 1; window <= 24; window++) {
+        sim_faults f;
+        int fd, rc = 0;
+        uint32_t k;
+        CHECK_EQ(tdev_open(&T, "mt29f1g01", 64, 100 + window), 0);
+        CHECK_EQ(steadyfs_format(&T.fs, &T.cfg), 0);
+        CHECK_EQ(steadyfs_mount(&T.fs, &T.cfg), 0);
+        write_file("/big", 2u << 20);
+        write_file("/log", 4096);
+        write_file("/other", 256u << 10);
+        CHECK_EQ(steadyfs_unlink(&T.fs, "/big"), 0);
+        CHECK(settling() != NULL);
+        memset(&f, 0, sizeof f);
+        f.powercut_after = window;
+        sim_set_faults(&T.dev, &f);
+        fd = steadyfs_open(&T.fs, "/log", STEADYFS_O_WRONLY | STEADYFS_O_APPEND | STEADYFS_O_DSYNC);
+        for (k = 0; k < 30 && fd >= 0 && rc >= 0; k++)
+            rc = steadyfs_write(&T.fs, fd, data, sizeof data);
+        if (T.fs.dead) {
+            cuts_seen++;
+            sim_power_restore(&T.dev);
+        }
+        memset(&f, 0, sizeof f);
+        sim_set_faults(&T.dev, &f);
+        fsck_then_mount("after a cut while settling");
+        CHECK(counts_ok("after a cut while settling"));
+        rc = steadyfs_gc_step(&T.fs, 80);
+        if (rc < 0)
+            fprintf(stderr, "window %u: gc_step %d\n", window, rc);
+        CHECK(rc >= 0);
+        CHECK(settling() == NULL);
+        CHECK(counts_ok("settled after the cut"));
+        CHECK_EQ(steadyfs_unmount(&T.fs), 0);
+        fsck_then_mount("settled after the cut");
+        CHECK_EQ(steadyfs_unmount(&T.fs), 0);
+        tdev_close(&T);
+    }
+    CHECK(cuts_seen >= 20);
+    printf("  %u power cuts while settling: counts, fsck and settling agree\n", cuts_seen);
+}
+
+int main(void)
+{
+    lazy_unlink();
+    near_limit();
+    cuts();
+    return check_done("test_fs_settle");
+}
