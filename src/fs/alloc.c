@@ -571,19 +571,39 @@ int sfs_end(steadyfs *fs, int rc)
      * unless no erased unit is left: erases spread out instead of
      * clustering, and a record's worst call is its programs plus one
      * erase, as on the raw device. */
-    int light = fs->log.call_ops <= 2 && !fs->gc.busy, settled = 0;
+    /* (With one erased unit left the credit needed halves: after a burst
+     * of heavy calls -- a fill -- the queue refills in light calls instead
+     * of the last unit's erase landing in whatever call empties it.) */
+    int light = fs->log.call_ops <= 2 && !fs->gc.busy, kept = 0;
     if (fs->gc.busy)
         fs->gc.busy--;
-    /* A kill still settling takes the light call's slot before an erase
-     * (one L1 sector: a small and a sector read), so no call has both
-     * unless no erased unit is left (DESIGN.md §5). */
-    if (!fs->dead && light && fs->log.call_ops) {
-        settled = sfs_settle(fs, 1, 0);
-        if (settled < 0 && rc >= 0)
-            rc = settled;
+    /* A light call does one piece of housekeeping, so that none falls into
+     * a heavier call (a log rotation's unlink, create and first record):
+     * a checkpoint about to fall due (replay_max sectors), or the one that
+     * makes emptied units erasable when the erase queue is down to one
+     * unit (else the erase is forced into whatever call empties it: a
+     * 3.7 ms log4k record after a fill, merges + checkpoint + erase); else a
+     * step of a settling kill (one L1 sector: DESIGN.md §5); else, below,
+     * an erase ahead.  No call has two of them unless no erased unit is
+     * left (DESIGN.md §6). */
+    if (!fs->dead && rc >= 0 && light && fs->log.call_ops) {
+        /* not when the head moves (and checkpoints) within a record
+         * anyway: replay_max is set for three checkpoints per unit, and an
+         * early one just before a head move would make it four */
+        if ((fs->log.since_ckpt + 2 > fs->cfg.replay_max && fs->log.head_idx + 2 < fs->geo.P) ||
+            (fs->log.nqueued <= 1 && !fs->log.nfree && fs->log.nlimbo)) {
+            r2 = sfs_ckpt_write(fs);
+            kept = 1;
+        } else {
+            r2 = sfs_settle(fs, 1, 0);
+            kept = r2;
+        }
+        if (r2 < 0)
+            rc = r2;
     }
     if (!fs->dead && fs->log.erase_budget && fs->log.call_ops &&
-        ((light && !settled && fs->log.erase_credit >= fs->geo.P / 2) || !fs->log.nqueued)) {
+        ((light && !kept && fs->log.erase_credit >= (fs->log.nqueued <= 1 ? fs->geo.P / 4 : fs->geo.P / 2)) ||
+         !fs->log.nqueued)) {
         r2 = sfs_erase_ahead(fs);
         if (r2 < 0 && rc >= 0)
             rc = r2;

@@ -227,7 +227,7 @@ int sfs_kill_pending(steadyfs *fs, uint32_t ino);
  * min_age sectors ago): at most max_l1 of its L1 sectors, one small read
  * before them.  1 if it did. */
 int sfs_settle(steadyfs *fs, uint32_t max_l1, uint32_t min_age);
-#define SFS_SETTLE_AGE 8u
+#define SFS_SETTLE_AGE 32u
 /* A whole-inode kill settles later only with this much room under the
  * live limit: it is settled within SFS_SETTLE_AGE + 64 host sectors, each
  * adding at most 3 live sectors (itself, a new L1 and L2 map sector), so
