@@ -590,13 +590,8 @@ int sfs_end(steadyfs *fs, int rc)
         /* not when the head moves (and checkpoints) within a record
          * anyway: replay_max is set for three checkpoints per unit, and an
          * early one just before a head move would make it four */
-        if (fs->log.head_idx >= fs->geo.P && fs->log.nqueued && fs->log.nqueued + fs->log.nfree >= 4) {
-            /* the head is full: its move (and checkpoint) now, not in
-             * the next call's first program */
-            r2 = sfs_log_reserve(fs);
-            kept = 1;
-        } else if ((fs->log.since_ckpt + 2 > fs->cfg.replay_max && fs->log.head_idx + 2 < fs->geo.P) ||
-                   (fs->log.nqueued <= 1 && !fs->log.nfree && fs->log.nlimbo)) {
+        if ((fs->log.since_ckpt + 2 > fs->cfg.replay_max && fs->log.head_idx + 2 < fs->geo.P) ||
+            (fs->log.nqueued <= 1 && !fs->log.nfree && fs->log.nlimbo)) {
             r2 = sfs_ckpt_write(fs);
             kept = 1;
         } else {
