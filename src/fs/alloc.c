@@ -596,6 +596,8 @@ int sfs_end(steadyfs *fs, int rc)
             kept = 1;
         } else {
             r2 = sfs_settle(fs, 1, 0);
+            if (!r2)
+                r2 = sfs_merge_cold(fs);
             kept = r2;
         }
         if (r2 < 0)

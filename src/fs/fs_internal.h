@@ -241,6 +241,12 @@ int sfs_live_room(steadyfs *fs, uint32_t need);
 int sfs_kill_settling(steadyfs *fs, uint32_t m);
 int sfs_merge_kill(steadyfs *fs, uint32_t ino);
 int sfs_merge_l1(steadyfs *fs, uint32_t m);
+/* A light call's housekeeping: with the pending table within 8 entries of
+ * full, merge the L1 sector of the oldest committed change outside the
+ * sector the newest one went to (a log being appended keeps gathering its
+ * changes; the cold ones go one per light call instead of all together
+ * when the table fills).  1 if it merged. */
+int sfs_merge_cold(steadyfs *fs);
 int sfs_merge_l2(steadyfs *fs, uint32_t l2);
 int sfs_kill_covers_l1(steadyfs *fs, uint32_t m);
 void sfs_abort(steadyfs *fs, int any, uint16_t owner, uint32_t txn);

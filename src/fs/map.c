@@ -648,6 +648,37 @@ static int size_merge(steadyfs *fs, uint32_t ino)
     return rc;
 }
 
+int sfs_merge_cold(steadyfs *fs)
+{
+    uint32_t i, j = SFS_NONE, hot = SFS_NONE, newest = 0, n0, m;
+    int rc;
+    if (fs->npend + 8 <= fs->cfg.pending_max)
+        return 0;
+    for (i = 0; i < fs->npend; i++) {
+        struct sfs_pend *p = &fs->pend[i];
+        if (p->type == PT_L1 && !(p->flags & PF_UNC) &&
+            (hot == SFS_NONE || (int32_t)(p->txn - newest) > 0)) {
+            newest = p->txn;
+            hot = p->key / fs->geo.e1;
+        }
+    }
+    for (i = 0; i < fs->npend; i++) {
+        struct sfs_pend *p = &fs->pend[i];
+        if (p->type != PT_L1 || (p->flags & PF_UNC) || p->key / fs->geo.e1 == hot)
+            continue;
+        if (j == SFS_NONE || (int32_t)(p->txn - fs->pend[j].txn) < 0)
+            j = i;
+    }
+    if (j == SFS_NONE)
+        return 0;
+    n0 = fs->npend;
+    m = fs->pend[j].key / fs->geo.e1;
+    rc = sfs_merge_l1(fs, m);
+    if (!rc && fs->npend >= n0)
+        rc = sfs_merge_l2(fs, m / fs->geo.e1);
+    return rc ? rc : 1;
+}
+
 int sfs_make_room(steadyfs *fs, uint32_t need)
 {
     uint32_t i, j, n2, n0, m, cold;
