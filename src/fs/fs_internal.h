@@ -237,7 +237,8 @@ int sfs_settle(steadyfs *fs, uint32_t max_l1, uint32_t min_age);
 /* 0 if `need` more live sectors fit under the live limit (settling a kill
  * first if that is what it takes), else ENOSPC. */
 int sfs_live_room(steadyfs *fs, uint32_t need);
-/* Is L1 index m one whose sectors a settling kill still counts? */
+/* Is L1 index m one whose sectors a settling kill still counts?  (fsck.c:
+ * for fsck and the tests' recount) */
 int sfs_kill_settling(steadyfs *fs, uint32_t m);
 int sfs_merge_kill(steadyfs *fs, uint32_t ino);
 int sfs_merge_l1(steadyfs *fs, uint32_t m);

@@ -203,6 +203,21 @@ static void data_page(fck *c, uint32_t lpn, uint32_t ppn)
         c->maxp[ino] = pg + 1;
 }
 
+/* Here, not in map.c, because only fsck and the tests' recount need it
+ * (the run-time core stays smaller). */
+int sfs_kill_settling(steadyfs *fs, uint32_t m)
+{
+    uint32_t i, m0;
+    for (i = 0; i < fs->npend; i++) {
+        const struct sfs_pend *k = &fs->pend[i];
+        if (k->type != PT_KILL || !(k->flags & PF_UNSETTLED))
+            continue;
+        m0 = (k->key << fs->geo.fbits) / fs->geo.e1;
+        return m >= m0 + k->owner && m < m0 + (1u << fs->geo.fbits) / fs->geo.e1;
+    }
+    return 0;
+}
+
 /* First page a committed kill of ino covers, or ~0. */
 static uint32_t kill_pg(steadyfs *fs, uint32_t ino)
 {

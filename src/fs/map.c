@@ -224,16 +224,6 @@ static struct sfs_pend *unsettled_kill(steadyfs *fs)
     return NULL;
 }
 
-int sfs_kill_settling(steadyfs *fs, uint32_t m)
-{
-    struct sfs_pend *k = unsettled_kill(fs);
-    uint32_t m0;
-    if (!k)
-        return 0;
-    m0 = (k->key << fs->geo.fbits) / fs->geo.e1;
-    return m >= m0 + k->owner && m < m0 + (1u << fs->geo.fbits) / fs->geo.e1;
-}
-
 /* Uncount the sectors L1 sector l1 maps for pages [lo, hi) of inode ino,
  * and, when the kill covers its whole range, the L1 sector itself. */
 static int settle_l1(steadyfs *fs, uint32_t ino, uint32_t i, uint32_t l1, uint32_t lo, uint32_t hi)
