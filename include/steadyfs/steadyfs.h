@@ -229,7 +229,7 @@ typedef struct steadyfs {
      * buf_ppn: the sector whose payload buf holds as read or programmed
      * since the last write to buf or the device (SFS_NONE: none);
      * xc: runs of 4 map words read from media (L1 words of logical pages,
-     * L2 words of L1 sectors) since the last map-sector write; dc: the
+     * L2 words of L1 sectors) until their map sector is replaced; dc: the
      * last directory found as a path component (name <= 14 bytes). */
     struct {
         uint32_t buf_ppn, xc_key[4], xc_val[4][4], dc_dir, dc_ino;
