@@ -15,6 +15,13 @@ RATE * c > RECORD the backlog grows without bound: no finite RAM suffices,
 and the largest sustainable rate is RECORD / c.  With --ram B the command
 answers the other way round: the largest rate a buffer of B bytes absorbs.
 
+Beside it, the same record stream written to the raw device with no file
+system (pages programmed in sequence, one erase per erase unit, in the
+cheaper of the part's erase sizes per byte): n records take at most
+n * (pages * t_prog + RECORD / unit * t_erase) + t_erase, which is the
+medium's own limit.  `--device all` prints the three default media side by
+side (issue 16).
+
 The figure is a proof from the stated bounds, not a measurement; `steady
 bench` measures (the README shows both).
 """
@@ -95,6 +102,42 @@ def guarantee(device: str, record: int, timing: str, fill: float) -> Guarantee:
     return Guarantee(device, record, timing, fill, c_ns.value / 1e9, d_ns.value / 1e9)
 
 
+MEDIA = ("mt29f1g01", "mt25q128", "em064lx")   # the default part of each medium
+
+
+def raw_guarantee(device: str, record: int, timing: str) -> Guarantee:
+    """The raw device's own rate-latency curve for the record stream: pages
+    programmed in sequence, one erase per erase unit (amortised in c; one
+    whole erase in d, for the window an erase falls into first)."""
+    prof = next((p for p in native.profiles() if p["name"] == device), None)
+    if prof is None:
+        raise PlanError(f"--device {device}: no such device profile (see `steady devices`)")
+    geo, cost = prof["geometry"], prof["op_cost"]
+    key = "typical_bound_ns" if timing == "typical" else "max_ns"
+    page = int(geo["page_size"])
+    if int(geo["needs_erase"]):
+        # flash programs a page at most per operation
+        c_ns = -(-record // page) * float(cost["prog_page"][key])
+    else:
+        # MRAM writes any length in one operation; the model's cost is affine
+        # in the length (through its page and 4 KiB figures)
+        t1, t2 = float(cost["prog_page"][key]), float(cost["prog_4096"][key])
+        per_byte = (t2 - t1) / (4096 - page)
+        c_ns = t1 + per_byte * (record - page)
+    d_ns = 0.0
+    if int(geo["needs_erase"]):
+        unit = int(geo["block_size"])
+        per_byte = float(cost["erase_block"][key]) / unit
+        erase = float(cost["erase_block"][key])
+        big = int(geo.get("big_erase_blocks", 1))
+        if big > 1 and "erase_big" in cost and float(cost["erase_big"][key]) / (unit * big) < per_byte:
+            per_byte = float(cost["erase_big"][key]) / (unit * big)
+            erase = float(cost["erase_big"][key])
+        c_ns += record * per_byte
+        d_ns = erase
+    return Guarantee(device, record, timing, 1.0, c_ns / 1e9, d_ns / 1e9)
+
+
 def _fs_ram(device: str) -> int | None:
     from steadyfs.cmd_ram import RamError, checked_ram
     try:
@@ -107,19 +150,72 @@ def _rate(rate: float) -> str:
     return "unlimited" if math.isinf(rate) else format_rate(rate)
 
 
+def _answer(g: Guarantee, rate: float | None, ram: float | None) -> tuple[str, str]:
+    """The buffer for --rate and the rate for --ram, as table cells."""
+    cells = ["", ""]
+    if rate is not None:
+        buf = buffer_for_rate(g, rate)
+        cells[0] = "not sustainable" if buf is None else format_bytes(math.ceil(buf))
+    if ram is not None:
+        cells[1] = _rate(rate_for_buffer(g, ram))
+    return cells[0], cells[1]
+
+
+def _run_all(args: argparse.Namespace, record: int, rate: float | None, ram: float | None) -> int:
+    """--device all: steadyfs and the raw device on each medium's default part."""
+    rows: list[list[str]] = []
+    out: list[dict[str, object]] = []
+    for dev in MEDIA:
+        for stack, g in (("steadyfs", guarantee(dev, record, args.timing, args.fill)),
+                         ("raw device", raw_guarantee(dev, record, args.timing))):
+            buf, r = _answer(g, rate, ram)
+            rows.append([dev, stack, f"{g.c_s * 1e3:.3f}", f"{g.d_s * 1e3:.3f}", _rate(g.max_rate),
+                         buf, r])
+            out.append({"device": dev, "stack": stack, "c_ms": g.c_s * 1e3, "d_ms": g.d_s * 1e3,
+                        "max_rate_Bps": g.max_rate,
+                        "buffer_bytes": None if rate is None or buffer_for_rate(g, rate) is None
+                        else math.ceil(buffer_for_rate(g, rate) or 0),
+                        "rate_for_ram_Bps": None if ram is None else rate_for_buffer(g, ram)})
+    if args.json:
+        print(json.dumps({"record": record, "timing": args.timing, "fill": args.fill,
+                          "rate_Bps": rate, "ram_bytes": ram, "rows": out}, indent=2))
+        return 0
+    head = ["device", "stack", "c (ms)", "d (ms)", "largest rate",
+            f"buffer for {_rate(rate)}" if rate is not None else "",
+            f"rate for {format_bytes(int(ram))}" if ram is not None else ""]
+    keep = [i for i, h in enumerate(head) if h]
+    table = [[row[i] for i in keep] for row in [head] + rows]
+    widths = [max(len(r[i]) for r in table) for i in range(len(keep))]
+    print(f"{record}-byte records, {args.timing} timing, steadyfs fill limit {args.fill:.0%}; "
+          "n records take <= n c + d:")
+    for k, line in enumerate(table):
+        print("  " + "  ".join(c.ljust(w) if i < 2 else c.rjust(w)
+                               for i, (c, w) in enumerate(zip(line, widths))))
+        if k == 0:
+            print("  " + "  ".join("-" * w for w in widths))
+    return 0
+
+
 def _run(args: argparse.Namespace) -> int:
     try:
-        userprofile.apply(args, "mt29f1g01")
+        if args.device == "all":
+            if getattr(args, "profile_file", None):
+                raise PlanError("--device all plans the default parts; drop --profile-file")
+        else:
+            userprofile.apply(args, "mt29f1g01")
         record = parse_size(args.record)
-        g = guarantee(args.device, record, args.timing, args.fill)
         rate = parse_rate(args.rate) if args.rate is not None else None
         ram = parse_size(args.ram) if args.ram is not None else None
+        if rate is None and ram is None:
+            return _fail("give --rate R (the RAM it needs) or --ram B (the rate it sustains)")
+        if args.device == "all":
+            return _run_all(args, record, rate, ram)
+        g = guarantee(args.device, record, args.timing, args.fill)
+        raw = raw_guarantee(args.device, record, args.timing)
     except userprofile.ProfileFileError as e:
         return _fail(f"--profile-file {e}")
     except (PlanError, ValueError, NativeLibraryMissing) as e:
         return _fail(str(e))
-    if rate is None and ram is None:
-        return _fail("give --rate R (the RAM it needs) or --ram B (the rate it sustains)")
     fs_ram = _fs_ram(args.device)
     out: dict[str, object] = {**asdict(g), "c_ms": g.c_s * 1e3, "d_ms": g.d_s * 1e3,
                               "max_rate_Bps": g.max_rate, "fs_ram_bytes": fs_ram}
@@ -148,6 +244,12 @@ def _run(args: argparse.Namespace) -> int:
         out["rate_for_ram_Bps"] = r
         lines.append(f"  a buffer of {format_bytes(int(ram))} absorbs up to {_rate(r)}"
                      + ("" if r > 0 else f" (less than one {g.record}-byte record)"))
+    raw_buf, raw_r = _answer(raw, rate, ram)
+    out["raw"] = {"c_ms": raw.c_s * 1e3, "d_ms": raw.d_s * 1e3, "max_rate_Bps": raw.max_rate}
+    lines.append(f"  the raw device, same records, no file system: n x {raw.c_s * 1e3:.3f} ms + "
+                 f"{raw.d_s * 1e3:.3f} ms; largest rate {_rate(raw.max_rate)}"
+                 + (f"; {_rate(rate)}: {raw_buf}" if rate is not None else "")
+                 + (f"; {format_bytes(int(ram))}: up to {raw_r}" if ram is not None else ""))
     if args.json:
         print(json.dumps(out, indent=2))
     else:
@@ -163,7 +265,8 @@ def _fail(msg: str) -> int:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("plan", help="proven RAM for an input rate (or rate for a RAM budget)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--device", default=None, help="device profile (default mt29f1g01)")
+    p.add_argument("--device", default=None,
+                   help="device profile (default mt29f1g01), or `all`: the three media side by side")
     userprofile.add_argument(p)
     p.add_argument("--record", default="4096", help="bytes per write + sync (default 4096)")
     p.add_argument("--rate", help="input rate, e.g. 300k (B/s; k = 1000, Ki = 1024)")

@@ -11,7 +11,8 @@ import pytest
 
 from clirun import assert_one_line_error, steady
 from steadyfs import cmd_bound, native
-from steadyfs.cmd_plan import Guarantee, buffer_for_rate, guarantee, rate_for_buffer
+from steadyfs.cmd_plan import (MEDIA, Guarantee, buffer_for_rate, guarantee, rate_for_buffer,
+                               raw_guarantee)
 
 needs_lib = pytest.mark.skipif(not native.library_path().exists(),
                                reason="native library not built")
@@ -72,6 +73,47 @@ def test_cli_rate_and_ram() -> None:
 
 
 @needs_lib
+def test_raw_device_curve_is_the_parts_own_costs() -> None:
+    """The raw device's curve from the profile's operation costs: NAND two
+    page programs per 4 KiB and an erase per 128 KiB (amortised; one whole
+    in d), MRAM one 4 KiB write and no erase, NOR 16 page programs and the
+    cheaper erase per byte (the 64 KiB one)."""
+    profs = {p["name"]: p for p in native.profiles()}
+    for timing, key in (("typical", "typical_bound_ns"), ("worst", "max_ns")):
+        nand = profs["mt29f1g01"]["op_cost"]
+        g = raw_guarantee("mt29f1g01", 4096, timing)
+        assert g.c_s * 1e9 == pytest.approx(2 * nand["prog_page"][key] +
+                                            nand["erase_block"][key] * 4096 / 131072)
+        assert g.d_s * 1e9 == pytest.approx(nand["erase_block"][key])
+        mram = profs["em064lx"]["op_cost"]
+        g = raw_guarantee("em064lx", 4096, timing)
+        assert g.c_s * 1e9 == pytest.approx(mram["prog_4096"][key]) and g.d_s == 0.0
+        nor = profs["mt25q128"]["op_cost"]
+        g = raw_guarantee("mt25q128", 4096, timing)
+        assert g.c_s * 1e9 == pytest.approx(nor["prog_4096"][key] +
+                                            nor["erase_big"][key] * 4096 / 65536)
+        assert g.d_s * 1e9 == pytest.approx(nor["erase_big"][key])
+
+
+@needs_lib
+def test_cli_three_media_side_by_side() -> None:
+    r = steady("plan", "--device", "all", "--rate", "100k", "--ram", "16KiB",
+               "--timing", "typical", "--json")
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)["rows"]
+    assert [(x["device"], x["stack"]) for x in rows] == \
+        [(d, s) for d in MEDIA for s in ("steadyfs", "raw device")]
+    for d in MEDIA:
+        fs, raw = (x for x in rows if x["device"] == d)
+        assert fs["c_ms"] == pytest.approx(guarantee(d, 4096, "typical", 0.75).c_s * 1e3)
+        # the file system's proven rate is below its medium's: the gap issue 16 names
+        assert 0 < fs["max_rate_Bps"] < raw["max_rate_Bps"]
+    text = steady("plan", "--device", "all", "--rate", "300k").stdout
+    assert "raw device" in text and "em064lx" in text
+    assert "the raw device, same records" in steady("plan", "--rate", "1k").stdout
+
+
+@needs_lib
 @pytest.mark.parametrize("args,needle", [
     (["--device", "nope", "--rate", "1k"], "--device nope"),
     (["--device", "sd-consumer", "--rate", "1k"], "SD card"),
@@ -80,6 +122,8 @@ def test_cli_rate_and_ram() -> None:
     (["--record", "0", "--rate", "1k"], "--record 0"),
     (["--fill", "0.99", "--rate", "1k"], "--fill 0.99"),
     ([], "--rate"),
+    (["--device", "all"], "--rate"),
+    (["--device", "all", "--profile-file", "x.json", "--rate", "1k"], "--device all"),
 ])
 def test_cli_errors_are_one_line(args: list[str], needle: str) -> None:
     r = steady("plan", *args)
