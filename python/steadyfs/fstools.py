@@ -31,19 +31,26 @@ FIO_JOBS = REPO / "tests" / "interop" / "fio-verify.fio"
 
 # ------------------------------------------------------------------ stress-ng
 # Each group runs as one stress-ng invocation (its stressors at once, one
-# worker each unless the option says otherwise); groups run one after the
-# other.  Sizes keep every group well inside a 512-block mt29f1g01 image
-# and its 1024 inodes; every stressor holds at most a few files open.
+# worker each); groups run one after the other.  Sizes keep every group well
+# inside a 512-block mt29f1g01 image and its 1024 inodes.  Groups are small
+# because every client of one server shares its 24 steadyfs handles
+# (open_max): three clients each running a group of seven stressors met
+# ENFILE (errno 23) at once, and so did three running iomix beside others.
 STRESS_GROUPS: dict[str, list[tuple[str, tuple[str, ...]]]] = {
     # data: written, read back and checked (--verify) through the mount
     "data": [
         ("hdd", ("--hdd-bytes", "1m")),
         ("seek", ("--seek-size", "1m")),
+    ],
+    # iomix's eight processes each open the file: alone, and not in the
+    # three-client run (THREE_CLIENT_GROUPS)
+    "mix": [
         ("iomix", ("--iomix-bytes", "1m")),
+    ],
+    "data2": [
         ("readahead", ("--readahead-bytes", "1m")),
         ("revio", ("--revio-bytes", "1m")),
         ("sync-file", ("--sync-file-bytes", "1m")),
-        ("aiol", ("--aiol-requests", "8")),
     ],
     # the namespace: create, rename, list and remove files and directories
     "namespace": [
@@ -51,6 +58,8 @@ STRESS_GROUPS: dict[str, list[tuple[str, tuple[str, ...]]]] = {
         ("dir", ("--dir-dirs", "100")),
         ("dirdeep", ("--dirdeep-inodes", "100")),
         ("rename", ()),
+    ],
+    "namespace2": [
         ("getdent", ()),
         ("touch", ()),
         ("chdir", ("--chdir-dirs", "64")),
@@ -69,11 +78,12 @@ STRESS_GROUPS: dict[str, list[tuple[str, tuple[str, ...]]]] = {
     "locks": [
         ("fcntl", ()),
         ("lockf", ()),
-        ("lockofd", ()),
     ],
 }
-# What the guest runs (v9fs): every group but the record locks.
-GUEST_GROUPS = ("data", "namespace", "fd")
+# What each client runs when three share one server: every group but iomix
+# (eight handles per client), and on v9fs (the guest) not the record locks.
+THREE_CLIENT_GROUPS = ("data", "data2", "namespace", "namespace2", "fd", "locks")
+GUEST_GROUPS = ("data", "data2", "mix", "namespace", "namespace2", "fd")
 # Stressors that pass alone but starve whatever runs beside them: run one
 # at a time, in the soak only (`make soak-tools`).
 SOLO_STRESSORS: dict[str, tuple[str, ...]] = {
@@ -97,6 +107,13 @@ EXCLUDED: dict[str, str] = {
     "fiemap": "skipped by stress-ng (FS_IOC_FIEMAP not supported on the file system)",
     "copy-file": "fail: ftruncated failed, errno=27 (File too large): its smallest file is "
                  "128 MB, more than steadyfs's largest file on these images",
+    "aiol": "info: aiol: unexpected data mismatch in buffer 0 (maybe a wait timeout issue), "
+            "exit 0: its writes go to random offsets of ~170 MB, past steadyfs's largest "
+            "file, and fail with EFBIG (io_getevents res=-27), which it does not check; "
+            "the reads then return 0 bytes.  It also opens its file once per request "
+            "(8 handles of the 24)",
+    "lockofd": "passes alone; beside two other clients' tools it did no bogo op in 3 s "
+               "(fcntl covers the same F_OFD_* calls)",
     "chmod": "passes, but exercises nothing: modes are not kept",
     "chown": "passes, but exercises nothing: owners are not kept",
     "fallocate": "passes, but exercises nothing: the FUSE mount has no fallocate "
@@ -119,7 +136,6 @@ EXCLUDED_V9FS: dict[str, str] = {
              "POSIX locks to the server as Tgetlock/Tlock, which steady serve does not "
              "implement (answered EOPNOTSUPP)",
     "lockf": "no bogo ops: the same Tlock, EOPNOTSUPP",
-    "lockofd": "the same Tlock, EOPNOTSUPP",
 }
 
 # A stressor's unlink of a file it still holds open gets EBUSY (steadyfs
@@ -163,6 +179,9 @@ def check_stress_ng(group: str, rc: int, output: str) -> ToolResult:
     if rc != 0:
         r.problems.append(f"stress-ng exit status {rc}")
     for line in output.splitlines():
+        if re.search(r"mismatch|corrupt", line, re.I):   # some say so at info level
+            r.problems.append(line.strip())
+            continue
         m = _FAIL.search(line)
         if m:
             if _KNOWN_FAIL.search(m.group(2)):
@@ -353,6 +372,9 @@ class Lengths:
     rounds, repeated for minutes)."""
     fio_size: str = "1m"
     stress_seconds: int = 3
+    # the guest runs under TCG, several times slower: iomix did no bogo op
+    # there in 3 s
+    guest_stress_seconds: int = 5
     dbench_seconds: int = 4
     groups: tuple[str, ...] = tuple(STRESS_GROUPS)
 
@@ -394,7 +416,7 @@ def guest_env(lengths: Lengths, seconds: float) -> dict[str, str]:
            "STRESS_GROUPS": " ".join(groups)}
     for g in groups:
         key = "STRESS_" + g.upper().replace("-", "_")
-        env[key] = " ".join(stress_ng_args(g, "@DIR@", lengths.stress_seconds))
+        env[key] = " ".join(stress_ng_args(g, "@DIR@", lengths.guest_stress_seconds))
     return env
 
 

@@ -14,8 +14,8 @@ test_fio.py, the three clients at once test_tools_guest.py).
   with a failure in them.
 - Afterwards the server exits 0 and fsck is clean.
 
-Longer runs: `make soak-tools` (STEADYFS_TOOLS_SECONDS per group, the
-stressors that must run alone, docs/P9.md)."""
+Longer runs: `make soak-tools` (STEADYFS_TOOLS_STRESS_S seconds per group,
+and then the stressors that must run alone, docs/P9.md)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ import pytest
 from clirun import fsck, fuse_mount, serve
 from steadyfs import cmd_mount, cmd_serve, fstools
 
-SECONDS = int(os.environ.get("STEADYFS_TOOLS_SECONDS", "3"))
+SECONDS = int(os.environ.get("STEADYFS_TOOLS_STRESS_S", "2"))
 BLOCKS = os.environ.get("STEADYFS_TOOLS_BLOCKS", "512")
 CLIENT_TXT = Path("/usr/share/dbench/client.txt")
 pytestmark = [
@@ -71,18 +71,18 @@ def test_stress_ng_and_dbench_on_a_fuse_mount(tmp_path: Path) -> None:
                 r = stress(g, m / f"sn-{g}", SECONDS)
                 assert r.ok, (g, r.problems)
                 report.append(f"{g}: {sum(r.ops.values())} bogo ops")
-            if SECONDS > 3:   # the soak: the stressors that must run alone
+            if SECONDS > 2:   # the soak: the stressors that must run alone
                 for g in fstools.SOLO_STRESSORS:
                     r = stress(g, m / f"sn-{g}", SECONDS)
                     assert r.ok, (g, r.problems)
                     report.append(f"{g}: {sum(r.ops.values())} bogo ops")
             if CLIENT_TXT.exists():
-                r = dbench(CLIENT_TXT, m / "db1", max(4, SECONDS), 1)
+                r = dbench(CLIENT_TXT, m / "db1", max(3, SECONDS), 1)
                 assert r.ok, r.problems
                 assert r.ops.get("WriteX", 0) > 0 and r.ops.get("ReadX", 0) > 0, r.ops
                 report.append(f"dbench client.txt: {sum(r.ops.values())} ops, "
                               f"{r.throughput:.2f} MB/s")
-            r = dbench(load, m / "db2", max(4, SECONDS), 2)
+            r = dbench(load, m / "db2", max(3, SECONDS), 2)
             assert r.ok, r.problems
             assert r.ops.get("Rename", 0) > 0 and r.ops.get("ReadX", 0) > 0, r.ops
             report.append(f"dbench steady.load x2: {sum(r.ops.values())} ops, "
@@ -120,7 +120,7 @@ def test_parsers_reject_failed_runs() -> None:
              "(Directory not empty)\n"
              "stress-ng: metrc: [1] hdd                 836      3.00      0.10      0.02 "
              "278.64  6966.67\n")
-    group = [("hdd", ("--hdd-bytes", "1m"))]
+    group: list[tuple[str, tuple[str, ...]]] = [("hdd", ("--hdd-bytes", "1m"))]
     fstools.STRESS_GROUPS["_t"] = group
     try:
         r = fstools.check_stress_ng("_t", 0, ok_sn)
