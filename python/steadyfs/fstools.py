@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -390,8 +391,9 @@ def host_round(client: str, directory: Path, n: int, lengths: Lengths,
     env = {"SIZE": lengths.fio_size, "PATH": "/usr/bin:/bin"}
     work = directory / "fio"
     work.mkdir()
-    p = subprocess.run(["fio", f"--directory={work}", str(FIO_JOBS)], capture_output=True,
-                       text=True, env=env, timeout=600)
+    with tempfile.TemporaryDirectory(prefix="steady-fio-") as cwd:   # its *-verify.state files
+        p = subprocess.run(["fio", f"--directory={work}", str(FIO_JOBS)], capture_output=True,
+                           text=True, env=env, timeout=600, cwd=cwd)
     rnd.runs[f"fio-{n}"] = check_fio(p.returncode, p.stdout + p.stderr)
     shutil.rmtree(work)
     for g in lengths.groups:
