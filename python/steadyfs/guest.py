@@ -211,8 +211,12 @@ class Cpio:
 
 
 def build_initramfs(out: Path, kernel: Kernel, script: Path, env: Mapping[str, str],
-                    modules: tuple[str, ...] = MODULES) -> None:
-    """Write the guest's initramfs: busybox, the modules, /init, the script."""
+                    modules: tuple[str, ...] = MODULES,
+                    extra: Mapping[str, tuple[bytes, int]] | None = None) -> None:
+    """Write the guest's initramfs: busybox, the modules, /init, the script,
+    and `extra` files (path in the guest -> (contents, mode); their
+    directories are made), e.g. programs with their libraries
+    (fstools.guest_bundle)."""
     bb = busybox_path()
     if bb is None:
         raise GuestError("no static busybox (Debian package busybox-static)")
@@ -235,6 +239,15 @@ def build_initramfs(out: Path, kernel: Kernel, script: Path, env: Mapping[str, s
     c.file("etc/guest.env", "".join(f"{k}='{v}'\n" for k, v in env.items()).encode())
     c.file("etc/v9fs-lib.sh", (INTEROP / "v9fs-lib.sh").read_bytes(), 0o644)
     c.file("etc/ops.sh", script.read_bytes(), 0o755)
+    made = {"bin", "dev", "etc", "lib", "lib/modules", "mnt", "proc", "sys", "tmp"}
+    for path, (data, mode) in sorted((extra or {}).items()):
+        parts = path.strip("/").split("/")
+        for i in range(1, len(parts)):
+            d = "/".join(parts[:i])
+            if d not in made:
+                c.dir(d)
+                made.add(d)
+        c.file("/".join(parts), data, mode)
     out.write_bytes(c.finish())
 
 
@@ -303,18 +316,24 @@ def qemu_command(kernel: Kernel, initrd: Path, memory_mb: int = 256) -> list[str
 
 def run_guest_v9fs(port: int, script: Path = DEFAULT_SCRIPT, *, aname: str | None = None,
                    msize: int | None = None, extra_opts: str = "", timeout: float = 240.0,
-                   on_output: Callable[[str], None] | None = None) -> GuestResult:
+                   on_output: Callable[[str], None] | None = None,
+                   extra: Mapping[str, tuple[bytes, int]] | None = None,
+                   env: Mapping[str, str] | None = None, memory_mb: int = 256) -> GuestResult:
     """Boot the guest, mount the 9P server at the host's 127.0.0.1:`port`,
-    run `script` and return what it reported.  Raises GuestError when the
-    guest does not get to run the script or exceeds `timeout` seconds."""
+    run `script` and return what it reported.  `extra` files go into the
+    initramfs (build_initramfs), `env` settings into /etc/guest.env beside
+    V9FS_HOST and V9FS_OPTS (the script sees them as shell variables).
+    Raises GuestError when the guest does not get to run the script or
+    exceeds `timeout` seconds."""
     kernel = find_kernel()
     if kernel is None:
         raise GuestError("no kernel with modules (Debian package linux-image-amd64)")
-    env = {"V9FS_HOST": GUEST_HOST, "V9FS_OPTS": mount_options(port, aname, msize, extra_opts)}
+    settings = {**(env or {}), "V9FS_HOST": GUEST_HOST,
+                "V9FS_OPTS": mount_options(port, aname, msize, extra_opts)}
     with tempfile.TemporaryDirectory(prefix="steady-guest-") as tmp:
         initrd = Path(tmp) / "initramfs.cpio"
-        build_initramfs(initrd, kernel, script, env)
-        cmd = qemu_command(kernel, initrd)
+        build_initramfs(initrd, kernel, script, settings, extra=extra)
+        cmd = qemu_command(kernel, initrd, memory_mb)
         lines: list[str] = []
         booted: list[float] = []
         t0 = time.monotonic()

@@ -1,11 +1,14 @@
 """Running the `steady` command line from tests: one helper for the suites
-that check its answers and its one-line errors."""
+that check its answers and its one-line errors, a FUSE mount, a server."""
 
 from __future__ import annotations
 
 import contextlib
+import re
+import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Iterator
 
@@ -43,3 +46,52 @@ def fuse_mount(spec: str, mnt: Path) -> Iterator[Path]:
         if u.returncode != 0:
             subprocess.run(["fusermount3", "-u", "-z", str(mnt)], capture_output=True)
         assert u.returncode == 0, u.stderr
+
+
+class Served:
+    """A `steady serve` started by `serve`: its address while it runs, its
+    exit status and log once it stopped."""
+
+    def __init__(self, spec: str) -> None:
+        self.spec = spec
+        self.port = int(spec.rsplit(":", 1)[1])
+        self.returncode: int | None = None
+        self.log = ""
+
+
+@contextlib.contextmanager
+def serve(image: Path, *args: str) -> Iterator[Served]:
+    """`steady-serve --image IMAGE ARGS --listen tcp:127.0.0.1:0` for the
+    body, stopped with SIGTERM after it (its status and log then in the
+    Served); the image is made with --create unless it exists."""
+    from steadyfs import cmd_serve
+    log = tempfile.TemporaryFile()
+    create = () if image.exists() else ("--create",)
+    srv = subprocess.Popen([str(cmd_serve.binary()), "--image", str(image), *create, *args,
+                            "--listen", "tcp:127.0.0.1:0"],
+                           stdout=subprocess.PIPE, stderr=log, text=True)
+    served = None
+    try:
+        assert srv.stdout is not None
+        m = re.match(r"listening on (tcp:127\.0\.0\.1:\d+)", srv.stdout.readline())
+        assert m, "steady serve did not start"
+        served = Served(m.group(1))
+        yield served
+    finally:
+        if srv.poll() is None:
+            srv.send_signal(signal.SIGTERM)
+        try:
+            srv.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            srv.kill()
+            srv.wait()
+        log.seek(0)
+        if served is not None:
+            served.returncode = srv.returncode
+            served.log = log.read().decode(errors="replace")
+
+
+def fsck(image: Path) -> subprocess.CompletedProcess[str]:
+    """`steady fsck --image IMAGE`, output captured."""
+    return subprocess.run([sys.executable, "-m", "steadyfs.cli", "fsck", "--image", str(image)],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)

@@ -1,0 +1,149 @@
+"""stress-ng and dbench, tools nobody here wrote, against a FUSE mount of
+`steady serve` (issue 14 item 5, short length; fio's own suite is
+test_fio.py, the three clients at once test_tools_guest.py).
+
+- stress-ng: every group of python/steadyfs/fstools.py's STRESS_GROUPS
+  (data written and read back with --verify, the namespace, descriptors,
+  record locks), one worker per stressor, 3 s per group; each group must
+  exit 0 with no "fail:" line (but the one known consequence of EBUSY on
+  unlinking an open file) and every stressor doing work.
+- dbench: Debian's own load (client.txt) with one client, and our load
+  (fstools.dbench_load) with two clients at once; no error line.
+- The checks can fail: the same tools against a read-only export report
+  failures that the verdicts catch, and the verdict parsers reject outputs
+  with a failure in them.
+- Afterwards the server exits 0 and fsck is clean.
+
+Longer runs: `make soak-tools` (STEADYFS_TOOLS_STRESS_S seconds per group,
+and then the stressors that must run alone, docs/P9.md)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from clirun import fsck, fuse_mount, serve
+from steadyfs import cmd_mount, cmd_serve, fstools
+
+SECONDS = int(os.environ.get("STEADYFS_TOOLS_STRESS_S", "2"))
+BLOCKS = os.environ.get("STEADYFS_TOOLS_BLOCKS", "512")
+CLIENT_TXT = Path("/usr/share/dbench/client.txt")
+pytestmark = [
+    pytest.mark.skipif(fstools.missing_tools(("stress-ng", "dbench")) is not None,
+                       reason=str(fstools.missing_tools(("stress-ng", "dbench")))),
+    pytest.mark.skipif(not cmd_mount.binary().exists() or not cmd_serve.binary().exists()
+                       or not os.path.exists("/dev/fuse") or shutil.which("fusermount3") is None,
+                       reason="steady-mount/steady-serve not built, or no FUSE here"),
+]
+# the server as the tools need it: 1024 fids per client (stress-ng's chdir
+# keeps 64 directories open), the most steadyfs handles mt29f1g01 allows
+SERVE = ("--device", "mt29f1g01", "--blocks", BLOCKS, "--fids", "1024", "--open-max", "24")
+
+
+def stress(group: str, d: Path, seconds: int) -> fstools.ToolResult:
+    d.mkdir()
+    p = subprocess.run(["stress-ng", *fstools.stress_ng_args(group, str(d), seconds)],
+                       capture_output=True, text=True, timeout=120 + 4 * seconds)
+    shutil.rmtree(d)
+    return fstools.check_stress_ng(group, p.returncode, p.stdout + p.stderr)
+
+
+def dbench(load: Path, d: Path, seconds: int, clients: int) -> fstools.ToolResult:
+    d.mkdir()
+    p = subprocess.run(["dbench", "-c", str(load), "-D", str(d), "-t", str(seconds),
+                        str(clients)], capture_output=True, text=True, timeout=120 + 4 * seconds)
+    shutil.rmtree(d, ignore_errors=True)
+    return fstools.check_dbench(p.returncode, p.stdout + p.stderr)
+
+
+def test_stress_ng_and_dbench_on_a_fuse_mount(tmp_path: Path) -> None:
+    image = tmp_path / "dev.img"
+    load = tmp_path / "steady.load"
+    load.write_text(fstools.dbench_load())
+    report = []
+    with serve(image, *SERVE) as srv:
+        with fuse_mount(srv.spec, tmp_path / "m") as m:
+            for g in fstools.STRESS_GROUPS:
+                r = stress(g, m / f"sn-{g}", SECONDS)
+                assert r.ok, (g, r.problems)
+                report.append(f"{g}: {sum(r.ops.values())} bogo ops")
+            if SECONDS > 2:   # the soak: the stressors that must run alone
+                for g in fstools.SOLO_STRESSORS:
+                    r = stress(g, m / f"sn-{g}", SECONDS)
+                    assert r.ok, (g, r.problems)
+                    report.append(f"{g}: {sum(r.ops.values())} bogo ops")
+            if CLIENT_TXT.exists():
+                r = dbench(CLIENT_TXT, m / "db1", max(3, SECONDS), 1)
+                assert r.ok, r.problems
+                assert r.ops.get("WriteX", 0) > 0 and r.ops.get("ReadX", 0) > 0, r.ops
+                report.append(f"dbench client.txt: {sum(r.ops.values())} ops, "
+                              f"{r.throughput:.2f} MB/s")
+            r = dbench(load, m / "db2", max(3, SECONDS), 2)
+            assert r.ok, r.problems
+            assert r.ops.get("Rename", 0) > 0 and r.ops.get("ReadX", 0) > 0, r.ops
+            report.append(f"dbench steady.load x2: {sum(r.ops.values())} ops, "
+                          f"{r.throughput:.2f} MB/s")
+            assert sorted(p.name for p in m.iterdir()) == []
+    print("\n" + "; ".join(report))
+    assert srv.returncode == 0 and "unmounted" in srv.log, srv.log
+    r2 = fsck(image)
+    assert r2.returncode == 0, r2.stdout + r2.stderr
+
+
+def test_the_verdicts_see_failures(tmp_path: Path) -> None:
+    """The same tools on a read-only export: their failures reach the verdicts."""
+    image = tmp_path / "dev.img"
+    with serve(image, *SERVE):
+        pass   # formatted, then stopped
+    load = tmp_path / "steady.load"
+    load.write_text(fstools.dbench_load())
+    with serve(image, *SERVE, "--read-only") as srv:
+        with fuse_mount(srv.spec, tmp_path / "m") as m:
+            p = subprocess.run(["stress-ng", *fstools.stress_ng_args("data", str(m), 2)],
+                               capture_output=True, text=True, timeout=120)
+            r = fstools.check_stress_ng("data", p.returncode, p.stdout + p.stderr)
+            assert not r.ok and any("Read-only file system" in x or "errno=30" in x
+                                    for x in r.problems), r.problems
+            p = subprocess.run(["dbench", "-c", str(load), "-D", str(m), "-t", "2", "1"],
+                               capture_output=True, text=True, timeout=120)
+            r = fstools.check_dbench(p.returncode, p.stdout + p.stderr)
+            assert not r.ok, p.stdout
+
+
+def test_parsers_reject_failed_runs() -> None:
+    ok_sn = ("stress-ng: info:  [1] dispatching hogs: 1 hdd\n"
+             "stress-ng: fail:  [2] hdd: rmdir '/m/tmp-stress-ng-hdd-2-0' failed, errno=39 "
+             "(Directory not empty)\n"
+             "stress-ng: metrc: [1] hdd                 836      3.00      0.10      0.02 "
+             "278.64  6966.67\n")
+    group: list[tuple[str, tuple[str, ...]]] = [("hdd", ("--hdd-bytes", "1m"))]
+    fstools.STRESS_GROUPS["_t"] = group
+    try:
+        r = fstools.check_stress_ng("_t", 0, ok_sn)
+        assert r.ok and r.tolerated == 1 and r.ops == {"hdd": 836}
+        bad = ok_sn + "stress-ng: fail:  [2] hdd: read verify failed at offset 4096\n"
+        assert not fstools.check_stress_ng("_t", 0, bad).ok
+        assert not fstools.check_stress_ng("_t", 2, ok_sn).ok
+        assert not fstools.check_stress_ng("_t", 0, ok_sn.replace(" 836 ", " 0 ")).ok
+    finally:
+        del fstools.STRESS_GROUPS["_t"]
+    ok_db = (" Operation      Count    AvgLat    MaxLat\n"
+             " ----------------------------------------\n"
+             " NTCreateX        58     2.280    12.523\n"
+             " ReadX            36     0.177     4.793\n"
+             "Throughput 2.5 MB/sec  1 clients  1 procs  max_latency=12.528 ms\n")
+    r = fstools.check_dbench(0, ok_db)
+    assert r.ok and r.ops == {"NTCreateX": 58, "ReadX": 36} and r.throughput == 2.5
+    assert not fstools.check_dbench(0, "[86] read failed on handle 201 (x)\n" + ok_db).ok
+    assert not fstools.check_dbench(0, "[12] open /m/g0.dat succeeded for handle 399\n" + ok_db).ok
+    assert not fstools.check_dbench(1, ok_db).ok
+    assert not fstools.check_dbench(0, "").ok
+    fio_ok = "".join(f"{j}: (groupid=0, jobs=1): err= 0: pid=1\n  read: IOPS=1\n"
+                     for j in ("seq", "rand", "odd"))
+    assert fstools.check_fio(0, fio_ok).ok
+    assert not fstools.check_fio(0, fio_ok.replace("  read: IOPS=1\n", "", 1)).ok
+    assert not fstools.check_fio(1, fio_ok + "crc32c: verify failed at file x offset 0\n").ok
