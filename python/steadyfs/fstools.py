@@ -76,6 +76,13 @@ STRESS_GROUPS: dict[str, list[tuple[str, tuple[str, ...]]]] = {
         ("aio", ("--aio-requests", "8")),
         ("io", ()),
     ],
+    # the same on v9fs without file-ioctl (EXCLUDED_V9FS)
+    "fd-v9fs": [
+        ("flock", ()),
+        ("dup", ()),
+        ("aio", ("--aio-requests", "8")),
+        ("io", ()),
+    ],
     # POSIX record locks: FUSE only (the mount has no lock calls, so the
     # host kernel keeps them); v9fs sends Tlock/Tgetlock, which the server
     # does not implement (EXCLUDED_V9FS)
@@ -87,7 +94,14 @@ STRESS_GROUPS: dict[str, list[tuple[str, tuple[str, ...]]]] = {
 # What each client runs when three share one server: every group but iomix
 # (eight handles per client), and on v9fs (the guest) not the record locks.
 THREE_CLIENT_GROUPS = ("data", "data2", "namespace", "namespace2", "fd", "locks")
-GUEST_GROUPS = ("data", "data2", "mix", "namespace", "namespace2", "fd")
+GUEST_GROUPS = ("data", "data2", "mix", "namespace", "namespace2", "fd-v9fs")
+
+
+def guest_groups(groups: tuple[str, ...]) -> list[str]:
+    """The groups of `groups` the v9fs guest runs: fd as fd-v9fs, and
+    only those in GUEST_GROUPS."""
+    mapped = ["fd-v9fs" if g == "fd" else g for g in groups]
+    return [g for g in mapped if g in GUEST_GROUPS]
 # Stressors that pass alone but starve whatever runs beside them: run one
 # at a time, in the soak only (`make soak-tools`).
 SOLO_STRESSORS: dict[str, tuple[str, ...]] = {
@@ -140,6 +154,10 @@ EXCLUDED_V9FS: dict[str, str] = {
              "POSIX locks to the server as Tgetlock/Tlock, which steady serve does not "
              "implement (answered EOPNOTSUPP)",
     "lockf": "no bogo ops: the same Tlock, EOPNOTSUPP",
+    "file-ioctl": "fail (2 of 3 three-client runs on a loaded machine): ioctl FIOQSIZE failed, "
+                  "size 1048576 (filesize) vs 778240 (reported): the guest's inode size lags "
+                  "what the stressor made the file; not explained yet (an open question on "
+                  "size updates between v9fs and steady serve, issue 14); passes on FUSE",
 }
 
 # A stressor's unlink of a file it still holds open gets EBUSY (steadyfs
@@ -415,7 +433,7 @@ def host_round(client: str, directory: Path, n: int, lengths: Lengths,
 def guest_env(lengths: Lengths, seconds: float) -> dict[str, str]:
     """/etc/guest.env settings for tests/interop/v9fs-tools.sh (the groups
     of `lengths` that v9fs can run: GUEST_GROUPS)."""
-    groups = [g for g in lengths.groups if g in GUEST_GROUPS]
+    groups = guest_groups(lengths.groups)
     env = {"TOOLS_SECONDS": str(int(seconds)), "FIO_SIZE": lengths.fio_size,
            "DBENCH_SECONDS": str(lengths.dbench_seconds),
            "STRESS_GROUPS": " ".join(groups)}

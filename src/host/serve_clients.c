@@ -392,7 +392,11 @@ static void check_stalls(serve_multi *m, uint64_t t)
     uint32_t i;
     for (i = 0; i < m->max_clients; i++) {
         client *c = &m->clients[i];
-        if (c->fd >= 0 && m->stall_ms && c->since_ms && t - c->since_ms > m->stall_ms) {
+        /* since_ms may be later than t: a request can start while the
+         * loop serves others after reading t (unsigned t - since_ms then
+         * wrapped to ~4e9 ms and a busy client was dropped as stalled) */
+        if (c->fd >= 0 && m->stall_ms && c->since_ms && c->since_ms < t &&
+            t - c->since_ms > m->stall_ms) {
             char why[64];
             snprintf(why, sizeof why, "dropped (stalled mid-message for %u ms)",
                      (unsigned)(t - c->since_ms));
@@ -472,7 +476,7 @@ int serve_multi_run(serve_multi *m, volatile sig_atomic_t *stop)
                 accept_one(m);
         }
         if (t - last_check >= 100) {
-            check_stalls(m, t);
+            check_stalls(m, now_ms());
             last_check = t;
         }
     }

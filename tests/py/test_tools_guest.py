@@ -107,7 +107,7 @@ def test_three_clients_run_the_tools_at_once(tmp_path: Path) -> None:
     assert not problems, "\n".join(problems) + "\nserver:\n" + said
     assert result.ok, (result.failed, result.console[-3000:], said)
     rounds = int(result.attrs["rounds"])
-    groups = [g for g in LENGTHS.groups if g in fstools.GUEST_GROUPS]
+    groups = fstools.guest_groups(LENGTHS.groups)
     assert len(gr.runs) == rounds * (2 + len(groups)), sorted(gr.runs)
     assert left == []
     assert srv.returncode == 0 and "unmounted" in srv.log, srv.log
