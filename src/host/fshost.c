@@ -124,7 +124,7 @@ int sh_probe_format(steadyfs *scratch, steadyfs_config *cfg)
     int rc = STEADYFS_ECORRUPT;
     if (cfg->sector_size)
         return steadyfs_probe(scratch, cfg);
-    for (i = 0; i < sizeof sizes / sizeof sizes[0] && rc; i++) {
+    for (i = 0; i < sizeof sizes / sizeof sizes[0] && rc && rc != STEADYFS_EFORMAT; i++) {
         if (sizes[i] && sizes[i] % cfg->bd->geo.page_size)
             continue;
         cfg->sector_size = sizes[i];
