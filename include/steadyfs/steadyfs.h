@@ -25,7 +25,7 @@
  * is sizeof(steadyfs)), one sector buffer of `sector_size` bytes and a work
  * area of steadyfs_work_size(cfg) bytes:
  *
- *   work = 48 * open_max                   open files and directories
+ *   work = 56 * open_max                   open files and directories
  *        + 16 * pending_max                pending map changes
  *        + 4 * n_l2                        map roots
  *        + nblocks (rounded up to 4)       block table: 1 byte per erase unit
@@ -35,14 +35,17 @@
  *   The default max_inodes is the largest power of two <= 1024 whose
  *   checkpoint (128 + nblocks + 4 n_l2 + 16 pending_max + max_inodes/8
  *   bytes) fits one sector payload: 512 on a full mt29f1g01.
+ *   An open handle is 56 B: 48 B of file state and position, 8 B the
+ *   working mtime (format 4's times; mode and owner stay on the medium).
  *
- *   sizeof(steadyfs) is fixed (no config term): 440 B on Cortex-M3, of
+ *   sizeof(steadyfs) is fixed (no config term): 448 B on Cortex-M3, of
  *   which 104 B are the read savers (src/fs/cache.c: the sector the buffer
- *   holds, 4 runs of 4 map words, the last directory path component).
+ *   holds, 4 runs of 4 map words, the last directory path component) and
+ *   4 B (+4 B alignment) the clock pointer in the configuration.
  *
- *   mt29f1g01 (1024 blocks) defaults, one open file (open_max = 1):
- *     work 48 + 640 + 128 + 1024 + 32 = 1872 B, + 2048 B sector buffer,
- *     + sizeof(steadyfs) (440 B on Cortex-M3) = 4360 B.
+ *   mt29f1g01 (1024 blocks) defaults, 512 inodes, one open file (open_max = 1):
+ *     work 56 + 512 + 256 + 1024 + 64 = 1912 B, + 2048 B sector buffer,
+ *     + sizeof(steadyfs) (448 B on Cortex-M3) = 4408 B.
  *
  * Threads.  None: calls on one steadyfs must not run concurrently.
  *
@@ -501,7 +504,8 @@ const char *steadyfs_call_name(steadyfs_call call);
  * FNV-1a hash of each name, (hash, inode) order, probing over overflowed
  * buckets, types), every allocated inode named exactly once, directory
  * parent fields, no data pages of a free inode, file sizes covering every
- * mapped page.
+ * mapped page; format 4's inode fields (type, mode <= 07777, zero bytes,
+ * a symlink's target: no NUL, no data pages).
  *
  * Memory: the caller's work area of steadyfs_fsck_work_size(cfg) bytes =
  *   2 * sector_size + ceil(nblocks * P / 8) + nblocks + 4 * max_inodes
