@@ -72,6 +72,11 @@ const char *sh_last_error(void);
 
 void sh_close(sh_dev *h);
 
+/* The host's real clock for steadyfs_config.clock: nanoseconds since the
+ * epoch (CLOCK_REALTIME).  Every host tool sets it; tests that need the
+ * same times on every run give their own. */
+int64_t sh_clock_ns(void);
+
 const sbd *sh_bd(sh_dev *h);
 sim_dev *sh_sim(sh_dev *h);                 /* NULL for real devices */
 const char *sh_name(const sh_dev *h);       /* profile name, or the path */

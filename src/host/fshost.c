@@ -15,8 +15,10 @@
  * would do for an unaligned read.  Timing: the widened read is what the
  * device really does, so the clock stays honest.
  */
+#define _POSIX_C_SOURCE 200809L   /* clock_gettime */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "host/sh_internal.h"
 #include "steadyfs/host.h"
@@ -115,6 +117,14 @@ static int shim_setup(sh_fs *f, const sbd *lower, uint32_t ss)
     return f->sector && f->bounce ? 0 : -1;
 }
 
+int64_t sh_clock_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_REALTIME, &ts))
+        return 0;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 int sh_probe_format(steadyfs *scratch, steadyfs_config *cfg)
 {
     /* the format's sector size is not in the image header (SIM-IMAGE.md):
@@ -157,6 +167,7 @@ int sh_fs_probe(sh_dev *h, sh_fs_config *c)
     memset(&cfg, 0, sizeof cfg);
     cfg.bd = &f->shim;
     cfg.sector_buf = f->sector;
+    cfg.clock = sh_clock_ns;
     cfg.sector_size = c->sector_size;
     cfg.erase_mult = c->erase_mult;
     rc = sh_probe_format(&f->fs, &cfg);
@@ -244,6 +255,7 @@ sh_fs *sh_fs_new(sh_dev *h, const sh_fs_config *c, int *err)
     cfg.work = f->work;
     cfg.work_size = ws;
     cfg.sector_buf = f->sector;
+    cfg.clock = sh_clock_ns;
     f->cfg = cfg;
     f->ram = (uint32_t)sizeof(steadyfs) + ws + ss;
     f->work_size = ws;

@@ -81,6 +81,7 @@ static int setup_fs(imgfs *m, const imgfs_format *f)
     if (!m->sector)
         return fail(m, -1, "out of memory");
     m->cfg.sector_buf = m->sector;
+    m->cfg.clock = sh_clock_ns;
     /* the format's sector size and erase unit are not in the image header */
     if (!f && sh_probe_format(&m->fs, &m->cfg))
         return fail(m, -2, "no steadyfs checkpoint found (not formatted, or the anchor "

@@ -379,6 +379,7 @@ static int local_open(const char *image, const char *profile, uint32_t blocks, i
     local.cfg.work = aligned_alloc(8, (ws + 7u) & ~7u);
     local.cfg.work_size = ws;
     local.cfg.sector_buf = malloc(2048 * 8);   /* any sector size up to 16 KiB */
+    local.cfg.clock = sh_clock_ns;
     if (ws == 0 || !local.cfg.work || !local.cfg.sector_buf) {
         fprintf(stderr, "steady-mount: no steadyfs configuration for %s\n", profile);
         return -1;

@@ -158,6 +158,7 @@ int main(int argc, char **argv)
     work = calloc(1, cfg.work_size ? cfg.work_size : 1);
     cfg.work = work;
     cfg.sector_buf = sector;
+    cfg.clock = sh_clock_ns;
     if (!cfg.work_size || !work || !sector) {
         fprintf(stderr, "steady serve: bad configuration for %s (--open-max %u)\n", device,
                 (unsigned)open_max);
