@@ -170,10 +170,10 @@ int srv_h_symlink(p9srv *s)
     /* the target, NUL-terminated, in the other scratch buffer */
     if (t.len >= s->cfg.path_max)
         return STEADYFS_ENAMETOOLONG;
-    if (t.len && memchr(t.ptr, 0, t.len))
-        return STEADYFS_EINVAL;
     memcpy(s->tmp[1], t.ptr, t.len);
     s->tmp[1][t.len] = 0;
+    if (strlen(s->tmp[1]) != t.len)
+        return STEADYFS_EINVAL;   /* a NUL inside */
     rc = srv_may(s, srv_fid_path(s, f), 3);
     if (!rc)
         rc = steadyfs_symlink(s->cfg.fs, s->tmp[1], p,
