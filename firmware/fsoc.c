@@ -169,6 +169,7 @@ void fw_fs_serve(fw_serve_stats *st)
         .msize_max = FW_MSIZE,
         .fid_max = FW_P9_FID_MAX,
         .path_max = FW_P9_PATH_MAX,
+        .access_user = 1,
     };
     uint32_t need = p9srv_mem_size(&pc);
     if (need == 0 || need > sizeof srv_mem || p9srv_init(&srv, &pc) != 0) {

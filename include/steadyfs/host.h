@@ -17,6 +17,7 @@
 
 #include "steadyfs/bd.h"
 #include "steadyfs/sim.h"
+#include "steadyfs/steadyfs.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -76,6 +77,16 @@ void sh_close(sh_dev *h);
  * epoch (CLOCK_REALTIME).  Every host tool sets it; tests that need the
  * same times on every run give their own. */
 int64_t sh_clock_ns(void);
+
+/* steadyfs_strerror, except for STEADYFS_EFORMAT: a sentence saying the
+ * image was made by another format version and is not migrated. */
+const char *sh_fs_strerror(int rc);
+
+/* After format by a user other than root: the root directory becomes that
+ * user's (uid and gid of this process, mode 0755), as a new file system
+ * made by a user is usable by that user over 9P with permission checks.
+ * 0 or a steadyfs error. */
+int sh_fs_own_root(steadyfs *fs);
 
 const sbd *sh_bd(sh_dev *h);
 sim_dev *sh_sim(sh_dev *h);                 /* NULL for real devices */

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "host/sh_internal.h"
 #include "steadyfs/host.h"
@@ -123,6 +124,24 @@ int64_t sh_clock_ns(void)
     if (clock_gettime(CLOCK_REALTIME, &ts))
         return 0;
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+const char *sh_fs_strerror(int rc)
+{
+    if (rc == STEADYFS_EFORMAT)
+        return "made by another steadyfs format version (this one reads format 4; "
+               "no migration: copy its files out with the steadyfs that made it)";
+    return steadyfs_strerror(rc);
+}
+
+int sh_fs_own_root(steadyfs *fs)
+{
+    steadyfs_attr a = {STEADYFS_ATTR_UID | STEADYFS_ATTR_GID, 0, 0, 0, 0};
+    if (getuid() == 0)
+        return 0;
+    a.uid = (uint32_t)getuid();
+    a.gid = (uint32_t)getgid();
+    return steadyfs_setattr(fs, "/", &a);
 }
 
 int sh_probe_format(steadyfs *scratch, steadyfs_config *cfg)

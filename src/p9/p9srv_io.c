@@ -249,7 +249,8 @@ int32_t srv_h_readdir(p9srv *s, uint8_t *out, uint32_t out_cap)
         rc = 0;
         srv_qid(&q, s->dent.type, s->dent.id);
         if (p9_readdir_add(&rd, &q, s->dent.next,
-                           s->dent.type == STEADYFS_TYPE_DIR ? 4u : 8u,   /* DT_DIR, DT_REG */
+                           s->dent.type == STEADYFS_TYPE_DIR ? 4u    /* DT_DIR */
+                           : s->dent.type == STEADYFS_TYPE_SYMLINK ? 10u : 8u,   /* DT_LNK, DT_REG */
                            (const uint8_t *)s->dent.name, s->dent.name_len))
             break;
     }
