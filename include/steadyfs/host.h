@@ -74,8 +74,9 @@ const char *sh_last_error(void);
 void sh_close(sh_dev *h);
 
 /* The host's real clock for steadyfs_config.clock: nanoseconds since the
- * epoch (CLOCK_REALTIME).  Every host tool sets it; tests that need the
- * same times on every run give their own. */
+ * epoch (CLOCK_REALTIME), or SOURCE_DATE_EPOCH's seconds when the
+ * environment sets it (the same tree then gives the same image, byte for
+ * byte).  Every host tool sets it; C tests give their own clock. */
 int64_t sh_clock_ns(void);
 
 /* steadyfs_strerror, except for STEADYFS_EFORMAT: a sentence saying the
