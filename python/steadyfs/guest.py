@@ -431,6 +431,8 @@ def diod_tree(server: str, aname: str) -> Tree:
             if name in (".", ".."):
                 continue
             path = f"{d}/{name}" if d else name
+            if parts[0].startswith("l"):
+                continue   # a symlink: the trees compared hold files and directories
             if parts[0].startswith("d"):
                 tree[path] = None
                 todo.append(path)
