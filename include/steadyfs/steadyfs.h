@@ -374,6 +374,7 @@ int64_t steadyfs_size(steadyfs *fs, int fd);
 int steadyfs_truncate(steadyfs *fs, int fd, uint64_t size);
 /* Commit: the file's data and size become durable together. */
 int steadyfs_sync(steadyfs *fs, int fd);
+/* Reads the inode sector (mode, owner): bounded as STEADYFS_CALL_STAT. */
 int steadyfs_fstat(steadyfs *fs, int fd, steadyfs_stat *st);
 
 int steadyfs_stat_path(steadyfs *fs, const char *path, steadyfs_stat *st);

@@ -411,12 +411,13 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
         done += n;
         o->pos += n;
         p->size = end;
-        touched(fs, p);
         if (commit)
             committed(p);
         else
             p->dirty = 1;
     }
+    if (done)
+        touched(fs, p);   /* one clock reading per call */
     /* O_DSYNC: what a short write wrote is committed too */
     if ((o->acc & SFS_ACC_DSYNC) && p->dirty && rc != STEADYFS_EIO) {
         int rc2 = commit_sector(fs, p, SFS_NONE);

@@ -19,9 +19,14 @@ from typing import Any
 
 import pytest
 
-# Images are compared byte for byte: every time the tools set (format,
-# setattr's ctime) is this one (sh_clock_ns honours SOURCE_DATE_EPOCH).
-os.environ["SOURCE_DATE_EPOCH"] = "1700000000"
+
+
+@pytest.fixture(autouse=True)
+def _fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Images are compared byte for byte: every time the tools set (format,
+    setattr's ctime) is this one (sh_clock_ns honours SOURCE_DATE_EPOCH); for
+    this module's tests only."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
 
 from steadyfs import imgtool
 
