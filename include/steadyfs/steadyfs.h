@@ -162,6 +162,12 @@ enum steadyfs_err {
  * on NAND is then two sector programs, durable and atomic; a later
  * steadyfs_sync() finds nothing to do.  The fast path of a logger. */
 #define STEADYFS_O_DSYNC 0x1000
+/* Writes through this handle leave the file's mtime and ctime as they are
+ * (as O_NOATIME does for atime elsewhere).  For loggers whose records carry
+ * their own time: an O_DSYNC file's times are otherwise stored by its
+ * close, one inode program more in the call that rotates the log (log4k
+ * on mt29f1g01: max 3.8-5.9 ms instead of 3.3-3.9 ms over 10 seeds). */
+#define STEADYFS_O_NOMTIME 0x2000
 
 #define STEADYFS_SEEK_SET 0
 #define STEADYFS_SEEK_CUR 1

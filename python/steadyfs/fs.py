@@ -32,6 +32,8 @@ O_RDONLY, O_WRONLY, O_RDWR = 0x0000, 0x0001, 0x0002
 O_CREAT, O_EXCL, O_TRUNC, O_APPEND = 0x0100, 0x0200, 0x0400, 0x0800
 #: every write commits before it returns, in its last data sector (steadyfs.h)
 O_DSYNC = 0x1000
+#: writes leave the file's mtime and ctime (steadyfs.h: a logger's choice)
+O_NOMTIME = 0x2000
 SEEK_SET, SEEK_CUR, SEEK_END = 0, 1, 2
 TYPE_FILE, TYPE_DIR = 1, 2
 NAME_MAX = 255

@@ -416,7 +416,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
         else
             p->dirty = 1;
     }
-    if (done)
+    if (done && !(o->acc & SFS_ACC_NOMTIME))
         touched(fs, p);   /* one clock reading per call */
     /* O_DSYNC: what a short write wrote is committed too */
     if ((o->acc & SFS_ACC_DSYNC) && p->dirty && rc != STEADYFS_EIO) {
@@ -555,7 +555,8 @@ int sfs_open_ino(steadyfs *fs, uint32_t ino, int flags)
     o->kind = STEADYFS_TYPE_FILE;
     o->ino = ino;
     o->acc = (uint8_t)((flags & STEADYFS_O_ACCMODE) | ((flags & STEADYFS_O_APPEND) ? SFS_ACC_APPEND : 0) |
-                       ((flags & STEADYFS_O_DSYNC) ? SFS_ACC_DSYNC : 0));
+                       ((flags & STEADYFS_O_DSYNC) ? SFS_ACC_DSYNC : 0) |
+                       ((flags & STEADYFS_O_NOMTIME) ? SFS_ACC_NOMTIME : 0));
     if ((flags & STEADYFS_O_TRUNC) && (flags & STEADYFS_O_ACCMODE) != STEADYFS_O_RDONLY) {
         p = sfs_primary(fs, ino);
         if (p->size || p->csize) {

@@ -80,6 +80,7 @@ struct sfs_pend {
  * primary); other handles of the same inode only keep a position. */
 #define SFS_ACC_APPEND 0x80u
 #define SFS_ACC_DSYNC 0x40u   /* every write commits (in its last sector's tag) */
+#define SFS_ACC_NOMTIME 0x20u /* writes leave the times (STEADYFS_O_NOMTIME) */
 struct sfs_open {
     uint32_t ino;      /* 0: free slot */
     uint8_t kind;      /* STEADYFS_TYPE_FILE / _DIR */

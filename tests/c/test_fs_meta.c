@@ -212,6 +212,36 @@ static void test_dsync_times(void)
     CHECK_EQ(st.size, sizeof buf);
 }
 
+/* O_NOMTIME (a logger's choice): writes leave the times, so an O_DSYNC
+ * file's close has nothing to store. */
+static void test_nomtime(void)
+{
+    static uint8_t buf[4096];
+    steadyfs_stat st;
+    uint64_t p0;
+    int64_t t0;
+    int fd = steadyfs_open(FS, "/nm", STEADYFS_O_WRONLY | STEADYFS_O_CREAT | STEADYFS_O_DSYNC |
+                                          STEADYFS_O_NOMTIME);
+    CHECK(fd >= 0);
+    t0 = now_ns;   /* the create's time */
+    CHECK_EQ(steadyfs_write(FS, fd, buf, sizeof buf), (int32_t)sizeof buf);
+    CHECK_EQ(steadyfs_write(FS, fd, buf, sizeof buf), (int32_t)sizeof buf);
+    CHECK_EQ(now_ns, t0);   /* no clock reading */
+    p0 = T.dev.stats.progs;
+    CHECK_EQ(steadyfs_close(FS, fd), 0);
+    CHECK_EQ(T.dev.stats.progs, p0);
+    remount();
+    st_of("/nm", &st);
+    CHECK_EQ(st.mtime, t0);
+    CHECK_EQ(st.size, 2 * sizeof buf);
+    /* a truncate still sets them */
+    fd = steadyfs_open(FS, "/nm", STEADYFS_O_WRONLY | STEADYFS_O_NOMTIME);
+    CHECK_EQ(steadyfs_truncate(FS, fd, 10), 0);
+    CHECK_EQ(steadyfs_close(FS, fd), 0);
+    st_of("/nm", &st);
+    CHECK(st.mtime > t0);
+}
+
 static void test_nlink(void)
 {
     steadyfs_stat st;
@@ -443,6 +473,7 @@ int main(void)
         test_create_attrs();
         test_setattr();
         test_dsync_times();
+        test_nomtime();
         test_nlink();
         test_symlink();
         test_no_clock();
