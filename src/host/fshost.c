@@ -138,8 +138,8 @@ int64_t sh_clock_ns(void)
 const char *sh_fs_strerror(int rc)
 {
     if (rc == STEADYFS_EFORMAT)
-        return "made by another steadyfs format version (this one reads format 4; "
-               "no migration: copy its files out with the steadyfs that made it)";
+        return "the image was made by another steadyfs format version (this one reads "
+               "format 4; no migration: copy its files out with the steadyfs that made it)";
     return steadyfs_strerror(rc);
 }
 

@@ -717,5 +717,5 @@ def test_old_format_image_is_refused_in_one_line(tmp_path: Path) -> None:
     for cmd in (("ls", img), ("df", img), ("cat", f"{img}:/x")):
         r = steady(*cmd, ok=False)
         err = r.stderr.decode()
-        assert err.count("\n") == 1 and "another steadyfs format version" in err, err
+        assert err.count("\n") == 1 and "made by another steadyfs format version" in err, err
         assert "Traceback" not in err

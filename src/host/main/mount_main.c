@@ -462,7 +462,7 @@ static int local_open(const char *image, const char *profile, uint32_t blocks, i
     if (rc == 0 && format) rc = sh_fs_own_root(&local.fs);
     if (rc) {
         fprintf(stderr, "steady-mount: %s: %s%s\n", image, sh_fs_strerror(rc),
-                format ? "" : " (not formatted? --format makes a new file system)");
+                format || rc == STEADYFS_EFORMAT ? "" : " (not formatted? --format makes a new file system)");
         return -1;
     }
     /* path_max as `steady serve` (PATH_MAX): names up to 255 bytes at any

@@ -181,7 +181,8 @@ int main(int argc, char **argv)
         rc = sh_fs_own_root(&fs);
     if (rc) {
         fprintf(stderr, "steady serve: mount %s: %s%s\n", image, sh_fs_strerror(rc),
-                format ? "" : " (not formatted? --format makes a new file system)");
+                format || rc == STEADYFS_EFORMAT ? ""
+                                                 : " (not formatted? --format makes a new file system)");
         rc = 1;
         goto out_dev;
     }
