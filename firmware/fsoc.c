@@ -52,6 +52,14 @@ static int device_blank(const sbd *bd)
     return 1;
 }
 
+/* File times: the board has no RTC on QEMU's mps2-an385, so times are the
+ * SysTick milliseconds since boot (they order events; a board with an RTC
+ * returns wall-clock nanoseconds here instead). */
+static int64_t fw_clock(void)
+{
+    return (int64_t)fw_tick_ms() * 1000000;
+}
+
 int fw_fs_attach(const sbd *bd, int force)
 {
     steadyfs_config cfg = {
@@ -60,6 +68,7 @@ int fw_fs_attach(const sbd *bd, int force)
         .work_size = sizeof fs_work,
         .sector_buf = fs_sector,
         .open_max = FW_FS_OPEN_MAX,
+        .clock = fw_clock,
     };
     int rc;
     work_used = steadyfs_work_size(&cfg);
@@ -160,6 +169,7 @@ void fw_fs_serve(fw_serve_stats *st)
         .msize_max = FW_MSIZE,
         .fid_max = FW_P9_FID_MAX,
         .path_max = FW_P9_PATH_MAX,
+        .access_user = 1,
     };
     uint32_t need = p9srv_mem_size(&pc);
     if (need == 0 || need > sizeof srv_mem || p9srv_init(&srv, &pc) != 0) {

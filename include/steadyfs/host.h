@@ -17,6 +17,7 @@
 
 #include "steadyfs/bd.h"
 #include "steadyfs/sim.h"
+#include "steadyfs/steadyfs.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -71,6 +72,22 @@ int sh_is_direct(const sh_dev *h);
 const char *sh_last_error(void);
 
 void sh_close(sh_dev *h);
+
+/* The host's real clock for steadyfs_config.clock: nanoseconds since the
+ * epoch (CLOCK_REALTIME), or SOURCE_DATE_EPOCH's seconds when the
+ * environment sets it (the same tree then gives the same image, byte for
+ * byte).  Every host tool sets it; C tests give their own clock. */
+int64_t sh_clock_ns(void);
+
+/* steadyfs_strerror, except for STEADYFS_EFORMAT: a sentence saying the
+ * image was made by another format version and is not migrated. */
+const char *sh_fs_strerror(int rc);
+
+/* After format by a user other than root: the root directory becomes that
+ * user's (uid and gid of this process, mode 0755), as a new file system
+ * made by a user is usable by that user over 9P with permission checks.
+ * 0 or a steadyfs error. */
+int sh_fs_own_root(steadyfs *fs);
 
 const sbd *sh_bd(sh_dev *h);
 sim_dev *sh_sim(sh_dev *h);                 /* NULL for real devices */

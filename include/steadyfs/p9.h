@@ -179,12 +179,12 @@ struct p9_msg {
         struct { uint32_t msize; struct p9_str version; } version;            /* T/Rversion */
         struct { uint32_t afid; struct p9_str uname, aname; uint32_t n_uname; } tauth;
         struct { uint32_t fid, afid; struct p9_str uname, aname; uint32_t n_uname; } tattach;
-        struct p9_qid qid;                /* Rauth Rattach Rmkdir */
+        struct p9_qid qid;                /* Rauth Rattach Rmkdir Rsymlink */
         struct { uint32_t ecode; } rlerror;
         struct { uint16_t oldtag; } tflush;
         struct { uint32_t fid, newfid; uint16_t nwname; struct p9_str wname[P9_MAXWELEM]; } twalk;
         struct { uint16_t nwqid; struct p9_qid wqid[P9_MAXWELEM]; } rwalk;
-        struct { uint32_t fid; } fid;     /* Tclunk Tremove Tstatfs */
+        struct { uint32_t fid; } fid;     /* Tclunk Tremove Tstatfs Treadlink */
         struct { uint32_t fid; uint32_t datasync; } tfsync;  /* datasync: 0 if absent (pre-3.x clients) */
         struct { uint32_t fid; uint64_t request_mask; } tgetattr;
         struct p9_stat rgetattr;
@@ -200,6 +200,8 @@ struct p9_msg {
         struct { uint32_t fid; uint64_t offset; uint32_t count; const uint8_t *data; } twrite;
         struct { uint32_t count; } rwrite;
         struct { uint32_t dfid; struct p9_str name; uint32_t mode, gid; } tmkdir;
+        struct { uint32_t dfid; struct p9_str name, target; uint32_t gid; } tsymlink;
+        struct { struct p9_str target; } rreadlink;
         struct { uint32_t dirfid; struct p9_str name; uint32_t flags; } tunlinkat;
         struct { uint32_t olddirfid; struct p9_str oldname; uint32_t newdirfid; struct p9_str newname; } trenameat;
         struct { uint32_t fid, dfid; struct p9_str name; } trename;

@@ -212,6 +212,11 @@ int p9cli_fsync(struct p9cli *c, struct p9cli_file *f, int datasync);
 int p9cli_unlink(struct p9cli *c, const char *path);
 int p9cli_mkdir(struct p9cli *c, const char *path, uint32_t mode);
 int p9cli_rmdir(struct p9cli *c, const char *path);
+/* symlink(2): a symbolic link at path holding target (Tsymlink, the
+ * config's gid).  readlink(2): the target into buf, NUL-terminated; its
+ * length, or -ENAMETOOLONG if it needs more than cap - 1 bytes. */
+int p9cli_symlink(struct p9cli *c, const char *target, const char *path);
+int32_t p9cli_readlink(struct p9cli *c, const char *path, char *buf, uint32_t cap);
 /* rename(2): replaces an existing target as the server allows. */
 int p9cli_rename(struct p9cli *c, const char *from, const char *to);
 

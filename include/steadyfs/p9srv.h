@@ -67,13 +67,26 @@
  * and aname "" or "/".  Use it on trusted links only (steady serve listens
  * on loopback unless told otherwise).
  *
- * What steadyfs does not store, and what the server reports instead:
- *   - mode: directories 040755, files 0100644; Tsetattr of mode, uid, gid
- *     or times is accepted and has no effect (the next Rgetattr shows the
- *     fixed values, so a client sees honestly that nothing changed);
- *   - owner: the n_uname of the attach (0 if none) for every file;
- *   - times: 0 (the epoch); nlink 1; qid.version 0 (no cache validation by
- *     version); Rgetattr blocks = ceil(size / 512);
+ * Attributes.  Rgetattr reports steadyfs's mode, uid, gid, nlink
+ * (directories: 2 + subdirectories), size, mtime and ctime (atime is not
+ * kept: reported as mtime); Tsetattr changes mode, uid, gid and mtime
+ * (steadyfs_setattr; ATIME alone changes nothing) and the size.  Tlcreate,
+ * Tmkdir and Tsymlink create with the request's mode and gid and the
+ * attach's n_uname as owner.  Treadlink answers a symlink's target (at most
+ * path_max - 1 bytes).  Tlink and Tmknod answer EPERM: steadyfs has no hard
+ * links, FIFOs, sockets or device nodes.
+ *
+ * Permissions (access_user).  Each change and open is checked against the
+ * mode bits for the attach's n_uname, as diod with access=user: the owner
+ * gets the owner bits, everyone else the "other" bits (the attach carries
+ * no group list, so group bits grant nothing); uid 0 (and a client that
+ * sent no n_uname) may do anything.  A walk needs search (x) on each
+ * directory, Tlopen read and/or write on the file, a create, mkdir,
+ * symlink, unlink or rename write and search on the directory, chmod,
+ * chgrp and setting times to a given value the owner, chown root; EACCES
+ * or EPERM otherwise (docs/P9.md).
+ *
+ * Not kept, and reported so:
  *   - xattrs: none.  Txattrwalk with a name answers ENODATA, the list (empty
  *     name) is empty; Txattrcreate answers EOPNOTSUPP;
  *   - Treaddir returns no "." or ".." entries; offsets are steadyfs
@@ -141,6 +154,8 @@ typedef struct p9srv_config {
     uint16_t fid_max;     /* fids at once (0: 16) */
     uint16_t path_max;    /* bytes per path with its NUL (0: 128; 16..4096) */
     uint8_t read_only;    /* 1: every change fails with EROFS */
+    uint8_t access_user;  /* 1: mode bits are checked for the attached user
+                             (diod's access=user; uid 0 bypasses), docs/P9.md */
 } p9srv_config;
 
 /* One fid (private). */
@@ -151,7 +166,7 @@ struct p9srv_fid {
     int16_t h;            /* steadyfs handle (file or directory), -1 if not open */
     uint16_t plen;        /* path length without NUL */
     uint8_t kind;         /* free, node, xattr list */
-    uint8_t type;         /* STEADYFS_TYPE_FILE / _DIR */
+    uint8_t type;         /* STEADYFS_TYPE_FILE / _DIR / _SYMLINK */
     uint8_t omode;        /* open access: STEADYFS_O_RDONLY/WRONLY/RDWR */
     uint8_t stale;        /* path no longer valid (rename made it too long) */
 };
@@ -163,7 +178,8 @@ typedef struct p9srv {
     char *paths;          /* fid_max * path_max */
     char *tmp[2];         /* scratch paths */
     uint32_t msize;       /* negotiated; msize_max before Tversion */
-    uint32_t uid;         /* n_uname of the attach: reported owner */
+    uint32_t uid;         /* n_uname of the attach: owner of what it creates,
+                             the user access_user checks */
     uint8_t versioned;    /* a Tversion has been answered */
     uint16_t nfids;
     struct p9srv *peer;   /* next session on the same steadyfs (a ring), NULL alone */

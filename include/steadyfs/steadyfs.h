@@ -25,7 +25,7 @@
  * is sizeof(steadyfs)), one sector buffer of `sector_size` bytes and a work
  * area of steadyfs_work_size(cfg) bytes:
  *
- *   work = 48 * open_max                   open files and directories
+ *   work = 56 * open_max                   open files and directories
  *        + 16 * pending_max                pending map changes
  *        + 4 * n_l2                        map roots
  *        + nblocks (rounded up to 4)       block table: 1 byte per erase unit
@@ -35,14 +35,17 @@
  *   The default max_inodes is the largest power of two <= 1024 whose
  *   checkpoint (128 + nblocks + 4 n_l2 + 16 pending_max + max_inodes/8
  *   bytes) fits one sector payload: 512 on a full mt29f1g01.
+ *   An open handle is 56 B: 48 B of file state and position, 8 B the
+ *   working mtime (format 4's times; mode and owner stay on the medium).
  *
- *   sizeof(steadyfs) is fixed (no config term): 440 B on Cortex-M3, of
+ *   sizeof(steadyfs) is fixed (no config term): 448 B on Cortex-M3, of
  *   which 104 B are the read savers (src/fs/cache.c: the sector the buffer
- *   holds, 4 runs of 4 map words, the last directory path component).
+ *   holds, 4 runs of 4 map words, the last directory path component) and
+ *   4 B (+4 B alignment) the clock pointer in the configuration.
  *
- *   mt29f1g01 (1024 blocks) defaults, one open file (open_max = 1):
- *     work 48 + 640 + 128 + 1024 + 32 = 1872 B, + 2048 B sector buffer,
- *     + sizeof(steadyfs) (440 B on Cortex-M3) = 4360 B.
+ *   mt29f1g01 (1024 blocks) defaults, 512 inodes, one open file (open_max = 1):
+ *     work 56 + 512 + 256 + 1024 + 64 = 1912 B, + 2048 B sector buffer,
+ *     + sizeof(steadyfs) (448 B on Cortex-M3) = 4408 B.
  *
  * Threads.  None: calls on one steadyfs must not run concurrently.
  *
@@ -136,9 +139,12 @@ enum steadyfs_err {
     STEADYFS_EFBIG = -27,     /* file larger than the format allows */
     STEADYFS_ENOSPC = -28,    /* no space (or directory full) */
     STEADYFS_EROFS = -30,     /* file system not mounted writable */
-    STEADYFS_ENAMETOOLONG = -36, /* name longer than 255 bytes */
+    STEADYFS_ENAMETOOLONG = -36, /* name longer than 255 bytes, symlink target too long */
     STEADYFS_ENOTEMPTY = -39, /* directory not empty */
+    STEADYFS_ELOOP = -40,     /* open of a symbolic link (the core never follows one) */
     STEADYFS_ECORRUPT = -117, /* on-media structure invalid (EUCLEAN) */
+    STEADYFS_EFORMAT = -124,  /* a steadyfs of another format version (EMEDIUMTYPE):
+                                 mount and probe refuse it, no migration */
 };
 
 /* Open flags. */
@@ -156,6 +162,12 @@ enum steadyfs_err {
  * on NAND is then two sector programs, durable and atomic; a later
  * steadyfs_sync() finds nothing to do.  The fast path of a logger. */
 #define STEADYFS_O_DSYNC 0x1000
+/* Writes through this handle leave the file's mtime and ctime as they are
+ * (as O_NOATIME does for atime elsewhere).  For loggers whose records carry
+ * their own time: an O_DSYNC file's times are otherwise stored by its
+ * close, one inode program more in the call that rotates the log (log4k
+ * on mt29f1g01: max 3.8-5.9 ms instead of 3.3-3.9 ms over 10 seeds). */
+#define STEADYFS_O_NOMTIME 0x2000
 
 #define STEADYFS_SEEK_SET 0
 #define STEADYFS_SEEK_CUR 1
@@ -165,7 +177,13 @@ enum steadyfs_err {
 
 #define STEADYFS_TYPE_FILE 1
 #define STEADYFS_TYPE_DIR 2
+#define STEADYFS_TYPE_SYMLINK 3
 
+/* Clock for file times: nanoseconds since 1970-01-01 00:00 UTC (a board
+ * without an RTC may count from boot: times then only order events).
+ * Called once per call that sets a time (create, mkdir, symlink, setattr,
+ * write, growing or shrinking truncate); it must not call steadyfs. */
+typedef int64_t (*steadyfs_clock)(void);
 /* Configuration.  Zero fields take the documented default.  The fields
  * marked (format) are written to the medium by steadyfs_format and must
  * have the same value (or 0 with the same default) at mount. */
@@ -185,6 +203,9 @@ typedef struct steadyfs_config {
     uint32_t sector_size;     /* (format) 0: 2048 (must be a multiple of the page) */
     uint32_t erase_mult;      /* (format) device blocks per erase unit; 0: 1 on
                                  NAND, the big erase on NOR, 16 without erase */
+    steadyfs_clock clock;     /* file times; NULL: every time the file system
+                                 sets is 0 (explicit ones, steadyfs_setattr's
+                                 STEADYFS_ATTR_MTIME, are still kept) */
 } steadyfs_config;
 
 /* The context.  Fields are private; only sizeof matters to callers. */
@@ -253,11 +274,55 @@ typedef struct steadyfs {
 #endif
 } steadyfs;
 
+/* Metadata (format 4).  Each inode sector keeps mode, uid, gid, mtime and
+ * ctime; no atime: keeping it would make every read program a sector, and
+ * read-only calls program nothing (clients report atime = mtime).
+ *   - mtime, ctime: nanoseconds since the epoch, from cfg.clock.  Create,
+ *     mkdir and symlink set both to now.  A write or shrink through a
+ *     handle sets both to now in RAM; they are stored by the file's next
+ *     commit (sync, close, a shrink, an implicit commit; an O_DSYNC write
+ *     commits data and size in its tag and leaves the times to close, which
+ *     then programs the inode sector once, or, if the device has no room
+ *     left even for that, keeps the committed times and still succeeds; a
+ *     sync with nothing else to commit stays free, as fdatasync).  stat
+ *     and fstat
+ *     show the handle's times at once.  steadyfs_setattr sets ctime to now.
+ *     A directory's times are not changed by adding or removing its
+ *     entries (that would be one more program in every create, unlink and
+ *     rename): they are those of its mkdir or its last setattr.
+ *   - mode: permission bits only (07777); the type is `type`.  Defaults at
+ *     creation: 0644 files, 0755 directories, 0777 symlinks, uid = gid = 0;
+ *     steadyfs_open_attr / steadyfs_mkdir_attr / steadyfs_symlink take
+ *     others.  steadyfs checks no permission: that is its caller's policy
+ *     (the 9P server checks them for the attached user, docs/P9.md).
+ *   - nlink: 1 for files and symlinks (no hard links); 2 + the number of
+ *     subdirectories for a directory, counted by steadyfs_stat_path from
+ *     its buckets (so a directory's stat reads its dir_pages buckets; its
+ *     bound, STEADYFS_CALL_STAT, counts them). */
 typedef struct steadyfs_stat {
     uint64_t id;      /* stable identity: ino | generation << 32 */
-    uint64_t size;    /* bytes (directories: entries) */
-    uint8_t type;     /* STEADYFS_TYPE_FILE / _DIR */
+    uint64_t size;    /* bytes (directories: 0; symlinks: target length) */
+    uint8_t type;     /* STEADYFS_TYPE_FILE / _DIR / _SYMLINK */
+    uint16_t mode;    /* permission bits, 07777 */
+    uint32_t uid, gid;
+    uint32_t nlink;
+    int64_t mtime;    /* ns since the epoch (0: never set, or no clock) */
+    int64_t ctime;
 } steadyfs_stat;
+
+/* steadyfs_setattr / steadyfs_open_attr / steadyfs_mkdir_attr /
+ * steadyfs_symlink: which fields of steadyfs_attr apply. */
+#define STEADYFS_ATTR_MODE 0x01u       /* mode & 07777 */
+#define STEADYFS_ATTR_UID 0x02u
+#define STEADYFS_ATTR_GID 0x04u
+#define STEADYFS_ATTR_MTIME 0x08u      /* mtime = attr.mtime (setattr only) */
+#define STEADYFS_ATTR_MTIME_NOW 0x10u  /* mtime = the clock's now (setattr only) */
+typedef struct steadyfs_attr {
+    uint32_t mask;
+    uint16_t mode;
+    uint32_t uid, gid;
+    int64_t mtime;
+} steadyfs_attr;
 
 typedef struct steadyfs_dirent {
     uint64_t id;
@@ -315,6 +380,7 @@ int64_t steadyfs_size(steadyfs *fs, int fd);
 int steadyfs_truncate(steadyfs *fs, int fd, uint64_t size);
 /* Commit: the file's data and size become durable together. */
 int steadyfs_sync(steadyfs *fs, int fd);
+/* Reads the inode sector (mode, owner): bounded as STEADYFS_CALL_STAT. */
 int steadyfs_fstat(steadyfs *fs, int fd, steadyfs_stat *st);
 
 int steadyfs_stat_path(steadyfs *fs, const char *path, steadyfs_stat *st);
@@ -325,6 +391,34 @@ int steadyfs_unlink(steadyfs *fs, const char *path);
 int steadyfs_rename(steadyfs *fs, const char *from, const char *to);
 int steadyfs_mkdir(steadyfs *fs, const char *path);
 int steadyfs_rmdir(steadyfs *fs, const char *path);
+/* As steadyfs_open / steadyfs_mkdir; a file or directory they create
+ * gets the attr fields its mask names (MODE, UID, GID) instead of the
+ * defaults, in the same inode program (attr may be NULL). */
+int steadyfs_open_attr(steadyfs *fs, const char *path, int flags, const steadyfs_attr *attr);
+int steadyfs_mkdir_attr(steadyfs *fs, const char *path, const steadyfs_attr *attr);
+
+/* Change mode, uid, gid and mtime (attr->mask says which; ctime becomes
+ * now) of a file, directory or symlink: one inode-sector program, atomic
+ * and durable on return, bound STEADYFS_CALL_SETATTR.  On an open file
+ * the new mtime also replaces the handle's (a later write sets it to now
+ * again).  Size changes are steadyfs_truncate's.  EINVAL: unknown mask
+ * bits or mode bits outside 07777. */
+int steadyfs_setattr(steadyfs *fs, const char *path, const steadyfs_attr *attr);
+
+/* Symbolic links.  The target (1..steadyfs_symlink_max() bytes, any but
+ * NUL; not checked, not resolved) is kept in the link's inode sector, so a
+ * symlink costs one inode and no data page; it is created as a file is
+ * (bound STEADYFS_CALL_CREATE) and read as a stat (bound STEADYFS_CALL_STAT).
+ * The core never follows a symlink: as a path component it is ENOTDIR,
+ * opened it is ELOOP; unlink and rename treat it as a file.  steadyfs_readlink
+ * returns the target's length (no NUL is added; a target longer than cap
+ * is ENAMETOOLONG, nothing copied) or EINVAL if path is not a symlink. */
+int steadyfs_symlink(steadyfs *fs, const char *target, const char *path, const steadyfs_attr *attr);
+int32_t steadyfs_readlink(steadyfs *fs, const char *path, char *buf, uint32_t cap);
+/* Longest symlink target: the inode sector's payload less its 64-byte
+ * header, at most 4095 (PATH_MAX - 1): 1984 on 2048-byte NAND sectors,
+ * 1952 inline (NOR, MRAM). */
+uint32_t steadyfs_symlink_max(const steadyfs *fs);
 
 /* Directory listing (no "." or ".." entries). */
 int steadyfs_opendir(steadyfs *fs, const char *path);
@@ -366,6 +460,7 @@ typedef enum steadyfs_call {
     STEADYFS_CALL_READDIR,      /* one entry */
     STEADYFS_CALL_CLOSEDIR,
     STEADYFS_CALL_GC_STEP,      /* budget n */
+    STEADYFS_CALL_SETATTR,      /* steadyfs_setattr (symlink: CREATE, readlink: STAT) */
     STEADYFS_CALL_COUNT
 } steadyfs_call;
 
@@ -416,7 +511,8 @@ const char *steadyfs_call_name(steadyfs_call call);
  * FNV-1a hash of each name, (hash, inode) order, probing over overflowed
  * buckets, types), every allocated inode named exactly once, directory
  * parent fields, no data pages of a free inode, file sizes covering every
- * mapped page.
+ * mapped page; format 4's inode fields (type, mode <= 07777, zero bytes,
+ * a symlink's target: no NUL, no data pages).
  *
  * Memory: the caller's work area of steadyfs_fsck_work_size(cfg) bytes =
  *   2 * sector_size + ceil(nblocks * P / 8) + nblocks + 4 * max_inodes
@@ -462,7 +558,8 @@ int steadyfs_fsck(steadyfs *fs, const steadyfs_config *cfg, void *work, uint32_t
  * image formatted with options it was not told.  cfg->bd and
  * cfg->sector_buf must be set; sector_size and erase_mult are taken as
  * given (0: defaults) and must be the format's.  fs is scratch.  Returns 0
- * or ECORRUPT (no checkpoint found) / EINVAL. */
+ * or ECORRUPT (no checkpoint found) / EFORMAT (checkpoints of another
+ * format version only: an image of an older steadyfs) / EINVAL. */
 int steadyfs_probe(steadyfs *fs, steadyfs_config *cfg);
 
 #ifdef __cplusplus

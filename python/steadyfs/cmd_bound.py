@@ -36,6 +36,7 @@ CALLS: dict[str, tuple[int, int]] = {
     "opendir": (17, 2),
     "readdir": (18, 1),
     "gc_step": (20, 1),
+    "setattr": (21, 2),
 }
 TIMING = {"typical": 0, "tail": 1, "worst": 2}
 

@@ -746,7 +746,7 @@ def _add_glance(index: Path, head: list[tuple[str, str, dict[str, Any] | None, A
                  "lookahead 128 B (covers all 1024 blocks) and metadata_max 4 KiB; small RAM: its usual "
                  "lookahead 32 B. Raw chip: sequential programs (logging) or erase on rewrite, no file "
                  "system, no power-loss safety: the floor. File-system RAM: steadyfs's context, work area "
-                 "and sector buffer (`steady ram`, 64-bit host; 4392 B on Cortex-M3); littlefs's read, "
+                 "and sector buffer (`steady ram`, 64-bit host; 4408 B on Cortex-M3); littlefs's read, "
                  "program and one file cache plus its lookahead (its lfs_t and lfs_file_t structures not "
                  "counted). Usable capacity: what each stack states it can hold (steadyfs: its format's fill "
                  "limit; littlefs: every block, of which it needs free ones to copy on write). Stated bound: "

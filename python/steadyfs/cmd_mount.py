@@ -64,6 +64,8 @@ def _run(args: argparse.Namespace) -> int:
         argv.append("--create")
     if args.format:
         argv.append("--format")
+    if args.allow_other:
+        argv.append("--allow-other")
     if args.options:
         argv += ["-o", args.options]
     if args.foreground:
@@ -81,6 +83,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_image_options(p, "IMAGE: ")
     p.add_argument("--aname", default="", help="export to attach (diod: the exported path)")
     p.add_argument("--msize", type=int, default=65536, help="9P message size to propose")
+    p.add_argument("--allow-other", action="store_true",
+                   help="let other users use the mount (FUSE allow_other; a non-root user needs "
+                   "user_allow_other in /etc/fuse.conf); the kernel checks each caller against "
+                   "the mode bits (default_permissions, always on)")
     p.add_argument("-o", dest="options", help="FUSE mount options")
     p.add_argument("-f", "--foreground", action="store_true", help="stay in the foreground")
     p.set_defaults(func=_run)

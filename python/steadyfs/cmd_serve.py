@@ -46,6 +46,7 @@ def argv_for(args: argparse.Namespace) -> list[str]:
     if args.blocks:
         argv += ["--blocks", str(args.blocks)]
     argv += ["--max-clients", str(args.max_clients), "--stall-timeout", str(args.stall_timeout)]
+    argv += ["--access", args.access]
     for flag in ("create", "format", "read_only", "framed", "verbose"):
         if getattr(args, flag):
             argv.append("--" + flag.replace("_", "-"))
@@ -97,6 +98,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--image", help="the image file (alias of IMAGE)")
     add_image_options(p)
     p.add_argument("--read-only", action="store_true", help="refuse every change (EROFS)")
+    p.add_argument("--access", choices=("user", "none"), default="user",
+                   help="user: check mode bits for each client's attached uid (root "
+                   "bypasses; docs/P9.md); none: no checks")
     p.add_argument("--listen", default="tcp:127.0.0.1:5640",
                    help="tcp:HOST:PORT | unix:PATH | stdio | tty:DEVICE")
     p.add_argument("--framed", action="store_true",

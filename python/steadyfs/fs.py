@@ -32,6 +32,8 @@ O_RDONLY, O_WRONLY, O_RDWR = 0x0000, 0x0001, 0x0002
 O_CREAT, O_EXCL, O_TRUNC, O_APPEND = 0x0100, 0x0200, 0x0400, 0x0800
 #: every write commits before it returns, in its last data sector (steadyfs.h)
 O_DSYNC = 0x1000
+#: writes leave the file's mtime and ctime (steadyfs.h: a logger's choice)
+O_NOMTIME = 0x2000
 SEEK_SET, SEEK_CUR, SEEK_END = 0, 1, 2
 TYPE_FILE, TYPE_DIR = 1, 2
 NAME_MAX = 255
@@ -70,7 +72,11 @@ class _Counters(ctypes.Structure):
 
 
 class _Stat(ctypes.Structure):
-    _fields_ = [("id", ctypes.c_uint64), ("size", ctypes.c_uint64), ("type", ctypes.c_uint8)]
+    """steadyfs_stat (include/steadyfs/steadyfs.h), field for field."""
+
+    _fields_ = [("id", ctypes.c_uint64), ("size", ctypes.c_uint64), ("type", ctypes.c_uint8),
+                ("mode", ctypes.c_uint16), ("uid", ctypes.c_uint32), ("gid", ctypes.c_uint32),
+                ("nlink", ctypes.c_uint32), ("mtime", ctypes.c_int64), ("ctime", ctypes.c_int64)]
 
 
 class _Dirent(ctypes.Structure):
@@ -89,10 +95,21 @@ class Stat:
     id: int
     size: int
     type: int
+    mode: int = 0        # permission bits (07777)
+    uid: int = 0
+    gid: int = 0
+    nlink: int = 1
+    mtime_ns: int = 0    # ns since the epoch (0: no clock when set)
+    ctime_ns: int = 0
 
     @property
     def is_dir(self) -> bool:
         return self.type == TYPE_DIR
+
+
+def _stat(st: _Stat) -> Stat:
+    return Stat(int(st.id), int(st.size), int(st.type), int(st.mode), int(st.uid), int(st.gid),
+                int(st.nlink), int(st.mtime), int(st.ctime))
 
 
 @dataclass(frozen=True)
@@ -366,13 +383,13 @@ class SteadyFs:
     def fstat(self, fd: int) -> Stat:
         st = _Stat()
         self._check(_lib().steadyfs_fstat(self.ctx, fd, ctypes.byref(st)), "fstat", f"fd {fd}")
-        return Stat(int(st.id), int(st.size), int(st.type))
+        return _stat(st)
 
     # -- names -----------------------------------------------------------
     def stat(self, path: str) -> Stat:
         st = _Stat()
         self._check(_lib().steadyfs_stat_path(self.ctx, _path(path), ctypes.byref(st)), "stat", path)
-        return Stat(int(st.id), int(st.size), int(st.type))
+        return _stat(st)
 
     def exists(self, path: str) -> bool:
         try:

@@ -137,10 +137,16 @@ class ScandirIterator(Iterator[DirEntry]):
 
 def _stat_result(st: fsb.Stat) -> os.stat_result:
     """os.stat_result of a steadyfs stat: st_ino is the 64-bit id (inode and
-    generation), st_size the bytes (a directory's: the core's, 0 today); times are
-    not stored (0)."""
-    mode = (stat_mod.S_IFDIR | 0o755) if st.is_dir else (stat_mod.S_IFREG | 0o644)
-    return os.stat_result((mode, st.id, 0, 2 if st.is_dir else 1, 0, 0, st.size, 0, 0, 0))
+    generation), st_size the bytes (a directory's: 0; a symlink's: its
+    target's length); mode, owner, link count, mtime and ctime as stored
+    (atime is not kept: it is the mtime)."""
+    kind = (stat_mod.S_IFDIR if st.type == fsb.TYPE_DIR
+            else stat_mod.S_IFLNK if st.type == 3 else stat_mod.S_IFREG)
+    sec = st.mtime_ns // 1_000_000_000
+    csec = st.ctime_ns // 1_000_000_000
+    return os.stat_result((kind | st.mode, st.id, 0, st.nlink, st.uid, st.gid, st.size,
+                           sec, sec, csec, st.mtime_ns / 1e9, st.mtime_ns / 1e9, st.ctime_ns / 1e9,
+                           st.mtime_ns, st.mtime_ns, st.ctime_ns))
 
 
 class FileIO(io.RawIOBase):
@@ -520,9 +526,10 @@ class Image:
 
     # -- names -----------------------------------------------------------
     def stat(self, path: str | os.PathLike[str]) -> os.stat_result:
-        """``os.stat_result``: st_mode (S_IFDIR or S_IFREG), st_ino (the
-        64-bit id: inode and generation, never reused), st_size (bytes; a
-        directory's: the core's, 0 today), st_nlink; times are not stored (0)."""
+        """``os.stat_result``: st_mode (S_IFDIR, S_IFREG or S_IFLNK and the
+        permission bits), st_ino (the 64-bit id: inode and generation, never
+        reused), st_size (bytes; a directory's: 0), st_nlink, st_uid,
+        st_gid, st_mtime and st_ctime (st_atime is the mtime: not kept)."""
         p = _norm(path)
         return _stat_result(self._do(self._live().stat, p))
 

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 # message types (T; R = T + 1)
 RLERROR = 7
 TSTATFS, TLOPEN, TLCREATE = 8, 12, 14
-TGETATTR, TREADDIR, TFSYNC = 24, 40, 50
+TSYMLINK, TREADLINK, TGETATTR, TSETATTR = 16, 22, 24, 26
+TREADDIR, TFSYNC = 40, 50
 TMKDIR, TRENAMEAT, TUNLINKAT = 72, 74, 76
 TVERSION, TATTACH, TWALK, TREAD, TWRITE, TCLUNK = 100, 104, 110, 116, 118, 120
 
@@ -28,6 +29,8 @@ O_CREAT, O_EXCL, O_TRUNC = 0o100, 0o200, 0o1000
 AT_REMOVEDIR = 0x200
 NOFID = 0xFFFFFFFF
 GETATTR_BASIC = 0x7FF
+SETATTR_MODE, SETATTR_UID, SETATTR_GID, SETATTR_SIZE = 0x1, 0x2, 0x4, 0x8
+SETATTR_MTIME, SETATTR_MTIME_SET = 0x20, 0x100
 
 
 class P9Error(OSError):
@@ -63,6 +66,10 @@ class Attr:
     mode: int
     size: int
     nlink: int
+    uid: int = 0
+    gid: int = 0
+    mtime_ns: int = 0
+    ctime_ns: int = 0
 
 
 def _s(text: str) -> bytes:
@@ -106,7 +113,7 @@ class Client:
     """One 9P2000.L session.  Paths are walked from the attach fid 0."""
 
     def __init__(self, host: str, port: int, msize: int = 65536, timeout: float = 30.0,
-                 uname: str = "steady", aname: str = "") -> None:
+                 uname: str = "steady", aname: str = "", n_uname: int = 0) -> None:
         self.sock = socket.create_connection((host, port), timeout=timeout)
         self._tag = 0
         self._next_fid = 1
@@ -116,8 +123,9 @@ class Client:
         version = r.str()
         if version != "9P2000.L":
             raise P9ProtocolError(f"server speaks {version!r}")
+        # n_uname: the numeric user the server creates as and checks (0: root)
         self.root = self.rpc(TATTACH, struct.pack("<II", 0, NOFID) + _s(uname) + _s(aname)
-                             + struct.pack("<I", 0)).qid()
+                             + struct.pack("<I", n_uname)).qid()
 
     def close(self) -> None:
         self.sock.close()
@@ -286,9 +294,52 @@ class Client:
             r = self.rpc(TGETATTR, struct.pack("<IQ", fid, GETATTR_BASIC))
             r.u("Q")  # valid
             qid = r.qid()
-            mode, _uid, _gid = r.take("III")
-            nlink, _rdev, size = r.take("QQQ")
-            return Attr(qid, mode, size, nlink)
+            mode, uid, gid = r.take("III")
+            nlink, _rdev, size, _blksize, _blocks = r.take("QQQQQ")
+            _as, _an, ms, mn, cs, cn = r.take("QQQQQQ")
+            def ns(sec: int, nsec: int) -> int:
+                return (sec - (1 << 64) if sec >= 1 << 63 else sec) * 1_000_000_000 + nsec
+            return Attr(qid, mode, size, nlink, uid, gid, ns(ms, mn), ns(cs, cn))
+        finally:
+            self.clunk(fid)
+
+    def setattr(self, path: str, mode: int | None = None, uid: int | None = None,
+                gid: int | None = None, mtime_ns: int | None = None, size: int | None = None) -> None:
+        """Tsetattr of the fields given (mtime_ns -1: now)."""
+        valid = 0
+        if mode is not None:
+            valid |= SETATTR_MODE
+        if uid is not None:
+            valid |= SETATTR_UID
+        if gid is not None:
+            valid |= SETATTR_GID
+        if size is not None:
+            valid |= SETATTR_SIZE
+        t = 0
+        if mtime_ns is not None:
+            valid |= SETATTR_MTIME | (SETATTR_MTIME_SET if mtime_ns >= 0 else 0)
+            t = max(mtime_ns, 0)
+        fid = self.walk(path)
+        try:
+            self.rpc(TSETATTR, struct.pack("<IIIIIQQQQQ", fid, valid, mode or 0, uid or 0, gid or 0,
+                                           size or 0, 0, 0, t // 1_000_000_000,
+                                           t % 1_000_000_000))
+        finally:
+            self.clunk(fid)
+
+    def symlink(self, path: str, target: str, gid: int = 0) -> Qid:
+        parent, _, name = path.rstrip("/").rpartition("/")
+        fid = self.walk(parent)
+        try:
+            return self.rpc(TSYMLINK, struct.pack("<I", fid) + _s(name) + _s(target)
+                            + struct.pack("<I", gid)).qid()
+        finally:
+            self.clunk(fid)
+
+    def readlink(self, path: str) -> str:
+        fid = self.walk(path)
+        try:
+            return self.rpc(TREADLINK, struct.pack("<I", fid)).str()
         finally:
             self.clunk(fid)
 

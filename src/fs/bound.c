@@ -92,12 +92,14 @@ static acc host_sector(const model *m, int rmw)
     return a;
 }
 
-/* Commit: the inode sector, the lookups of the committed locations the
+/* Commit: the inode sector (the committed one read first, sfs_inode_edit:
+ * mode, owner and times stay), the lookups of the committed locations the
  * transaction replaces. */
 static acc commit(const model *m)
 {
     acc a = host_sector(m, 0);
-    rds(m, &a, 2 * m->txn);
+    rds(m, &a, 2 * m->txn + 2);
+    rd(m, &a, 1);
     return a;
 }
 
@@ -265,12 +267,24 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
     case STEADYFS_CALL_SEEK:
     case STEADYFS_CALL_CLOSEDIR:
         break;
+    case STEADYFS_CALL_STAT:
+        a = lookup_name(&m);   /* a directory's link count: its buckets */
+        /* fall through */
     case STEADYFS_CALL_OPEN:
     case STEADYFS_CALL_OPENDIR:
-    case STEADYFS_CALL_STAT:
-        a = resolve(&m);
+        t = resolve(&m);
+        add(&a, &t, 1);
         t = inode_read(&m);
         add(&a, &t, 1);   /* no program, no erase: nothing changes (sfs_end) */
+        break;
+    case STEADYFS_CALL_SETATTR:
+        /* the inode read after the room is made, one inode program */
+        a = resolve(&m);
+        t = inode_read(&m);
+        add(&a, &t, 1);
+        t = commit(&m);
+        add(&a, &t, 1);
+        finish(&m, &a);
         break;
     case STEADYFS_CALL_CREATE:
     case STEADYFS_CALL_MKDIR:
@@ -373,7 +387,7 @@ const char *steadyfs_call_name(steadyfs_call call)
     static const char names[] =
         "mount\0unmount\0info\0open\0create\0close\0read\0write\0sync\0"
         "write_sync\0truncate\0seek\0stat\0unlink\0rename\0mkdir\0rmdir\0"
-        "opendir\0readdir\0closedir\0gc_step";
+        "opendir\0readdir\0closedir\0gc_step\0setattr";
     const char *p = names;
     unsigned i;
     if ((unsigned)call >= STEADYFS_CALL_COUNT)

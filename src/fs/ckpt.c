@@ -13,8 +13,10 @@
 #include "fs/fs_internal.h"
 
 #define CKPT_MAGIC 0x31434653u   /* "SFC1" */
-#define CKPT_VERSION 3u          /* 2: size entries, TF_SIZE commits; 3: kills committed
-                                    by a checkpoint, none in the log (SPEC §7) */
+/* SFS_CKPT_VERSION 2: size entries, TF_SIZE commits; 3: kills committed by
+ * a checkpoint, none in the log; 4: mode, owner, times and symlinks in
+ * inode sectors (SPEC §5, §7) */
+#define CKPT_VERSION SFS_CKPT_VERSION
 #define CKPT_HDR 128u
 
 static void pend_pack(uint8_t *p, const struct sfs_pend *e)
@@ -87,7 +89,9 @@ static void serialize(steadyfs *fs, uint8_t *b)
 static int deserialize(steadyfs *fs, const uint8_t *b)
 {
     uint32_t i, o = CKPT_HDR, nb = (fs->cfg.max_inodes + 7u) / 8u;
-    if (sfs_get32(b) != CKPT_MAGIC || sfs_get32(b + 4) != CKPT_VERSION ||
+    if (sfs_get32(b) == CKPT_MAGIC && sfs_get32(b + 4) != CKPT_VERSION)
+        return STEADYFS_EFORMAT;
+    if (sfs_get32(b) != CKPT_MAGIC ||
         (uint32_t)(b[24] | b[25] << 8) != fs->cfg.max_inodes ||
         b[26] != fs->cfg.file_pages_log2 || b[27] != fs->cfg.dir_pages)
         return STEADYFS_EINVAL;

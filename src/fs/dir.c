@@ -189,19 +189,32 @@ int sfs_dir_remove2(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, 
     return STEADYFS_ENOENT;
 }
 
-int sfs_dir_empty(steadyfs *fs, uint32_t dir)
+/* Entries of dir (of `type` only, unless 0); with stop, 1 at the first. */
+static int dir_count(steadyfs *fs, uint32_t dir, uint8_t type, int stop)
 {
-    uint32_t d, ppn;
-    int rc;
+    uint32_t d, ppn, o, end;
+    int rc, n = 0;
     for (d = 0; d < fs->cfg.dir_pages; d++) {
         rc = load(fs, dir, d, &ppn);
         if (rc)
             return rc;
-        if (count(fs->buf))
-            return 0;
+        for (o = DH, end = DH + used(fs->buf); o + DE <= end; o += DE + fs->buf[o + 9])
+            if (!type || fs->buf[o + 8] == type) {
+                if (stop)
+                    return 1;
+                n++;
+            }
     }
-    return 1;
+    return n;
 }
+
+int sfs_dir_empty(steadyfs *fs, uint32_t dir)
+{
+    int rc = dir_count(fs, dir, 0, 1);
+    return rc < 0 ? rc : !rc;
+}
+
+int sfs_dir_subdirs(steadyfs *fs, uint32_t dir) { return dir_count(fs, dir, STEADYFS_TYPE_DIR, 0); }
 
 /* The first entry whose position is after cookie. */
 int sfs_dir_next(steadyfs *fs, uint32_t dir, uint64_t cookie, steadyfs_dirent *ent)

@@ -6,33 +6,72 @@
  * flag is what commits the file's
  * transaction: data sectors written since the last commit become the
  * file's committed content in the same instant as its new size. */
+#include <stddef.h>
+
 #include "fs/fs_internal.h"
+
+/* The inode sector's integers (SPEC §5): offset, bytes, place in
+ * sfs_inode.  One loop packs and unpacks them all: ten fields written out
+ * as little-endian stores cost ~250 B more code on Cortex-M3. */
+static const uint8_t ifields[][3] = {
+    {4, 4, offsetof(sfs_inode, ino)},      {8, 4, offsetof(sfs_inode, gen)},
+    {12, 1, offsetof(sfs_inode, type)},    {14, 2, offsetof(sfs_inode, mode)},
+    {16, 4, offsetof(sfs_inode, parent)},  {20, 4, offsetof(sfs_inode, uid)},
+    {24, 8, offsetof(sfs_inode, size)},    {32, 4, offsetof(sfs_inode, gid)},
+    {40, 8, offsetof(sfs_inode, mtime)},   {48, 8, offsetof(sfs_inode, ctime)},
+};
+
+static void inode_io(uint8_t *buf, sfs_inode *in, int put)
+{
+    uint32_t i, k, w;
+    for (i = 0; i < sizeof ifields / sizeof ifields[0]; i++) {
+        uint8_t *f = (uint8_t *)in + ifields[i][2], *b = buf + ifields[i][0];
+        uint64_t v = 0;
+        w = ifields[i][1];
+        if (put) {
+            v = w == 8 ? *(uint64_t *)(void *)f : w == 4 ? *(uint32_t *)(void *)f
+              : w == 2 ? *(uint16_t *)(void *)f : *f;
+            for (k = 0; k < w; k++, v >>= 8)
+                b[k] = (uint8_t)v;
+        } else {
+            for (k = w; k--;)
+                v = v << 8 | b[k];
+            if (w == 8)
+                *(uint64_t *)(void *)f = v;
+            else if (w == 4)
+                *(uint32_t *)(void *)f = (uint32_t)v;
+            else if (w == 2)
+                *(uint16_t *)(void *)f = (uint16_t)v;
+            else
+                *f = (uint8_t)v;
+        }
+    }
+}
 
 void sfs_inode_pack(steadyfs *fs, uint8_t *buf, const sfs_inode *in)
 {
+    /* a symlink's target, already in place after the header, stays */
+    uint32_t end = SFS_INODE_HDR + (in->type == STEADYFS_TYPE_SYMLINK ? (uint32_t)in->size : 0u);
     fs->cache.buf_ppn = SFS_NONE;
-    memset(buf, 0, fs->geo.payload);
+    memset(buf, 0, SFS_INODE_HDR);
+    memset(buf + end, 0, fs->geo.payload - end);
     sfs_put32(buf, INODE_MAGIC);
-    sfs_put32(buf + 4, in->ino);
-    sfs_put32(buf + 8, in->gen);
-    buf[12] = in->type;
-    sfs_put32(buf + 16, in->parent);
-    sfs_put64(buf + 24, in->size);
+    inode_io(buf, (sfs_inode *)(uintptr_t)in, 1);
 }
 
 int sfs_inode_unpack(steadyfs *fs, const uint8_t *buf, sfs_inode *in)
 {
     if (sfs_get32(buf) != INODE_MAGIC)
         return STEADYFS_ECORRUPT;
-    in->ino = sfs_get32(buf + 4);
-    in->gen = sfs_get32(buf + 8);
-    in->type = buf[12];
-    in->parent = sfs_get32(buf + 16);
-    in->size = sfs_get64(buf + 24);
-    if (in->type != STEADYFS_TYPE_FILE && in->type != STEADYFS_TYPE_DIR)
+    inode_io((uint8_t *)(uintptr_t)buf, in, 0);
+    if (in->type < STEADYFS_TYPE_FILE || in->type > STEADYFS_TYPE_SYMLINK)
         return STEADYFS_ENOENT;
-    /* larger than a file can grow: its pages would index other inodes' */
-    if (in->size > (((uint64_t)1 << fs->geo.fbits) - 1u) * fs->geo.payload)
+    /* larger than a file can grow: its pages would index other inodes';
+     * a symlink's target must fit its sector */
+    if (in->size > (in->type == STEADYFS_TYPE_SYMLINK
+                        ? (uint64_t)steadyfs_symlink_max(fs)
+                        : (((uint64_t)1 << fs->geo.fbits) - 1u) * fs->geo.payload) ||
+        in->mode > 07777u)
         return STEADYFS_ECORRUPT;
     return 0;
 }
@@ -99,45 +138,82 @@ static void committed(struct sfs_open *p)
     p->dirty = 0;
 }
 
-/* Write the inode sector with COMMIT; or, with a kill of the pages from
- * `kill_pg` on (a shrink), without, and commit by a checkpoint
- * (sfs_commit_kill). */
-static int commit_sector(steadyfs *fs, struct sfs_open *p, uint32_t kill_pg)
+/* A write or shrink: mtime and ctime become now (stored at the commit). */
+static void touched(steadyfs *fs, struct sfs_open *p)
+{
+    p->mtime = sfs_now(fs);
+    p->tdirty = 1;
+}
+
+/* The field of each SFS_SET_ bit (bit 4, STEADYFS_ATTR_MTIME_NOW, none). */
+static const uint8_t setf[8][2] = {
+    {offsetof(sfs_inode, mode), 2},  {offsetof(sfs_inode, uid), 4},
+    {offsetof(sfs_inode, gid), 4},   {offsetof(sfs_inode, mtime), 8},
+    {0, 0},                          {offsetof(sfs_inode, size), 8},
+    {offsetof(sfs_inode, ctime), 8}, {offsetof(sfs_inode, parent), 4},
+};
+
+int sfs_inode_edit(steadyfs *fs, uint32_t ino, const sfs_inode *set, uint32_t mask,
+                   uint16_t owner, uint32_t *txn, uint8_t flags, uint32_t *ppn)
 {
     sfs_inode in;
-    uint8_t flags = kill_pg == SFS_NONE ? TF_COMMIT : 0;
-    uint32_t ppn;
+    uint32_t i;
     int rc;
-    rc = sfs_gc_pace(fs);
-    if (rc)
-        return rc;
     do {
-        rc = sfs_prep(fs, p->ino);
+        rc = sfs_prep(fs, ino);
+        /* after prep, which may use the buffer: a symlink's target */
+        if (!rc)
+            rc = sfs_inode_read(fs, ino, &in, NULL);
         if (rc)
             return rc;
-        in.ino = p->ino;
-        in.gen = p->gen;
-        in.type = STEADYFS_TYPE_FILE;
-        in.parent = 0;
-        in.size = p->size;
+        for (i = 0; i < 8; i++)
+            if (mask >> i & 1u)
+                memcpy((uint8_t *)&in + setf[i][0], (const uint8_t *)set + setf[i][0], setf[i][1]);
         sfs_inode_pack(fs, fs->buf, &in);
-        rc = sfs_write_lpn(fs, p->ino, (uint16_t)p->ino, &p->txn, flags, 0, p->ino_ppn, &ppn);
+        rc = sfs_write_lpn(fs, ino, owner, txn, flags, 0, SFS_UNKNOWN, ppn);
     } while (rc == SFS_RETRY);
+    return rc;
+}
+
+/* Write the inode sector with COMMIT; or, with a kill of the pages from
+ * `kill_pg` on (a shrink), without, and commit by a checkpoint
+ * (sfs_commit_kill).  Mode, owner and ctime stay as committed (read back:
+ * keeping them in every handle would cost RAM). */
+static int commit_sector(steadyfs *fs, struct sfs_open *p, uint32_t kill_pg)
+{
+    sfs_inode set;
+    uint32_t ppn;
+    int rc = sfs_gc_pace(fs);
+    if (rc)
+        return rc;
+    set.size = p->size;
+    set.mtime = set.ctime = p->mtime;
+    rc = sfs_inode_edit(fs, p->ino, &set,
+                        SFS_SET_SIZE | (p->tdirty ? SFS_SET_MTIME | SFS_SET_CTIME : 0u),
+                        (uint16_t)p->ino, &p->txn, kill_pg == SFS_NONE ? TF_COMMIT : 0, &ppn);
     if (!rc && kill_pg != SFS_NONE)
         rc = sfs_commit_kill(fs, (uint16_t)p->ino, p->txn, p->ino, kill_pg, 0);
     if (rc)
         return rc;
     p->ino_ppn = ppn;
+    p->tdirty = 0;
     committed(p);
     return 0;
 }
 
-int sfs_file_commit(steadyfs *fs, struct sfs_open *o)
+int sfs_file_commit(steadyfs *fs, struct sfs_open *o, int times)
 {
     struct sfs_open *p = sfs_primary(fs, o->ino);
-    if (!p || !p->dirty)
+    /* times alone (O_DSYNC writes committed data and size in their tags):
+     * stored at close, so a logger's sync after each record stays free */
+    int rc;
+    if (!p || !(p->dirty | (p->tdirty & times)))
         return 0;
-    return commit_sector(fs, p, SFS_NONE);
+    rc = commit_sector(fs, p, SFS_NONE);
+    /* only the times left to store, and no room (a device that even
+     * commits cannot write): data and size are committed, the times are
+     * dropped rather than failing the close (steadyfs.h) */
+    return rc == STEADYFS_ENOSPC && !p->dirty ? 0 : rc;
 }
 
 static uint32_t npages(const steadyfs *fs, uint64_t size)
@@ -172,6 +248,7 @@ static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
             return rc;
     }
     p->size = size;
+    touched(fs, p);
     return commit_sector(fs, p, npages(fs, size));
 }
 
@@ -187,7 +264,7 @@ int steadyfs_close(steadyfs *fs, int fd)
     o = handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o)
         return sfs_end(fs, STEADYFS_EBADF);
-    rc = sfs_file_commit(fs, o);
+    rc = sfs_file_commit(fs, o, 1);
     if (sfs_primary(fs, o->ino) == o) {
         /* hand the file state to another handle of the same file */
         for (i = 0; i < fs->cfg.open_max; i++) {
@@ -338,6 +415,8 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
         else
             p->dirty = 1;
     }
+    if (done && !(o->acc & SFS_ACC_NOMTIME))
+        touched(fs, p);   /* one clock reading per call */
     /* O_DSYNC: what a short write wrote is committed too */
     if ((o->acc & SFS_ACC_DSYNC) && p->dirty && rc != STEADYFS_EIO) {
         int rc2 = commit_sector(fs, p, SFS_NONE);
@@ -400,6 +479,7 @@ int steadyfs_truncate(steadyfs *fs, int fd, uint64_t size)
     if (size > p->size) {
         p->size = size;
         p->dirty = 1;
+        touched(fs, p);
     } else if (size < p->size || (size < p->csize)) {
         rc = shrink(fs, p, size);
     }
@@ -417,23 +497,21 @@ int steadyfs_sync(steadyfs *fs, int fd)
     o = handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o)
         return sfs_end(fs, STEADYFS_EBADF);
-    return sfs_end(fs, sfs_file_commit(fs, o));
+    return sfs_end(fs, sfs_file_commit(fs, o, 0));
 }
 
 int steadyfs_fstat(steadyfs *fs, int fd, steadyfs_stat *st)
 {
-    struct sfs_open *o, *p;
+    struct sfs_open *o;
     int rc = sfs_begin(fs, 0);
     if (rc)
         return rc;
     o = handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o)
         return STEADYFS_EBADF;
-    p = sfs_primary(fs, o->ino);
-    st->id = (uint64_t)o->ino | (uint64_t)p->gen << 32;
-    st->size = p->size;
-    st->type = STEADYFS_TYPE_FILE;
-    return 0;
+    /* mode and owner are in the inode sector only (a read, within the
+     * bound of STEADYFS_CALL_STAT); size and times of the handle */
+    return sfs_inode_stat(fs, o->ino, st);
 }
 
 /* A free handle slot, or NULL: open checks before it creates anything, so
@@ -466,16 +544,18 @@ int sfs_open_ino(steadyfs *fs, uint32_t ino, int flags)
         if (rc)
             return rc;
         if (in.type != STEADYFS_TYPE_FILE)
-            return STEADYFS_EISDIR;
+            return in.type == STEADYFS_TYPE_DIR ? STEADYFS_EISDIR : STEADYFS_ELOOP;
         o->ino = ino;
         o->gen = in.gen;
         o->ino_ppn = ppn;
         o->size = o->csize = in.size;
+        o->mtime = in.mtime;
     }
     o->kind = STEADYFS_TYPE_FILE;
     o->ino = ino;
     o->acc = (uint8_t)((flags & STEADYFS_O_ACCMODE) | ((flags & STEADYFS_O_APPEND) ? SFS_ACC_APPEND : 0) |
-                       ((flags & STEADYFS_O_DSYNC) ? SFS_ACC_DSYNC : 0));
+                       ((flags & STEADYFS_O_DSYNC) ? SFS_ACC_DSYNC : 0) |
+                       ((flags & STEADYFS_O_NOMTIME) ? SFS_ACC_NOMTIME : 0));
     if ((flags & STEADYFS_O_TRUNC) && (flags & STEADYFS_O_ACCMODE) != STEADYFS_O_RDONLY) {
         p = sfs_primary(fs, ino);
         if (p->size || p->csize) {

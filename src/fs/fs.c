@@ -237,6 +237,8 @@ int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
     in.gen = 1;
     in.type = STEADYFS_TYPE_DIR;
     in.parent = 1;
+    in.mode = 0755u;
+    in.mtime = in.ctime = sfs_now(fs);
     do {
         rc = sfs_prep(fs, 0);
         if (rc)
@@ -264,7 +266,8 @@ int steadyfs_mount(steadyfs *fs, const steadyfs_config *cfg)
     sfs_budget_check(fs);
     if (rc) {
         fs->mounted = 0;
-        return rc == STEADYFS_EINVAL ? rc : (rc == STEADYFS_EIO ? rc : STEADYFS_ECORRUPT);
+        return rc == STEADYFS_EINVAL || rc == STEADYFS_EIO || rc == STEADYFS_EFORMAT
+                   ? rc : STEADYFS_ECORRUPT;
     }
     derive(fs);
     /* a victim in progress keeps the full pace: its count when chosen is

@@ -14,6 +14,7 @@
 #define SFS_NONE 0xFFFFFFFFu      /* no sector */
 #define SFS_UNKNOWN 0xFFFFFFFEu   /* committed old location not known yet */
 #define SFS_TAG_SIZE 32u
+#define SFS_CKPT_VERSION 4u       /* the on-media format (SPEC.md; ckpt.c says what changed) */
 #define SFS_RETRY 1               /* a program failed and was moved: redo */
 #define SFS_EFAIL (-1005)         /* device reported program/erase failure */
 #define SFS_Q_TARGET 3u           /* erased blocks kept ready (erase-ahead) */
@@ -81,12 +82,14 @@ struct sfs_pend {
  * primary); other handles of the same inode only keep a position. */
 #define SFS_ACC_APPEND 0x80u
 #define SFS_ACC_DSYNC 0x40u   /* every write commits (in its last sector's tag) */
+#define SFS_ACC_NOMTIME 0x20u /* writes leave the times (STEADYFS_O_NOMTIME) */
 struct sfs_open {
     uint32_t ino;      /* 0: free slot */
     uint8_t kind;      /* STEADYFS_TYPE_FILE / _DIR */
     uint8_t acc;       /* O_ACCMODE bits | SFS_ACC_APPEND | SFS_ACC_DSYNC */
     uint8_t dirty;     /* transaction has changes */
-    uint8_t trunc;     /* transaction shrinks the file */
+    uint8_t tdirty;    /* a write or shrink set mtime (= ctime) since the inode
+                          sector was last written: the next commit stores them */
     uint32_t gen;
     uint32_t ino_ppn;  /* committed inode sector */
     uint32_t txn;      /* transaction id (0: none yet) */
@@ -94,6 +97,7 @@ struct sfs_open {
     uint64_t size;     /* working size */
     uint64_t csize;    /* committed size */
     uint64_t pos;      /* file position, or directory cookie */
+    int64_t mtime;     /* working mtime (ns); ctime = mtime when tdirty */
 };
 
 typedef struct sfs_tag {
@@ -105,11 +109,14 @@ typedef struct sfs_tag {
 
 /* Inode sector payload. */
 #define INODE_MAGIC 0x31494653u  /* "SFI1" */
+#define SFS_INODE_HDR 64u        /* a symlink's target follows (SPEC §5) */
 typedef struct sfs_inode {
     uint32_t ino, gen;
     uint8_t type;
-    uint32_t parent;
+    uint16_t mode;
+    uint32_t parent, uid, gid;
     uint64_t size;
+    int64_t mtime, ctime;
 } sfs_inode;
 
 /* crc.c */
@@ -273,10 +280,30 @@ int sfs_ckpt_mount(steadyfs *fs);
 void sfs_inode_pack(steadyfs *fs, uint8_t *buf, const sfs_inode *in);
 int sfs_inode_unpack(steadyfs *fs, const uint8_t *buf, sfs_inode *in);
 int sfs_inode_read(steadyfs *fs, uint32_t ino, sfs_inode *in, uint32_t *ppn);
-int sfs_file_commit(steadyfs *fs, struct sfs_open *o);
+/* Program inode ino again as part of (owner, *txn) with tag flags: its
+ * committed sector read after the pending room is made (a symlink's target
+ * stays), the fields `mask` names taken from `set`.  One inode read and
+ * one program: the commit() term of bound.c. */
+#define SFS_SET_MODE 0x01u       /* the STEADYFS_ATTR_ bits, and: */
+#define SFS_SET_UID 0x02u
+#define SFS_SET_GID 0x04u
+#define SFS_SET_MTIME 0x08u
+#define SFS_SET_SIZE 0x20u
+#define SFS_SET_CTIME 0x40u
+#define SFS_SET_PARENT 0x80u
+int sfs_inode_edit(steadyfs *fs, uint32_t ino, const sfs_inode *set, uint32_t mask,
+                   uint16_t owner, uint32_t *txn, uint8_t flags, uint32_t *ppn);
+/* Commit o's file if it has changes (times: also if only its times
+ * changed, as close does). */
+int sfs_file_commit(steadyfs *fs, struct sfs_open *o, int times);
 struct sfs_open *sfs_primary(steadyfs *fs, uint32_t ino);
 struct sfs_open *sfs_slot(steadyfs *fs);
 int sfs_open_ino(steadyfs *fs, uint32_t ino, int flags);
+
+static inline int64_t sfs_now(const steadyfs *fs)
+{
+    return fs->cfg.clock ? fs->cfg.clock() : 0;
+}
 
 /* dir.c */
 uint32_t sfs_name_hash(const char *name, uint32_t len);
@@ -290,11 +317,16 @@ int sfs_dir_remove2(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, 
                     uint8_t flags);
 int sfs_dir_empty(steadyfs *fs, uint32_t dir);
 int sfs_dir_next(steadyfs *fs, uint32_t dir, uint64_t cookie, steadyfs_dirent *ent);
+/* Entries of type directory in dir (its link count less 2), or an error. */
+int sfs_dir_subdirs(steadyfs *fs, uint32_t dir);
 
 /* ns.c */
 int sfs_resolve(steadyfs *fs, const char *path, uint32_t *parent, const char **name,
                 uint32_t *nlen, uint32_t *ino, uint8_t *type);
 int sfs_ino_alloc(steadyfs *fs, uint32_t *ino);
+/* stat of inode ino: its inode sector, an open handle's size and times,
+ * a directory's link count (its buckets read). */
+int sfs_inode_stat(steadyfs *fs, uint32_t ino, steadyfs_stat *st);
 
 /* cache.c: read savers (exact facts, dropped when they may change). */
 void sfs_cache_drop(steadyfs *fs);               /* all of them */

@@ -163,6 +163,33 @@ static int reach(fck *c, uint32_t ppn, uint8_t kind, uint32_t key, uint8_t *buf)
     return 1;
 }
 
+/* Format 4's fields of a valid inode sector in fs->buf: reserved bytes
+ * zero, a symlink's target without NUL, nothing after the header or the
+ * target (mode, type and symlink length are checked by the unpack). */
+static void inode_fields(fck *c, uint32_t ino, const sfs_inode *in)
+{
+    const uint8_t *b = c->fs->buf;
+    uint32_t i, end = SFS_INODE_HDR, bad = b[13];
+    for (i = 36; i < 40; i++)
+        bad |= b[i];
+    for (i = 56; i < SFS_INODE_HDR; i++)
+        bad |= b[i];
+    if (bad)
+        say(c, 1, "inode %u: reserved bytes (13, 36-39, 56-63) are not zero", ino);
+    if (in->type == STEADYFS_TYPE_SYMLINK) {
+        for (; end < SFS_INODE_HDR + in->size && b[end]; end++)
+            ;
+        if (!in->size || end < SFS_INODE_HDR + in->size)
+            say(c, 1, "symlink inode %u: target empty or with a NUL byte", ino);
+        end = SFS_INODE_HDR + (uint32_t)in->size;
+    }
+    for (i = end; i < c->fs->geo.payload && !b[i]; i++)
+        ;
+    if (i < c->fs->geo.payload)
+        say(c, 1, "inode %u: bytes after the inode%s are not zero", ino,
+            in->type == STEADYFS_TYPE_SYMLINK ? "'s target" : "");
+}
+
 /* A data sector at logical page lpn, verified: account it to its inode. */
 static void data_page(fck *c, uint32_t lpn, uint32_t ppn)
 {
@@ -178,8 +205,10 @@ static void data_page(fck *c, uint32_t lpn, uint32_t ppn)
             say(c, 1, "inode %u: inode sector mapped but the inode bitmap has it free", lpn);
         else if (rc || in.ino != lpn)
             say(c, 1, "inode %u: inode sector invalid (magic, number, type or size)", lpn);
-        else
+        else {
             setbit(c->imap, lpn);
+            inode_fields(c, lpn, &in);
+        }
         return;
     }
     if (lpn < 2u * mi) {
@@ -549,7 +578,13 @@ static void child(fck *c, uint32_t dir, uint32_t ino, uint8_t type)
                 dir);
         return;   /* counted and checked when scanned */
     }
-    c->rep->files++;
+    c->rep->files++;   /* symlinks included */
+    if (type == STEADYFS_TYPE_SYMLINK) {
+        if (c->maxp[ino])
+            say(c, 1, "symlink inode %u: data page %u mapped (its target is in the inode)", ino,
+                c->maxp[ino] - 1u);
+        return;
+    }
     c->rep->bytes += in.size;
     if (c->maxp[ino] > in.size / fs->geo.payload + (in.size % fs->geo.payload != 0))
         say(c, 1, "file inode %u: size %U bytes but data page %u is mapped", ino, in.size,
@@ -605,7 +640,7 @@ static void scan_dir(fck *c, uint32_t dir)
                               "marked overflowed", dir, d, i, h % dp);
                     break;
                 }
-            if (c->b1[o + 8] != STEADYFS_TYPE_FILE && c->b1[o + 8] != STEADYFS_TYPE_DIR)
+            if (c->b1[o + 8] < STEADYFS_TYPE_FILE || c->b1[o + 8] > STEADYFS_TYPE_SYMLINK)
                 say(c, 1, "directory %u bucket %u: entry %u has type %u", dir, d, i, c->b1[o + 8]);
             else
                 child(c, dir, ino, c->b1[o + 8]);
@@ -739,6 +774,7 @@ int steadyfs_probe(steadyfs *fs, steadyfs_config *cfg)
     steadyfs_config cc;
     uint32_t a, i, n;
     sfs_tag t;
+    int rc = STEADYFS_ECORRUPT;
     if (!fs || !cfg || !cfg->sector_buf)
         return STEADYFS_EINVAL;
     cc = *cfg;
@@ -764,6 +800,10 @@ int steadyfs_probe(steadyfs *fs, steadyfs_config *cfg)
                 sfs_get32(b) != 0x31434653u || sfs_get32(b + 20) != fs->geo.sector_size ||
                 sfs_get32(b + 100) != fs->geo.dev_per_block)
                 continue;
+            if (sfs_get32(b + 4) != SFS_CKPT_VERSION) {
+                rc = STEADYFS_EFORMAT;
+                continue;
+            }
             cfg->sector_size = fs->geo.sector_size;
             cfg->erase_mult = fs->geo.dev_per_block;
             cfg->max_inodes = (uint16_t)(b[24] | b[25] << 8);
@@ -773,5 +813,5 @@ int steadyfs_probe(steadyfs *fs, steadyfs_config *cfg)
             return 0;
         }
     }
-    return STEADYFS_ECORRUPT;
+    return rc;
 }

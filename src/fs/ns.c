@@ -85,19 +85,14 @@ static int busy(steadyfs *fs, uint32_t ino)
     return 0;
 }
 
-/* Write an inode sector (new, moved or tombstone) in NS transaction txn. */
-static int ns_inode(steadyfs *fs, const sfs_inode *in, uint32_t *txn, uint8_t flags)
+/* Resolve an existing path to its inode. */
+static int find_ino(steadyfs *fs, const char *path, uint32_t *ino)
 {
-    int rc;
-    do {
-        rc = sfs_prep(fs, in->ino);
-        if (rc)
-            return rc;
-        sfs_inode_pack(fs, fs->buf, in);
-        rc = sfs_write_lpn(fs, in->ino, OWNER_NS, txn, flags, 0, SFS_UNKNOWN,
-                           NULL);
-    } while (rc == SFS_RETRY);
-    return rc;
+    uint32_t parent, nlen;
+    const char *name;
+    uint8_t type;
+    int rc = sfs_resolve(fs, path, &parent, &name, &nlen, ino, &type);
+    return rc ? rc : *ino ? 0 : STEADYFS_ENOENT;
 }
 
 static int ns_fail(steadyfs *fs, uint32_t txn, int rc)
@@ -128,11 +123,14 @@ static int ns_end(steadyfs *fs, int rc)
     return sfs_end(fs, rc);
 }
 
+/* A new inode named `name` in parent: a file, a directory or a symlink
+ * (its target, tlen bytes, in the inode sector after the header). */
 static int create(steadyfs *fs, uint32_t parent, const char *name, uint32_t len, uint8_t type,
-                  uint32_t *ino_out)
+                  const steadyfs_attr *attr, const char *target, uint32_t tlen, uint32_t *ino_out)
 {
+    static const uint16_t def_mode[3] = {0644u, 0755u, 0777u};
     sfs_inode in;
-    uint32_t txn = 0, ino;
+    uint32_t txn = 0, ino, mask = attr ? attr->mask : 0;
     int rc = room_for_ns(fs);
     if (rc)
         return rc;
@@ -142,19 +140,32 @@ static int create(steadyfs *fs, uint32_t parent, const char *name, uint32_t len,
     rc = sfs_dir_insert2(fs, parent, name, len, ino, type, &txn, 0);
     if (rc)
         return ns_fail(fs, txn, rc);
+    memset(&in, 0, sizeof in);
     in.ino = ino;
     in.gen = (uint32_t)fs->log.seq;
     in.type = type;
     in.parent = parent;
-    in.size = 0;
-    rc = ns_inode(fs, &in, &txn, TF_COMMIT);
+    in.size = tlen;
+    in.mode = mask & STEADYFS_ATTR_MODE ? attr->mode & 07777u : def_mode[type - 1u];
+    in.uid = mask & STEADYFS_ATTR_UID ? attr->uid : 0;
+    in.gid = mask & STEADYFS_ATTR_GID ? attr->gid : 0;
+    in.mtime = in.ctime = sfs_now(fs);
+    do {
+        rc = sfs_prep(fs, in.ino);
+        if (rc)
+            break;
+        if (tlen)
+            memcpy(fs->buf + SFS_INODE_HDR, target, tlen);
+        sfs_inode_pack(fs, fs->buf, &in);
+        rc = sfs_write_lpn(fs, in.ino, OWNER_NS, &txn, TF_COMMIT, 0, SFS_UNKNOWN, NULL);
+    } while (rc == SFS_RETRY);
     if (rc)
         return ns_fail(fs, txn, rc);
     *ino_out = ino;
     return 0;
 }
 
-int steadyfs_open(steadyfs *fs, const char *path, int flags)
+int steadyfs_open_attr(steadyfs *fs, const char *path, int flags, const steadyfs_attr *attr)
 {
     uint32_t parent, nlen, ino;
     const char *name;
@@ -176,7 +187,7 @@ int steadyfs_open(steadyfs *fs, const char *path, int flags)
             return sfs_end(fs, STEADYFS_EINVAL);
         if (!sfs_slot(fs))
             return sfs_end(fs, STEADYFS_ENFILE);
-        rc = create(fs, parent, name, nlen, STEADYFS_TYPE_FILE, &ino);
+        rc = create(fs, parent, name, nlen, STEADYFS_TYPE_FILE, attr, NULL, 0, &ino);
         if (rc)
             return sfs_end(fs, rc);
         return ns_end(fs, sfs_open_ino(fs, ino, flags));
@@ -189,17 +200,31 @@ int steadyfs_open(steadyfs *fs, const char *path, int flags)
     return sfs_end(fs, sfs_open_ino(fs, ino, flags));
 }
 
-int steadyfs_mkdir(steadyfs *fs, const char *path)
+int steadyfs_open(steadyfs *fs, const char *path, int flags)
 {
-    uint32_t parent, nlen, ino;
+    return steadyfs_open_attr(fs, path, flags, NULL);
+}
+
+/* mkdir (target NULL) or symlink: the new name must not exist. */
+static int make(steadyfs *fs, const char *path, uint8_t type, const steadyfs_attr *attr,
+                const char *target)
+{
+    uint32_t parent, nlen, ino, tlen = 0;
     const char *name;
-    uint8_t type;
+    uint8_t t;
     int rc = sfs_begin(fs, 1);
     if (!rc)
-        sfs_budget_arm_path(fs, STEADYFS_CALL_MKDIR, path, NULL);
+        sfs_budget_arm_path(fs, target ? STEADYFS_CALL_CREATE : STEADYFS_CALL_MKDIR, path, NULL);
     if (rc)
         return rc;
-    rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &type);
+    if (target) {
+        tlen = (uint32_t)strlen(target);
+        if (!tlen)
+            return sfs_end(fs, STEADYFS_ENOENT);   /* symlink(2) of "" */
+        if (tlen > steadyfs_symlink_max(fs))
+            return sfs_end(fs, STEADYFS_ENAMETOOLONG);
+    }
+    rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &t);
     /* POSIX: mkdir of an existing directory's "." or ".." is EEXIST */
     if (rc == STEADYFS_EINVAL && nlen && dot_name(name, nlen)) {
         for (name += nlen; *name == '/'; name++)
@@ -209,9 +234,75 @@ int steadyfs_mkdir(steadyfs *fs, const char *path)
     }
     if (!rc && ino)
         rc = STEADYFS_EEXIST;
+    if (!rc && !nlen)
+        rc = STEADYFS_EINVAL;
     if (!rc)
-        rc = create(fs, parent, name, nlen, STEADYFS_TYPE_DIR, &ino);
+        rc = create(fs, parent, name, nlen, type, attr, target, tlen, &ino);
     return ns_end(fs, rc);
+}
+
+int steadyfs_mkdir_attr(steadyfs *fs, const char *path, const steadyfs_attr *attr)
+{
+    return make(fs, path, STEADYFS_TYPE_DIR, attr, NULL);
+}
+
+int steadyfs_mkdir(steadyfs *fs, const char *path)
+{
+    return make(fs, path, STEADYFS_TYPE_DIR, NULL, NULL);
+}
+
+int steadyfs_symlink(steadyfs *fs, const char *target, const char *path, const steadyfs_attr *attr)
+{
+    if (!target)
+        return STEADYFS_EINVAL;
+    return make(fs, path, STEADYFS_TYPE_SYMLINK, attr, target);
+}
+
+uint32_t steadyfs_symlink_max(const steadyfs *fs)
+{
+    uint32_t n = fs->geo.payload - SFS_INODE_HDR;
+    return n > 4095u ? 4095u : n;
+}
+
+int steadyfs_setattr(steadyfs *fs, const char *path, const steadyfs_attr *attr)
+{
+    uint32_t ino, txn = 0, m;
+    sfs_inode set;
+    struct sfs_open *p;
+    int rc = sfs_begin(fs, 1);
+    if (!rc)
+        sfs_budget_arm_path(fs, STEADYFS_CALL_SETATTR, path, NULL);
+    if (rc)
+        return rc;
+    m = attr ? attr->mask : 0x80u;
+    if (m & ~0x1Fu || attr->mode > 07777u)
+        return sfs_end(fs, STEADYFS_EINVAL);
+    rc = find_ino(fs, path, &ino);
+    if (!rc)
+        rc = room_for_ns(fs);
+    if (rc)
+        return sfs_end(fs, rc);
+    set.mode = attr->mode;
+    set.uid = attr->uid;
+    set.gid = attr->gid;
+    set.ctime = sfs_now(fs);
+    set.mtime = m & STEADYFS_ATTR_MTIME ? attr->mtime : set.ctime;
+    if (m & STEADYFS_ATTR_MTIME_NOW)
+        m |= STEADYFS_ATTR_MTIME;
+    /* the size read back is the committed one, a pending size entry's
+     * included: this namespace commit of the inode sector drops the entry */
+    rc = sfs_inode_edit(fs, ino, &set, (m & 0x0Fu) | SFS_SET_CTIME, OWNER_NS, &txn, TF_COMMIT,
+                        NULL);
+    if (rc)
+        return ns_end(fs, ns_fail(fs, txn, rc));
+    /* an open file: the handle's mtime follows (a later write sets it to
+     * now again) */
+    p = sfs_primary(fs, ino);
+    if (p && (m & STEADYFS_ATTR_MTIME)) {
+        p->mtime = set.mtime;
+        p->tdirty = 0;
+    }
+    return ns_end(fs, 0);
 }
 
 static int remove_name(steadyfs *fs, const char *path, int want_dir)
@@ -330,11 +421,8 @@ int steadyfs_rename(steadyfs *fs, const char *from, const char *to)
         rc = sfs_dir_insert2(fs, dp, dn, dl, si, st, &txn,
                              (!di && (st != STEADYFS_TYPE_DIR || dp == sp)) ? TF_COMMIT : 0);
     if (!rc && st == STEADYFS_TYPE_DIR && dp != sp) {
-        rc = sfs_inode_read(fs, si, &in, NULL);
-        if (!rc) {
-            in.parent = dp;
-            rc = ns_inode(fs, &in, &txn, di ? 0 : TF_COMMIT);
-        }
+        in.parent = dp;
+        rc = sfs_inode_edit(fs, si, &in, SFS_SET_PARENT, OWNER_NS, &txn, di ? 0 : TF_COMMIT, NULL);
     }
     if (!rc && di)
         rc = sfs_commit_kill(fs, OWNER_NS, txn, di, 0, 1);   /* the replaced inode dies */
@@ -343,37 +431,79 @@ int steadyfs_rename(steadyfs *fs, const char *from, const char *to)
     return ns_end(fs, rc);
 }
 
-static int stat_call(steadyfs *fs, const char *path, steadyfs_stat *st)
+int sfs_inode_stat(steadyfs *fs, uint32_t ino, steadyfs_stat *st)
 {
-    uint32_t parent, nlen, ino;
-    const char *name;
-    uint8_t type;
     sfs_inode in;
     struct sfs_open *p;
-    int rc = sfs_begin(fs, 0);
-    if (!rc)
-        sfs_budget_arm_path(fs, STEADYFS_CALL_STAT, path, NULL);
-    if (rc)
-        return rc;
-    rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &type);
-    if (!rc && !ino)
-        rc = STEADYFS_ENOENT;
-    if (!rc)
-        rc = sfs_inode_read(fs, ino, &in, NULL);
+    int rc = sfs_inode_read(fs, ino, &in, NULL);
     if (rc)
         return rc;
     st->id = (uint64_t)ino | (uint64_t)in.gen << 32;
     st->type = in.type;
     st->size = in.size;
+    st->mode = in.mode;
+    st->uid = in.uid;
+    st->gid = in.gid;
+    st->mtime = in.mtime;
+    st->ctime = in.ctime;
+    st->nlink = 1;
     p = sfs_primary(fs, ino);
-    if (p)
+    if (p) {
         st->size = p->size;
+        if (p->tdirty)
+            st->mtime = st->ctime = p->mtime;
+    }
+    if (in.type == STEADYFS_TYPE_DIR) {
+        rc = sfs_dir_subdirs(fs, ino);
+        if (rc < 0)
+            return rc;
+        st->nlink = 2u + (uint32_t)rc;
+    }
     return 0;
+}
+
+static int stat_call(steadyfs *fs, const char *path, steadyfs_stat *st)
+{
+    uint32_t ino;
+    int rc = sfs_begin(fs, 0);
+    if (!rc)
+        sfs_budget_arm_path(fs, STEADYFS_CALL_STAT, path, NULL);
+    if (!rc)
+        rc = find_ino(fs, path, &ino);
+    return rc ? rc : sfs_inode_stat(fs, ino, st);
 }
 
 int steadyfs_stat_path(steadyfs *fs, const char *path, steadyfs_stat *st)
 {
     int rc = stat_call(fs, path, st);
+    sfs_budget_end(fs);
+    return rc;
+}
+
+static int32_t readlink_call(steadyfs *fs, const char *path, char *buf, uint32_t cap)
+{
+    uint32_t ino;
+    sfs_inode in;
+    int rc = sfs_begin(fs, 0);
+    if (!rc)
+        sfs_budget_arm_path(fs, STEADYFS_CALL_STAT, path, NULL);
+    if (!rc)
+        rc = find_ino(fs, path, &ino);
+    if (!rc)
+        rc = sfs_inode_read(fs, ino, &in, NULL);
+    if (rc)
+        return rc;
+    if (in.type != STEADYFS_TYPE_SYMLINK)
+        return STEADYFS_EINVAL;
+    if (in.size > cap)
+        return STEADYFS_ENAMETOOLONG;
+    memcpy(buf, fs->buf + SFS_INODE_HDR, (size_t)in.size);
+    return (int32_t)in.size;
+}
+
+int32_t steadyfs_readlink(steadyfs *fs, const char *path, char *buf, uint32_t cap)
+{
+    int32_t rc = readlink_call(fs, path, buf, cap);
     sfs_budget_end(fs);
     return rc;
 }

@@ -15,8 +15,11 @@
  * would do for an unaligned read.  Timing: the widened read is what the
  * device really does, so the clock stays honest.
  */
+#define _POSIX_C_SOURCE 200809L   /* clock_gettime */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "host/sh_internal.h"
 #include "steadyfs/host.h"
@@ -115,6 +118,41 @@ static int shim_setup(sh_fs *f, const sbd *lower, uint32_t ss)
     return f->sector && f->bounce ? 0 : -1;
 }
 
+int64_t sh_clock_ns(void)
+{
+    struct timespec ts;
+    /* reproducible images (reproducible-builds.org): every time the file
+     * system sets is SOURCE_DATE_EPOCH when the environment gives it */
+    const char *sde = getenv("SOURCE_DATE_EPOCH");
+    if (sde && *sde) {
+        char *end;
+        long long v = strtoll(sde, &end, 10);
+        if (!*end && v >= 0 && v < 9000000000LL)
+            return (int64_t)v * 1000000000;
+    }
+    if (clock_gettime(CLOCK_REALTIME, &ts))
+        return 0;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+const char *sh_fs_strerror(int rc)
+{
+    if (rc == STEADYFS_EFORMAT)
+        return "the image was made by another steadyfs format version (this one reads "
+               "format 4; no migration: copy its files out with the steadyfs that made it)";
+    return steadyfs_strerror(rc);
+}
+
+int sh_fs_own_root(steadyfs *fs)
+{
+    steadyfs_attr a = {STEADYFS_ATTR_UID | STEADYFS_ATTR_GID, 0, 0, 0, 0};
+    if (getuid() == 0)
+        return 0;
+    a.uid = (uint32_t)getuid();
+    a.gid = (uint32_t)getgid();
+    return steadyfs_setattr(fs, "/", &a);
+}
+
 int sh_probe_format(steadyfs *scratch, steadyfs_config *cfg)
 {
     /* the format's sector size is not in the image header (SIM-IMAGE.md):
@@ -124,7 +162,7 @@ int sh_probe_format(steadyfs *scratch, steadyfs_config *cfg)
     int rc = STEADYFS_ECORRUPT;
     if (cfg->sector_size)
         return steadyfs_probe(scratch, cfg);
-    for (i = 0; i < sizeof sizes / sizeof sizes[0] && rc; i++) {
+    for (i = 0; i < sizeof sizes / sizeof sizes[0] && rc && rc != STEADYFS_EFORMAT; i++) {
         if (sizes[i] && sizes[i] % cfg->bd->geo.page_size)
             continue;
         cfg->sector_size = sizes[i];
@@ -157,6 +195,7 @@ int sh_fs_probe(sh_dev *h, sh_fs_config *c)
     memset(&cfg, 0, sizeof cfg);
     cfg.bd = &f->shim;
     cfg.sector_buf = f->sector;
+    cfg.clock = sh_clock_ns;
     cfg.sector_size = c->sector_size;
     cfg.erase_mult = c->erase_mult;
     rc = sh_probe_format(&f->fs, &cfg);
@@ -244,6 +283,7 @@ sh_fs *sh_fs_new(sh_dev *h, const sh_fs_config *c, int *err)
     cfg.work = f->work;
     cfg.work_size = ws;
     cfg.sector_buf = f->sector;
+    cfg.clock = sh_clock_ns;
     f->cfg = cfg;
     f->ram = (uint32_t)sizeof(steadyfs) + ws + ss;
     f->work_size = ws;

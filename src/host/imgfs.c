@@ -81,10 +81,16 @@ static int setup_fs(imgfs *m, const imgfs_format *f)
     if (!m->sector)
         return fail(m, -1, "out of memory");
     m->cfg.sector_buf = m->sector;
+    m->cfg.clock = sh_clock_ns;
     /* the format's sector size and erase unit are not in the image header */
-    if (!f && sh_probe_format(&m->fs, &m->cfg))
-        return fail(m, -2, "no steadyfs checkpoint found (not formatted, or the anchor "
-                           "units are damaged)");
+    if (!f) {
+        int rc = sh_probe_format(&m->fs, &m->cfg);
+        if (rc == STEADYFS_EFORMAT)
+            return fail(m, -2, "%s", sh_fs_strerror(rc));
+        if (rc)
+            return fail(m, -2, "no steadyfs checkpoint found (not formatted, or the anchor "
+                               "units are damaged)");
+    }
     ws = steadyfs_work_size(&m->cfg);
     if (!ws)
         return fail(m, -3, "invalid file system configuration for %s with %u blocks",
@@ -158,8 +164,8 @@ int imgfs_open(imgfs *m, const char *path, const char *profile, int writable)
     rc = steadyfs_mount(&m->fs, &m->cfg);
     if (rc) {
         unmap(m);
-        return fail(m, -2, "%s: cannot mount: %s (run `steady fsck` for details)", path,
-                    steadyfs_strerror(rc));
+        return fail(m, -2, "%s: cannot mount: %s%s", path, sh_fs_strerror(rc),
+                    rc == STEADYFS_EFORMAT ? "" : " (run `steady fsck` for details)");
     }
     m->mounted = 1;
     return 0;
@@ -265,6 +271,8 @@ int imgfs_create(imgfs *m, const char *path, const char *profile, uint32_t block
                   steadyfs_strerror(rc));
     if (!rc && (rc = steadyfs_mount(&m->fs, &m->cfg)) != 0)
         rc = fail(m, -1, "mount after format: %s", steadyfs_strerror(rc));
+    if (!rc && (rc = sh_fs_own_root(&m->fs)) != 0)
+        rc = fail(m, -1, "root directory owner: %s", steadyfs_strerror(rc));
     if (rc) {
         imgfs_discard(m);
         return -1;

@@ -56,6 +56,7 @@ static void decode_body(struct p9_rd *r, uint32_t msize, struct p9_msg *m)
     case P9_RAUTH:
     case P9_RATTACH:
     case P9_RMKDIR:
+    case P9_RSYMLINK:
         m->u.qid = p9_rdqid(r);
         break;
     case P9_RLERROR:
@@ -85,6 +86,7 @@ static void decode_body(struct p9_rd *r, uint32_t msize, struct p9_msg *m)
     case P9_TCLUNK:
     case P9_TREMOVE:
     case P9_TSTATFS:
+    case P9_TREADLINK:
         m->u.fid.fid = p9_rd32(r);
         break;
     case P9_TFSYNC:
@@ -168,6 +170,15 @@ static void decode_body(struct p9_rd *r, uint32_t msize, struct p9_msg *m)
         break;
     case P9_RWRITE:
         m->u.rwrite.count = p9_rd32(r);
+        break;
+    case P9_TSYMLINK:
+        m->u.tsymlink.dfid = p9_rd32(r);
+        m->u.tsymlink.name = p9_rdstr(r);
+        m->u.tsymlink.target = p9_rdstr(r);
+        m->u.tsymlink.gid = p9_rd32(r);
+        break;
+    case P9_RREADLINK:
+        m->u.rreadlink.target = p9_rdstr(r);
         break;
     case P9_TMKDIR:
         m->u.tmkdir.dfid = p9_rd32(r);

@@ -27,6 +27,7 @@ static void encode_body(struct p9_wr *w, const struct p9_msg *m)
     case P9_RAUTH:
     case P9_RATTACH:
     case P9_RMKDIR:
+    case P9_RSYMLINK:
         p9_wrqid(w, &m->u.qid);
         break;
     case P9_RLERROR:
@@ -56,6 +57,7 @@ static void encode_body(struct p9_wr *w, const struct p9_msg *m)
     case P9_TCLUNK:
     case P9_TREMOVE:
     case P9_TSTATFS:
+    case P9_TREADLINK:
         p9_wr32(w, m->u.fid.fid);
         break;
     case P9_TFSYNC:
@@ -145,6 +147,15 @@ static void encode_body(struct p9_wr *w, const struct p9_msg *m)
         break;
     case P9_RWRITE:
         p9_wr32(w, m->u.rwrite.count);
+        break;
+    case P9_TSYMLINK:
+        p9_wr32(w, m->u.tsymlink.dfid);
+        p9_wrstr(w, m->u.tsymlink.name);
+        p9_wrstr(w, m->u.tsymlink.target);
+        p9_wr32(w, m->u.tsymlink.gid);
+        break;
+    case P9_RREADLINK:
+        p9_wrstr(w, m->u.rreadlink.target);
         break;
     case P9_TMKDIR:
         p9_wr32(w, m->u.tmkdir.dfid);

@@ -194,7 +194,11 @@ int32_t p9srv_handle(p9srv *s, const uint8_t *in, uint32_t in_len, uint8_t *out,
         rc = p9_decode(in, in_len, 0xFFFFFFFFu, &s->req);
     }
     if (rc < 0)
-        return lerror(s, tag, rc == P9_E_UNKNOWN ? LX_EOPNOTSUPP : LX_EPROTO, out, out_cap);
+        /* no hard links, FIFOs or device nodes: EPERM, as link(2) and
+         * mknod(2) say for a file system that has none */
+        return lerror(s, tag, rc != P9_E_UNKNOWN ? LX_EPROTO
+                              : type == P9_TLINK || type == P9_TMKNOD ? 1u : LX_EOPNOTSUPP,
+                      out, out_cap);
     memset(&s->rep, 0, sizeof s->rep);
     s->rep.tag = tag;
     if (!s->versioned && type != P9_TVERSION)
@@ -220,6 +224,8 @@ int32_t p9srv_handle(p9srv *s, const uint8_t *in, uint32_t in_len, uint8_t *out,
             return lerror(s, tag, srv_errno(n), out, out_cap);
         return n;   /* built in place */
     case P9_TMKDIR: rc = srv_h_mkdir(s); break;
+    case P9_TSYMLINK: rc = srv_h_symlink(s); break;
+    case P9_TREADLINK: rc = srv_h_readlink(s); break;
     case P9_TUNLINKAT: rc = srv_h_unlinkat(s); break;
     case P9_TRENAMEAT: rc = srv_h_renameat(s); break;
     case P9_TRENAME: rc = srv_h_rename(s); break;

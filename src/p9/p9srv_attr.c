@@ -1,36 +1,84 @@
 /* What a 9P2000.L client sees of a steadyfs file: qids, Rgetattr, Rstatfs,
- * xattrs and errno values, and the handlers that report or change them.  steadyfs keeps no mode, owner or times; the values
- * reported instead are fixed and documented in p9srv.h, so a client never
- * sees an attribute change that did not happen. */
+ * xattrs and errno values, the handlers that report or change them, and
+ * the permission check (access_user). */
 #include "p9/p9srv_internal.h"
 
-#define MODE_DIR 0040755u
-#define MODE_FILE 0100644u
 /* Rstatfs f_type: "STDY", so `stat -f` names no other file system. */
 #define STEADYFS_MAGIC 0x59445453u
+#define NS 1000000000
 
 void srv_qid(struct p9_qid *q, uint8_t type, uint64_t id)
 {
-    q->type = type == STEADYFS_TYPE_DIR ? P9_QTDIR : P9_QTFILE;
+    q->type = type == STEADYFS_TYPE_DIR ? P9_QTDIR
+            : type == STEADYFS_TYPE_SYMLINK ? P9_QTSYMLINK : P9_QTFILE;
     q->version = 0;
     q->path = id;
 }
 
+/* ns since the epoch to 9P's seconds and nanoseconds (before 1970: the
+ * seconds' two's complement, as Linux reads them). */
+static void split_ns(int64_t t, uint64_t *sec, uint64_t *nsec)
+{
+    int64_t s = t / NS, n = t % NS;
+    if (n < 0) {
+        n += NS;
+        s--;
+    }
+    *sec = (uint64_t)s;
+    *nsec = (uint64_t)n;
+}
+
 void srv_getattr(const p9srv *s, const steadyfs_stat *st, uint32_t blksize, struct p9_stat *out)
 {
+    (void)s;
     memset(out, 0, sizeof *out);
-    /* Everything in BASIC is answered (times as 0: the epoch) plus the
+    /* Everything in BASIC is answered (atime as mtime: not kept) plus the
      * generation; BTIME and DATA_VERSION are not kept. */
     out->valid = P9_GETATTR_BASIC | P9_GETATTR_GEN;
     srv_qid(&out->qid, st->type, st->id);
-    out->mode = st->type == STEADYFS_TYPE_DIR ? MODE_DIR : MODE_FILE;
-    out->uid = s->uid;
-    out->gid = s->uid;
-    out->nlink = 1;
+    out->mode = st->mode | (st->type == STEADYFS_TYPE_DIR ? 0040000u
+                          : st->type == STEADYFS_TYPE_SYMLINK ? 0120000u : 0100000u);
+    out->uid = st->uid;
+    out->gid = st->gid;
+    out->nlink = st->nlink;
     out->size = st->size;
     out->blksize = blksize;
     out->blocks = (st->size + 511u) / 512u;
+    split_ns(st->mtime, &out->mtime_sec, &out->mtime_nsec);
+    split_ns(st->ctime, &out->ctime_sec, &out->ctime_nsec);
+    out->atime_sec = out->mtime_sec;
+    out->atime_nsec = out->mtime_nsec;
     out->gen = st->id >> 32;
+}
+
+int srv_may_st(const p9srv *s, const steadyfs_stat *st, uint32_t want)
+{
+    /* owner bits for the owner, "other" bits for everyone else: the
+     * attach names a user but no groups */
+    uint32_t bits = st->uid == s->uid ? (uint32_t)st->mode >> 6 : st->mode;
+    if (!s->cfg.access_user || !s->uid)
+        return 0;
+    return (bits & want) == want ? 0 : -LX_EACCES;
+}
+
+const steadyfs_attr *srv_new_attr(const p9srv *s, steadyfs_attr *a, uint32_t mode, uint32_t gid)
+{
+    memset(a, 0, sizeof *a);
+    a->mask = STEADYFS_ATTR_MODE | STEADYFS_ATTR_UID | STEADYFS_ATTR_GID;
+    a->mode = (uint16_t)(mode & 07777u);
+    a->uid = s->uid;
+    a->gid = gid;
+    return a;
+}
+
+int srv_may(p9srv *s, const char *path, uint32_t want)
+{
+    steadyfs_stat st;
+    int rc;
+    if (!s->cfg.access_user || !s->uid)
+        return 0;
+    rc = steadyfs_stat_path(s->cfg.fs, path, &st);
+    return rc ? rc : srv_may_st(s, &st, want);
 }
 
 int srv_statfs(p9srv *s, struct p9_statfs *out)
@@ -84,40 +132,105 @@ int srv_h_getattr(p9srv *s)
 int srv_h_setattr(p9srv *s)
 {
     struct p9srv_fid *f;
+    steadyfs_stat st;
+    steadyfs_attr a;
     uint32_t valid = s->req.u.tsetattr.valid;
-    int rc = srv_node(s, s->req.u.tsetattr.fid, &f);
+    int owner, rc = srv_node(s, s->req.u.tsetattr.fid, &f);
+    if (!rc && s->cfg.read_only && valid)
+        rc = STEADYFS_EROFS;
+    if (!rc)
+        rc = srv_fid_stat(s, f, &st);
     if (rc)
         return rc;
-    if (s->cfg.read_only && valid)
-        return STEADYFS_EROFS;
     s->rep.type = P9_RSETATTR;
-    /* mode, uid, gid and times: steadyfs keeps none of them, so there is
-     * nothing to change; accepted (Rgetattr keeps showing the fixed
-     * values).  Only the size is real. */
-    if (!(valid & P9_SETATTR_SIZE))
-        return 0;
-    if (f->type == STEADYFS_TYPE_DIR)
-        return STEADYFS_EISDIR;
-    if (s->req.u.tsetattr.size > (uint64_t)INT64_MAX)
-        return STEADYFS_EINVAL;
-    if (f->h >= 0 && f->omode != STEADYFS_O_RDONLY)
-        return steadyfs_truncate(s->cfg.fs, f->h, s->req.u.tsetattr.size);
-    {
-        /* Not open for writing through this fid: a handle of our own for
-         * the duration (needs one spare steadyfs open slot); close
-         * commits the new size. */
-        steadyfs_stat st;
-        int h = steadyfs_open(s->cfg.fs, srv_fid_path(s, f), STEADYFS_O_WRONLY), rc2;
-        if (h < 0)
-            return h;
-        rc = steadyfs_fstat(s->cfg.fs, h, &st);
-        if (!rc && st.id != srv_fid_id(f))
-            rc = -LX_ESTALE;
-        if (!rc)
-            rc = steadyfs_truncate(s->cfg.fs, h, s->req.u.tsetattr.size);
-        rc2 = steadyfs_close(s->cfg.fs, h);
-        return rc ? rc : rc2;
+    memset(&a, 0, sizeof a);
+    /* who may: chmod, chgrp and given times the owner; chown root; the
+     * size and "now" times anyone who may write (root: all) */
+    owner = !s->cfg.access_user || !s->uid || s->uid == st.uid;
+    if (!owner && (valid & (P9_SETATTR_MODE | P9_SETATTR_GID | P9_SETATTR_MTIME_SET |
+                            P9_SETATTR_ATIME_SET)))
+        return STEADYFS_EPERM;
+    if ((valid & P9_SETATTR_UID) && s->cfg.access_user && s->uid &&
+        s->req.u.tsetattr.uid != st.uid)
+        return STEADYFS_EPERM;
+    if (!owner && (valid & (P9_SETATTR_SIZE | P9_SETATTR_MTIME | P9_SETATTR_ATIME))) {
+        rc = srv_may_st(s, &st, 2);
+        if (rc)
+            return rc;
     }
+    if (valid & P9_SETATTR_MODE) {
+        a.mask |= STEADYFS_ATTR_MODE;
+        a.mode = (uint16_t)(s->req.u.tsetattr.mode & 07777u);
+    }
+    if (valid & P9_SETATTR_UID) {
+        a.mask |= STEADYFS_ATTR_UID;
+        a.uid = s->req.u.tsetattr.uid;
+    }
+    if (valid & P9_SETATTR_GID) {
+        a.mask |= STEADYFS_ATTR_GID;
+        a.gid = s->req.u.tsetattr.gid;
+    }
+    if ((valid & (P9_SETATTR_MTIME | P9_SETATTR_MTIME_SET)) ==
+        (P9_SETATTR_MTIME | P9_SETATTR_MTIME_SET)) {
+        int64_t sec = (int64_t)s->req.u.tsetattr.mtime_sec;
+        /* nanoseconds in an int64: years 1678..2262 */
+        if (s->req.u.tsetattr.mtime_nsec >= (uint64_t)NS || sec > INT64_MAX / NS - 1 ||
+            sec < INT64_MIN / NS + 1)
+            return STEADYFS_EINVAL;
+        a.mask |= STEADYFS_ATTR_MTIME;
+        a.mtime = sec * NS + (int64_t)s->req.u.tsetattr.mtime_nsec;
+    } else if ((valid & P9_SETATTR_MTIME) && !(valid & P9_SETATTR_SIZE)) {
+        a.mask |= STEADYFS_ATTR_MTIME_NOW;   /* a truncate sets the times itself */
+    }
+    if (valid & P9_SETATTR_SIZE) {
+        if (f->type != STEADYFS_TYPE_FILE)
+            return f->type == STEADYFS_TYPE_DIR ? STEADYFS_EISDIR : STEADYFS_EINVAL;
+        if (s->req.u.tsetattr.size > (uint64_t)INT64_MAX)
+            return STEADYFS_EINVAL;
+        if (f->h >= 0 && f->omode != STEADYFS_O_RDONLY) {
+            rc = steadyfs_truncate(s->cfg.fs, f->h, s->req.u.tsetattr.size);
+        } else {
+            /* Not open for writing through this fid: a handle of our own
+             * for the duration (needs one spare steadyfs open slot); close
+             * commits the new size. */
+            int h = steadyfs_open(s->cfg.fs, srv_fid_path(s, f), STEADYFS_O_WRONLY), rc2;
+            if (h < 0)
+                return h;
+            rc = steadyfs_fstat(s->cfg.fs, h, &st);
+            if (!rc && st.id != srv_fid_id(f))
+                rc = -LX_ESTALE;
+            if (!rc)
+                rc = steadyfs_truncate(s->cfg.fs, h, s->req.u.tsetattr.size);
+            rc2 = steadyfs_close(s->cfg.fs, h);
+            rc = rc ? rc : rc2;
+        }
+        if (rc)
+            return rc;
+    }
+    /* mode, owner, mtime; a change of ctime alone (CTIME) is one too */
+    if (a.mask || (valid & (P9_SETATTR_CTIME | P9_SETATTR_SIZE)) == P9_SETATTR_CTIME)
+        return steadyfs_setattr(s->cfg.fs, srv_fid_path(s, f), &a);
+    return 0;
+}
+
+/* Treadlink: the target into a scratch path buffer (at most path_max - 1
+ * bytes), answered from there. */
+int srv_h_readlink(p9srv *s)
+{
+    struct p9srv_fid *f;
+    int32_t n;
+    int rc = srv_node(s, s->req.u.fid.fid, &f);
+    if (rc)
+        return rc;
+    if (f->type != STEADYFS_TYPE_SYMLINK)
+        return STEADYFS_EINVAL;
+    n = steadyfs_readlink(s->cfg.fs, srv_fid_path(s, f), s->tmp[1], s->cfg.path_max - 1u);
+    if (n < 0)
+        return n;
+    s->rep.type = P9_RREADLINK;
+    s->rep.u.rreadlink.target.ptr = (const uint8_t *)s->tmp[1];
+    s->rep.u.rreadlink.target.len = (uint16_t)n;
+    return 0;
 }
 
 int srv_h_statfs(p9srv *s)

@@ -22,6 +22,7 @@
 
 /* Linux errno values sent in Rlerror that steadyfs itself never returns. */
 #define LX_EBADF 9
+#define LX_EACCES 13
 #define LX_EMFILE 24
 #define LX_ENODATA 61
 #define LX_EPROTO 71
@@ -82,6 +83,7 @@ int srv_fid_stat(p9srv *s, struct p9srv_fid *f, steadyfs_stat *st);
  * that becomes Rlerror.  Tread/Treaddir build their reply in out. ---- */
 int srv_h_getattr(p9srv *s);     /* p9srv_attr.c */
 int srv_h_setattr(p9srv *s);
+int srv_h_readlink(p9srv *s);
 int srv_h_statfs(p9srv *s);
 int srv_h_xattrwalk(p9srv *s);
 int srv_h_lopen(p9srv *s);       /* p9srv_io.c */
@@ -95,6 +97,7 @@ int srv_h_walk(p9srv *s);        /* p9srv_ns.c */
 int srv_h_clunk(p9srv *s);
 int srv_h_remove(p9srv *s);
 int srv_h_mkdir(p9srv *s);
+int srv_h_symlink(p9srv *s);
 int srv_h_unlinkat(p9srv *s);
 int srv_h_renameat(p9srv *s);
 int srv_h_rename(p9srv *s);
@@ -103,6 +106,14 @@ int srv_h_rename(p9srv *s);
 void srv_qid(struct p9_qid *q, uint8_t type, uint64_t id);
 void srv_getattr(const p9srv *s, const steadyfs_stat *st, uint32_t blksize, struct p9_stat *out);
 int srv_statfs(p9srv *s, struct p9_statfs *out);
+/* access_user: 0 if the attached user may `want` (4 read, 2 write, 1
+ * search) on the file st / at path, else -EACCES (or the stat's error).
+ * Without access_user, or for uid 0: always 0 (path: no stat made). */
+int srv_may_st(const p9srv *s, const steadyfs_stat *st, uint32_t want);
+int srv_may(p9srv *s, const char *path, uint32_t want);
+/* Attributes of a new file, directory or symlink: mode (permission bits)
+ * and gid from the request, the attach's n_uname as owner.  Returns a. */
+const steadyfs_attr *srv_new_attr(const p9srv *s, steadyfs_attr *a, uint32_t mode, uint32_t gid);
 /* The Linux errno for a negative steadyfs (or server) result. */
 uint32_t srv_errno(int rc);
 

@@ -23,10 +23,11 @@ static int open_flags(uint32_t lx)
 
 /* Opens path as a file with steadyfs flags fl and checks it is the file
  * the fid names (id 0: a new file, adopt its id). */
-static int open_file(p9srv *s, struct p9srv_fid *f, const char *path, int fl, uint64_t want)
+static int open_file(p9srv *s, struct p9srv_fid *f, const char *path, int fl, uint64_t want,
+                     const steadyfs_attr *attr)
 {
     steadyfs_stat st;
-    int h = steadyfs_open(s->cfg.fs, path, fl), rc;
+    int h = steadyfs_open_attr(s->cfg.fs, path, fl, attr), rc;
     if (h < 0)
         return h;
     rc = steadyfs_fstat(s->cfg.fs, h, &st);
@@ -52,6 +53,12 @@ int srv_h_lopen(p9srv *s)
         return rc;
     if (f->h != FID_H_NONE)
         return STEADYFS_EINVAL;   /* already open */
+    /* read for O_RDONLY, write for O_WRONLY and O_TRUNC, both for O_RDWR */
+    rc = srv_may(s, srv_fid_path(s, f),
+                 ((fl & STEADYFS_O_ACCMODE) != STEADYFS_O_WRONLY ? 4u : 0u) |
+                 ((fl & STEADYFS_O_ACCMODE) != STEADYFS_O_RDONLY || (fl & STEADYFS_O_TRUNC) ? 2u : 0u));
+    if (rc)
+        return rc;
     if (f->type == STEADYFS_TYPE_DIR) {
         steadyfs_stat st;
         if ((fl & STEADYFS_O_ACCMODE) != STEADYFS_O_RDONLY || (fl & STEADYFS_O_TRUNC))
@@ -67,7 +74,7 @@ int srv_h_lopen(p9srv *s)
         if (s->cfg.read_only &&
             ((fl & STEADYFS_O_ACCMODE) != STEADYFS_O_RDONLY || (fl & STEADYFS_O_TRUNC)))
             return STEADYFS_EROFS;
-        rc = open_file(s, f, srv_fid_path(s, f), fl, srv_fid_id(f));
+        rc = open_file(s, f, srv_fid_path(s, f), fl, srv_fid_id(f), NULL);
         if (rc)
             return rc;
     }
@@ -98,10 +105,19 @@ int srv_h_lcreate(p9srv *s)
      * server do. */
     {
         steadyfs_stat st;
+        steadyfs_attr a;
         int existed = steadyfs_stat_path(s->cfg.fs, p, &st) == 0;
         if (s->req.u.tlcreate.flags & LX_O_EXCL)
             fl |= STEADYFS_O_EXCL;
-        rc = open_file(s, f, p, fl, 0);
+        /* a new name: write and search on the directory; an existing file
+         * is opened as Tlopen would */
+        rc = existed ? srv_may_st(s, &st, ((fl & STEADYFS_O_ACCMODE) != STEADYFS_O_WRONLY ? 4u : 0u) |
+                                              ((fl & STEADYFS_O_ACCMODE) != STEADYFS_O_RDONLY ||
+                                               (fl & STEADYFS_O_TRUNC) ? 2u : 0u))
+                     : srv_may(s, srv_fid_path(s, f), 3);
+        if (!rc)
+            rc = open_file(s, f, p, fl, 0,
+                           srv_new_attr(s, &a, s->req.u.tlcreate.mode, s->req.u.tlcreate.gid));
         if (rc == STEADYFS_ENFILE && !existed) {
             /* steadyfs creates the name before it finds its open table
              * full: take the new, empty file back, so a failed Tlcreate
@@ -233,7 +249,8 @@ int32_t srv_h_readdir(p9srv *s, uint8_t *out, uint32_t out_cap)
         rc = 0;
         srv_qid(&q, s->dent.type, s->dent.id);
         if (p9_readdir_add(&rd, &q, s->dent.next,
-                           s->dent.type == STEADYFS_TYPE_DIR ? 4u : 8u,   /* DT_DIR, DT_REG */
+                           s->dent.type == STEADYFS_TYPE_DIR ? 4u    /* DT_DIR */
+                           : s->dent.type == STEADYFS_TYPE_SYMLINK ? 10u : 8u,   /* DT_LNK, DT_REG */
                            (const uint8_t *)s->dent.name, s->dent.name_len))
             break;
     }

@@ -30,7 +30,10 @@ int srv_h_walk(p9srv *s)
             err = STEADYFS_ENOTDIR;
             break;
         }
-        err = srv_name_walk(name);
+        /* search permission on the directory walked from */
+        err = i ? srv_may_st(s, &st, 1) : srv_may(s, p, 1);
+        if (!err)
+            err = srv_name_walk(name);
         if (err)
             break;
         if (p9_str_eq(name, "..")) {
@@ -106,6 +109,12 @@ int srv_h_remove(p9srv *s)
         rc = steadyfs_stat_path(s->cfg.fs, p, &st);
         if (!rc && st.id != srv_fid_id(f))
             rc = -LX_ESTALE;
+        if (!rc && s->cfg.access_user && s->uid) {
+            /* write and search on the parent: its path in the scratch buffer */
+            memcpy(s->tmp[1], p, (uint32_t)f->plen + 1u);
+            srv_path_up(s->tmp[1], f->plen);
+            rc = srv_may(s, s->tmp[1], 3);
+        }
         if (!rc)
             rc = f->type == STEADYFS_TYPE_DIR ? steadyfs_rmdir(s->cfg.fs, p)
                                               : steadyfs_unlink(s->cfg.fs, p);
@@ -118,6 +127,7 @@ int srv_h_mkdir(p9srv *s)
 {
     struct p9srv_fid *f;
     steadyfs_stat st;
+    steadyfs_attr a;
     char *p = s->tmp[0];
     int32_t len;
     int rc = srv_dir_node(s, s->req.u.tmkdir.dfid, &f);
@@ -128,12 +138,51 @@ int srv_h_mkdir(p9srv *s)
     len = srv_child_path(s, p, f, s->req.u.tmkdir.name);
     if (len < 0)
         return len;
-    rc = steadyfs_mkdir(s->cfg.fs, p);
+    rc = srv_may(s, srv_fid_path(s, f), 3);
+    if (!rc)
+        rc = steadyfs_mkdir_attr(s->cfg.fs, p, srv_new_attr(s, &a, s->req.u.tmkdir.mode,
+                                                            s->req.u.tmkdir.gid));
     if (!rc)
         rc = steadyfs_stat_path(s->cfg.fs, p, &st);
     if (rc)
         return rc;
     s->rep.type = P9_RMKDIR;
+    srv_qid(&s->rep.u.qid, st.type, st.id);
+    return 0;
+}
+
+int srv_h_symlink(p9srv *s)
+{
+    struct p9srv_fid *f;
+    steadyfs_stat st;
+    steadyfs_attr a;
+    struct p9_str t = s->req.u.tsymlink.target;
+    char *p = s->tmp[0];
+    int32_t len;
+    int rc = srv_dir_node(s, s->req.u.tsymlink.dfid, &f);
+    if (rc)
+        return rc;
+    if (s->cfg.read_only)
+        return STEADYFS_EROFS;
+    len = srv_child_path(s, p, f, s->req.u.tsymlink.name);
+    if (len < 0)
+        return len;
+    /* the target, NUL-terminated, in the other scratch buffer */
+    if (t.len >= s->cfg.path_max)
+        return STEADYFS_ENAMETOOLONG;
+    memcpy(s->tmp[1], t.ptr, t.len);
+    s->tmp[1][t.len] = 0;
+    if (strlen(s->tmp[1]) != t.len)
+        return STEADYFS_EINVAL;   /* a NUL inside */
+    rc = srv_may(s, srv_fid_path(s, f), 3);
+    if (!rc)
+        rc = steadyfs_symlink(s->cfg.fs, s->tmp[1], p,
+                              srv_new_attr(s, &a, 0777u, s->req.u.tsymlink.gid));
+    if (!rc)
+        rc = steadyfs_stat_path(s->cfg.fs, p, &st);
+    if (rc)
+        return rc;
+    s->rep.type = P9_RSYMLINK;
     srv_qid(&s->rep.u.qid, st.type, st.id);
     return 0;
 }
@@ -151,6 +200,9 @@ int srv_h_unlinkat(p9srv *s)
     len = srv_child_path(s, p, f, s->req.u.tunlinkat.name);
     if (len < 0)
         return len;
+    rc = srv_may(s, srv_fid_path(s, f), 3);
+    if (rc)
+        return rc;
     s->rep.type = P9_RUNLINKAT;
     /* Fids still naming the removed file answer ESTALE from now on (their
      * id no longer matches). */
@@ -194,6 +246,11 @@ int srv_h_renameat(p9srv *s)
         return fl;
     if (tl < 0)
         return tl;
+    rc = srv_may(s, srv_fid_path(s, od), 3);
+    if (!rc)
+        rc = srv_may(s, srv_fid_path(s, nd), 3);
+    if (rc)
+        return rc;
     s->rep.type = P9_RRENAMEAT;
     return do_rename(s, (uint32_t)fl, (uint32_t)tl);
 }
@@ -216,6 +273,15 @@ int srv_h_rename(p9srv *s)
     tl = srv_path_join(s, s->tmp[1], srv_fid_path(s, d), d->plen, s->req.u.trename.name);
     if (tl < 0)
         return tl;
+    rc = srv_may(s, srv_fid_path(s, d), 3);
+    if (!rc && s->cfg.access_user && s->uid) {
+        /* the source's directory: its path, then the source's back */
+        srv_path_up(s->tmp[0], f->plen);
+        rc = srv_may(s, s->tmp[0], 3);
+        memcpy(s->tmp[0], srv_fid_path(s, f), (uint32_t)f->plen + 1u);
+    }
+    if (rc)
+        return rc;
     s->rep.type = P9_RRENAME;
     return do_rename(s, f->plen, (uint32_t)tl);
 }

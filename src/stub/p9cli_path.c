@@ -273,6 +273,49 @@ int p9cli_mkdir(struct p9cli *c, const char *path, uint32_t mode)
     return rc;
 }
 
+int p9cli_symlink(struct p9cli *c, const char *target, const char *path)
+{
+    const char *name;
+    uint16_t nl;
+    size_t tl;
+    if (target == NULL) return -P9CLI_EINVAL;
+    tl = strlen(target);
+    if (tl > 0xFFFFu) return -P9CLI_ENAMETOOLONG;
+    int64_t pf = p9cli_walk_parent(c, path, &name, &nl);
+    if (pf < 0) return (int)pf;
+    c->m.type = P9_TSYMLINK;
+    c->m.u.tsymlink.dfid = (uint32_t)pf;
+    c->m.u.tsymlink.name = view(name, nl);
+    c->m.u.tsymlink.target = view(target, (uint16_t)tl);
+    c->m.u.tsymlink.gid = c->cfg.gid;
+    int rc = p9cli_rpc(c, P9_RSYMLINK);
+    p9cli_clunk(c, (uint32_t)pf);
+    return rc;
+}
+
+int32_t p9cli_readlink(struct p9cli *c, const char *path, char *buf, uint32_t cap)
+{
+    if (path == NULL || buf == NULL || cap == 0) return -P9CLI_EINVAL;
+    int64_t fid = p9cli_walk(c, path, strlen(path));
+    if (fid < 0) return (int)fid;
+    c->m.type = P9_TREADLINK;
+    c->m.u.fid.fid = (uint32_t)fid;
+    int32_t rc = p9cli_rpc(c, P9_RREADLINK);
+    if (rc == 0) {
+        /* the reply's view into the receive buffer: copied out now */
+        uint16_t n = c->m.u.rreadlink.target.len;
+        if (n >= cap) {
+            rc = -P9CLI_ENAMETOOLONG;
+        } else {
+            memcpy(buf, c->m.u.rreadlink.target.ptr, n);
+            buf[n] = 0;
+            rc = n;
+        }
+    }
+    p9cli_clunk(c, (uint32_t)fid);
+    return rc;
+}
+
 int p9cli_rename(struct p9cli *c, const char *from, const char *to)
 {
     const char *oname, *nname;

@@ -81,6 +81,10 @@ static inline int make_samples(struct sample *s)
     NEW(P9_RREADDIR, 7 + 4 + 12); m->u.rread.count = 12; m->u.rread.data = payload;   /* opaque to the decoder */
     NEW(P9_TMKDIR, 7 + 4 + 2 + 6 + 4 + 4); m->u.tmkdir.dfid = 23; m->u.tmkdir.name = S("newdir"); m->u.tmkdir.mode = 040755; m->u.tmkdir.gid = 500;
     NEW(P9_RMKDIR, 7 + 13); m->u.qid = Q(P9_QTDIR, 0, 101);
+    NEW(P9_TSYMLINK, 7 + 4 + 2 + 4 + 2 + 6 + 4); m->u.tsymlink.dfid = 31; m->u.tsymlink.name = S("link"); m->u.tsymlink.target = S("../tgt"); m->u.tsymlink.gid = 100;
+    NEW(P9_RSYMLINK, 7 + 13); m->u.qid = Q(P9_QTSYMLINK, 0, 102);
+    NEW(P9_TREADLINK, 7 + 4); m->u.fid.fid = 32;
+    NEW(P9_RREADLINK, 7 + 2 + 6); m->u.rreadlink.target = S("../tgt");
     NEW(P9_TUNLINKAT, 7 + 4 + 2 + 1 + 4); m->u.tunlinkat.dirfid = 24; m->u.tunlinkat.name = S("x"); m->u.tunlinkat.flags = 0x200;
     NEW(P9_RUNLINKAT, 7);
     NEW(P9_TRENAMEAT, 7 + 4 + 2 + 3 + 4 + 2 + 4); m->u.trenameat.olddirfid = 25; m->u.trenameat.oldname = S("old"); m->u.trenameat.newdirfid = 26; m->u.trenameat.newname = S("new1");

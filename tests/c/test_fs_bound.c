@@ -227,9 +227,18 @@ static void run(const char *profile, uint32_t blocks, uint64_t ncalls, uint32_t 
             rc = steadyfs_rename(&T.fs, path, path2);
             check_call(STEADYFS_CALL_RENAME, (uint64_t)depth(path), t0, rc < 0 && rc != STEADYFS_EIO ? 0 : rc);
         } else if (op < 78) {
+            /* stat, setattr, symlink (a create) and readlink (a stat) */
             steadyfs_stat st;
-            rc = steadyfs_stat_path(&T.fs, path, &st);
-            check_call(STEADYFS_CALL_STAT, (uint64_t)depth(path), t0, rc < 0 && rc != STEADYFS_EIO ? 0 : rc);
+            steadyfs_attr a = {STEADYFS_ATTR_MODE | STEADYFS_ATTR_MTIME, 0600, 0, 0, 5};
+            char lnk[64];
+            uint32_t w = rn(4);
+            steadyfs_call call = w == 1 ? STEADYFS_CALL_SETATTR : w == 2 ? STEADYFS_CALL_CREATE
+                                                                         : STEADYFS_CALL_STAT;
+            rc = w == 0 ? steadyfs_stat_path(&T.fs, path, &st)
+               : w == 1 ? steadyfs_setattr(&T.fs, path, &a)
+               : w == 2 ? steadyfs_symlink(&T.fs, path2, path, NULL)
+                        : steadyfs_readlink(&T.fs, path, lnk, sizeof lnk);
+            check_call(call, (uint64_t)depth(path), t0, rc < 0 && rc != STEADYFS_EIO ? 0 : rc);
         } else if (op < 82) {
             snprintf(path, sizeof path, "/d%u/x%u", rn(2), rn(3));
             rc = rn(2) ? steadyfs_mkdir(&T.fs, path) : steadyfs_rmdir(&T.fs, path);

@@ -54,15 +54,20 @@ static int version(p9srv *s, uint32_t msize, const char *v)
     return rpc(s, &m);
 }
 
-static int attach(p9srv *s, uint32_t fid, const char *aname)
+static int attach_as(p9srv *s, uint32_t fid, const char *aname, uint32_t uid)
 {
     struct p9_msg m = {.type = P9_TATTACH};
     m.u.tattach.fid = fid;
     m.u.tattach.afid = P9_NOFID;
     m.u.tattach.uname = p9_cstr("tester");
     m.u.tattach.aname = p9_cstr(aname);
-    m.u.tattach.n_uname = 1000;
+    m.u.tattach.n_uname = uid;
     return rpc(s, &m);
+}
+
+static int attach(p9srv *s, uint32_t fid, const char *aname)
+{
+    return attach_as(s, fid, aname, 1000);
 }
 
 /* names: up to 16, separated by '/' in one string ("" = clone). */
@@ -324,7 +329,7 @@ static void test_walk(void)
     CHECK_EQ(getattr(&S, 0), P9_RGETATTR);
     root = R.u.rgetattr.qid.path;
     CHECK_EQ(R.u.rgetattr.mode, 040755);
-    CHECK_EQ(R.u.rgetattr.uid, 1000);
+    CHECK_EQ(R.u.rgetattr.uid, 0);   /* the root is made by format, owned by 0 */
     CHECK_EQ(mkdir9(&S, 0, "d"), P9_RMKDIR);
     CHECK_EQ(mkdir9(&S, 0, "d"), P9_RLERROR);
     CHECK_EQ(R.u.rlerror.ecode, 17);
@@ -456,7 +461,7 @@ static void test_files(void)
     CHECK_EQ(R.u.rread.count, 6);
     CHECK(!memcmp(R.u.rread.data, "abcdef", 6));
     CHECK_EQ(clunk(&S, 2), P9_RCLUNK);
-    /* Tsetattr: size on an unopened fid, mode accepted and not kept */
+    /* Tsetattr: size on an unopened fid, mode kept */
     CHECK_EQ(walk(&S, 0, 2, "data.bin"), P9_RWALK);
     CHECK_EQ(setattr(&S, 2, P9_SETATTR_SIZE, 2), P9_RSETATTR);
     CHECK_EQ(fs_size("/data.bin"), 2);
@@ -465,7 +470,7 @@ static void test_files(void)
     CHECK_EQ(setattr(&S, 2, P9_SETATTR_MODE | P9_SETATTR_MTIME | P9_SETATTR_ATIME, 0),
              P9_RSETATTR);
     CHECK_EQ(getattr(&S, 2), P9_RGETATTR);
-    CHECK_EQ(R.u.rgetattr.mode, 0100644);
+    CHECK_EQ(R.u.rgetattr.mode, 0100600);
     CHECK_EQ(R.u.rgetattr.size, 9000);
     CHECK_EQ(lerr(setattr(&S, 0, P9_SETATTR_SIZE, 0)), 21);   /* a directory */
     /* on an open fid */
@@ -954,6 +959,191 @@ static steadyfs_cost budget;
 static sim_stats before;
 static uint64_t t_before;
 
+/* A deterministic clock for the file times: 1 ms per call. */
+static int64_t clk_ns = 1600000000000000000LL;
+static int64_t test_clock(void)
+{
+    clk_ns += 1000000;
+    return clk_ns;
+}
+
+/* A raw message of a type the codec does not encode (Tlink, Tmknod). */
+static int raw_lerror(p9srv *s, uint8_t type)
+{
+    uint8_t in[32] = {0};
+    int32_t r;
+    in[0] = sizeof in;
+    in[4] = type;
+    in[5] = 0x77;
+    r = p9srv_handle(s, in, sizeof in, obuf, MSIZE);
+    if (r < 0 || p9_decode(obuf, (size_t)r, MSIZE, &R) != r)
+        return -1;
+    return lerr(R.type);
+}
+
+/* Metadata through 9P: modes, owners, times and link counts in Rgetattr;
+ * Tsetattr; creation with the request's mode and gid; symlinks; EPERM for
+ * links and device nodes; the permission model (access_user) for uid 1000
+ * and its bypass for uid 0. */
+static void test_meta(void)
+{
+    static uint8_t mem2[16384];
+    p9srv root;
+    steadyfs_attr a = {STEADYFS_ATTR_MODE | STEADYFS_ATTR_UID, 0755, 1000, 0, 0};
+    p9srv_config c = {.fs = FS, .mem = mem, .mem_size = sizeof mem, .msize_max = MSIZE,
+                      .fid_max = FIDS, .access_user = 1};
+    struct p9_msg m;
+    int fd;
+    /* set up through steadyfs: a home of 1000, a root-only file and dirs */
+    CHECK_EQ(steadyfs_mkdir_attr(FS, "/home", &a), 0);
+    a.mode = 0600;
+    a.uid = 0;
+    fd = steadyfs_open_attr(FS, "/home/secret", STEADYFS_O_WRONLY | STEADYFS_O_CREAT, &a);
+    CHECK(fd >= 0);
+    CHECK_EQ(steadyfs_close(FS, fd), 0);
+    a.mode = 0700;
+    CHECK_EQ(steadyfs_mkdir_attr(FS, "/priv", &a), 0);
+    CHECK_EQ(steadyfs_mkdir(FS, "/pub"), 0);   /* 0755, root's */
+    CHECK_EQ(p9srv_init(&S, &c), 0);
+    CHECK_EQ(version(&S, MSIZE, "9P2000.L"), P9_RVERSION);
+    CHECK_EQ(attach(&S, 0, ""), P9_RATTACH);
+    /* nothing to create in root's directories */
+    CHECK_EQ(walk(&S, 0, 1, ""), P9_RWALK);
+    CHECK_EQ(lerr(lcreate(&S, 1, "x", 02)), 13);
+    CHECK_EQ(lerr(mkdir9(&S, 0, "x")), 13);
+    CHECK_EQ(lerr(walk(&S, 0, 2, "priv")), -1);   /* walking to it needs x on "/" only */
+    CHECK_EQ(lerr(walk(&S, 2, 3, "anything")), 13);
+    CHECK_EQ(clunk(&S, 2), P9_RCLUNK);
+    CHECK_EQ(walk(&S, 0, 2, "pub"), P9_RWALK);
+    CHECK_EQ(lerr(lopen(&S, 2, 0)), -1);         /* r-x for others */
+    CHECK_EQ(clunk(&S, 2), P9_RCLUNK);
+    CHECK_EQ(walk(&S, 0, 2, "pub"), P9_RWALK);
+    CHECK_EQ(lerr(setattr(&S, 2, P9_SETATTR_MODE, 0)), 1);   /* not the owner */
+    CHECK_EQ(clunk(&S, 2), P9_RCLUNK);
+    CHECK_EQ(lerr(unlinkat9(&S, 0, "pub", 0x200)), 13);
+    CHECK_EQ(lerr(renameat9(&S, 0, "pub", 0, "pub2")), 13);
+    /* in the home: a file with the request's mode and gid, owner 1000 */
+    CHECK_EQ(walk(&S, 0, 2, "home"), P9_RWALK);
+    memset(&m, 0, sizeof m);
+    m.type = P9_TLCREATE;
+    m.u.tlcreate.fid = 2;
+    m.u.tlcreate.name = p9_cstr("f");
+    m.u.tlcreate.flags = 02;
+    m.u.tlcreate.mode = 0640;
+    m.u.tlcreate.gid = 100;
+    CHECK_EQ(rpc(&S, &m), P9_RLCREATE);
+    CHECK_EQ(twrite(&S, 2, 0, "hello", 5), P9_RWRITE);
+    CHECK_EQ(getattr(&S, 2), P9_RGETATTR);
+    CHECK_EQ(R.u.rgetattr.mode, 0100640);
+    CHECK_EQ(R.u.rgetattr.uid, 1000);
+    CHECK_EQ(R.u.rgetattr.gid, 100);
+    CHECK_EQ(R.u.rgetattr.nlink, 1);
+    CHECK_EQ(R.u.rgetattr.size, 5);
+    CHECK_EQ(R.u.rgetattr.mtime_sec, (uint64_t)(clk_ns / 1000000000));
+    CHECK_EQ(R.u.rgetattr.mtime_nsec, (uint64_t)(clk_ns % 1000000000));
+    CHECK_EQ(R.u.rgetattr.atime_sec, R.u.rgetattr.mtime_sec);
+    /* cp -a's order: write, times, chmod, close; the times stay */
+    memset(&m, 0, sizeof m);
+    m.type = P9_TSETATTR;
+    m.u.tsetattr.fid = 2;
+    m.u.tsetattr.valid = P9_SETATTR_MTIME | P9_SETATTR_MTIME_SET | P9_SETATTR_ATIME |
+                         P9_SETATTR_ATIME_SET;
+    m.u.tsetattr.mtime_sec = 1234567890;
+    m.u.tsetattr.mtime_nsec = 987654321;
+    CHECK_EQ(rpc(&S, &m), P9_RSETATTR);
+    m.u.tsetattr.mtime_nsec = 1000000000;
+    CHECK_EQ(lerr(rpc(&S, &m)), 22);
+    m.u.tsetattr.mtime_nsec = 0;
+    m.u.tsetattr.mtime_sec = 1ull << 62;
+    CHECK_EQ(lerr(rpc(&S, &m)), 22);
+    m.u.tsetattr.valid = P9_SETATTR_MODE | P9_SETATTR_GID | P9_SETATTR_CTIME;
+    m.u.tsetattr.mode = 0100604;
+    m.u.tsetattr.gid = 200;
+    CHECK_EQ(rpc(&S, &m), P9_RSETATTR);
+    m.u.tsetattr.valid = P9_SETATTR_UID;
+    m.u.tsetattr.uid = 0;
+    CHECK_EQ(lerr(rpc(&S, &m)), 1);                 /* chown: root only */
+    m.u.tsetattr.uid = 1000;
+    CHECK_EQ(rpc(&S, &m), P9_RSETATTR);             /* to itself: allowed */
+    CHECK_EQ(clunk(&S, 2), P9_RCLUNK);
+    CHECK_EQ(walk(&S, 0, 2, "home/f"), P9_RWALK);
+    CHECK_EQ(getattr(&S, 2), P9_RGETATTR);
+    CHECK_EQ(R.u.rgetattr.mode, 0100604);
+    CHECK_EQ(R.u.rgetattr.gid, 200);
+    CHECK_EQ(R.u.rgetattr.size, 5);
+    CHECK_EQ(R.u.rgetattr.mtime_sec, 1234567890);
+    CHECK_EQ(R.u.rgetattr.mtime_nsec, 987654321);
+    CHECK(R.u.rgetattr.ctime_sec > 1234567890);
+    CHECK_EQ(clunk(&S, 2), P9_RCLUNK);
+    /* root's file in the home: no reading it, no chmod, but removable
+     * (the directory is ours) */
+    CHECK_EQ(walk(&S, 0, 2, "home/secret"), P9_RWALK);
+    CHECK_EQ(lerr(lopen(&S, 2, 0)), 13);
+    CHECK_EQ(lerr(setattr(&S, 2, P9_SETATTR_MODE, 0)), 1);
+    CHECK_EQ(lerr(setattr(&S, 2, P9_SETATTR_SIZE, 0)), 13);
+    CHECK_EQ(clunk(&S, 2), P9_RCLUNK);
+    /* symlinks */
+    CHECK_EQ(walk(&S, 0, 2, "home"), P9_RWALK);
+    memset(&m, 0, sizeof m);
+    m.type = P9_TSYMLINK;
+    m.u.tsymlink.dfid = 2;
+    m.u.tsymlink.name = p9_cstr("l");
+    m.u.tsymlink.target = p9_cstr("f");
+    m.u.tsymlink.gid = 100;
+    CHECK_EQ(rpc(&S, &m), P9_RSYMLINK);
+    CHECK_EQ(R.u.qid.type, P9_QTSYMLINK);
+    CHECK_EQ(lerr(rpc(&S, &m)), 17);
+    m.u.tsymlink.name = p9_cstr("bad");
+    m.u.tsymlink.target = (struct p9_str){(const uint8_t *)"a\0b", 3};
+    CHECK_EQ(lerr(rpc(&S, &m)), 22);
+    m.u.tsymlink.target = p9_cstr("");
+    CHECK_EQ(lerr(rpc(&S, &m)), 2);
+    CHECK_EQ(walk(&S, 2, 3, "l"), P9_RWALK);
+    CHECK_EQ(R.u.rwalk.wqid[0].type, P9_QTSYMLINK);
+    memset(&m, 0, sizeof m);
+    m.type = P9_TREADLINK;
+    m.u.fid.fid = 3;
+    CHECK_EQ(rpc(&S, &m), P9_RREADLINK);
+    CHECK_EQ(R.u.rreadlink.target.len, 1);
+    CHECK(!memcmp(R.u.rreadlink.target.ptr, "f", 1));
+    m.u.fid.fid = 2;
+    CHECK_EQ(lerr(rpc(&S, &m)), 22);                /* not a symlink */
+    CHECK_EQ(getattr(&S, 3), P9_RGETATTR);
+    CHECK_EQ(R.u.rgetattr.mode, 0120777);
+    CHECK_EQ(R.u.rgetattr.uid, 1000);
+    CHECK_EQ(R.u.rgetattr.gid, 100);
+    CHECK_EQ(R.u.rgetattr.size, 1);
+    CHECK_EQ(lerr(lopen(&S, 3, 0)), 40);
+    CHECK_EQ(lerr(walk(&S, 3, 4, "x")), 20);
+    CHECK_EQ(clunk(&S, 3), P9_RCLUNK);
+    /* link counts: the home has two subdirectories now */
+    CHECK_EQ(mkdir9(&S, 2, "d1"), P9_RMKDIR);
+    CHECK_EQ(mkdir9(&S, 2, "d2"), P9_RMKDIR);
+    CHECK_EQ(getattr(&S, 2), P9_RGETATTR);
+    CHECK_EQ(R.u.rgetattr.nlink, 4);
+    CHECK_EQ(R.u.rgetattr.mode, 040755);
+    CHECK_EQ(unlinkat9(&S, 2, "d2", 0x200), P9_RUNLINKAT);
+    CHECK_EQ(unlinkat9(&S, 2, "secret", 0), P9_RUNLINKAT);
+    /* no hard links, no FIFOs or devices */
+    CHECK_EQ(raw_lerror(&S, P9_TLINK), 1);
+    CHECK_EQ(raw_lerror(&S, P9_TMKNOD), 1);
+    CHECK_EQ(raw_lerror(&S, P9_TLOCK), 95);
+    /* root bypasses the bits */
+    c.mem = mem2;
+    c.mem_size = sizeof mem2;
+    c.fid_max = 8;
+    CHECK_EQ(p9srv_init(&root, &c), 0);
+    CHECK_EQ(version(&root, MSIZE, "9P2000.L"), P9_RVERSION);
+    CHECK_EQ(attach_as(&root, 0, "", 0), P9_RATTACH);
+    CHECK_EQ(walk(&root, 0, 1, "priv"), P9_RWALK);
+    CHECK_EQ(lcreate(&root, 1, "mine", 02), P9_RLCREATE);
+    CHECK_EQ(getattr(&root, 1), P9_RGETATTR);
+    CHECK_EQ(R.u.rgetattr.uid, 0);
+    CHECK_EQ(clunk(&root, 1), P9_RCLUNK);
+    p9srv_disconnect(&root);
+    p9srv_disconnect(&S);
+}
+
 static void expect(steadyfs_call call, uint64_t n)
 {
     steadyfs_cost c;
@@ -1108,6 +1298,7 @@ int main(void)
     T.work = calloc(1, ws);
     T.cfg.work = T.work;
     T.cfg.work_size = ws;
+    T.cfg.clock = test_clock;
     CHECK_EQ(steadyfs_format(FS, &T.cfg), 0);
     CHECK_EQ(steadyfs_mount(FS, &T.cfg), 0);
     test_config();
@@ -1128,6 +1319,7 @@ int main(void)
         test_disconnect();
         test_sessions();
         test_dsync();
+        test_meta();
         test_bounds();
     }
     CHECK_EQ(steadyfs_unmount(FS), 0);

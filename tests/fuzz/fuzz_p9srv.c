@@ -107,6 +107,10 @@ static int32_t deliver(const uint8_t *msg, uint32_t len, int inplace)
     return r;
 }
 
+/* flags byte bit 2: attach as uid 1000 with access_user (the permission
+ * checks), else as no user (uid 0: everything allowed) */
+static uint32_t attach_uid;
+
 static void session(int inplace)
 {
     uint8_t b[64];
@@ -124,7 +128,7 @@ static void session(int inplace)
     m.tag = 1;
     m.u.tattach.fid = 0;
     m.u.tattach.afid = P9_NOFID;
-    m.u.tattach.n_uname = P9_NONUNAME;
+    m.u.tattach.n_uname = attach_uid;
     n = p9_encode(&m, b, sizeof b);
     deliver(b, (uint32_t)n, inplace);
 }
@@ -153,6 +157,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pc.fid_max = 8;
     pc.path_max = 64;
     pc.read_only = (data[0] >> 1) & 1;
+    pc.access_user = (data[0] >> 2) & 1;
+    attach_uid = pc.access_user ? 1000u : P9_NONUNAME;
     if (p9srv_init(&srv, &pc))
         abort();
     session(inplace);

@@ -146,6 +146,25 @@ int main(int argc, char **argv)
         bad |= emit(dir, "bigwrite_remove", 1);
     }
 
+    /* issue 14: symlinks, attributes, links and device nodes refused; as
+     * uid 1000 with permission checks (flags bit 2) */
+    memset(&m, 0, sizeof m); m.type = P9_TSYMLINK; m.u.tsymlink.dfid = 0;
+    m.u.tsymlink.name = p9_cstr("ln"); m.u.tsymlink.target = p9_cstr("d/f"); add(&m);
+    walk(0, 1, "ln", NULL); fidmsg(P9_TREADLINK, 1); fidmsg(P9_TGETATTR, 1); lopen(1, 0);
+    memset(&m, 0, sizeof m); m.type = P9_TSETATTR; m.u.tsetattr.fid = 1;
+    m.u.tsetattr.valid = P9_SETATTR_MODE | P9_SETATTR_UID | P9_SETATTR_GID | P9_SETATTR_MTIME |
+                         P9_SETATTR_MTIME_SET | P9_SETATTR_CTIME;
+    m.u.tsetattr.mode = 0600; m.u.tsetattr.uid = 7; m.u.tsetattr.gid = 8;
+    m.u.tsetattr.mtime_sec = 1234567890; add(&m);
+    fidmsg(P9_TGETATTR, 1); fidmsg(P9_TCLUNK, 1);
+    raw("\x0f\x00\x00\x00\x46\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00", 15);   /* Tlink */
+    raw("\x0b\x00\x00\x00\x12\x01\x00\x00\x00\x00\x00", 11);   /* Tmknod, cut short */
+    bad |= emit(dir, "symlink_setattr", 0);
+    walk(0, 1, "d", NULL); named(P9_TLCREATE, 1, "mine", 2); fidmsg(P9_TCLUNK, 1);
+    named(P9_TMKDIR, 0, "top", 0); walk(0, 2, "d", "f"); lopen(2, 2);
+    fidmsg(P9_TGETATTR, 2);
+    bad |= emit(dir, "access_user", 4);
+
     raw("\x07\x00\x00\x00\x78\x01\x00", 7);
     raw("\x0b\x00\x00\x00\xc8\x01\x00\x00\x00\x00\x00", 11);
     raw("\xff\xff\x00\x00\x78\x01\x00", 7);

@@ -130,6 +130,8 @@ say "attr mode-after-chmod-640 $(stat -c %a $M/hello.txt)"
 check utime touch -d '2020-01-02 03:04:05' $M/hello.txt
 say "attr mtime-after-touch-1577934245 $(stat -c %Y $M/hello.txt)"
 check dir-mode-is-dir sh -c "[ -d $M/d1 ] && [ -f $M/hello.txt ]"
+check symlink ln -s hello.txt $M/ln
+say "attr readlink $(readlink $M/ln)"
 check fsync sh -c "sync"
 
 # -- a fresh attach sees the same tree ---------------------------------------------
@@ -139,6 +141,12 @@ check remount-hello cmp $L/hello $M/hello.txt
 check remount-big cmp $L/big $M/big.bin
 check remount-trunc cmp $L/t20000 $M/trunc.bin
 check remount-readdir sh -c "ls $M/many > $L/ls100b && cmp $L/names100 $L/ls100b"
+# chmod, touch and the symlink kept across the remount (issue 14)
+say "attr remount-mode $(stat -c %a $M/hello.txt)"
+say "attr remount-mtime $(stat -c %Y $M/hello.txt)"
+say "attr remount-readlink $(readlink $M/ln)"
+check remount-via-link cmp $L/hello $M/ln
+check rm-link rm $M/ln
 
 # -- the final tree, for the host to check on the server side ----------------------
 # (a few processes for the whole tree: each fork costs ~30 ms under TCG)

@@ -19,6 +19,15 @@ from typing import Any
 
 import pytest
 
+
+
+@pytest.fixture(autouse=True)
+def _fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Images are compared byte for byte: every time the tools set (format,
+    setattr's ctime) is this one (sh_clock_ns honours SOURCE_DATE_EPOCH); for
+    this module's tests only."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+
 from steadyfs import imgtool
 
 REPO = Path(__file__).resolve().parents[2]
@@ -213,8 +222,9 @@ def test_file_commands(tmp_path: Path) -> None:
     assert steady("cat", f"{img}:/logs/hello.txt").stdout == local.read_bytes()
     assert steady("ls", img).stdout.decode().split() == ["logs/", "x/"]
     listing = steady("ls", f"{img}:/", "-R", "-l").stdout.decode().splitlines()
-    assert any(line.split()[-1] == "x/y/renamed.txt" and line.split()[1] == "16"
-               for line in listing), listing
+    # mode, uid, gid, size, date, time, inode, name
+    assert any(line.split()[-1] == "x/y/renamed.txt" and line.split()[3] == "16"
+               and line.startswith("-rw-") for line in listing), listing
     steady("mv", f"{img}:/x/y/renamed.txt", f"{img}:/logs/moved.txt")
     steady("mv", f"{img}:/logs/moved.txt", "/x")              # into a directory
     assert steady("ls", f"{img}:/x").stdout.decode().split() == ["moved.txt", "y/"]
@@ -376,9 +386,9 @@ def test_errors_are_one_clear_line(tmp_path: Path, good: Path) -> None:
     r = steady("fsck", "--image", good, "--repair", ok=None)
     assert r.returncode == 2 and b"unrecognized arguments: --repair" in r.stderr
     # a tree with something steadyfs cannot store leaves no image behind
-    src = tmp_path / "withlink"
+    src = tmp_path / "withfifo"
     src.mkdir()
-    (src / "l").symlink_to("/etc/hostname")
+    os.mkfifo(src / "fifo")
     img = tmp_path / "never.img"
     r = steady("image", "create", src, img, "--device", "mt29f1g01", "--blocks", BLOCKS, ok=False)
     assert b"not a regular file" in r.stderr and not img.exists()
@@ -403,17 +413,17 @@ def test_failed_mkfs_or_create_leaves_files_as_they_were(tmp_path: Path, good: P
                "--max-inodes", "2", ok=False)
     assert b"--max-inodes 2" in r.stderr and digest(good) == before
     # a tree that cannot be stored: the old image stays, no new one appears
-    src = tmp_path / "withlink"
+    src = tmp_path / "withfifo"
     src.mkdir()
-    (src / "l").symlink_to("/etc/hostname")
+    os.mkfifo(src / "fifo")
     steady("image", "create", src, good, "--device", "mt29f1g01", "--blocks", BLOCKS,
            "--force", ok=False)
     assert digest(good) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["good.img", "src", "withlink"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["good.img", "src", "withfifo"]
     # and a good mkfs --force does replace it
     steady("mkfs", "--device", "mt29f1g01", "--image", good, "--force", "--blocks", "16")
     assert direct("ls", good).stdout == b""
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["good.img", "src", "withlink"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["good.img", "src", "withfifo"]
 
 
 # ---- damage: each one found --------------------------------------------------------
@@ -636,3 +646,76 @@ def test_raw_image_errors(tmp_path: Path, good: Path) -> None:
     r = steady("mkfs", "--device", "mt29f1g01", "--raw", raw, ok=False)
     assert b"--force" in r.stderr and digest(raw) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.raw", "good.img", "short.raw", "src"]
+
+
+# ---- issue 14: metadata and symlinks through the image tools --------------------
+
+def test_create_extract_keep_modes_owners_times_and_symlinks(tmp_path: Path) -> None:
+    """image create stores each entry's mode, owner, mtime (to the
+    nanosecond) and symlinks; extract restores them; ls -l shows them."""
+    src = tmp_path / "src"
+    (src / "sub" / "deep").mkdir(parents=True)
+    (src / "a.txt").write_bytes(b"alpha\n")
+    (src / "sub" / "b.bin").write_bytes(os.urandom(5000))
+    (src / "rel").symlink_to("a.txt")
+    (src / "sub" / "dangling").symlink_to("/no/such/target")
+    if os.geteuid() == 0:
+        os.chown(src / "a.txt", 1234, 99)      # before chmod: chown clears set-uid
+        os.lchown(src / "rel", 77, 88)
+    os.chmod(src / "a.txt", 0o4751)
+    os.chmod(src / "sub" / "deep", 0o700)
+    stamp = 1_234_567_890_123_456_789
+    for i, p in enumerate(("a.txt", "sub/b.bin", "sub/deep", "sub", "rel", "sub/dangling")):
+        os.utime(src / p, ns=(stamp + i, stamp + i * 1_000_000_007), follow_symlinks=False)
+    img = tmp_path / "t.img"
+    steady("image", "create", src, img, "--device", "mt29f1g01", "--blocks", BLOCKS)
+    assert fsck(img)[0] == 0
+    listing = steady("ls", img, "-lR").stdout.decode().splitlines()
+    line = next(x for x in listing if x.endswith(" a.txt"))
+    assert line.startswith("-rwsr-x--x") and "2009-02-13 23:31:30" in line, listing
+    assert any(x.startswith("lrwxrwxrwx") and x.endswith("rel -> a.txt") for x in listing), listing
+    assert any(x.startswith("drwx------") and x.endswith("sub/deep/") for x in listing), listing
+    out = tmp_path / "out"
+    steady("image", "extract", img, out)
+
+    def tree(root: Path) -> list[str]:
+        rows = []
+        for dirpath, dirs, files in os.walk(root):
+            for n in sorted(dirs + files):
+                p = Path(dirpath) / n
+                st = os.lstat(p)
+                rows.append(f"{p.relative_to(root)} {st.st_mode:o} {st.st_uid} {st.st_gid} "
+                            f"{st.st_mtime_ns} {os.readlink(p) if p.is_symlink() else ''}")
+        return sorted(rows)
+
+    assert tree(out) == tree(src)
+    assert (out / "sub" / "b.bin").read_bytes() == (src / "sub" / "b.bin").read_bytes()
+
+
+def test_old_format_image_is_refused_in_one_line(tmp_path: Path) -> None:
+    """An image whose checkpoints say format version 3 (as every image
+    before issue 14's metadata): one line, naming the version, no traceback."""
+    img = tmp_path / "old.img"
+    steady("mkfs", img, "--device", "mt29f1g01", "--blocks", "16")
+    raw = bytearray(img.read_bytes())
+    data_off = struct.unpack_from("<Q", raw, 88)[0]
+    page, spare = 2048, 64
+    n = 0
+    for off in range(data_off, len(raw) - page - spare + 1, page + spare):
+        main = bytes(b ^ 0xFF for b in raw[off:off + page])       # stored inverted
+        tag = bytearray(b ^ 0xFF for b in raw[off + page:off + page + 32])
+        if main[:8] != b"SFC1\x04\0\0\0" or tag[0] != 4:
+            continue
+        main = main[:4] + struct.pack("<I", 3) + main[8:]
+        struct.pack_into("<I", tag, 24, zlib.crc32(main))
+        struct.pack_into("<I", tag, 28, zlib.crc32(bytes(tag[:28])))
+        raw[off:off + page] = bytes(b ^ 0xFF for b in main)
+        raw[off + page:off + page + 32] = bytes(b ^ 0xFF for b in tag)
+        n += 1
+    assert n > 0
+    img.write_bytes(bytes(raw))
+    for cmd in (("ls", img), ("df", img), ("cat", f"{img}:/x")):
+        r = steady(*cmd, ok=False)
+        err = r.stderr.decode()
+        assert err.count("\n") == 1 and "made by another steadyfs format version" in err, err
+        assert "Traceback" not in err

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from steadyfs.fs import CONFIG_KEYS, MODE_FLAGS, O_DSYNC, SteadyFs, SteadyFsError
+from steadyfs.fs import CONFIG_KEYS, MODE_FLAGS, O_DSYNC, O_NOMTIME, SteadyFs, SteadyFsError
 from steadyfs.fstargets import MODES, File, FsError, FsTarget
 from steadyfs.native import Device
 
@@ -134,7 +134,11 @@ class SteadyFsTarget(FsTarget):
     def open(self, path: str, mode: str = "r", *, sync_writes: bool = False) -> File:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
-        flags = MODE_FLAGS[mode] | (O_DSYNC if sync_writes else 0)
+        # A logger's records carry their own time: O_NOMTIME keeps each
+        # record at its two programs and the rotation's close free (without
+        # it the close stores the old file's times: steadyfs.h).  littlefs
+        # keeps no file times at all.
+        flags = MODE_FLAGS[mode] | (O_DSYNC | O_NOMTIME if sync_writes else 0)
         return _SfsFile(self.fs, path, flags)
 
     def unlink(self, path: str) -> None:

@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "host/imgfs.h"
@@ -224,6 +226,36 @@ static int get_file(steadyfs *fs, const char *ipath, const char *local)
     return rc;
 }
 
+/* Mode, owner and mtime of a host file onto its copy in the image (after
+ * its content: writing sets the times; for a directory after its
+ * entries). */
+static int put_meta(steadyfs *fs, const char *ipath, const struct stat *sb)
+{
+    steadyfs_attr a;
+    int r;
+    memset(&a, 0, sizeof a);
+    a.mask = STEADYFS_ATTR_MODE | STEADYFS_ATTR_UID | STEADYFS_ATTR_GID | STEADYFS_ATTR_MTIME;
+    a.mode = (uint16_t)(sb->st_mode & 07777);
+    a.uid = (uint32_t)sb->st_uid;
+    a.gid = (uint32_t)sb->st_gid;
+    a.mtime = (int64_t)sb->st_mtim.tv_sec * 1000000000 + sb->st_mtim.tv_nsec;
+    r = steadyfs_setattr(fs, ipath, &a);
+    return r ? err("%s: setattr: %s", ipath, steadyfs_strerror(r)) : 0;
+}
+
+/* A host symlink -> an image symlink with the same target. */
+static int put_link(steadyfs *fs, const char *local, const char *ipath, const struct stat *sb)
+{
+    char t[PATHMAX];
+    ssize_t n = readlink(local, t, sizeof t - 1);
+    int r;
+    if (n < 0)
+        return err("%s: %s", local, strerror(errno));
+    t[n] = 0;
+    r = steadyfs_symlink(fs, t, ipath, NULL);
+    return r ? err("%s: symlink: %s", ipath, steadyfs_strerror(r)) : put_meta(fs, ipath, sb);
+}
+
 /* Host directory tree -> image directory (already existing). */
 static int put_tree(steadyfs *fs, const char *local, const char *ipath)
 {
@@ -248,16 +280,47 @@ static int put_tree(steadyfs *fs, const char *local, const char *ipath)
         } else if (S_ISDIR(sb.st_mode)) {
             int r = steadyfs_mkdir(fs, ip);
             rc = r ? err("%s: mkdir: %s", ip, steadyfs_strerror(r)) : put_tree(fs, lp, ip);
+            if (!rc)
+                rc = put_meta(fs, ip, &sb);
         } else if (S_ISREG(sb.st_mode)) {
             rc = put_file(fs, lp, ip);
+            if (!rc)
+                rc = put_meta(fs, ip, &sb);
+        } else if (S_ISLNK(sb.st_mode)) {
+            rc = put_link(fs, lp, ip, &sb);
         } else {
-            rc = err("%s: not a regular file or directory (steadyfs stores only those)", lp);
+            rc = err("%s: not a regular file, directory or symlink (steadyfs stores only "
+                     "those)", lp);
         }
     }
     for (i = 0; i < n; i++)
         free(names[i]);
     free(names);
     return rc;
+}
+
+/* Mode, owner (when run as root: others cannot give files away) and mtime
+ * of an image file onto its host copy; atime = mtime (not kept). */
+static int get_meta(steadyfs *fs, const char *ipath, const char *local)
+{
+    steadyfs_stat st;
+    struct timespec ts[2];
+    int r = steadyfs_stat_path(fs, ipath, &st);
+    if (r)
+        return err("%s: %s", ipath, steadyfs_strerror(r));
+    if (geteuid() == 0 && lchown(local, st.uid, st.gid))
+        return err("%s: chown: %s", local, strerror(errno));
+    if (st.type != STEADYFS_TYPE_SYMLINK && chmod(local, st.mode))
+        return err("%s: chmod: %s", local, strerror(errno));
+    ts[0].tv_sec = ts[1].tv_sec = (time_t)(st.mtime / 1000000000);
+    ts[0].tv_nsec = ts[1].tv_nsec = (long)(st.mtime % 1000000000);
+    if (ts[1].tv_nsec < 0) {
+        ts[0].tv_sec = --ts[1].tv_sec;
+        ts[0].tv_nsec = ts[1].tv_nsec += 1000000000;
+    }
+    if (utimensat(AT_FDCWD, local, ts, AT_SYMLINK_NOFOLLOW))
+        return err("%s: times: %s", local, strerror(errno));
+    return 0;
 }
 
 /* Image directory -> host directory (already existing). */
@@ -273,13 +336,27 @@ static int get_tree(steadyfs *fs, const char *ipath, const char *local)
         if (join(lp, local, e[i].name) || join(ip, ipath, e[i].name)) {
             rc = err("%s/%s: path too long", local, e[i].name);
         } else if (e[i].type == STEADYFS_TYPE_DIR) {
-            if (mkdir(lp, 0755) && errno != EEXIST)
+            if (mkdir(lp, 0700) && errno != EEXIST)
                 rc = err("%s: %s", lp, strerror(errno));
             else
                 rc = get_tree(fs, ip, lp);
+        } else if (e[i].type == STEADYFS_TYPE_SYMLINK) {
+            char t[PATHMAX];
+            int32_t tl = steadyfs_readlink(fs, ip, t, sizeof t - 1);
+            if (tl < 0) {
+                rc = err("%s: readlink: %s", ip, steadyfs_strerror(tl));
+            } else {
+                t[tl] = 0;
+                if (symlink(t, lp))
+                    rc = err("%s: %s", lp, strerror(errno));
+            }
         } else {
             rc = get_file(fs, ip, lp);
         }
+        /* last, so that a directory's entries and a file's data do not
+         * change the times restored (and a read-only directory filled) */
+        if (!rc)
+            rc = get_meta(fs, ip, lp);
     }
     free(e);
     return rc;
@@ -544,18 +621,43 @@ static int cmd_fsck(int argc, char **argv)
     return rc < 0 ? 2 : rc ? 1 : 0;
 }
 
+/* -l: type and mode as ls(1) prints them, owner, group, size, mtime
+ * (UTC, to the second), inode number, name (a symlink's: "-> target"). */
 static void ls_line(const ent *e, const char *shown, int lng, steadyfs *fs, const char *ipath)
 {
     steadyfs_stat st;
+    char m[11], when[32], t[PATHMAX];
     const char *slash = e->type == STEADYFS_TYPE_DIR ? "/" : "";
+    time_t sec;
+    struct tm tm;
+    int i;
     if (!lng) {
         printf("%s%s\n", shown, slash);
         return;
     }
     if (steadyfs_stat_path(fs, ipath, &st))
         memset(&st, 0, sizeof st);
-    printf("%c %12llu %10llu %s%s\n", e->type == STEADYFS_TYPE_DIR ? 'd' : '-',
-           (unsigned long long)st.size, (unsigned long long)(st.id & 0xFFFFFFFFu), shown, slash);
+    m[0] = e->type == STEADYFS_TYPE_DIR ? 'd' : e->type == STEADYFS_TYPE_SYMLINK ? 'l' : '-';
+    for (i = 0; i < 9; i++)
+        m[1 + i] = (st.mode >> (8 - i)) & 1 ? "rwxrwxrwx"[i] : '-';
+    if (st.mode & 04000)
+        m[3] = m[3] == 'x' ? 's' : 'S';
+    if (st.mode & 02000)
+        m[6] = m[6] == 'x' ? 's' : 'S';
+    if (st.mode & 01000)
+        m[9] = m[9] == 'x' ? 't' : 'T';
+    m[10] = 0;
+    sec = (time_t)(st.mtime / 1000000000 - (st.mtime % 1000000000 < 0));
+    if (!gmtime_r(&sec, &tm) || !strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm))
+        snprintf(when, sizeof when, "?");
+    t[0] = 0;
+    if (e->type == STEADYFS_TYPE_SYMLINK) {
+        int32_t n = steadyfs_readlink(fs, ipath, t, sizeof t - 1);
+        t[n > 0 ? n : 0] = 0;
+    }
+    printf("%s %5u %5u %12llu %s %10llu %s%s%s%s\n", m, st.uid, st.gid,
+           (unsigned long long)st.size, when, (unsigned long long)(st.id & 0xFFFFFFFFu), shown,
+           slash, t[0] ? " -> " : "", t);
 }
 
 static int ls_dir(steadyfs *fs, const char *ipath, const char *rel, int lng, int rec)
@@ -1076,6 +1178,12 @@ static int cmd_image(int argc, char **argv)
         if (imgfs_create(&m, pos[1], device, blocks, seed, &f, force))
             return err("%s", m.err);
         rc = put_tree(&m.fs, pos[0], "/");
+        if (!rc) {
+            /* the tree's root: its mode, owner and times on "/" */
+            struct stat rsb;
+            rc = stat(pos[0], &rsb) ? err("%s: %s", pos[0], strerror(errno))
+                                    : put_meta(&m.fs, "/", &rsb);
+        }
         if (rc) {
             imgfs_discard(&m);   /* a partial production image is worse than none */
             return rc;

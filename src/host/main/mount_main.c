@@ -118,9 +118,13 @@ static int op_open(const char *path, struct fuse_file_info *fi)
     return do_open(path, fi->flags, 0, fi);
 }
 
+static int owned(const char *path, int rc);
+static void as_caller(void);
+
 static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
-    return do_open(path, fi->flags | O_CREAT, mode, fi);
+    as_caller();
+    return owned(path, do_open(path, fi->flags | O_CREAT, mode, fi));
 }
 
 static int op_release(const char *path, struct fuse_file_info *fi)
@@ -209,9 +213,78 @@ static int op_utimens(const char *path, const struct timespec tv[2], struct fuse
     return f ? p9cli_fsetattr(&cli, f, &a) : p9cli_setattr(&cli, path, &a);
 }
 
+/* A new name belongs to the calling process's user and group: the gid
+ * rides in the create message; the owner is the attach's user, so when
+ * another user creates through an allow_other mount the owner is set
+ * afterwards (a server that checks permissions lets only root do that). */
+static void as_caller(void)
+{
+    cli.cfg.gid = (uint32_t)fuse_get_context()->gid;
+}
+
+static int owned(const char *path, int rc)
+{
+    uid_t uid = fuse_get_context()->uid;
+    if (rc || uid == getuid()) return rc;
+    struct p9cli_attr a;
+    memset(&a, 0, sizeof a);
+    a.valid = P9_SETATTR_UID;
+    a.uid = uid;
+    return p9cli_setattr(&cli, path, &a);
+}
+
 static int op_mkdir(const char *path, mode_t mode)
 {
-    return p9cli_mkdir(&cli, path, mode);
+    as_caller();
+    return owned(path, p9cli_mkdir(&cli, path, mode));
+}
+
+static int op_symlink(const char *target, const char *path)
+{
+    as_caller();
+    return owned(path, p9cli_symlink(&cli, target, path));
+}
+
+static int op_readlink(const char *path, char *buf, size_t size)
+{
+    static char t[4096];
+    int32_t n = p9cli_readlink(&cli, path, t, sizeof t);
+    if (n < 0) return n;
+    if (size == 0) return -EINVAL;
+    /* FUSE: NUL-terminated, cut to the buffer if longer */
+    if ((size_t)n >= size) n = (int32_t)size - 1;
+    memcpy(buf, t, (size_t)n);
+    buf[n] = 0;
+    return 0;
+}
+
+/* steadyfs keeps no hard links, FIFOs, sockets or device nodes: EPERM, as
+ * link(2) and mknod(2) answer on a file system without them (regular
+ * files come through create) */
+static int op_link(const char *from, const char *to)
+{
+    (void)from;
+    (void)to;
+    return -EPERM;
+}
+
+static int op_mknod(const char *path, mode_t mode, dev_t rdev)
+{
+    (void)rdev;
+    if (S_ISREG(mode)) {
+        struct fuse_file_info fi;
+        memset(&fi, 0, sizeof fi);
+        fi.flags = O_WRONLY | O_CREAT | O_EXCL;
+        as_caller();
+        int rc = do_open(path, fi.flags, mode, &fi);
+        if (rc == 0) {
+            struct p9cli_file *f = fh(&fi);
+            rc = p9cli_close(&cli, f);
+            free(f);
+        }
+        return owned(path, rc);
+    }
+    return -EPERM;
 }
 
 static int op_unlink(const char *path)
@@ -379,21 +452,24 @@ static int local_open(const char *image, const char *profile, uint32_t blocks, i
     local.cfg.work = aligned_alloc(8, (ws + 7u) & ~7u);
     local.cfg.work_size = ws;
     local.cfg.sector_buf = malloc(2048 * 8);   /* any sector size up to 16 KiB */
+    local.cfg.clock = sh_clock_ns;
     if (ws == 0 || !local.cfg.work || !local.cfg.sector_buf) {
         fprintf(stderr, "steady-mount: no steadyfs configuration for %s\n", profile);
         return -1;
     }
     int rc = format ? steadyfs_format(&local.fs, &local.cfg) : 0;
     if (rc == 0) rc = steadyfs_mount(&local.fs, &local.cfg);
+    if (rc == 0 && format) rc = sh_fs_own_root(&local.fs);
     if (rc) {
-        fprintf(stderr, "steady-mount: %s: %s%s\n", image, steadyfs_strerror(rc),
-                format ? "" : " (not formatted? --format makes a new file system)");
+        fprintf(stderr, "steady-mount: %s: %s%s\n", image, sh_fs_strerror(rc),
+                format || rc == STEADYFS_EFORMAT ? "" : " (not formatted? --format makes a new file system)");
         return -1;
     }
     /* path_max as `steady serve` (PATH_MAX): names up to 255 bytes at any
      * depth a host path reaches, like the image tools (the default 128 is
      * the firmware's RAM budget) */
-    p9srv_config sc = { .fs = &local.fs, .msize_max = msize, .fid_max = 64, .path_max = 4096 };
+    p9srv_config sc = { .fs = &local.fs, .msize_max = msize, .fid_max = 64, .path_max = 4096,
+                        .access_user = 1 };
     sc.mem_size = p9srv_mem_size(&sc);
     sc.mem = aligned_alloc(8, (sc.mem_size + 7u) & ~7u);
     local.buf = malloc(msize);
@@ -436,6 +512,10 @@ static const struct fuse_operations ops = {
     .chown = op_chown,
     .utimens = op_utimens,
     .mkdir = op_mkdir,
+    .symlink = op_symlink,
+    .readlink = op_readlink,
+    .link = op_link,
+    .mknod = op_mknod,
     .unlink = op_unlink,
     .rmdir = op_rmdir,
     .rename = op_rename,
@@ -456,7 +536,10 @@ static int usage(void)
             "           (0: the profile's), formatted)  --format (IMAGE: a new file system)\n"
             "         IMAGE's header gives its profile and blocks: --device/--blocks, if\n"
             "         given, must agree\n"
-            "         -f (foreground)  -d (FUSE debug)  -o OPTS (FUSE mount options)\n");
+            "         --allow-other (other users may use the mount: FUSE's allow_other;\n"
+            "           for a user other than root, /etc/fuse.conf needs user_allow_other)\n"
+            "         -f (foreground)  -d (FUSE debug)  -o OPTS (FUSE mount options)\n"
+            "         the kernel checks mode bits (default_permissions)\n");
     return 2;
 }
 
@@ -464,7 +547,7 @@ int main(int argc, char **argv)
 {
     const char *fsoc = NULL, *device = NULL, *aname = "", *uname = "root";
     const char *pos[2] = { NULL, NULL }, *fuse_opts = NULL;
-    int npos = 0, foreground = 0, debug = 0, format = 0, create = 0;
+    int npos = 0, foreground = 0, debug = 0, format = 0, create = 0, allow_other = 0;
     unsigned long blocks = 0;
     unsigned long msize = 65536;
     for (int i = 1; i < argc; i++) {
@@ -477,6 +560,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--blocks") && v) blocks = strtoul(v, NULL, 0), i++;
         else if (!strcmp(a, "--format")) format = 1;
         else if (!strcmp(a, "--create")) create = 1;
+        else if (!strcmp(a, "--allow-other")) allow_other = 1;
         else if (!strcmp(a, "-o") && v) fuse_opts = v, i++;
         else if (!strcmp(a, "-f")) foreground = 1;
         else if (!strcmp(a, "-d")) debug = 1, foreground = 1;
@@ -529,8 +613,12 @@ int main(int argc, char **argv)
     }
 
     char opts[1024];
-    snprintf(opts, sizeof opts, "fsname=%s,subtype=steadyfs%s%s", fsoc ? fsoc : pos[0],
-             fuse_opts ? "," : "", fuse_opts ? fuse_opts : "");
+    /* default_permissions: the kernel checks each caller against the mode
+     * bits (its groups included), as on a local file system; the server
+     * checks the mount's user as well (docs/P9.md) */
+    snprintf(opts, sizeof opts, "fsname=%s,subtype=steadyfs,default_permissions%s%s%s",
+             fsoc ? fsoc : pos[0], allow_other ? ",allow_other" : "", fuse_opts ? "," : "",
+             fuse_opts ? fuse_opts : "");
     char *fargv[8];
     int fargc = 0;
     fargv[fargc++] = argv[0];

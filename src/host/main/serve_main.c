@@ -28,7 +28,8 @@ static int usage(void)
 {
     fprintf(stderr,
             "usage: steady-serve --image IMG [--device PROFILE] [--blocks N] [--create] [--format]\n"
-            "                    [--read-only] [--listen tcp:127.0.0.1:5640|unix:PATH|stdio|tty:DEV]\n"
+            "                    [--read-only] [--access user|none]\n"
+            "                    [--listen tcp:127.0.0.1:5640|unix:PATH|stdio|tty:DEV]\n"
             "                    [--framed] [--baud N] [--msize N] [--fids N] [--open-max N]\n"
             "                    [--max-clients N] [--stall-timeout S] [--verbose]\n");
     return 2;
@@ -54,7 +55,7 @@ int main(int argc, char **argv)
 {
     const char *device = NULL, *image = NULL;
     uint32_t blocks = 0, msize = 65536, fids = 256, open_max = 8;
-    int format = 0, create = 0, read_only = 0, started = 0, i, rc;
+    int format = 0, create = 0, read_only = 0, started = 0, access_user = 1, i, rc;
     serve_opts so;
     serve_conn c;
     sh_dev *h;
@@ -116,6 +117,8 @@ int main(int argc, char **argv)
             create = 1;
         else if (!strcmp(a, "--read-only"))
             read_only = 1;
+        else if (!strcmp(a, "--access") && v && (!strcmp(v, "user") || !strcmp(v, "none")))
+            access_user = !strcmp(v, "user"), i++;
         else if (!strcmp(a, "--framed"))
             so.framed = 1;
         else if (!strcmp(a, "--verbose"))
@@ -158,6 +161,7 @@ int main(int argc, char **argv)
     work = calloc(1, cfg.work_size ? cfg.work_size : 1);
     cfg.work = work;
     cfg.sector_buf = sector;
+    cfg.clock = sh_clock_ns;
     if (!cfg.work_size || !work || !sector) {
         fprintf(stderr, "steady serve: bad configuration for %s (--open-max %u)\n", device,
                 (unsigned)open_max);
@@ -173,9 +177,12 @@ int main(int argc, char **argv)
         }
     }
     rc = steadyfs_mount(&fs, &cfg);
+    if (!rc && format)
+        rc = sh_fs_own_root(&fs);
     if (rc) {
-        fprintf(stderr, "steady serve: mount %s: %s%s\n", image, steadyfs_strerror(rc),
-                format ? "" : " (not formatted? --format makes a new file system)");
+        fprintf(stderr, "steady serve: mount %s: %s%s\n", image, sh_fs_strerror(rc),
+                format || rc == STEADYFS_EFORMAT ? ""
+                                                 : " (not formatted? --format makes a new file system)");
         rc = 1;
         goto out_dev;
     }
@@ -186,6 +193,7 @@ int main(int argc, char **argv)
     pc.fid_max = (uint16_t)fids;
     pc.path_max = 4096;   /* PATH_MAX: a host has the RAM (fids x 4 KiB) */
     pc.read_only = (uint8_t)read_only;
+    pc.access_user = (uint8_t)access_user;
     pc.mem_size = p9srv_mem_size(&pc);
     mem = calloc(1, pc.mem_size);
     buf = calloc(1, msize);
