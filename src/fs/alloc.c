@@ -595,7 +595,11 @@ int sfs_end(steadyfs *fs, int rc)
             r2 = sfs_ckpt_write(fs);
             kept = 1;
         } else {
-            r2 = sfs_settle(fs, 1, 0);
+            /* an orphan no handle holds (a cut left it, or a removed
+             * directory was closed) dies, if its kill can settle later */
+            r2 = sfs_reap(fs, 0, 1);
+            if (!r2)
+                r2 = sfs_settle(fs, 1, 0);
             if (!r2)
                 r2 = sfs_merge_cold(fs);
             kept = r2;
@@ -627,7 +631,9 @@ int steadyfs_gc_step(steadyfs *fs, uint32_t budget)
     while (done < budget) {
         /* idle time settles a deleted file's counts first: its space
          * shows as free again (DESIGN.md §5) */
-        rc = sfs_settle(fs, 1, 0);
+        rc = sfs_reap(fs, 0, 1);
+        if (!rc)
+            rc = sfs_settle(fs, 1, 0);
         if (rc) {
             if (rc < 0)
                 break;

@@ -188,6 +188,7 @@ static void finish(const model *m, acc *a)
     pr(m, a, (uint32_t)ck);
     rds(m, a, 1);   /* the light call's step of a settling kill (sfs_end) */
     rd(m, a, 1);
+    rds(m, a, 4);   /* or its orphan's kill: two dense pages looked up */
     a->e += 2 + sectors / m->P + 1;
     /* catch-up collection, at most once per move of the host head (it
      * does not nest): 2 s examinations (m->s counts the wear-levelling
@@ -257,6 +258,8 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
     case STEADYFS_CALL_UNMOUNT:
         t = commit(&m);
         add(&a, &t, fs.cfg.open_max);
+        t = kill(&m);   /* orphans no handle holds any more die */
+        add(&a, &t, fs.cfg.open_max);
         rds(&m, &a, 1);   /* a deleted file's counts settled (sfs_settle) */
         rd(&m, &a, m.nl);
         pr(&m, &a, 1);    /* and checkpointed */
@@ -293,7 +296,12 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
         add(&a, &t, 1);
         finish(&m, &a);
         break;
-    case STEADYFS_CALL_CLOSE:
+    case STEADYFS_CALL_CLOSE:   /* or the last close of an orphan: its kill */
+        a = commit(&m);
+        t = kill(&m);
+        add(&a, &t, 1);
+        finish(&m, &a);
+        break;
     case STEADYFS_CALL_SYNC:
         a = commit(&m);
         finish(&m, &a);

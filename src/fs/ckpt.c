@@ -15,7 +15,8 @@
 #define CKPT_MAGIC 0x31434653u   /* "SFC1" */
 /* SFS_CKPT_VERSION 2: size entries, TF_SIZE commits; 3: kills committed by
  * a checkpoint, none in the log; 4: mode, owner, times and symlinks in
- * inode sectors (SPEC §5, §7) */
+ * inode sectors (SPEC §5, §7); 5: orphan entries (open inodes without a
+ * name, SPEC §7) */
 #define CKPT_VERSION SFS_CKPT_VERSION
 #define CKPT_HDR 128u
 
@@ -131,12 +132,14 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
         struct sfs_pend *p = &fs->pend[i];
         pend_unpack(b + o, p);
         /* every key and address indexes RAM tables or the device */
-        if (p->type < PT_L1 || p->type > PT_SIZE ||
+        if (p->type < PT_L1 || p->type > PT_ORPHAN ||
             p->key >= (p->type == PT_L1 ? fs->geo.n_l1 * fs->geo.e1
                        : p->type == PT_L2 ? fs->geo.n_l1 : fs->cfg.max_inodes) ||
             (p->type <= PT_L2 && p->ppn != SFS_NONE && p->ppn / fs->geo.P >= fs->geo.nblocks))
             return STEADYFS_ECORRUPT;
         fs->uncommitted += (fs->pend[i].flags & PF_UNC) != 0;
+        if (p->type == PT_ORPHAN)
+            p->flags = 0;   /* no handle survives a mount (PF_HELD is RAM only) */
     }
     memcpy(fs->ibm, b + o, nb);
     return 0;

@@ -192,7 +192,7 @@ static int commit_sector(steadyfs *fs, struct sfs_open *p, uint32_t kill_pg)
                         SFS_SET_SIZE | (p->tdirty ? SFS_SET_MTIME | SFS_SET_CTIME : 0u),
                         (uint16_t)p->ino, &p->txn, kill_pg == SFS_NONE ? TF_COMMIT : 0, &ppn);
     if (!rc && kill_pg != SFS_NONE)
-        rc = sfs_commit_kill(fs, (uint16_t)p->ino, p->txn, p->ino, kill_pg, 0);
+        rc = sfs_commit_kill(fs, (uint16_t)p->ino, p->txn, p->ino, kill_pg, SFS_KILL_FROM);
     if (rc)
         return rc;
     p->ino_ppn = ppn;
@@ -255,7 +255,8 @@ static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
 int steadyfs_close(steadyfs *fs, int fd)
 {
     struct sfs_open *o;
-    uint32_t i;
+    uint32_t i, ino;
+    int last;
     int rc = sfs_begin(fs, 2);
     if (!rc)
         sfs_budget_arm(fs, STEADYFS_CALL_CLOSE, 0);
@@ -264,6 +265,18 @@ int steadyfs_close(steadyfs *fs, int fd)
     o = handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o)
         return sfs_end(fs, STEADYFS_EBADF);
+    ino = o->ino;
+    for (i = 0, last = 1; i < fs->cfg.open_max; i++)
+        last &= &fs->open[i] == o || fs->open[i].ino != ino;
+    if (last && sfs_pend_find(fs, PT_ORPHAN, ino, 0)) {
+        /* the last handle of a file that has no name: it dies now (the
+         * kill is committed by a checkpoint), its changes with it */
+        sfs_abort(fs, 0, (uint16_t)ino, o->txn);
+        o->ino = 0;
+        o->kind = 0;
+        rc = sfs_reap(fs, ino, 0);
+        return sfs_end(fs, rc < 0 ? rc : 0);
+    }
     rc = sfs_file_commit(fs, o, 1);
     if (sfs_primary(fs, o->ino) == o) {
         /* hand the file state to another handle of the same file */

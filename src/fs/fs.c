@@ -96,7 +96,14 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     fs->geo.n_l2 = (fs->geo.n_l1 + fs->geo.e1 - 1) / fs->geo.e1;
     if (ckpt_bytes(fs, fs->cfg.max_inodes) > fs->geo.payload)
         return STEADYFS_EINVAL;   /* checkpoint must fit one sector */
+    /* K - 8 entries for the open files' transactions; with orphans (at
+     * most open_max, one per open inode) at most K - 6 for both: 6 stay
+     * for a settling kill, the 4 a change makes room for and the spare */
     fs->geo.txn_max = (fs->cfg.pending_max - 8u) / fs->cfg.open_max;
+    if (fs->cfg.pending_max < 7u + fs->cfg.open_max)
+        fs->geo.txn_max = 0;
+    else if (fs->geo.txn_max > (fs->cfg.pending_max - 6u - fs->cfg.open_max) / fs->cfg.open_max)
+        fs->geo.txn_max = (fs->cfg.pending_max - 6u - fs->cfg.open_max) / fs->cfg.open_max;
     if (fs->geo.txn_max < 1)
         return STEADYFS_EINVAL;
     if (cfg->work) {
@@ -291,12 +298,17 @@ int steadyfs_unmount(steadyfs *fs)
         }
         fs->open[i].ino = 0;
     }
-    /* a deleted file's counts still settling (DESIGN.md §5) are settled
-     * and checkpointed, so the next mount (steady df after steady rm)
-     * shows its space free */
+    /* no handle is left: removed directories still open and the orphans a
+     * cut left behind die now; a deleted file's counts still settling
+     * (DESIGN.md §5) are settled and checkpointed, so the next mount
+     * (steady df after steady rm) shows its space free */
+    sfs_orphan_release(fs, 0);
     if (!fs->dead && (r2 = sfs_begin(fs, 1)) == 0) {
         sfs_budget_arm(fs, STEADYFS_CALL_UNMOUNT, 0);
-        r2 = sfs_settle(fs, 64, 0);
+        while ((r2 = sfs_reap(fs, 0, 0)) > 0)
+            ;
+        if (!r2)
+            r2 = sfs_settle(fs, 64, 0);
         if (r2 > 0)
             r2 = sfs_ckpt_write(fs);
         r2 = sfs_end(fs, r2);

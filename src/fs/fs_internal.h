@@ -14,7 +14,7 @@
 #define SFS_NONE 0xFFFFFFFFu      /* no sector */
 #define SFS_UNKNOWN 0xFFFFFFFEu   /* committed old location not known yet */
 #define SFS_TAG_SIZE 32u
-#define SFS_CKPT_VERSION 4u       /* the on-media format (SPEC.md; ckpt.c says what changed) */
+#define SFS_CKPT_VERSION 5u       /* the on-media format (SPEC.md; ckpt.c says what changed) */
 #define SFS_RETRY 1               /* a program failed and was moved: redo */
 #define SFS_EFAIL (-1005)         /* device reported program/erase failure */
 #define SFS_Q_TARGET 3u           /* erased blocks kept ready (erase-ahead) */
@@ -58,10 +58,14 @@
 #define PT_KILL 3u        /* inode `key`: pages >= ppn unmapped */
 #define PT_SIZE 4u        /* inode `key`: committed size is `ppn` bytes (newer than
                              its inode sector; from a TF_SIZE commit) */
+#define PT_ORPHAN 5u      /* inode `key` has no name but is open: it dies when its
+                             last handle closes, or after a cut, later (sfs_reap) */
 #define PF_UNC 0x01u      /* uncommitted (belongs to transaction owner/txn) */
 #define PF_KILLALL 0x02u  /* kill: the inode page too */
 #define PF_UNSETTLED 0x08u /* kill (whole inode): counts of its L1 sectors from index
                              `owner` on not settled yet (sfs_settle) */
+#define PF_HELD 0x10u     /* orphan: a handle still has it open (RAM only: mount
+                             clears it, no handle survives a mount) */
 #define PF_NEW 0x04u      /* uncommitted L1 of a page with no committed location
                              (an append): its commit replaces nothing.  Other
                              uncommitted changes look their old location up at
@@ -269,8 +273,23 @@ int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uin
  * never replays one (its L1-sector reads were half of mount's bound); a
  * cut before the checkpoint is durable leaves the transaction without a
  * commit, and replay drops it (DESIGN.md §5). */
+#define SFS_KILL_FROM 0u    /* data pages >= from die (a shrink) */
+#define SFS_KILL_ALL 1u     /* the inode dies (unlink, rmdir, rename over it) */
+#define SFS_KILL_ORPHAN 2u  /* the inode loses its name but is open: an orphan
+                               (PT_ORPHAN) until its last handle closes */
 int sfs_commit_kill(steadyfs *fs, uint16_t owner, uint32_t txn, uint32_t ino, uint32_t from,
-                    int all);
+                    uint32_t how);
+/* Can a whole-inode kill of ino settle later (sfs_settle) rather than read
+ * its L1 sectors in the call?  The rules of DESIGN.md §5. */
+int sfs_kill_lazy(steadyfs *fs, uint32_t ino);
+/* Orphans (DESIGN.md §5): kill the orphan ino (0: any that no handle holds
+ * open; lazy: only one whose kill settles later, so the call reads no L1
+ * sector), committed by a checkpoint.  1 if one died, 0 if none did. */
+int sfs_reap(steadyfs *fs, uint32_t ino, int lazy);
+/* No handle holds orphan ino (0: any) open any more. */
+void sfs_orphan_release(steadyfs *fs, uint32_t ino);
+/* Orphan entries in the pending table (at most open_max, sfs_orphan_room). */
+uint32_t sfs_orphans(const steadyfs *fs);
 
 /* ckpt.c: checkpoints, anchor, mount. */
 int sfs_ckpt_write(steadyfs *fs);

@@ -293,6 +293,23 @@ int sfs_live_room(steadyfs *fs, uint32_t need)
     return 0;
 }
 
+/* A committed L1 change of a data page i >= 1 of inode ino, or NULL. */
+static struct sfs_pend *committed_change_of(steadyfs *fs, uint32_t ino)
+{
+    uint32_t i;
+    for (i = 0; i < fs->npend; i++)
+        if (fs->pend[i].type == PT_L1 && !(fs->pend[i].flags & PF_UNC) &&
+            fs->pend[i].key >= (1u << fs->geo.fbits) && ino_of(fs, fs->pend[i].key) == ino)
+            return &fs->pend[i];
+    return NULL;
+}
+
+int sfs_kill_lazy(steadyfs *fs, uint32_t ino)
+{
+    return kill_from(fs, ino) == SFS_NONE && !unsettled_kill(fs) &&
+           fs->live + SFS_SETTLE_ROOM(fs) <= fs->live_max && !committed_change_of(fs, ino);
+}
+
 int sfs_apply_kill(steadyfs *fs, uint32_t ino, uint32_t from, int all)
 {
     uint32_t l1[MAX_L1_PER_INODE], m0, i, j, pg0, s = all ? 0 : from;
@@ -307,11 +324,7 @@ int sfs_apply_kill(steadyfs *fs, uint32_t ino, uint32_t from, int all)
          * here (DESIGN.md §5).  Only one kill settles at a time, and only
          * one that no committed change of the inode waits beside (its L1
          * word would be uncounted twice); otherwise, as for a shrink, now. */
-        settling = all && oldk == SFS_NONE && !unsettled_kill(fs) &&
-                   fs->live + SFS_SETTLE_ROOM(fs) <= fs->live_max;
-        for (i = 0; i < fs->npend && settling; i++)
-            settling = !(fs->pend[i].type == PT_L1 && !(fs->pend[i].flags & PF_UNC) &&
-                         fs->pend[i].key >= (1u << fs->geo.fbits) && ino_of(fs, fs->pend[i].key) == ino);
+        settling = all && sfs_kill_lazy(fs, ino);
         n = settling ? 0 : l1_of_inode(fs, ino, l1, &m0);
         if (n < 0)
             return n;
@@ -801,8 +814,66 @@ int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uin
     return rc;
 }
 
+void sfs_orphan_release(steadyfs *fs, uint32_t ino)
+{
+    uint32_t i;
+    for (i = 0; i < fs->npend; i++)
+        if (fs->pend[i].type == PT_ORPHAN && (!ino || fs->pend[i].key == ino))
+            fs->pend[i].flags &= (uint8_t)~PF_HELD;
+}
+
+uint32_t sfs_orphans(const steadyfs *fs)
+{
+    uint32_t i, n = 0;
+    for (i = 0; i < fs->npend; i++)
+        n += fs->pend[i].type == PT_ORPHAN;
+    return n;
+}
+
+int sfs_reap(steadyfs *fs, uint32_t ino, int lazy)
+{
+    struct sfs_pend *o = NULL;
+    uint32_t i;
+    int rc;
+    for (i = 0; i < fs->npend && !o; i++) {
+        struct sfs_pend *p = &fs->pend[i];
+        if (p->type == PT_ORPHAN && (ino ? p->key == ino : !(p->flags & PF_HELD)))
+            o = p;
+    }
+    if (!o)
+        return 0;
+    if (lazy) {
+        /* a light call's housekeeping: one step towards the kill.  A
+         * committed change of the orphan's pages would be uncounted twice
+         * by a settling kill: its map sector is merged first (the cold
+         * merge's cost).  A kill still settling goes first (the light
+         * call's settling step).  And no merge for room: the kill costs
+         * two lookups and the checkpoint (steadyfs_bound's finish). */
+        struct sfs_pend *c = committed_change_of(fs, o->key);
+        if (c && fs->npend + 2u <= fs->cfg.pending_max) {
+            rc = sfs_merge_l1(fs, c->key / fs->geo.e1);
+            return rc ? rc : 1;
+        }
+        if (!sfs_kill_lazy(fs, o->key) || fs->npend + 4u + 1u > fs->cfg.pending_max)
+            return 0;
+    }
+    ino = o->key;
+    /* the kill adds up to three entries, and the room it makes may move
+     * entries: the orphan's is found again after it */
+    rc = sfs_make_room(fs, 4);
+    if (rc)
+        return rc;
+    o = sfs_pend_find(fs, PT_ORPHAN, ino, 0);
+    if (o)
+        sfs_pend_del(fs, o);
+    rc = sfs_apply_kill(fs, ino, 0, 1);
+    if (!rc)
+        rc = sfs_ckpt_write(fs);   /* the commit record of the kill, as in sfs_commit_kill */
+    return rc ? rc : 1;
+}
+
 int sfs_commit_kill(steadyfs *fs, uint16_t owner, uint32_t txn, uint32_t ino, uint32_t from,
-                    int all)
+                    uint32_t how)
 {
     /* a kill adds up to three entries: the call that made it pays for the
      * room first, so every call starts with the same slack */
@@ -811,8 +882,18 @@ int sfs_commit_kill(steadyfs *fs, uint16_t owner, uint32_t txn, uint32_t ino, ui
         rc = sfs_apply_commit(fs, owner, txn);
     if (!rc && owner != OWNER_NS)
         drop_size(fs, ino);   /* its inode sector, in the transaction, has the size */
-    if (!rc)
-        rc = sfs_apply_kill(fs, ino, from, all);
+    if (!rc && how == SFS_KILL_ORPHAN) {
+        /* the inode keeps its sectors and its number while a handle has it
+         * open; the checkpoint below records it, so after a cut the next
+         * mount's first light calls (or unmount) reap it */
+        struct sfs_pend *o = pend_add(fs, PT_ORPHAN, ino, 0);
+        if (o)
+            o->flags = PF_HELD;
+        else
+            rc = STEADYFS_ENOSPC;
+    } else if (!rc) {
+        rc = sfs_apply_kill(fs, ino, from, how == SFS_KILL_ALL);
+    }
     if (!rc)
         rc = sfs_ckpt_write(fs);
     return rc;

@@ -305,11 +305,26 @@ int steadyfs_setattr(steadyfs *fs, const char *path, const steadyfs_attr *attr)
     return ns_end(fs, 0);
 }
 
+/* Before an open inode becomes an orphan: at most open_max orphan entries
+ * wait in the pending table (sfs_setup's txn_max leaves them room).  Only
+ * orphans a cut left behind, no handle holding them, can fill it (an open
+ * inode that is not yet one is counted among the handles): the oldest of
+ * those dies first, with the kill this call's bound has for the inode it
+ * does not kill now. */
+static int orphan_room(steadyfs *fs)
+{
+    int rc = 0;
+    if (sfs_orphans(fs) >= fs->cfg.open_max)
+        rc = sfs_reap(fs, 0, 0);
+    return rc < 0 ? rc : 0;
+}
+
 static int remove_name(steadyfs *fs, const char *path, int want_dir)
 {
     uint32_t parent, nlen, ino, txn = 0;
     const char *name;
     uint8_t type;
+    int open_now = 0;
     int rc = sfs_begin(fs, 4);
     if (!rc)
         sfs_budget_arm_path(fs, want_dir ? STEADYFS_CALL_RMDIR : STEADYFS_CALL_UNLINK, path, NULL);
@@ -330,18 +345,20 @@ static int remove_name(steadyfs *fs, const char *path, int want_dir)
         rc = STEADYFS_ENOTDIR;
     if (!rc && !want_dir && type == STEADYFS_TYPE_DIR)
         rc = STEADYFS_EISDIR;
-    if (!rc && busy(fs, ino))
-        rc = STEADYFS_EBUSY;
     if (!rc && want_dir) {
         rc = sfs_dir_empty(fs, ino);
         rc = rc < 0 ? rc : rc ? 0 : STEADYFS_ENOTEMPTY;
     }
+    open_now = !rc && busy(fs, ino);
+    if (open_now)
+        rc = orphan_room(fs);
     if (!rc)
         rc = sfs_dir_remove2(fs, parent, name, nlen, &txn, 0);
     /* the bucket sector is the whole transaction: a checkpoint commits it
-     * with the inode's kill (no tombstone sector) */
+     * with the inode's kill (no tombstone sector), or, while a handle has
+     * the inode open, with its orphan entry (it dies at the last close) */
     if (!rc)
-        rc = sfs_commit_kill(fs, OWNER_NS, txn, ino, 0, 1);
+        rc = sfs_commit_kill(fs, OWNER_NS, txn, ino, 0, open_now ? SFS_KILL_ORPHAN : SFS_KILL_ALL);
     if (rc && txn)
         rc = ns_fail(fs, txn, rc);
     return ns_end(fs, rc);
@@ -375,6 +392,7 @@ int steadyfs_rename(steadyfs *fs, const char *from, const char *to)
     const char *sn, *dn;
     uint8_t st, dt;
     sfs_inode in;
+    int open_now;
     int rc = sfs_begin(fs, 4);
     if (!rc)
         sfs_budget_arm_path(fs, STEADYFS_CALL_RENAME, from, to);
@@ -398,8 +416,6 @@ int steadyfs_rename(steadyfs *fs, const char *from, const char *to)
             return sfs_end(fs, STEADYFS_ENOTDIR);
         if (st != STEADYFS_TYPE_DIR && dt == STEADYFS_TYPE_DIR)
             return sfs_end(fs, STEADYFS_EISDIR);
-        if (busy(fs, di))
-            return sfs_end(fs, STEADYFS_EBUSY);
         if (dt == STEADYFS_TYPE_DIR) {
             rc = sfs_dir_empty(fs, di);
             if (rc <= 0)
@@ -413,7 +429,10 @@ int steadyfs_rename(steadyfs *fs, const char *from, const char *to)
         if (rc)
             return sfs_end(fs, rc < 0 ? rc : STEADYFS_EINVAL);
     }
-    rc = room_for_ns(fs);
+    open_now = di && busy(fs, di);
+    rc = open_now ? orphan_room(fs) : 0;
+    if (!rc)
+        rc = room_for_ns(fs);
     if (!rc)
         rc = sfs_dir_remove2(fs, sp, sn, sl, &txn, 0);
     /* the last sector of the transaction carries COMMIT */
@@ -424,8 +443,8 @@ int steadyfs_rename(steadyfs *fs, const char *from, const char *to)
         in.parent = dp;
         rc = sfs_inode_edit(fs, si, &in, SFS_SET_PARENT, OWNER_NS, &txn, di ? 0 : TF_COMMIT, NULL);
     }
-    if (!rc && di)
-        rc = sfs_commit_kill(fs, OWNER_NS, txn, di, 0, 1);   /* the replaced inode dies */
+    if (!rc && di)   /* the replaced inode dies, or is an orphan while it is open */
+        rc = sfs_commit_kill(fs, OWNER_NS, txn, di, 0, open_now ? SFS_KILL_ORPHAN : SFS_KILL_ALL);
     if (rc && txn)
         rc = ns_fail(fs, txn, rc);
     return ns_end(fs, rc);
@@ -600,13 +619,19 @@ int steadyfs_seekdir(steadyfs *fs, int dd, uint64_t cookie)
 int steadyfs_closedir(steadyfs *fs, int dd)
 {
     struct sfs_open *o;
+    uint32_t ino;
     int rc = sfs_begin(fs, 0);
     if (rc)
         return rc;
     o = dhandle(fs, dd);
     if (!o)
         return STEADYFS_EBADF;
+    ino = o->ino;
     o->ino = 0;
     o->kind = 0;
+    /* the last handle of a removed directory: it dies in a later light
+     * call (sfs_end), closedir itself never programs */
+    if (!busy(fs, ino))
+        sfs_orphan_release(fs, ino);
     return 0;
 }
