@@ -29,6 +29,8 @@ typedef struct ment {
     uint8_t used, type;
     uint32_t csize, wsize;
     uint8_t dirty;
+    uint8_t orphan;   /* unlinked or renamed over while open: no name (used 0),
+                         the slot kept for its handles until the last closes */
     uint8_t c[MF], w[MF];
 } ment;
 
@@ -144,11 +146,27 @@ static int is_open(const model *m, int e)
     return 0;
 }
 
+/* Handle k is closed: a nameless entry dies with its last handle. */
+static void mclose(model *m, int k)
+{
+    int e = m->h[k].e;
+    m->h[k].fd = -1;
+    if (m->e[e].orphan && !is_open(m, e))
+        m->e[e].orphan = 0;
+}
+
+/* Entry e loses its name: it dies, or lives on nameless while open. */
+static void mremove(model *m, int e)
+{
+    m->e[e].used = 0;
+    m->e[e].orphan = (uint8_t)is_open(m, e);
+}
+
 static int mnew(model *m, const char *path, uint8_t type)
 {
     int i;
     for (i = 0; i < ME; i++)
-        if (!m->e[i].used) {
+        if (!m->e[i].used && !m->e[i].orphan) {
             memset(&m->e[i], 0, sizeof m->e[i] - 2 * MF);
             m->e[i].used = 1;
             m->e[i].type = type;
@@ -173,6 +191,8 @@ static void mcrash(model *m)
     int i;
     for (i = 0; i < MH; i++)
         m->h[i].fd = -1;
+    for (i = 0; i < ME; i++)
+        m->e[i].orphan = 0;   /* no handle left: orphans die */
     for (i = 0; i < ME; i++)
         if (m->e[i].used) {
             m->e[i].wsize = m->e[i].csize;
@@ -520,7 +540,7 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
             mcommit(&m->e[e]);
         if (close) {
             rc = steadyfs_close(&t->fs, m->h[k].fd);
-            m->h[k].fd = -1;
+            mclose(m, k);
             return rc;
         }
         return steadyfs_sync(&t->fs, m->h[k].fd);
@@ -538,11 +558,10 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
         }
         e = mfind(m, path);
         if (e < 0 || (dir && m->e[e].type != STEADYFS_TYPE_DIR) ||
-            (!dir && m->e[e].type != STEADYFS_TYPE_FILE) || (dir && has_children(m, path)) ||
-            is_open(m, e))
+            (!dir && m->e[e].type != STEADYFS_TYPE_FILE) || (dir && has_children(m, path)))
             *expect_ok = 0;
         else
-            m->e[e].used = 0;
+            mremove(m, e);   /* open: its handles go on (steadyfs orphans) */
         return dir ? steadyfs_rmdir(&t->fs, path) : steadyfs_unlink(&t->fs, path);
     }
     if (kind < 90) {                                /* rename */
@@ -564,7 +583,7 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
             ;
         else if (e2 >= 0 && m->e[e].type != m->e[e2].type)
             *expect_ok = 0;
-        else if (e2 >= 0 && (is_open(m, e2) || has_children(m, path2)))
+        else if (e2 >= 0 && has_children(m, path2))
             *expect_ok = 0;
         else if (m->e[e].type == STEADYFS_TYPE_DIR &&
                  (!strncmp(par, path, strlen(path)) &&
@@ -573,7 +592,7 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
         else {
             size_t n = strlen(path);
             if (e2 >= 0)
-                m->e[e2].used = 0;
+                mremove(m, e2);
             for (i = 0; i < ME; i++) {
                 char np[PL * 2];
                 if (!m->e[i].used || (int)i == e)
@@ -628,7 +647,7 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
             if (m->e[e].dirty)
                 mcommit(&m->e[e]);
             rc = steadyfs_close(&t->fs, m->h[k].fd);
-            m->h[k].fd = -1;
+            mclose(m, k);
             return rc;
         }
     *what = "remount";

@@ -430,7 +430,7 @@ static void test_old_format(void)
         for (k = 0; k < 2; k++) {
             uint8_t key = k ? 0x00 : 0xFF;
             sector_io(pg, stride, g->page_size, ss, inl, sec, key, 0);
-            if (memcmp(sec, "SFC1\4\0\0\0", 8) || tag[0] != 4)
+            if (memcmp(sec, "SFC1\5\0\0\0", 8) || tag[0] != 4)
                 continue;
             sec[4] = 3;
             put32le(tag + 24, steady_crc32(0, sec, payload));

@@ -478,8 +478,20 @@ static void test_files(void)
     CHECK_EQ(setattr(&S, 2, P9_SETATTR_SIZE, 5), P9_RSETATTR);
     CHECK_EQ(getattr(&S, 2), P9_RGETATTR);
     CHECK_EQ(R.u.rgetattr.size, 5);
-    /* an open file cannot be unlinked (steadyfs: EBUSY) */
-    CHECK_EQ(lerr(unlinkat9(&S, 0, "data.bin", 0)), 16);
+    /* an open file unlinked: the name goes, the open fid reads, writes
+     * and stats on (a steadyfs orphan) until it is clunked */
+    CHECK_EQ(unlinkat9(&S, 0, "data.bin", 0), P9_RUNLINKAT);
+    CHECK_EQ(fs_size("/data.bin"), STEADYFS_ENOENT);
+    CHECK_EQ(tread(&S, 2, 0, 100), P9_RREAD);
+    CHECK_EQ(R.u.rread.count, 5);
+    CHECK_EQ(setattr(&S, 2, P9_SETATTR_SIZE, 3), P9_RSETATTR);
+    CHECK_EQ(getattr(&S, 2), P9_RGETATTR);
+    CHECK_EQ(R.u.rgetattr.size, 3);
+    CHECK_EQ(clunk(&S, 2), P9_RCLUNK);
+    /* the file is back for what follows */
+    CHECK_EQ(walk(&S, 0, 2, ""), P9_RWALK);
+    CHECK_EQ(lcreate(&S, 2, "data.bin", 2), P9_RLCREATE);
+    CHECK_EQ(twrite(&S, 2, 0, "12345", 5), P9_RWRITE);
     CHECK_EQ(clunk(&S, 2), P9_RCLUNK);
     CHECK_EQ(fs_size("/data.bin"), 5);
     /* Tlcreate of an existing name: EEXIST with O_EXCL, else opened */
@@ -595,10 +607,12 @@ static void test_namespace(void)
     CHECK_EQ(tread(&S, 4, 0, 100), P9_RREAD);
     CHECK_EQ(R.u.rread.count, 6);
     CHECK(!memcmp(R.u.rread.data, "file01", 6));
-    /* renaming over an open file: EBUSY */
-    CHECK_EQ(lerr(renameat9(&S, 1, "file02", 1, "file01")), 16);
-    CHECK_EQ(clunk(&S, 4), P9_RCLUNK);
+    /* renaming over an open file: its fid reads the old file on */
     CHECK_EQ(renameat9(&S, 1, "file02", 1, "file01"), P9_RRENAMEAT);
+    CHECK_EQ(tread(&S, 4, 0, 100), P9_RREAD);
+    CHECK_EQ(R.u.rread.count, 6);
+    CHECK(!memcmp(R.u.rread.data, "file01", 6));
+    CHECK_EQ(clunk(&S, 4), P9_RCLUNK);
     CHECK_EQ(fs_size("/moved/file02"), STEADYFS_ENOENT);
     /* Trename (the old form): fid 5 moves to the root as "top" */
     CHECK_EQ(walk(&S, 1, 5, "file03"), P9_RWALK);
@@ -913,8 +927,15 @@ static void test_sessions(void)
     CHECK_EQ(tread(&S2, 1, 0, 100), P9_RREAD);
     CHECK_EQ(R.u.rread.count, 3);
     CHECK(!memcmp(R.u.rread.data, "one", 3));
-    /* open elsewhere: unlinking it is refused for every session */
-    CHECK_EQ(lerr(unlinkat9(&S3, 1, "a", 0)), 16);
+    /* open in one session, unlinked by another: the open fid reads on */
+    CHECK_EQ(walk(&S, 0, 4, "shared"), P9_RWALK);
+    CHECK_EQ(lcreate(&S, 4, "c", 2), P9_RLCREATE);
+    CHECK_EQ(twrite(&S, 4, 0, "cc", 2), P9_RWRITE);
+    CHECK_EQ(unlinkat9(&S3, 1, "c", 0), P9_RUNLINKAT);
+    CHECK_EQ(lerr(walk(&S3, 1, 5, "c")), 2);
+    CHECK_EQ(tread(&S, 4, 0, 100), P9_RREAD);
+    CHECK_EQ(R.u.rread.count, 2);
+    CHECK_EQ(clunk(&S, 4), P9_RCLUNK);
     /* a rename through S moves the fids of S2 and S3 (S3's directory fid
      * and the open file fid of S2 alike) */
     CHECK_EQ(renameat9(&S, 0, "shared", 0, "grp-moved"), P9_RRENAMEAT);
@@ -942,9 +963,11 @@ static void test_sessions(void)
     /* a disconnect clunks only its own session's fids */
     CHECK_EQ(p9srv_disconnect(&S3), 0);
     CHECK_EQ(getattr(&S2, 1), P9_RGETATTR);
-    CHECK_EQ(lerr(unlinkat9(&S2, 1, "a", 0)), 16);   /* S still has it open */
-    CHECK_EQ(clunk(&S, 1), P9_RCLUNK);
+    /* S still has it open: S2 unlinks it all the same, S reads on */
     CHECK_EQ(unlinkat9(&S2, 1, "a", 0), P9_RUNLINKAT);
+    CHECK_EQ(tread(&S, 1, 0, 100), P9_RREAD);
+    CHECK_EQ(R.u.rread.count, 3);
+    CHECK_EQ(clunk(&S, 1), P9_RCLUNK);
     CHECK_EQ(unlinkat9(&S2, 1, "b", 0), P9_RUNLINKAT);
     CHECK_EQ(unlinkat9(&S2, 0, "grp-again", 0x200), P9_RUNLINKAT);
     p9srv_disconnect(&S2);
