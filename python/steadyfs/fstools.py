@@ -143,7 +143,7 @@ EXCLUDED: dict[str, str] = {
                "every stressor beside it fail: run alone, in the soak only (SOLO_STRESSORS)",
     "filename": "passes, but spends its first seconds probing the longest name: no work "
                 "done in make test's few seconds; in the soak only (SOLO_STRESSORS)",
-    "open": "passes alone; leaves its files behind (it unlinks them while open: EBUSY); it holds files open until ENFILE (the 24 steadyfs handles that "
+    "open": "passes alone; it holds files open until ENFILE (the 24 steadyfs handles that "
             "every client of the server shares), so stressors beside it fail with errno=23: "
             "run alone, in the soak only (SOLO_STRESSORS)",
 }
@@ -160,11 +160,7 @@ EXCLUDED_V9FS: dict[str, str] = {
                   "size updates between v9fs and steady serve, issue 14); passes on FUSE",
 }
 
-# A stressor's unlink of a file it still holds open gets EBUSY (steadyfs
-# refuses it, a known limit), so its own rmdir at exit finds the file and
-# fails with ENOTEMPTY; the parent then cleans up.  Exactly this line is
-# tolerated; every other "fail:" line fails the run.
-_KNOWN_FAIL = re.compile(r"rmdir '[^']*tmp-stress-ng-[^']*' failed, errno=39 \(Directory not empty\)")
+_FAIL = re.compile(r"rmdir '[^']*tmp-stress-ng-[^']*' failed, errno=39 \(Directory not empty\)")
 _FAIL = re.compile(r"stress-ng: (fail|error): +\[\d+\] (.*)")
 _METRIC = re.compile(r"stress-ng: metrc: +\[\d+\] ([a-z0-9-]+) +(\d+) +[\d.]+ ")
 
@@ -195,8 +191,8 @@ class ToolResult:
 
 
 def check_stress_ng(group: str, rc: int, output: str) -> ToolResult:
-    """stress-ng's verdict on one group: exit 0, no fail/error line but the
-    known one, and every stressor of the group did work (bogo ops > 0)."""
+    """stress-ng's verdict on one group: exit 0, no fail/error line, and
+    every stressor of the group did work (bogo ops > 0)."""
     r = ToolResult(ok=True)
     if rc != 0:
         r.problems.append(f"stress-ng exit status {rc}")
@@ -206,10 +202,7 @@ def check_stress_ng(group: str, rc: int, output: str) -> ToolResult:
             continue
         m = _FAIL.search(line)
         if m:
-            if _KNOWN_FAIL.search(m.group(2)):
-                r.tolerated += 1
-            else:
-                r.problems.append(m.group(2).strip())
+            r.problems.append(m.group(2).strip())
         m = _METRIC.search(line)
         if m:
             r.ops[m.group(1)] = int(m.group(2))
@@ -277,9 +270,6 @@ def dbench_load(files: int = 6, size: int = 24576) -> str:
 
 _DB_OP = re.compile(r"^ (\w+) +(\d+) +[\d.]+ +[\d.]+$")
 _DB_TPUT = re.compile(r"^Throughput ([\d.]+) MB/sec")
-# dbench's own cleanup at the end of -t unlinks what the load left open
-# when time ran out: EBUSY from steadyfs (open files cannot be unlinked)
-_DB_KNOWN = re.compile(r"^\[\d+\] unlink '.*' failed - Device or resource busy$")
 
 
 def check_dbench(rc: int, output: str) -> ToolResult:
@@ -297,7 +287,7 @@ def check_dbench(rc: int, output: str) -> ToolResult:
         if m:
             r.throughput = float(m.group(1))
             continue
-        if _DB_KNOWN.match(line) or line.strip() == "failed to create barrier semaphore":
+        if line.strip() == "failed to create barrier semaphore":
             # the second: dbench's start barrier, when a SysV semaphore cannot
             # be had; it starts its clients without one
             r.tolerated += 1

@@ -601,8 +601,9 @@ class Image:
                 raise
 
     def remove(self, path: str | os.PathLike[str]) -> None:
-        """Remove a file (IsADirectoryError for a directory; EBUSY while it
-        is open)."""
+        """Remove a file (IsADirectoryError for a directory).  An open file
+        loses its name at once; its open handles go on reading and writing
+        it, and its space returns when the last of them closes (POSIX)."""
         p = _norm(path)
         self._do(self._live().unlink, p)
 

@@ -67,11 +67,13 @@ outcome rmdir-root rmdir $M
 echo keep > $M/open.txt
 exec 3< $M/open.txt
 outcome unlink-open-file rm $M/open.txt
-outcome read-after-unlink-open sh -c "cat <&3"
+outcome read-after-unlink-open sh -c "grep -qx keep <&3"
+outcome unlinked-name-gone sh -c "! test -e $M/open.txt"
 exec 3<&-
 echo a > $M/ro1.txt; echo b > $M/ro2.txt
 exec 4< $M/ro2.txt
 outcome rename-over-open-file mv $M/ro1.txt $M/ro2.txt
+outcome read-after-rename-over sh -c "grep -qx b <&4 && grep -qx a $M/ro2.txt"
 exec 4<&-
 
 # write beyond the end (a hole), read it back
