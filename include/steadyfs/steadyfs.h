@@ -62,16 +62,26 @@
  *     what it wrote.
  *   - One exception, forced by bounded RAM: a transaction holds at most
  *     steadyfs_info.txn_sectors distinct sectors ((pending_max - 8) /
- *     open_max: 24 with the defaults and one open file).  A write that
+ *     open_max, less one where that lets every open file be an orphan,
+ *     below: 24 with the defaults and one open file, 5 with four).  A write that
  *     would exceed it first commits the file as if steadyfs_sync() had been
  *     called just before that write.  Applications that need all-or-nothing
  *     larger updates write a new file and rename it over the old one.
  *   - Shrinking a file (steadyfs_truncate to a smaller size, O_TRUNC on a
  *     non-empty file) is itself a commit point: it commits the file's
  *     pending writes and the new size together, durable when it returns.
- *   - A file that is open cannot be unlinked or replaced by rename (EBUSY);
- *     several handles may be open on one file and share its transaction
- *     (closing or syncing any of them commits it).
+ *   - A file or directory that is open may be unlinked, removed or
+ *     replaced by rename, as in POSIX: the name goes at once (durable when
+ *     the call returns); the open handles go on reading and writing the
+ *     inode, an *orphan*, and its space returns when the last of them
+ *     closes (a directory's: in a later changing call, as closedir never
+ *     writes).  After a power cut the orphans the device holds die in the
+ *     first calls after mount that have time for it, or at unmount.  At
+ *     most open_max orphans exist at once (fewer when the pending table is
+ *     too small to give them and the transactions room: then unlinking
+ *     one more open file is EBUSY).  Several handles may be open on one
+ *     file and share its transaction (closing or syncing any of them
+ *     commits it).
  *   - A call that returns an error other than EIO changed nothing durable
  *     beyond what it reports (a short write returns the bytes written).
  *     EIO after a power loss: every later call returns EIO until the device
@@ -129,7 +139,7 @@ enum steadyfs_err {
     STEADYFS_ENOENT = -2,     /* no such file or directory */
     STEADYFS_EIO = -5,        /* device error, uncorrectable data, power lost */
     STEADYFS_EBADF = -9,      /* bad handle, or not open for this access */
-    STEADYFS_EBUSY = -16,     /* object in use (open file unlinked/renamed over) */
+    STEADYFS_EBUSY = -16,     /* object in use (the root; too many open files unlinked) */
     STEADYFS_EEXIST = -17,    /* exists (O_EXCL, mkdir) */
     STEADYFS_EXDEV = -18,     /* reserved */
     STEADYFS_ENOTDIR = -20,   /* a path component is not a directory */
@@ -215,6 +225,7 @@ typedef struct steadyfs {
     struct {
         uint32_t sector_size, payload, tag_inline, P, nblocks, dev_per_block;
         uint32_t e1, n_l1, n_l2, fbits, vol, usable, txn_max;
+        uint32_t orphan_max;   /* open inodes without a name at once */
     } geo;
     /* The log: the host head, the collection head (copies), sequence
      * numbers, checkpoint and erase-ahead state, the erased-unit queue. */
@@ -384,10 +395,11 @@ int steadyfs_sync(steadyfs *fs, int fd);
 int steadyfs_fstat(steadyfs *fs, int fd, steadyfs_stat *st);
 
 int steadyfs_stat_path(steadyfs *fs, const char *path, steadyfs_stat *st);
-/* Removes a file; EBUSY if it is open. */
+/* Removes a file (an open one lives on, nameless, until its last close). */
 int steadyfs_unlink(steadyfs *fs, const char *path);
 /* Atomic; replaces an existing target (a file, or an empty directory when
- * the source is a directory); EBUSY if the replaced file is open. */
+ * the source is a directory); a replaced file that is open lives on,
+ * nameless, until its last close. */
 int steadyfs_rename(steadyfs *fs, const char *from, const char *to);
 int steadyfs_mkdir(steadyfs *fs, const char *path);
 int steadyfs_rmdir(steadyfs *fs, const char *path);

@@ -305,17 +305,19 @@ int steadyfs_setattr(steadyfs *fs, const char *path, const steadyfs_attr *attr)
     return ns_end(fs, 0);
 }
 
-/* Before an open inode becomes an orphan: at most open_max orphan entries
- * wait in the pending table (sfs_setup's txn_max leaves them room).  Only
- * orphans a cut left behind, no handle holding them, can fill it (an open
- * inode that is not yet one is counted among the handles): the oldest of
- * those dies first, with the kill this call's bound has for the inode it
- * does not kill now. */
+/* Before an open inode becomes an orphan: at most orphan_max orphan
+ * entries wait in the pending table (sfs_setup leaves them room; open_max
+ * of them unless the transactions would get no sector).  If it is full,
+ * an orphan no handle holds (a cut left it) dies first, with the kill
+ * this call's bound has for the inode it does not kill now; if every one
+ * is held open, EBUSY. */
 static int orphan_room(steadyfs *fs)
 {
     int rc = 0;
-    if (sfs_orphans(fs) >= fs->cfg.open_max)
+    if (sfs_orphans(fs) >= fs->geo.orphan_max)
         rc = sfs_reap(fs, 0, 0);
+    if (!rc && sfs_orphans(fs) >= fs->geo.orphan_max)
+        rc = STEADYFS_EBUSY;
     return rc < 0 ? rc : 0;
 }
 

@@ -86,8 +86,13 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
     (void)conn;
     cfg->use_ino = 1;
-    /* Unlink goes to the server at once; open fids keep working there. */
-    cfg->hard_remove = 1;
+    /* An open file unlinked or renamed over is renamed to .fuse_hiddenN by
+     * libfuse and removed at its last release (libfuse's default): the
+     * server would keep it as an orphan under hard_remove, but libfuse
+     * then answers fstat(2) and the other calls the kernel sends without
+     * a file handle with ESTALE (a stress-ng "seek" worker's SEEK_HOLE,
+     * for one).  Other clients see the hidden name meanwhile (docs/P9.md). */
+    cfg->hard_remove = 0;
     return NULL;
 }
 
