@@ -133,6 +133,10 @@ extern "C" {
 
 #define P9SRV_FID_SIZE 20u
 #define P9SRV_PATH_MAX_DEFAULT 128u
+/* Hosts (steady serve, steady mount --local): a path of PATH_MAX - 1 bytes
+ * below a mount's root arrives with the export root's "/" in front (FUSE
+ * and v9fs alike) and needs a NUL: 4097 bytes, 4100 aligned. */
+#define P9SRV_PATH_MAX_HOST 4100u
 #define P9SRV_FID_MAX_DEFAULT 16u
 #define P9SRV_MSIZE_DEFAULT 8192u
 #define P9SRV_VERSION "9P2000.L"
@@ -152,7 +156,7 @@ typedef struct p9srv_config {
     uint32_t mem_size;
     uint32_t msize_max;   /* largest msize offered in Rversion (0: 8192; >= P9_MSIZE_MIN) */
     uint16_t fid_max;     /* fids at once (0: 16) */
-    uint16_t path_max;    /* bytes per path with its NUL (0: 128; 16..4096) */
+    uint16_t path_max;    /* bytes per path with its NUL (0: 128; 16..8192) */
     uint8_t read_only;    /* 1: every change fails with EROFS */
     uint8_t access_user;  /* 1: mode bits are checked for the attached user
                              (diod's access=user; uid 0 bypasses), docs/P9.md */

@@ -23,7 +23,7 @@ uint32_t p9srv_mem_size(const p9srv_config *cfg)
         return 0;
     fm = cfg->fid_max ? cfg->fid_max : P9SRV_FID_MAX_DEFAULT;
     pm = cfg->path_max ? cfg->path_max : P9SRV_PATH_MAX_DEFAULT;
-    if (pm < 16 || pm > 4096)
+    if (pm < 16 || pm > 8192)
         return 0;
     pm = (pm + 3u) & ~3u;   /* keeps every path and the table 4-aligned */
     return fm * ((uint32_t)sizeof(struct p9srv_fid) + pm) + 2u * pm;

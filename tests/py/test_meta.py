@@ -180,3 +180,56 @@ def test_fuse_cp_a_tree_with_symlinks_reads_back_identical(image: Path, tmp_path
             srv.stop()
     r = steady("fsck", str(image))
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+@pytest.mark.skipif(not FUSE, reason="steady-mount not built, or no FUSE here")
+def test_fuse_path_max_and_open_unlinked_files(image: Path, tmp_path: Path) -> None:
+    """A path of PATH_MAX - 1 bytes below the mount's root works (FUSE sends
+    it with a leading "/"); a file unlinked or renamed over while open is
+    read, written and fstat'ed on and goes at its last close."""
+    srv = Serve(image)
+    try:
+        with fuse_mount(srv.spec, tmp_path / "m") as mnt:
+            mfd = os.open(mnt, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                rel = ""
+                for i in range(20):                      # 20 x 201 bytes of directories
+                    rel += ("/" if rel else "") + f"{i:02d}" + "d" * 198
+                    os.mkdir(rel, dir_fd=mfd)
+                name = rel + "/" + "f" * (4095 - len(rel) - 1)
+                assert len(name) == os.pathconf(mnt, "PC_PATH_MAX") - 1 == 4095
+                fd = os.open(name, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=mfd)
+                os.write(fd, b"deep")
+                os.close(fd)
+                assert os.stat(name, dir_fd=mfd).st_size == 4
+                dfd = os.open(rel, os.O_RDONLY, dir_fd=mfd)
+                try:
+                    assert os.listdir(dfd) == [name.rsplit("/", 1)[1]]
+                finally:
+                    os.close(dfd)
+            finally:
+                os.close(mfd)
+            # unlinked while open
+            p = mnt / "open.bin"
+            p.write_bytes(b"a" * 5000)
+            fd = os.open(p, os.O_RDWR)
+            os.unlink(p)
+            assert not p.exists()
+            os.pwrite(fd, b"b" * 100, 5000)
+            assert os.fstat(fd).st_size == 5100
+            assert os.pread(fd, 6, 4997) == b"aaabbb"
+            os.close(fd)
+            # renamed over while open: the open descriptor reads the old file
+            (mnt / "new").write_bytes(b"new")
+            (mnt / "old").write_bytes(b"old")
+            fd = os.open(mnt / "old", os.O_RDONLY)
+            os.rename(mnt / "new", mnt / "old")
+            assert (mnt / "old").read_bytes() == b"new"
+            assert os.pread(fd, 3, 0) == b"old" and os.fstat(fd).st_size == 3
+            os.close(fd)
+            assert sorted(x for x in os.listdir(mnt) if not x[0].isdigit()) == ["old"]
+    finally:
+        if srv.proc.poll() is None:
+            srv.stop()
+    r = steady("fsck", str(image))
+    assert r.returncode == 0, r.stdout + r.stderr

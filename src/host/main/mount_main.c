@@ -473,7 +473,7 @@ static int local_open(const char *image, const char *profile, uint32_t blocks, i
     /* path_max as `steady serve` (PATH_MAX): names up to 255 bytes at any
      * depth a host path reaches, like the image tools (the default 128 is
      * the firmware's RAM budget) */
-    p9srv_config sc = { .fs = &local.fs, .msize_max = msize, .fid_max = 64, .path_max = 4096,
+    p9srv_config sc = { .fs = &local.fs, .msize_max = msize, .fid_max = 64, .path_max = P9SRV_PATH_MAX_HOST,
                         .access_user = 1 };
     sc.mem_size = p9srv_mem_size(&sc);
     sc.mem = aligned_alloc(8, (sc.mem_size + 7u) & ~7u);

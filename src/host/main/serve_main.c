@@ -191,7 +191,9 @@ int main(int argc, char **argv)
     pc.fs = &fs;
     pc.msize_max = msize;
     pc.fid_max = (uint16_t)fids;
-    pc.path_max = 4096;   /* PATH_MAX: a host has the RAM (fids x 4 KiB) */
+    /* PATH_MAX - 1 bytes below a mount's root (p9srv.h); a host has the
+     * RAM (fids x 4 KiB) */
+    pc.path_max = P9SRV_PATH_MAX_HOST;
     pc.read_only = (uint8_t)read_only;
     pc.access_user = (uint8_t)access_user;
     pc.mem_size = p9srv_mem_size(&pc);
