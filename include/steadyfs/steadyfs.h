@@ -225,7 +225,7 @@ typedef struct steadyfs {
     struct {
         uint32_t sector_size, payload, tag_inline, P, nblocks, dev_per_block;
         uint32_t e1, n_l1, n_l2, fbits, vol, usable, txn_max;
-        uint32_t orphan_max;   /* open inodes without a name at once */
+        uint32_t orphan_max;   /* orphans the checkpoint has room for (<= 16) */
     } geo;
     /* The log: the host head, the collection head (copies), sequence
      * numbers, checkpoint and erase-ahead state, the erased-unit queue. */
@@ -268,6 +268,14 @@ typedef struct steadyfs {
         uint8_t xc_next, dc_len;
         char dc_name[14];
     } cache;
+    /* Orphans: inodes unlinked (or renamed over) while open, which die at
+     * their last close; listed in every checkpoint, so that after a cut
+     * they die in the next mount's light calls.  ino | 0x8000 while a
+     * handle holds it. */
+    struct {
+        uint16_t ino[16];
+        uint32_t n;
+    } orphans;
     uint8_t *blk;
     uint32_t *root;
     struct sfs_pend *pend;

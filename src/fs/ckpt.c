@@ -15,8 +15,8 @@
 #define CKPT_MAGIC 0x31434653u   /* "SFC1" */
 /* SFS_CKPT_VERSION 2: size entries, TF_SIZE commits; 3: kills committed by
  * a checkpoint, none in the log; 4: mode, owner, times and symlinks in
- * inode sectors (SPEC §5, §7); 5: orphan entries (open inodes without a
- * name, SPEC §7) */
+ * inode sectors (SPEC §5, §7); 5: the orphan list (open inodes without a
+ * name) after the inode bitmap (SPEC §7) */
 #define CKPT_VERSION SFS_CKPT_VERSION
 #define CKPT_HDR 128u
 
@@ -85,6 +85,17 @@ static void serialize(steadyfs *fs, uint8_t *b)
     for (i = 0; i < fs->npend; i++, o += SFS_PEND_SIZE)
         pend_pack(b + o, &fs->pend[i]);
     memcpy(b + o, fs->ibm, nb);
+    o += nb;
+    /* the orphan list, where the sector has room for one: the count, then
+     * the inode numbers (the held bit is RAM's) */
+    if (!fs->geo.orphan_max)
+        return;
+    b[o] = (uint8_t)fs->orphans.n;
+    for (i = 0; i < fs->orphans.n; i++) {
+        uint32_t ino = fs->orphans.ino[i] & ~SFS_ORPHAN_HELD;
+        b[o + 2 + 2 * i] = (uint8_t)ino;
+        b[o + 3 + 2 * i] = (uint8_t)(ino >> 8);
+    }
 }
 
 static int deserialize(steadyfs *fs, const uint8_t *b)
@@ -132,16 +143,26 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
         struct sfs_pend *p = &fs->pend[i];
         pend_unpack(b + o, p);
         /* every key and address indexes RAM tables or the device */
-        if (p->type < PT_L1 || p->type > PT_ORPHAN ||
+        if (p->type < PT_L1 || p->type > PT_SIZE ||
             p->key >= (p->type == PT_L1 ? fs->geo.n_l1 * fs->geo.e1
                        : p->type == PT_L2 ? fs->geo.n_l1 : fs->cfg.max_inodes) ||
             (p->type <= PT_L2 && p->ppn != SFS_NONE && p->ppn / fs->geo.P >= fs->geo.nblocks))
             return STEADYFS_ECORRUPT;
         fs->uncommitted += (fs->pend[i].flags & PF_UNC) != 0;
-        if (p->type == PT_ORPHAN)
-            p->flags = 0;   /* no handle survives a mount (PF_HELD is RAM only) */
     }
     memcpy(fs->ibm, b + o, nb);
+    o += nb;
+    fs->orphans.n = 0;
+    if (!fs->geo.orphan_max)
+        return 0;
+    fs->orphans.n = (uint32_t)(b[o] | b[o + 1] << 8);
+    if (fs->orphans.n > fs->geo.orphan_max)
+        return fs->orphans.n > SFS_ORPHAN_CAP ? STEADYFS_ECORRUPT : STEADYFS_EINVAL;
+    for (i = 0; i < fs->orphans.n; i++) {
+        fs->orphans.ino[i] = (uint16_t)(b[o + 2 + 2 * i] | b[o + 3 + 2 * i] << 8);
+        if (!fs->orphans.ino[i] || fs->orphans.ino[i] >= fs->cfg.max_inodes)
+            return STEADYFS_ECORRUPT;
+    }
     return 0;
 }
 

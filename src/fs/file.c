@@ -268,7 +268,7 @@ int steadyfs_close(steadyfs *fs, int fd)
     ino = o->ino;
     for (i = 0, last = 1; i < fs->cfg.open_max; i++)
         last &= &fs->open[i] == o || fs->open[i].ino != ino;
-    if (last && sfs_pend_find(fs, PT_ORPHAN, ino, 0)) {
+    if (last && sfs_is_orphan(fs, ino)) {
         /* the last handle of a file that has no name: it dies now (the
          * kill is committed by a checkpoint), its changes with it */
         sfs_abort(fs, 0, (uint16_t)ino, o->txn);

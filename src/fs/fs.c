@@ -96,21 +96,18 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     fs->geo.n_l2 = (fs->geo.n_l1 + fs->geo.e1 - 1) / fs->geo.e1;
     if (ckpt_bytes(fs, fs->cfg.max_inodes) > fs->geo.payload)
         return STEADYFS_EINVAL;   /* checkpoint must fit one sector */
-    /* K - 8 entries for the open files' transactions; with orphan entries
-     * (open inodes whose name is gone: one each) at most K - 6 for both,
-     * since 6 stay for a settling kill, the 4 a change makes room for and
-     * the spare.  A transaction gives up a sector so that every open file
-     * can be an orphan, unless that would leave it none; then fewer
-     * orphans (at least one) and unlink of one more open file is EBUSY. */
     fs->geo.txn_max = (fs->cfg.pending_max - 8u) / fs->cfg.open_max;
-    if (fs->cfg.pending_max >= 6u + 2u * fs->cfg.open_max &&
-        fs->geo.txn_max > (fs->cfg.pending_max - 6u - fs->cfg.open_max) / fs->cfg.open_max)
-        fs->geo.txn_max = (fs->cfg.pending_max - 6u - fs->cfg.open_max) / fs->cfg.open_max;
     if (fs->geo.txn_max < 1)
         return STEADYFS_EINVAL;
-    fs->geo.orphan_max = fs->cfg.pending_max - 6u - fs->geo.txn_max * fs->cfg.open_max;
-    if (fs->geo.orphan_max > fs->cfg.open_max)
-        fs->geo.orphan_max = fs->cfg.open_max;
+    /* the orphan list follows the inode bitmap in the checkpoint (its
+     * count, then one u16 each): what room the sector has left, at most
+     * SFS_ORPHAN_CAP; none if inode numbers need the held bit */
+    fs->geo.orphan_max = 0;
+    if (ckpt_bytes(fs, fs->cfg.max_inodes) + 4u <= fs->geo.payload && fs->cfg.max_inodes <= 0x8000u)
+        fs->geo.orphan_max = (fs->geo.payload - ckpt_bytes(fs, fs->cfg.max_inodes) - 2u) / 2u;
+    if (fs->geo.orphan_max > SFS_ORPHAN_CAP)
+        fs->geo.orphan_max = SFS_ORPHAN_CAP;
+    fs->orphans.n = 0;
     if (cfg->work) {
         if (cfg->work_size < steadyfs_work_size(cfg) || ((uintptr_t)cfg->work & 7u) ||
             !cfg->sector_buf)

@@ -58,14 +58,10 @@
 #define PT_KILL 3u        /* inode `key`: pages >= ppn unmapped */
 #define PT_SIZE 4u        /* inode `key`: committed size is `ppn` bytes (newer than
                              its inode sector; from a TF_SIZE commit) */
-#define PT_ORPHAN 5u      /* inode `key` has no name but is open: it dies when its
-                             last handle closes, or after a cut, later (sfs_reap) */
 #define PF_UNC 0x01u      /* uncommitted (belongs to transaction owner/txn) */
 #define PF_KILLALL 0x02u  /* kill: the inode page too */
 #define PF_UNSETTLED 0x08u /* kill (whole inode): counts of its L1 sectors from index
                              `owner` on not settled yet (sfs_settle) */
-#define PF_HELD 0x10u     /* orphan: a handle still has it open (RAM only: mount
-                             clears it, no handle survives a mount) */
 #define PF_NEW 0x04u      /* uncommitted L1 of a page with no committed location
                              (an append): its commit replaces nothing.  Other
                              uncommitted changes look their old location up at
@@ -276,7 +272,7 @@ int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uin
 #define SFS_KILL_FROM 0u    /* data pages >= from die (a shrink) */
 #define SFS_KILL_ALL 1u     /* the inode dies (unlink, rmdir, rename over it) */
 #define SFS_KILL_ORPHAN 2u  /* the inode loses its name but is open: an orphan
-                               (PT_ORPHAN) until its last handle closes */
+                               (fs->orphans) until its last handle closes */
 int sfs_commit_kill(steadyfs *fs, uint16_t owner, uint32_t txn, uint32_t ino, uint32_t from,
                     uint32_t how);
 /* Can a whole-inode kill of ino settle later (sfs_settle) rather than read
@@ -286,10 +282,15 @@ int sfs_kill_lazy(steadyfs *fs, uint32_t ino);
  * open; lazy: only one whose kill settles later, so the call reads no L1
  * sector), committed by a checkpoint.  1 if one died, 0 if none did. */
 int sfs_reap(steadyfs *fs, uint32_t ino, int lazy);
+/* fs->orphans.ino[]: an orphan's inode number, | SFS_ORPHAN_HELD while a
+ * handle has it open (RAM only: no handle survives a mount). */
+#define SFS_ORPHAN_HELD 0x8000u
+#define SFS_ORPHAN_CAP 16u   /* sizeof fs->orphans.ino / 2 */
 /* No handle holds orphan ino (0: any) open any more. */
 void sfs_orphan_release(steadyfs *fs, uint32_t ino);
-/* Orphan entries in the pending table (at most open_max, sfs_orphan_room). */
-uint32_t sfs_orphans(const steadyfs *fs);
+/* Is inode ino an orphan? */
+int sfs_is_orphan(const steadyfs *fs, uint32_t ino);
+static inline uint32_t sfs_orphans(const steadyfs *fs) { return fs->orphans.n; }
 
 /* ckpt.c: checkpoints, anchor, mount. */
 int sfs_ckpt_write(steadyfs *fs);

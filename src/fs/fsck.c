@@ -693,11 +693,11 @@ static void check_tree(fck *c)
     for (i = 2; i < mi; i++) {
         /* an orphan (an open inode whose name was removed) has no name
          * until it dies; nothing may name it */
-        int orphan = sfs_pend_find(fs, PT_ORPHAN, i, 0) != NULL;
+        int orphan = sfs_is_orphan(fs, i);
         if (bit(c->imap, i) && !bit(c->iref, i) && !orphan)
             say(c, 1, "inode %u: allocated but no directory reachable from the root names it", i);
         if (orphan && (bit(c->iref, i) || !bit(c->imap, i)))
-            say(c, 1, "inode %u: an orphan entry, but it is %s", i,
+            say(c, 1, "inode %u: listed as an orphan, but it is %s", i,
                 bit(c->iref, i) ? "named by a directory" : "not allocated");
     }
 }

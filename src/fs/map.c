@@ -817,31 +817,31 @@ int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uin
 void sfs_orphan_release(steadyfs *fs, uint32_t ino)
 {
     uint32_t i;
-    for (i = 0; i < fs->npend; i++)
-        if (fs->pend[i].type == PT_ORPHAN && (!ino || fs->pend[i].key == ino))
-            fs->pend[i].flags &= (uint8_t)~PF_HELD;
+    for (i = 0; i < fs->orphans.n; i++)
+        if (!ino || (fs->orphans.ino[i] & ~SFS_ORPHAN_HELD) == ino)
+            fs->orphans.ino[i] &= (uint16_t)~SFS_ORPHAN_HELD;
 }
 
-uint32_t sfs_orphans(const steadyfs *fs)
+int sfs_is_orphan(const steadyfs *fs, uint32_t ino)
 {
-    uint32_t i, n = 0;
-    for (i = 0; i < fs->npend; i++)
-        n += fs->pend[i].type == PT_ORPHAN;
-    return n;
+    uint32_t i;
+    for (i = 0; i < fs->orphans.n; i++)
+        if ((fs->orphans.ino[i] & ~SFS_ORPHAN_HELD) == ino)
+            return 1;
+    return 0;
 }
 
 int sfs_reap(steadyfs *fs, uint32_t ino, int lazy)
 {
-    struct sfs_pend *o = NULL;
     uint32_t i;
     int rc;
-    for (i = 0; i < fs->npend && !o; i++) {
-        struct sfs_pend *p = &fs->pend[i];
-        if (p->type == PT_ORPHAN && (ino ? p->key == ino : !(p->flags & PF_HELD)))
-            o = p;
-    }
-    if (!o)
+    for (i = 0; i < fs->orphans.n; i++)
+        if (ino ? (fs->orphans.ino[i] & ~SFS_ORPHAN_HELD) == ino
+                : !(fs->orphans.ino[i] & SFS_ORPHAN_HELD))
+            break;
+    if (i == fs->orphans.n)
         return 0;
+    ino = fs->orphans.ino[i] & ~SFS_ORPHAN_HELD;
     if (lazy) {
         /* a light call's housekeeping: one step towards the kill.  A
          * committed change of the orphan's pages would be uncounted twice
@@ -849,23 +849,19 @@ int sfs_reap(steadyfs *fs, uint32_t ino, int lazy)
          * merge's cost).  A kill still settling goes first (the light
          * call's settling step).  And no merge for room: the kill costs
          * two lookups and the checkpoint (steadyfs_bound's finish). */
-        struct sfs_pend *c = committed_change_of(fs, o->key);
+        struct sfs_pend *c = committed_change_of(fs, ino);
         if (c && fs->npend + 2u <= fs->cfg.pending_max) {
             rc = sfs_merge_l1(fs, c->key / fs->geo.e1);
             return rc ? rc : 1;
         }
-        if (!sfs_kill_lazy(fs, o->key) || fs->npend + 4u + 1u > fs->cfg.pending_max)
+        if (!sfs_kill_lazy(fs, ino) || fs->npend + 4u + 1u > fs->cfg.pending_max)
             return 0;
     }
-    ino = o->key;
-    /* the kill adds up to three entries, and the room it makes may move
-     * entries: the orphan's is found again after it */
+    /* the kill adds up to three entries: room first */
     rc = sfs_make_room(fs, 4);
     if (rc)
         return rc;
-    o = sfs_pend_find(fs, PT_ORPHAN, ino, 0);
-    if (o)
-        sfs_pend_del(fs, o);
+    fs->orphans.ino[i] = fs->orphans.ino[--fs->orphans.n];
     rc = sfs_apply_kill(fs, ino, 0, 1);
     if (!rc)
         rc = sfs_ckpt_write(fs);   /* the commit record of the kill, as in sfs_commit_kill */
@@ -884,13 +880,12 @@ int sfs_commit_kill(steadyfs *fs, uint16_t owner, uint32_t txn, uint32_t ino, ui
         drop_size(fs, ino);   /* its inode sector, in the transaction, has the size */
     if (!rc && how == SFS_KILL_ORPHAN) {
         /* the inode keeps its sectors and its number while a handle has it
-         * open; the checkpoint below records it, so after a cut the next
+         * open; the checkpoint below lists it, so after a cut the next
          * mount's first light calls (or unmount) reap it */
-        struct sfs_pend *o = pend_add(fs, PT_ORPHAN, ino, 0);
-        if (o)
-            o->flags = PF_HELD;
+        if (fs->orphans.n < fs->geo.orphan_max)
+            fs->orphans.ino[fs->orphans.n++] = (uint16_t)(ino | SFS_ORPHAN_HELD);
         else
-            rc = STEADYFS_ENOSPC;
+            rc = STEADYFS_EBUSY;
     } else if (!rc) {
         rc = sfs_apply_kill(fs, ino, from, how == SFS_KILL_ALL);
     }

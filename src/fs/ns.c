@@ -305,9 +305,8 @@ int steadyfs_setattr(steadyfs *fs, const char *path, const steadyfs_attr *attr)
     return ns_end(fs, 0);
 }
 
-/* Before an open inode becomes an orphan: at most orphan_max orphan
- * entries wait in the pending table (sfs_setup leaves them room; open_max
- * of them unless the transactions would get no sector).  If it is full,
+/* Before an open inode becomes an orphan: the checkpoint lists at most
+ * orphan_max (what room its sector has, up to 16).  If the list is full,
  * an orphan no handle holds (a cut left it) dies first, with the kill
  * this call's bound has for the inode it does not kill now; if every one
  * is held open, EBUSY. */

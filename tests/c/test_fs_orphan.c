@@ -1,6 +1,6 @@
 /* Unlink and rename-over of open files (POSIX): the name goes at once,
- * open handles keep reading and writing the inode (an orphan, PT_ORPHAN
- * in the pending table), and it dies at its last close; a removed
+ * open handles keep reading and writing the inode (an orphan, in the
+ * checkpoint's orphan list), and it dies at its last close; a removed
  * directory that is still open dies in a light call after its closedir;
  * after a power cut the orphans the checkpoint holds die in the first
  * light calls after mount (or at unmount), and fsck accepts them meanwhile.
@@ -214,39 +214,55 @@ static void rename_over_open_and_rmdir_open(void)
     tdev_close(&T);
 }
 
-/* Orphans a cut left: fsck accepts them; light calls reap them; unlink of
- * an open file with open_max of them waiting reaps one first. */
+/* The orphan list full (orphan_max, every one held): one more unlink of
+ * an open file is EBUSY and changes nothing.  Orphans a cut left: fsck
+ * accepts them; with the list full of them, the next unlink of an open
+ * file reaps one first; light calls reap the rest. */
 static void orphans_after_a_cut(void)
 {
-    int fd;
+    int fd, last;
     char p[16];
-    uint32_t i, calls;
+    uint32_t i, calls, n;
+    steadyfs_stat st;
     CHECK_EQ(tdev_open(&T, "mt29f1g01", 64, 3), 0);
+    /* more handles than the list has room for */
+    T.cfg.open_max = SFS_ORPHAN_CAP + 4u;
+    free(T.work);
+    T.cfg.work_size = steadyfs_work_size(&T.cfg);
+    T.work = calloc(1, T.cfg.work_size);
+    T.cfg.work = T.work;
     CHECK_EQ(steadyfs_format(&T.fs, &T.cfg), 0);
     CHECK_EQ(steadyfs_mount(&T.fs, &T.cfg), 0);
+    n = T.fs.geo.orphan_max;
+    CHECK(n >= 4u && n <= SFS_ORPHAN_CAP);
     make_file("/keep", 70, 32, 0);
-    for (i = 0; i < 4; i++) {   /* open_max = 4 */
+    for (i = 0; i < n; i++) {
         snprintf(p, sizeof p, "/o%u", i);
-        CHECK(make_file(p, 100 + 10 * i, 16, 1) >= 0);   /* held open at the cut */
+        CHECK(make_file(p, 100 + 10 * i, 4, 1) >= 0);   /* held open at the cut */
         CHECK_EQ(steadyfs_unlink(&T.fs, p), 0);
     }
-    CHECK_EQ(sfs_orphans(&T.fs), 4u);
-    cut_and_mount("four orphans held at the cut");
-    CHECK_EQ(sfs_orphans(&T.fs), 4u);
+    CHECK_EQ(sfs_orphans(&T.fs), n);
+    last = make_file("/busy", 7, 1, 1);
+    CHECK_EQ(steadyfs_unlink(&T.fs, "/busy"), STEADYFS_EBUSY);
+    CHECK_EQ(steadyfs_stat_path(&T.fs, "/busy", &st), 0);
+    CHECK(record_ok(last, 7, 0));
+    cut_and_mount("a full orphan list held at the cut");
+    CHECK_EQ(sfs_orphans(&T.fs), n);
     CHECK(counts_ok("mounted with orphans"));
-    /* open_max orphans no handle holds: the next to come reaps one first */
+    CHECK(file_ok("/busy", 7, 1));
+    /* the list full of orphans no handle holds: the next one reaps one */
     fd = make_file("/n", 90, 2, 1);
-    CHECK(sfs_orphans(&T.fs) <= 4u);
     CHECK_EQ(steadyfs_unlink(&T.fs, "/n"), 0);
-    CHECK(sfs_orphans(&T.fs) <= 4u);
+    CHECK(sfs_orphans(&T.fs) <= n);
     CHECK(record_ok(fd, 90, 1));
     CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
-    calls = light_calls_until_reaped(64);
+    calls = light_calls_until_reaped(256);
     CHECK_EQ(sfs_orphans(&T.fs), 0u);
     CHECK(counts_ok("orphans reaped after the cut"));
     CHECK(file_ok("/keep", 70, 32));
     fsck_clean("reaped after the cut");
-    printf("  4 orphans left by a cut: reaped in %u light calls after mount\n", calls);
+    printf("  %u orphans (a full list) left by a cut: reaped in %u light calls after mount\n", n,
+           calls);
     /* and at unmount, when no light call came */
     CHECK(make_file("/u", 5, 4, 1) >= 0);
     CHECK_EQ(steadyfs_unlink(&T.fs, "/u"), 0);
