@@ -140,3 +140,30 @@ def test_all_refuses_out(capsys: pytest.CaptureFixture[str], tmp_path: Any) -> N
     rc, out, err = _bench(capsys, "--device", "all", "--workload", "log4k", "--fs", "steadyfs",
                           "--out", str(tmp_path / "x"))
     assert rc == 2 and "drop --out" in err
+
+
+def test_demo_runs_what_its_media_section_reads() -> None:
+    """`make demo`'s media section (issue 16): every steadyfs and raw run it
+    looks up is among the demo's jobs, and its rows carry those runs'
+    summaries (jobs faked with their slug as summary: no run here)."""
+    from steadyfs.cmd_demo import HEADLINE, jobs, media_rows
+
+    for quick in (True, False):
+        js = jobs(quick, steadyfs=True)
+        results = [{"job": j, "summary": {"slug": j.slug, "fs": j.fs}} for j in js]
+        for w in HEADLINE:
+            rows = media_rows(results, w)
+            assert [r.device for r in rows] == list(MEDIA), w
+            for r in rows:
+                assert r.fs is not None and r.raw is not None and not r.errors
+                assert r.fs["slug"].startswith(f"{r.device}-steadyfs-{w}-fill75")
+                want = "seed003-sweep" if w == "log4k" else w
+                assert r.raw["slug"].startswith(f"{r.device}-raw-{want}")
+                assert r.raw_workload.startswith(want)
+        # the raw log writes the bytes the steadyfs log4k run on that device writes
+        by = {(j.device, j.workload, j.fs, j.fill, j.tag): j for j in js}
+        for dev in MEDIA:
+            log = by[(dev, "log4k", "steadyfs", 0.75, "")]
+            raw = [j for j in js if j.device == dev and j.workload == "seed003-sweep" and j.tag]
+            assert len(raw) == 1 and raw[0].params["total"] == log.params["total"]
+    assert media_rows([], "log4k") == []
