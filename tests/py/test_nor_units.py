@@ -26,7 +26,7 @@ def _register_no_mid() -> str:
     spec["geometry"]["mid_erase_blocks"] = 0
     spec["times"] = {k: v for k, v in base["times"].items() if k != "erase_mid"}
     spec["bus"] = {k: v for k, v in base["bus"].items() if k != "data_bytes_per_s"}
-    return userprofile.register(spec)
+    return str(userprofile.register(spec))
 
 
 def test_profile_has_the_32k_erase() -> None:
