@@ -23,8 +23,9 @@
  *     erases, and every program must leave already-programmed bytes
  *     unchanged (NAND: writing 0xFF over them).  NOR: any program may only
  *     turn bits 1 -> 0;
- *   - erase(block, count): count is 1, or geo.big_erase_blocks with block
- *     a multiple of it (NOR 64 KiB sector erase).  On a device with
+ *   - erase(block, count): count is 1, geo.big_erase_blocks or (when > 1)
+ *     geo.mid_erase_blocks, with block a multiple of count (NOR 64 KiB
+ *     sector erase, 32 KiB subsector erase).  On a device with
  *     needs_erase == 0 erase is a no-op that takes no time and leaves the
  *     data unchanged: a file system must not rely on it.
  *
@@ -82,7 +83,8 @@ typedef struct sbd_geometry {
     uint8_t  nop;              /* programs per page between erases (0: unlimited) */
     uint8_t  needs_erase;      /* 1: programmed bits need an erase to return to 1 */
     uint8_t  erased_byte;      /* value of erased memory */
-    uint8_t  reserved;
+    uint8_t  mid_erase_blocks; /* blocks one middle-size erase covers (0, 1: none;
+                                  NOR 32 KiB subsector = 8) */
 } sbd_geometry;
 
 /* Operations.  ctx is sbd.ctx.  See the rules above. */

@@ -77,6 +77,7 @@ typedef struct sim_profile {
     sim_range t_prog;        /* one program operation (page / NOR page) */
     sim_range t_erase;       /* one block erase */
     sim_range t_erase_big;   /* one large erase (NOR 64 KiB), 0 if none */
+    sim_range t_erase_mid;   /* one middle-size erase (NOR 32 KiB), 0 if none */
     sim_bus bus;
     uint32_t endurance;      /* erase cycles before wear-out failures */
     uint32_t factory_bad_max;/* factory bad blocks at most */
@@ -175,7 +176,9 @@ uint32_t sim_erase_count(const sim_dev *d, uint32_t block);
  *   op READ/PROG: len bytes starting at the beginning of a page (NAND and
  *     NOR split them per page exactly as the models do);
  *   op ERASE: len is the block count of one erase call (1, or
- *     geo.big_erase_blocks for a NOR 64 KiB erase);
+ *     geo.big_erase_blocks for a NOR 64 KiB erase, geo.mid_erase_blocks
+ *     for a NOR 32 KiB erase; any other count is priced as that many
+ *     one-block erases);
  *   op SYNC: 0 (simulated devices have no write cache to flush).
  * sim_cost_ns: mode SIM_TYPICAL gives the nominal typical duration (no
  *   jitter); SIM_TAIL and SIM_WORST the datasheet maximum.

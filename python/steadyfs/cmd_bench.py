@@ -4,6 +4,7 @@
                  [--timing typical|tail|worst] [--seed N] [--rate LIST] [--ram LIST]
                  [--fill F | --fill-device F] [--scale F] [--blocks N] [--param KEY=VALUE ...]
                  [--out DIR] [--json] [--allow-write]
+    steady bench --device all --workload NAME --fs steadyfs [--fill F] [...]
     steady bench --list            # the workloads and their parameters
 
 Prints the seed 001-style table, or with --json the summary of
@@ -12,7 +13,10 @@ docs/BENCH-JSON.md plus "device", "fs", "workload", "timing", "seed",
 summary.json, plots (PNG + SVG) and index.html.  PATH (a file or block
 device) is overwritten: it needs --allow-write, and a mounted device is
 refused.  Latencies are on the device's virtual clock (wall clock for real
-devices).
+devices).  --device all: the three media's default parts (mt29f1g01,
+mt25q128, em064lx) side by side, each beside its raw device running the
+workload's raw analogue (python/steadyfs/sidebyside.py): one table, or
+with --json {"schema": "steadyfs-side-by-side/1", "rows": [...]}.
 """
 
 from __future__ import annotations
@@ -38,7 +42,8 @@ def register(sub: Any) -> None:
                     "profile or a real device, record every workload-level call on the device clock, "
                     "and report max latency, percentiles, average and guaranteed throughput and the "
                     "RAM needed for fixed input rates.  `steady bench --list` describes the workloads.")
-    p.add_argument("--device", help="profile name (see `steady devices`) or PATH of a file / block device")
+    p.add_argument("--device", help="profile name (see `steady devices`), PATH of a file / block device, "
+                                    "or `all`: the three media side by side with the raw device")
     userprofile.add_argument(p)
     p.add_argument("--workload", help="workload name (see --list)")
     p.add_argument("--fs", choices=list(TARGETS), default=None,
@@ -113,6 +118,30 @@ def write_outputs(out: Path, res: Any, rates: list[float], argv_text: str) -> Pa
                                     "scale": s.get("scale", 1.0)})
 
 
+def _run_all(args: argparse.Namespace, rates: list[float], ram: list[int] | None,
+             params: dict[str, str]) -> int:
+    """--device all: the three media side by side with the raw device."""
+    from steadyfs import sidebyside
+    from steadyfs.benchrun import run_bench
+
+    for flag, given in (("--out", args.out is not None), ("--profile-file", bool(args.profile_file)),
+                        ("--allow-write", args.allow_write)):
+        if given:
+            return _fail(f"--device all runs the three built-in media: drop {flag}")
+    rows = sidebyside.run_all(args.workload, fs=args.fs, runner=run_bench, timing=args.timing,
+                              seed=args.seed, rates=rates, ram=ram, fill_fraction=args.fill,
+                              fill_device=args.fill_device, scale=args.scale, blocks=args.blocks,
+                              params=params)
+    if args.json:
+        print(json.dumps(sidebyside.as_json(rows, args.workload), indent=1, allow_nan=False))
+    else:
+        print(f"{args.workload}, {args.timing} timing, seed {args.seed}"
+              + (f", file system {args.fill:.0%} full" if args.fill else "")
+              + "; kB = 1000 B; buf @R: peak RAM beyond the block being written at input rate R")
+        print(sidebyside.render_text(rows))
+    return 1 if any(r.errors for r in rows) else 0
+
+
 def run(args: argparse.Namespace) -> int:
     from steadyfs.benchrun import BenchError, run_bench
     from steadyfs.report import format_table
@@ -136,6 +165,8 @@ def run(args: argparse.Namespace) -> int:
                 return _fail(f"--param {kv!r}: expected KEY=VALUE")
             k, v = kv.split("=", 1)
             params[k.strip()] = v.strip()
+        if args.device == "all":
+            return _run_all(args, rates, ram, params)
         res = run_bench(args.device, args.workload, fs=args.fs, timing=args.timing, seed=args.seed,
                         rates=rates, ram=ram, fill_fraction=args.fill, fill_device=args.fill_device,
                         scale=args.scale,

@@ -39,17 +39,53 @@ CALLS: dict[str, tuple[int, int]] = {
     "setattr": (21, 2),
 }
 TIMING = {"typical": 0, "tail": 1, "worst": 2}
+# format options a bound depends on (steadyfs_config; 0: the default)
+FORMAT_KEYS = ("sector_size", "erase_mult")
 
 
-def bounds_us(device: str, timing: str) -> dict[str, float]:
+class FormatError(ValueError):
+    """A --param the bound cannot take (the message says why)."""
+
+
+def format_params(params: list[str] | None) -> dict[str, int]:
+    """``--param KEY=VALUE`` pairs of FORMAT_KEYS (``fs.`` prefix allowed, as
+    `steady bench` takes them) as integers; every key present (0: default)."""
+    out = {k: 0 for k in FORMAT_KEYS}
+    for item in params or []:
+        key, sep, value = item.partition("=")
+        key = key.removeprefix("fs.")
+        if not sep or key not in FORMAT_KEYS:
+            raise FormatError(f"--param {item}: want KEY=VALUE with KEY one of "
+                              f"{', '.join(FORMAT_KEYS)}")
+        try:
+            out[key] = int(value, 0)
+        except ValueError:
+            raise FormatError(f"--param {item}: {value!r} is not an integer") from None
+        if out[key] < 0:
+            raise FormatError(f"--param {item}: want >= 0")
+    return out
+
+
+def _fmt_args(fmt: dict[str, int] | None) -> tuple[int, int]:
+    f = fmt or {}
+    return int(f.get("sector_size", 0)), int(f.get("erase_mult", 0))
+
+
+def bounds_us(device: str, timing: str, fmt: dict[str, int] | None = None) -> dict[str, float]:
+    """Stated worst case of each call in microseconds; ``fmt``: format_params."""
     lib = ctypes.CDLL(str(native.library_path()))
-    fn = lib.steady_fs_bound_ns_default
+    fn = lib.steady_fs_bound_ns_fmt
     fn.restype = ctypes.c_uint64
-    fn.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_uint64, ctypes.c_int]
+    fn.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_uint64, ctypes.c_int,
+                   ctypes.c_uint32, ctypes.c_uint32]
+    sector, mult = _fmt_args(fmt)
     out: dict[str, float] = {}
     for name, (call, n) in CALLS.items():
-        ns = int(fn(device.encode(), call, n, TIMING[timing]))
+        ns = int(fn(device.encode(), call, n, TIMING[timing], sector, mult))
         if name == "mount" and ns == 0:
+            if fmt and any(fmt.values()):
+                raise SystemExit(f"steady bound: {device} with {fmt}: unknown device or a "
+                                 "format steadyfs refuses")
             raise SystemExit(f"steady bound: unknown device {device}")
         out[name] = round(ns / 1000.0, 1)
     return out
@@ -62,16 +98,18 @@ class _Cost(ctypes.Structure):
                 ("read_bytes", ctypes.c_uint64), ("prog_bytes", ctypes.c_uint64)]
 
 
-def bound_ops(device: str) -> dict[str, dict[str, int]]:
+def bound_ops(device: str, fmt: dict[str, int] | None = None) -> dict[str, dict[str, int]]:
     """Device operations each call may perform (steadyfs_bound), by name."""
     lib = ctypes.CDLL(str(native.library_path()))
-    fn = lib.steady_fs_bound_ops_default
+    fn = lib.steady_fs_bound_ops_fmt
     fn.restype = ctypes.c_int
-    fn.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_uint64, ctypes.POINTER(_Cost)]
+    fn.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_uint64, ctypes.c_uint32,
+                   ctypes.c_uint32, ctypes.POINTER(_Cost)]
+    sector, mult = _fmt_args(fmt)
     out: dict[str, dict[str, int]] = {}
     for name, (call, n) in CALLS.items():
         c = _Cost()
-        if fn(device.encode(), call, n, ctypes.byref(c)) != 0:
+        if fn(device.encode(), call, n, sector, mult, ctypes.byref(c)) != 0:
             raise SystemExit(f"steady bound: unknown device {device}")
         out[name] = {f[0]: int(getattr(c, f[0])) for f in _Cost._fields_}
     return out
@@ -83,14 +121,20 @@ def _run(args: argparse.Namespace) -> int:
     except userprofile.ProfileFileError as e:
         print(f"steady bound: --profile-file {e}", file=sys.stderr)
         return 2
-    b = bounds_us(args.device, args.timing)
-    ops = bound_ops(args.device)
+    try:
+        fmt = format_params(args.param)
+    except FormatError as e:
+        print(f"steady bound: {e}", file=sys.stderr)
+        return 2
+    b = bounds_us(args.device, args.timing, fmt)
+    ops = bound_ops(args.device, fmt)
     if args.json:
         print(json.dumps({"device": args.device, "timing": args.timing, "fs": "steadyfs",
-                          "bounds_us": b, "ops": ops}, indent=2))
+                          "format": fmt, "bounds_us": b, "ops": ops}, indent=2))
         return 0
+    shown = ", ".join(f"{k}={v}" for k, v in fmt.items() if v)
     print(f"steadyfs worst-case bounds on {args.device} ({args.timing} timing; "
-          "path calls: 2 components)")
+          f"path calls: 2 components{'; ' + shown if shown else ''})")
     print(f"  {'call':16s} {'bound':>13s} {'reads':>7s} {'programs':>9s} {'erases':>7s}")
     for name, us in b.items():
         o = ops[name]
@@ -104,5 +148,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--device", default=None, help="device profile (default mt29f1g01)")
     userprofile.add_argument(p)
     p.add_argument("--timing", choices=sorted(TIMING), default="worst")
+    p.add_argument("--param", action="append", metavar="KEY=VALUE",
+                   help="a format option the bound depends on (repeatable): sector_size, "
+                        "erase_mult (device blocks per erase unit, e.g. erase_mult=8 for "
+                        "32 KiB units on mt25q128); fs.KEY as `steady bench` takes it")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_run)

@@ -14,7 +14,12 @@ Runs (simulated devices, typical timing, seed 1):
   erase inside the write -- seed003-sweep sizes=4KiB, the raw analogue of
   a log); log4k with both file systems on em064lx and mt25q128 (75 %) and
   on mt29f1g01 25 % and 90 % full; steadyfs alone (cheap) also runs
-  seed000-random4k at 25/90 % and on em064lx and mt25q128.
+  seed000-random4k at 25/90 % and on em064lx and mt25q128;
+* the three media side by side with the raw device (issue 16): steadyfs's
+  log4k and seed000-random4k at 75 % on mt29f1g01, mt25q128 and em064lx
+  beside each raw device's analogue of the same run (the raw log of the
+  same bytes; the same random writes raw), the table `steady bench --device
+  all` prints (python/steadyfs/sidebyside.py).
 
 Writes OUT/index.html (tables, plots, parameters, the checks below) and
 prints the summary table and the checks of issue 3's "what it must show"
@@ -40,6 +45,8 @@ from steadyfs.analysis import DEFAULT_RATES
 
 MiB = 1024 * 1024
 RAW_LOG_TAG = "rawlog"
+#: the raw runs of the media side by side (issue 16) that no other section has
+MEDIA_TAG = "media"
 #: issue 5's targets on mt29f1g01 75 % full, typical timing
 TARGET_NO_BUFFER_RATE = "1000000"
 TARGET_SMALL_BUFFER_RATE, TARGET_SMALL_BUFFER_BYTES = "2000000", 4096
@@ -125,6 +132,17 @@ def jobs(quick: bool, steadyfs: bool) -> list[Job]:
             out.append(Job(dev, "log4k", fs, 0.75, {"total": "2M" if quick else "8M"}, cost=6 if lfs else 1))
             if not lfs:
                 out.append(Job(dev, "seed000-random4k", fs, 0.75, rnd, scale=q, cost=2))
+    if steadyfs:
+        # the raw device beside steadyfs on the two other media (mt29f1g01's
+        # raw log is the RAW_LOG_TAG job above): the raw log of the bytes
+        # their log4k runs write, and their random writes raw
+        for dev in ("em064lx", "mt25q128"):
+            out.append(Job(dev, "seed003-sweep", "raw",
+                           params={"sizes": "4KiB", "reads": "false", "total": "2M" if quick else "8M"},
+                           cost=0.3, tag=RAW_LOG_TAG))
+        for dev in ("mt29f1g01", "em064lx", "mt25q128"):
+            out.append(Job(dev, "seed000-random4k", "raw", params=dict(rnd), scale=q, cost=0.3,
+                           tag=MEDIA_TAG))
     return out
 
 
@@ -543,6 +561,37 @@ def seed003_series(results: list[dict[str, Any]]) -> tuple[dict[str, list[Any]],
     return series_w, series_r
 
 
+def media_rows(results: list[dict[str, Any]], workload: str) -> list[Any]:
+    """steadyfs at 75 % and the raw device on the three media for one of
+    HEADLINE's workloads (sidebyside.Row; empty without steadyfs runs)."""
+    from steadyfs.cmd_plan import MEDIA
+    from steadyfs.sidebyside import Row
+
+    def find(dev: str, w: str, fs: str, fill: float | None, tag: str) -> dict[str, Any] | None:
+        for r in results:
+            j: Job = r["job"]
+            if (j.device, j.workload, j.fs, j.fill, j.fill_device, j.tag) == (dev, w, fs, fill, None, tag):
+                return r
+        return None
+
+    rows = []
+    for dev in MEDIA:
+        f = find(dev, workload, "steadyfs", 0.75, "")
+        raw = (find(dev, "seed003-sweep", "raw", None, RAW_LOG_TAG) if workload == "log4k" else
+               find(dev, workload, "raw", None, MEDIA_TAG))
+        if f is None:
+            continue
+        row = Row(dev, f.get("summary"), raw.get("summary") if raw else None)
+        if raw is not None:
+            row.raw_workload = " ".join([raw["job"].workload] +
+                                        [f"{k}={v}" for k, v in raw["job"].params.items()])
+        for r in (f, raw):
+            if r is not None and "summary" not in r:
+                row.errors.append(f"{r['job'].slug}: {r.get('error', 'failed')}")
+        rows.append(row)
+    return rows
+
+
 def _add_sections(index: Path, out: Path, results: list[dict[str, Any]], chk: list[Check], pl: Any,
                   chk5: list[Check] | None = None,
                   head: list[tuple[str, str, dict[str, Any] | None, Any]] | None = None) -> None:
@@ -597,6 +646,20 @@ def _add_sections(index: Path, out: Path, results: list[dict[str, Any]], chk: li
                              f"<figcaption>{html.escape(cap)} (<a href='plots/{name}.svg'>SVG</a>)"
                              "</figcaption></figure>")
         parts.append("</div>")
+    media = {w: media_rows(results, w) for w in HEADLINE}
+    if any(media.values()):
+        from steadyfs.sidebyside import html_table
+        parts.append("<h2 id='media'>The three media side by side with the raw device (issue 16)</h2>"
+                     "<p>steadyfs at 75 % of its capacity on each medium's default part, typical timing, "
+                     "seed 1, beside the raw device running the same workload's raw analogue (log4k: "
+                     "sequential raw 4 KiB programs of the same bytes, erase inside the write; "
+                     "seed000-random4k: the same random writes raw, erase on rewrite). The table "
+                     "<code>steady bench --device all --workload W --fs steadyfs --fill 0.75</code> "
+                     "prints. kB = 1000 B; buf @R: peak RAM beyond the block being written at input "
+                     "rate R.</p>")
+        for w, mrows in media.items():
+            if mrows:
+                parts.append(f"<h3>{html.escape(w)}</h3>" + html_table(mrows))
     series_w, series_r = seed003_series(results)
     if series_w:
         figs = [(pl.plot_vs_size(series_w, "avg_throughput", title="Seed 003 fig. 1: average write throughput"),
@@ -634,7 +697,8 @@ def _add_sections(index: Path, out: Path, results: list[dict[str, Any]], chk: li
     marker = "<h2 id='summary'>"
     text = text.replace(marker, "\n".join(parts) + "\n" + marker, 1)
     text = text.replace("<nav><a href='#summary'>Summary</a>",
-                        "<nav><a href='#checks'>Checks</a><a href='#issue5'>Issue 5</a><a href='#seed003'>Seed 003</a>"
+                        "<nav><a href='#checks'>Checks</a><a href='#issue5'>Issue 5</a><a href='#media'>Media</a>"
+                        "<a href='#seed003'>Seed 003</a>"
                         "<a href='#seed004'>Seed 004</a><a href='#summary'>Summary</a>", 1)
     index.write_text(text, encoding="utf-8")
 

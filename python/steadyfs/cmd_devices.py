@@ -39,7 +39,12 @@ def render_table(devs: list[dict[str, Any]]) -> str:
         g, t, b = d["geometry"], d["times"], d["bus"]
         erase = _range(t["erase"]) if g["needs_erase"] else "no erase"
         if t["erase_big"]["typ_ns"]:
-            erase += f" (big {_range(t['erase_big'])})"
+            big = _fmt_bytes(g["block_size"] * g["big_erase_blocks"])
+            erase += f" (big {big} {_range(t['erase_big'])}"
+            if g.get("mid_erase_blocks", 0) > 1 and t.get("erase_mid", {}).get("typ_ns"):
+                mid = _fmt_bytes(g["block_size"] * g["mid_erase_blocks"])
+                erase += f", {mid} {_range(t['erase_mid'])}"
+            erase += ")"
         rows.append((
             d["name"], d["kind"], _fmt_bytes(g["capacity_bytes"]),
             f"{g['page_size']}+{g['spare_size']}", _fmt_bytes(g["block_size"]),

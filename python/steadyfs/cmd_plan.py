@@ -36,6 +36,7 @@ import sys
 from dataclasses import asdict, dataclass
 
 from steadyfs import native, userprofile
+from steadyfs.cmd_bound import FormatError, format_params
 from steadyfs.native import NativeLibraryMissing
 from steadyfs.units import format_bytes, format_rate, parse_rate, parse_size
 
@@ -78,7 +79,9 @@ def rate_for_buffer(g: Guarantee, ram: float) -> float:
     return min(g.max_rate, by_ram)
 
 
-def guarantee(device: str, record: int, timing: str, fill: float) -> Guarantee:
+def guarantee(device: str, record: int, timing: str, fill: float,
+              fmt: dict[str, int] | None = None) -> Guarantee:
+    """steadyfs_guarantee priced; ``fmt``: format options (cmd_bound.format_params)."""
     prof = next((p for p in native.profiles() if p["name"] == device), None)
     if prof is None:
         raise PlanError(f"--device {device}: no such device profile (see `steady devices`)")
@@ -89,16 +92,20 @@ def guarantee(device: str, record: int, timing: str, fill: float) -> Guarantee:
     if not 0.05 <= fill <= 0.95:
         raise PlanError(f"--fill {fill}: want the format's fill limit, 0.05 .. 0.95")
     lib = ctypes.CDLL(str(native.library_path()))
-    fn = lib.steady_fs_guarantee_ns_default
+    fn = lib.steady_fs_guarantee_ns_fmt
     fn.restype = ctypes.c_int
     fn.argtypes = [ctypes.c_char_p, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int,
+                   ctypes.c_uint32, ctypes.c_uint32,
                    ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64)]
     c_ns, d_ns = ctypes.c_uint64(), ctypes.c_uint64()
     permille = int(round(fill * 1000))
-    if fn(device.encode(), record, permille, TIMING[timing], ctypes.byref(c_ns),
-          ctypes.byref(d_ns)) != 0 or c_ns.value == 0:
-        raise PlanError(f"no guarantee for {device} with --record {record} --fill {fill}: "
-                        f"not a valid steadyfs configuration")
+    f = fmt or {}
+    if fn(device.encode(), record, permille, TIMING[timing], int(f.get("sector_size", 0)),
+          int(f.get("erase_mult", 0)), ctypes.byref(c_ns), ctypes.byref(d_ns)) != 0 \
+            or c_ns.value == 0:
+        shown = "".join(f" --param {k}={v}" for k, v in f.items() if v)
+        raise PlanError(f"no guarantee for {device} with --record {record} --fill {fill}"
+                        f"{shown}: not a valid steadyfs configuration")
     return Guarantee(device, record, timing, fill, c_ns.value / 1e9, d_ns.value / 1e9)
 
 
@@ -208,13 +215,16 @@ def _run(args: argparse.Namespace) -> int:
         ram = parse_size(args.ram) if args.ram is not None else None
         if rate is None and ram is None:
             return _fail("give --rate R (the RAM it needs) or --ram B (the rate it sustains)")
+        fmt = format_params(args.param)
         if args.device == "all":
+            if any(fmt.values()):
+                raise PlanError("--device all plans each part's default format; drop --param")
             return _run_all(args, record, rate, ram)
-        g = guarantee(args.device, record, args.timing, args.fill)
+        g = guarantee(args.device, record, args.timing, args.fill, fmt)
         raw = raw_guarantee(args.device, record, args.timing)
     except userprofile.ProfileFileError as e:
         return _fail(f"--profile-file {e}")
-    except (PlanError, ValueError, NativeLibraryMissing) as e:
+    except (PlanError, FormatError, ValueError, NativeLibraryMissing) as e:
         return _fail(str(e))
     fs_ram = _fs_ram(args.device)
     out: dict[str, object] = {**asdict(g), "c_ms": g.c_s * 1e3, "d_ms": g.d_s * 1e3,
@@ -274,5 +284,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--timing", choices=sorted(TIMING), default="worst")
     p.add_argument("--fill", type=float, default=0.75,
                    help="the format's fill limit (default 0.75, the format default)")
+    p.add_argument("--param", action="append", metavar="KEY=VALUE",
+                   help="a format option (repeatable): sector_size, erase_mult, as for "
+                        "`steady bound`")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_run)

@@ -64,6 +64,8 @@ def _run(args: argparse.Namespace) -> int:
             "--powercut", args.powercut]
     if args.blocks:
         argv += ["--blocks", str(args.blocks)]
+    if args.erase_mult:
+        argv += ["--erase-mult", str(args.erase_mult)]
     argv.append("--no-faults" if args.no_faults else "--faults")
     if args.spinand:
         argv.append("--spinand")
@@ -82,6 +84,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--powercut", default="every",
                    help="'every' (a cut within the next 1..8 program/erase ops), N, or 0")
     p.add_argument("--blocks", type=int, default=0, help="device blocks (0: small default)")
+    p.add_argument("--erase-mult", type=int, default=0, metavar="M",
+                   help="format with M device blocks per erase unit (0: the medium's default; "
+                        "8 on mt25q128: 32 KiB units, one 32 KiB erase)")
     f = p.add_mutually_exclusive_group()
     f.add_argument("--faults", action="store_true",
                    help="bit flips within ECC and grown bad blocks (NAND; the default)")

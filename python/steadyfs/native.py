@@ -64,12 +64,12 @@ class Geometry(ctypes.Structure):
         ("nop", ctypes.c_uint8),
         ("needs_erase", ctypes.c_uint8),
         ("erased_byte", ctypes.c_uint8),
-        ("reserved", ctypes.c_uint8),
+        ("mid_erase_blocks", ctypes.c_uint8),
     ]
 
     def as_dict(self) -> dict[str, int]:
         names = [str(f[0]) for f in self._fields_]
-        return {n: int(getattr(self, n)) for n in names if n != "reserved"}
+        return {n: int(getattr(self, n)) for n in names}
 
 
 class Stats(ctypes.Structure):

@@ -39,6 +39,7 @@ DEFAULTS: dict[str, int] = {
     "geometry.ecc_bits": 0, "geometry.ecc_codeword": 0, "geometry.nop": 0,
     "geometry.erased_byte": 255,
     "times.erase_big.typ_ns": 0, "times.erase_big.max_ns": 0,
+    "geometry.mid_erase_blocks": 0, "times.erase_mid.typ_ns": 0, "times.erase_mid.max_ns": 0,
     "bus.cmd_lines": 1, "bus.addr_lines": 1, "bus.data_lines": 1, "bus.addr_bytes": 3,
     "bus.dummy_cycles": 0, "bus.overhead_ns": 0,
     "endurance": 100000, "factory_bad_max": 0, "jitter_permille": 0, "tail_ppm": 0,

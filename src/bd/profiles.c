@@ -94,6 +94,7 @@ static const sim_profile profiles[] = {
             "tPP 256 B page program 0.12 ms TYP (consistent with the family's \"program performance 2 MB/s\"), 1.8 ms MAX: MT25Q datasheet AC table as recalled, max assumed (not located in the searched pages)\n"
             "tSSE 4 KiB subsector erase 50 ms TYP (\"80 KB/s (4KB sub-sector)\", MT25QL256ABA features page), 400 ms MAX assumed\n"
             "tSE 64 KiB sector erase 150 ms TYP, 1 s MAX: seed 003 (and \"400 KB/s (64KB sector)\" on the MT25Q features page)\n"
+            "32 KiB subsector erase (52h; \"Subsector erase 4KB, 32KB granularity\": MT25QL128ABA features page) 1 s MAX: ST's MT25QL512ABB BSP component (mt25ql512abb.h, SUBSECTOR_32K_ERASE_MAX_TIME 1000 ms beside SUBSECTOR_4K 400 ms and SECTOR 1000 ms, from the MT25Q AC table); 100 ms TYP assumed (not located in the searched pages; between tSSE 4 KiB 50 ms and tSE 150 ms)\n"
             "endurance 100,000 erase cycles per sector: datasheet features page; no ECC, no bad blocks\n"
             "bus QSPI 1-4-4 at 120 MHz (seed 003; datasheet max 133 MHz STR), 3 address bytes, 10 dummy clocks for quad I/O fast read (datasheet default, assumed)\n"
             "host overhead 17.75 us per command: calibrated on seed 003 MRAM latencies (same host and driver)\n"
@@ -102,11 +103,12 @@ static const sim_profile profiles[] = {
         .geo = {.page_size = 256, .spare_size = 0, .pages_per_block = 16,
                 .block_count = 4096, .read_size = 1, .prog_size = 1,
                 .big_erase_blocks = 16, .ecc_bits = 0, .ecc_codeword = 0, .nop = 0,
-                .needs_erase = 1, .erased_byte = 0xFF},
+                .needs_erase = 1, .erased_byte = 0xFF, .mid_erase_blocks = 8},
         .t_read = {0, 0},
         .t_prog = {120 * US, 1800 * US},
         .t_erase = {50 * MS, 400 * MS},
         .t_erase_big = {150 * MS, 1000 * MS},
+        .t_erase_mid = {100 * MS, 1000 * MS},
         .bus = {.hz = 120000000, .cmd_lines = 1, .addr_lines = 4, .data_lines = 4,
                 .addr_bytes = 3, .dummy_cycles = 10, .overhead_ns = SEED003_OVERHEAD_NS},
         .endurance = 100000,
@@ -240,6 +242,10 @@ int sim_profile_check(const sim_profile *p)
         g->page_size % g->prog_size || !g->big_erase_blocks ||
         g->block_count % g->big_erase_blocks)
         return SBD_ERR_INVAL;
+    /* a middle-size erase lies inside the big one (NOR: 32 KiB in 64 KiB) */
+    if (g->mid_erase_blocks > 1 && (g->big_erase_blocks % g->mid_erase_blocks ||
+                                    g->mid_erase_blocks >= g->big_erase_blocks))
+        return SBD_ERR_INVAL;
     /* the NAND model's limits: persistent bit errors are 16-bit bit indexes
      * in page + spare; at most 16 codewords per page */
     if ((uint64_t)(g->page_size + g->spare_size) * 8u > 65536u)
@@ -251,6 +257,7 @@ int sim_profile_check(const sim_profile *p)
         return SBD_ERR_INVAL;
     if (p->t_read.max_ns < p->t_read.typ_ns || p->t_prog.max_ns < p->t_prog.typ_ns ||
         p->t_erase.max_ns < p->t_erase.typ_ns || p->t_erase_big.max_ns < p->t_erase_big.typ_ns ||
+        p->t_erase_mid.max_ns < p->t_erase_mid.typ_ns ||
         p->jitter_permille > 1000u || p->tail_ppm > 1000000u || p->sd)
         return SBD_ERR_INVAL;
     return 0;

@@ -166,7 +166,9 @@ static int sim_erase_op(void *ctx, uint32_t block, uint32_t count)
         return finish(d, SIM_OP_ERASE, block, 0, count, 0, SBD_ERR_POWER);
     if (count == 0 || block >= g->block_count || count > g->block_count - block)
         return finish(d, SIM_OP_ERASE, block, 0, count, 0, SBD_ERR_RANGE);
-    if (count != 1 && (count != g->big_erase_blocks || block % count))
+    if (count != 1 && ((count != g->big_erase_blocks && (g->mid_erase_blocks < 2 ||
+                                                          count != g->mid_erase_blocks)) ||
+                       block % count))
         return finish(d, SIM_OP_ERASE, block, 0, count, 0, SBD_ERR_RULE);
     d->stats.erases++;
     if (!g->needs_erase)   /* the contract: a free no-op, data unchanged */

@@ -85,6 +85,9 @@ uint64_t sim_op_ns(const sim_profile *p, enum sim_op op, uint32_t off, uint32_t 
         if (len > 1 && len == p->geo.big_erase_blocks)
             return b->overhead_ns + sim_xfer_ns(b, 0, 0) +
                    sim_array_ns(p, &p->t_erase_big, mode, rng, pick);
+        if (len > 1 && len == p->geo.mid_erase_blocks)
+            return b->overhead_ns + sim_xfer_ns(b, 0, 0) +
+                   sim_array_ns(p, &p->t_erase_mid, mode, rng, pick);
         for (n = 0; n < (len ? len : 1u); n++)
             t += b->overhead_ns + sim_xfer_ns(b, 0, 0) +
                  sim_array_ns(p, &p->t_erase, mode, rng, pick);

@@ -428,7 +428,7 @@ int spinand_init(spinand *d, const spinand_config *cfg)
         .nop = p->nop,
         .needs_erase = 1,
         .erased_byte = 0xFF,
-        .reserved = 0,
+        .mid_erase_blocks = 0,
     };
 
     /* The bad-block scan: spare byte 0 of each block's first page. */

@@ -205,7 +205,10 @@ int sfs_erase(steadyfs *fs, uint32_t block)
     if (!g->needs_erase)
         return 0;   /* MRAM: nothing to pay for */
     sfs_budget_spend(fs, SFS_SPEND_ERASE, 1);
-    if (fs->geo.dev_per_block > 1 && fs->geo.dev_per_block == g->big_erase_blocks)
+    /* one command when the unit is the device's big or middle erase (NOR
+     * 64 KiB sector, 32 KiB subsector), else one erase per device block */
+    if (fs->geo.dev_per_block > 1 && (fs->geo.dev_per_block == g->big_erase_blocks ||
+                                      fs->geo.dev_per_block == g->mid_erase_blocks))
         rc = sbd_erase(fs->cfg.bd, block * fs->geo.dev_per_block, fs->geo.dev_per_block);
     else
         for (i = 0; i < fs->geo.dev_per_block && rc == 0; i++)

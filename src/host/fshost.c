@@ -153,7 +153,7 @@ int sh_fs_own_root(steadyfs *fs)
     return steadyfs_setattr(fs, "/", &a);
 }
 
-int sh_probe_format(steadyfs *scratch, steadyfs_config *cfg)
+static int probe_sizes(steadyfs *scratch, steadyfs_config *cfg)
 {
     /* the format's sector size is not in the image header (SIM-IMAGE.md):
      * the default first, then the other sizes the core accepts */
@@ -170,6 +170,32 @@ int sh_probe_format(steadyfs *scratch, steadyfs_config *cfg)
     }
     if (rc)
         cfg->sector_size = 0;
+    return rc;
+}
+
+int sh_probe_format(steadyfs *scratch, steadyfs_config *cfg)
+{
+    /* nor is the erase unit: the medium's default first, then its middle
+     * erase (NOR 32 KiB: `--erase-mult 8` on mt25q128), then the other
+     * powers of two up to 64 device blocks */
+    const sbd_geometry *g = &cfg->bd->geo;
+    uint32_t m;
+    int rc;
+    if (cfg->erase_mult)
+        return probe_sizes(scratch, cfg);
+    rc = probe_sizes(scratch, cfg);
+    if (rc && rc != STEADYFS_EFORMAT && g->mid_erase_blocks > 1) {
+        cfg->erase_mult = g->mid_erase_blocks;
+        rc = probe_sizes(scratch, cfg);
+    }
+    for (m = 1; m <= 64 && rc && rc != STEADYFS_EFORMAT; m *= 2) {
+        if (m == g->mid_erase_blocks || m == g->big_erase_blocks || g->block_count % m)
+            continue;
+        cfg->erase_mult = m;
+        rc = probe_sizes(scratch, cfg);
+    }
+    if (rc)
+        cfg->erase_mult = 0;
     return rc;
 }
 

@@ -405,16 +405,17 @@ int sh_profile_json(unsigned i, char *buf, size_t len)
              "\"block_count\": %u, \"block_size\": %llu, \"capacity_bytes\": %llu, "
              "\"read_size\": %u, \"prog_size\": %u, \"big_erase_blocks\": %u, "
              "\"ecc_bits\": %u, \"ecc_codeword\": %u, \"nop\": %u, \"needs_erase\": %u, "
-             "\"erased_byte\": %u}, ",
+             "\"erased_byte\": %u, \"mid_erase_blocks\": %u}, ",
          g->page_size, g->spare_size, g->pages_per_block, g->block_count,
          (unsigned long long)bsize, (unsigned long long)(bsize * g->block_count), g->read_size,
          g->prog_size, g->big_erase_blocks, g->ecc_bits, g->ecc_codeword, g->nop,
-         g->needs_erase, g->erased_byte);
+         g->needs_erase, g->erased_byte, g->mid_erase_blocks);
     jput(&j, "\"times\": {");
     jrange(&j, "read", p->t_read, 1);
     jrange(&j, "prog", p->t_prog, 1);
     jrange(&j, "erase", p->t_erase, 1);
-    jrange(&j, "erase_big", p->t_erase_big, 0);
+    jrange(&j, "erase_big", p->t_erase_big, 1);
+    jrange(&j, "erase_mid", p->t_erase_mid, 0);
     jput(&j, "}, ");
     jput(&j, "\"bus\": {\"hz\": %u, \"cmd_lines\": %u, \"addr_lines\": %u, \"data_lines\": %u, "
              "\"addr_bytes\": %u, \"dummy_cycles\": %u, \"overhead_ns\": %u, "
@@ -429,7 +430,9 @@ int sh_profile_json(unsigned i, char *buf, size_t len)
     jcost(&j, p, "prog_4096", SIM_OP_PROG, 4096, 1);
     jcost(&j, p, "erase_block", SIM_OP_ERASE, 1, g->big_erase_blocks > 1);
     if (g->big_erase_blocks > 1)
-        jcost(&j, p, "erase_big", SIM_OP_ERASE, g->big_erase_blocks, 0);
+        jcost(&j, p, "erase_big", SIM_OP_ERASE, g->big_erase_blocks, g->mid_erase_blocks > 1);
+    if (g->mid_erase_blocks > 1)
+        jcost(&j, p, "erase_mid", SIM_OP_ERASE, g->mid_erase_blocks, 0);
     jput(&j, "}, ");
     jput(&j, "\"endurance\": %u, \"factory_bad_max\": %u, \"jitter_permille\": %u, "
              "\"tail_ppm\": %u, ",
@@ -477,6 +480,7 @@ static const char *const profile_keys[] = {
     "bus.hz", "bus.cmd_lines", "bus.addr_lines", "bus.data_lines", "bus.addr_bytes",
     "bus.dummy_cycles", "bus.overhead_ns",
     "endurance", "factory_bad_max", "jitter_permille", "tail_ppm",
+    "geometry.mid_erase_blocks", "times.erase_mid.typ_ns", "times.erase_mid.max_ns",
 };
 #define NKEYS (sizeof profile_keys / sizeof profile_keys[0])
 
@@ -513,9 +517,10 @@ int sh_profile_define(const char *name, const char *part, const char *notes, con
     }
     if (v[7] > 0xFFFF || v[8] > 0xFFFF || v[9] > 0xFF || v[10] > 1 || v[11] > 0xFF ||
         v[21] > 0xFF || v[22] > 0xFF || v[23] > 0xFF || v[24] > 0xFF || v[25] > 0xFF ||
-        v[29] > 0xFFFF) {
+        v[29] > 0xFFFF || v[31] > 0xFF) {
         sh_set_error("profile %s: a field is out of its range (ecc_bits/ecc_codeword/"
-                     "jitter_permille <= 65535, nop/erased_byte/bus lines/bytes/cycles <= 255, "
+                     "jitter_permille <= 65535, nop/erased_byte/mid_erase_blocks/bus lines/bytes/"
+                     "cycles <= 255, "
                      "needs_erase 0 or 1)", name);
         return SBD_ERR_INVAL;
     }
@@ -553,6 +558,8 @@ int sh_profile_define(const char *name, const char *part, const char *notes, con
     p->factory_bad_max = (uint32_t)v[28];
     p->jitter_permille = (uint16_t)v[29];
     p->tail_ppm = (uint32_t)v[30];
+    p->geo.mid_erase_blocks = (uint8_t)v[31];
+    p->t_erase_mid = (sim_range){v[32], v[33]};
     p->name = dupstr(name);
     p->part = dupstr(part);
     p->notes = dupstr(notes);

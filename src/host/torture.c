@@ -702,6 +702,7 @@ static int setup(tctx *t)
         t->cfg.bd = &t->drv.bd;
     }
     t->cfg.max_inodes = 128;
+    t->cfg.erase_mult = t->o->erase_mult;
     ws = steadyfs_work_size(&t->cfg);
     t->work = calloc(1, ws ? ws : 1);
     t->cfg.work = t->work;
@@ -730,6 +731,8 @@ void steady_torture_replay(const steady_torture_opts *o, uint64_t ops, FILE *out
         fprintf(out, "%lu", (unsigned long)o->powercut);
     if (o->blocks)
         fprintf(out, " --blocks %lu", (unsigned long)o->blocks);
+    if (o->erase_mult)
+        fprintf(out, " --erase-mult %lu", (unsigned long)o->erase_mult);
     fprintf(out, "%s%s\n", o->faults ? "" : " --no-faults", o->spinand ? " --spinand" : "");
 }
 

@@ -17,6 +17,7 @@ typedef struct steady_torture_opts {
                              (mt29f1g01 only); half the cuts then fall on an
                              SPI transaction instead of a program/erase */
     int verbose;
+    uint32_t erase_mult;  /* format's device blocks per erase unit (0: default) */
 } steady_torture_opts;
 
 typedef struct steady_torture_result {

@@ -1,5 +1,5 @@
 /* NOR model rules: bits only go 1 -> 0, byte-granular repeated programs,
- * 4 KiB subsector and 64 KiB sector erase granularity. */
+ * 4 KiB and 32 KiB subsector and 64 KiB sector erase granularity. */
 #include "check.h"
 #include "sim_fixture.h"
 
@@ -15,6 +15,7 @@ int main(void)
     CHECK_EQ(bd->geo.page_size, 256);
     CHECK_EQ(bd->geo.pages_per_block, 16);
     CHECK_EQ(bd->geo.big_erase_blocks, 16);
+    CHECK_EQ(bd->geo.mid_erase_blocks, 8);
     CHECK_EQ(bd->geo.prog_size, 1);
     CHECK_EQ(bd->geo.spare_size, 0);
 
@@ -63,6 +64,7 @@ int main(void)
     CHECK_EQ(sim_erase_count(&f.d, 16), 0);
     /* granularity violations */
     CHECK_EQ(sbd_erase(bd, 8, 16), SBD_ERR_RULE);
+    CHECK_EQ(sbd_erase(bd, 4, 8), SBD_ERR_RULE);   /* 32 KiB not aligned to 32 KiB */
     CHECK_EQ(sbd_erase(bd, 0, 2), SBD_ERR_RULE);
     CHECK_EQ(sbd_erase(bd, 0, 32), SBD_ERR_RULE);
     CHECK_EQ(sbd_erase(bd, 60, 16), SBD_ERR_RANGE);
@@ -73,6 +75,21 @@ int main(void)
     CHECK(f.d.last_ns >= 150000000ull * 95 / 100 && f.d.last_ns <= 150000000ull * 105 / 100 + 30000);
     CHECK_EQ(sbd_erase(bd, 16, 1), 0);
     CHECK(f.d.last_ns >= 50000000ull * 95 / 100 && f.d.last_ns <= 50000000ull * 105 / 100 + 30000);
+    /* 32 KiB subsector erase: 8 blocks aligned to 8, its own time, only
+     * those blocks erased */
+    buf[0] = 0x00;
+    CHECK_EQ(sbd_prog(bd, 32, 0, buf, 1, NULL, 0), 0);
+    CHECK_EQ(sbd_prog(bd, 40, 0, buf, 1, NULL, 0), 0);
+    CHECK_EQ(sbd_erase(bd, 32, 8), 0);
+    CHECK(f.d.last_ns >= 100000000ull * 95 / 100 && f.d.last_ns <= 100000000ull * 105 / 100 + 30000);
+    CHECK_EQ(sbd_read(bd, 32, 0, back, 1, NULL, 0), 0);
+    CHECK_EQ(back[0], 0xFF);
+    CHECK_EQ(sbd_read(bd, 40, 0, back, 1, NULL, 0), 0);
+    CHECK_EQ(back[0], 0x00);            /* the next 32 KiB is untouched */
+    for (i = 32; i < 48; i++)
+        CHECK_EQ(sim_erase_count(&f.d, i), i < 40 ? 1 : 0);
+    CHECK_EQ(sim_cost_ns(sim_profile_find("mt25q128"), SIM_OP_ERASE, 8, SIM_WORST),
+             sim_cost_ns(sim_profile_find("mt25q128"), SIM_OP_ERASE, 16, SIM_WORST));
     /* a block count that breaks whole sectors is refused at init */
     {
         sim_dev d2;

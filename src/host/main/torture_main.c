@@ -10,7 +10,7 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: steady-torture --device PROFILE [--seed N] [--ops N] "
-                    "[--powercut every|N|0] [--blocks N] [--faults|--no-faults] [--spinand] [--verbose]\n");
+                    "[--powercut every|N|0] [--blocks N] [--erase-mult M] [--faults|--no-faults] [--spinand] [--verbose]\n");
     return 2;
 }
 
@@ -56,6 +56,10 @@ int main(int argc, char **argv)
             if (num(a, v, 0, 0xFFFFFFFFu, &x))
                 return 2;
             o.blocks = (uint32_t)x, i++;
+        } else if (!strcmp(a, "--erase-mult") && v) {
+            if (num(a, v, 0, 0xFFFFFFFFu, &x))
+                return 2;
+            o.erase_mult = (uint32_t)x, i++;
         } else if (!strcmp(a, "--powercut") && v) {
             o.powercut_every = !strcmp(v, "every");
             if (!o.powercut_every) {
