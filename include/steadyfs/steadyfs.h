@@ -38,14 +38,15 @@
  *   An open handle is 56 B: 48 B of file state and position, 8 B the
  *   working mtime (format 4's times; mode and owner stay on the medium).
  *
- *   sizeof(steadyfs) is fixed (no config term): 448 B on Cortex-M3, of
+ *   sizeof(steadyfs) is fixed (no config term): 488 B on Cortex-M3, of
  *   which 104 B are the read savers (src/fs/cache.c: the sector the buffer
- *   holds, 4 runs of 4 map words, the last directory path component) and
- *   4 B (+4 B alignment) the clock pointer in the configuration.
+ *   holds, 4 runs of 4 map words, the last directory path component),
+ *   4 B (+4 B alignment) the clock pointer in the configuration and 40 B
+ *   the orphan list (16 inode numbers of open files whose name is gone).
  *
  *   mt29f1g01 (1024 blocks) defaults, 512 inodes, one open file (open_max = 1):
  *     work 56 + 512 + 256 + 1024 + 64 = 1912 B, + 2048 B sector buffer,
- *     + sizeof(steadyfs) (448 B on Cortex-M3) = 4408 B.
+ *     + sizeof(steadyfs) (488 B on Cortex-M3) = 4448 B.
  *
  * Threads.  None: calls on one steadyfs must not run concurrently.
  *

@@ -258,8 +258,8 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
     case STEADYFS_CALL_UNMOUNT:
         t = commit(&m);
         add(&a, &t, fs.cfg.open_max);
-        t = kill(&m);   /* orphans no handle holds any more die */
-        add(&a, &t, fs.cfg.open_max);
+        t = kill(&m);   /* the orphans, no handle left to hold them, die */
+        add(&a, &t, fs.geo.orphan_max);
         rds(&m, &a, 1);   /* a deleted file's counts settled (sfs_settle) */
         rd(&m, &a, m.nl);
         pr(&m, &a, 1);    /* and checkpointed */

@@ -139,7 +139,7 @@ const char *sh_fs_strerror(int rc)
 {
     if (rc == STEADYFS_EFORMAT)
         return "the image was made by another steadyfs format version (this one reads "
-               "format 4; no migration: copy its files out with the steadyfs that made it)";
+               "format 5; no migration: copy its files out with the steadyfs that made it)";
     return steadyfs_strerror(rc);
 }
 
