@@ -31,6 +31,10 @@ $(BUILD)/fuzz/nocov/%.o: %.c
 	@mkdir -p $(@D)
 	@$(CLANG) $(P9SRV_FUZZ_NOCOV_CFLAGS) -MMD -MP -c $< -o $@
 
+# every header: a struct that changes size (sizeof(steadyfs)) must not meet
+# objects built with the old one (they made the harness's mount fail)
+$(patsubst %.c,$(BUILD)/fuzz/nocov/%.o,$(P9SRV_FUZZ_NOCOV)): $(wildcard include/steadyfs/*.h src/*/*.h)
+
 $(BUILD)/fuzz/fuzz_p9srv: tests/fuzz/fuzz_p9srv.c $(P9SRV_FUZZ_COV) \
 		$(patsubst %.c,$(BUILD)/fuzz/nocov/%.o,$(P9SRV_FUZZ_NOCOV)) $(wildcard include/steadyfs/*.h src/*/*.h)
 	@mkdir -p $(@D)

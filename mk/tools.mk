@@ -35,6 +35,8 @@ $(BUILD)/fuzz/nocov/%.o: %.c
 	@mkdir -p $(@D)
 	@$(CLANG) $(FI_NOCOV_CFLAGS) -c $< -o $@
 
+$(FI_NOCOV_OBJS): $(wildcard include/steadyfs/*.h src/*/*.h)
+
 $(BUILD)/fuzz/fuzz_image: tests/fuzz/fuzz_image.c tests/fuzz/fuzz_image_dev.h $(CORE_SRCS) \
                           $(FI_NOCOV_OBJS) $(wildcard include/steadyfs/*.h src/*/*.h)
 	@mkdir -p $(@D)

@@ -113,6 +113,17 @@ enum p9_type {
 #define P9_GETATTR_BASIC        0x000007ffull
 #define P9_GETATTR_ALL          0x00003fffull
 
+/* Tlock / Tgetlock */
+#define P9_LOCK_TYPE_RDLCK 0u
+#define P9_LOCK_TYPE_WRLCK 1u
+#define P9_LOCK_TYPE_UNLCK 2u
+#define P9_LOCK_FLAGS_BLOCK   1u   /* the client waits: it retries after BLOCKED */
+#define P9_LOCK_FLAGS_RECLAIM 2u
+#define P9_LOCK_SUCCESS 0u          /* Rlock status */
+#define P9_LOCK_BLOCKED 1u
+#define P9_LOCK_ERROR   2u
+#define P9_LOCK_GRACE   3u
+
 /* Tsetattr valid bits */
 #define P9_SETATTR_MODE      0x00000001u
 #define P9_SETATTR_UID       0x00000002u
@@ -209,6 +220,25 @@ struct p9_msg {
         struct { uint32_t fid, newfid; struct p9_str name; } txattrwalk;
         struct { uint64_t size; } rxattrwalk;
         struct { uint32_t fid; struct p9_str name; uint64_t attr_size; uint32_t flags; } txattrcreate;
+        /* POSIX byte-range locks (diod protocol.md "lock", "getlock") */
+        struct {
+            uint32_t fid;
+            uint8_t type;          /* P9_LOCK_TYPE_ */
+            uint32_t flags;        /* P9_LOCK_FLAGS_ */
+            uint64_t start, length;   /* length 0: to the end of the file */
+            uint32_t proc_id;
+            struct p9_str client_id;
+        } tlock;
+        struct { uint8_t status; } rlock;   /* P9_LOCK_ */
+        /* Tgetlock (fid and the lock asked about) and Rgetlock (fid unused:
+         * the conflicting lock, or type UNLCK if none) */
+        struct {
+            uint32_t fid;
+            uint8_t type;
+            uint64_t start, length;
+            uint32_t proc_id;
+            struct p9_str client_id;
+        } getlock;
         /* Rclunk Rremove Rflush Rsetattr Rrename Rrenameat Runlinkat Rfsync
          * Rxattrcreate carry no body. */
     } u;

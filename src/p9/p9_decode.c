@@ -229,6 +229,28 @@ static void decode_body(struct p9_rd *r, uint32_t msize, struct p9_msg *m)
         m->u.txattrcreate.attr_size = p9_rd64(r);
         m->u.txattrcreate.flags = p9_rd32(r);
         break;
+    case P9_TLOCK:
+        m->u.tlock.fid = p9_rd32(r);
+        m->u.tlock.type = p9_rd8(r);
+        m->u.tlock.flags = p9_rd32(r);
+        m->u.tlock.start = p9_rd64(r);
+        m->u.tlock.length = p9_rd64(r);
+        m->u.tlock.proc_id = p9_rd32(r);
+        m->u.tlock.client_id = p9_rdstr(r);
+        break;
+    case P9_RLOCK:
+        m->u.rlock.status = p9_rd8(r);
+        break;
+    case P9_TGETLOCK:
+    case P9_RGETLOCK:
+        if (m->type == P9_TGETLOCK)
+            m->u.getlock.fid = p9_rd32(r);
+        m->u.getlock.type = p9_rd8(r);
+        m->u.getlock.start = p9_rd64(r);
+        m->u.getlock.length = p9_rd64(r);
+        m->u.getlock.proc_id = p9_rd32(r);
+        m->u.getlock.client_id = p9_rdstr(r);
+        break;
     case P9_RCLUNK:
     case P9_RREMOVE:
     case P9_RFLUSH:

@@ -206,6 +206,28 @@ static void encode_body(struct p9_wr *w, const struct p9_msg *m)
         p9_wr64(w, m->u.txattrcreate.attr_size);
         p9_wr32(w, m->u.txattrcreate.flags);
         break;
+    case P9_TLOCK:
+        p9_wr32(w, m->u.tlock.fid);
+        p9_wr8(w, m->u.tlock.type);
+        p9_wr32(w, m->u.tlock.flags);
+        p9_wr64(w, m->u.tlock.start);
+        p9_wr64(w, m->u.tlock.length);
+        p9_wr32(w, m->u.tlock.proc_id);
+        p9_wrstr(w, m->u.tlock.client_id);
+        break;
+    case P9_RLOCK:
+        p9_wr8(w, m->u.rlock.status);
+        break;
+    case P9_TGETLOCK:
+    case P9_RGETLOCK:
+        if (m->type == P9_TGETLOCK)
+            p9_wr32(w, m->u.getlock.fid);
+        p9_wr8(w, m->u.getlock.type);
+        p9_wr64(w, m->u.getlock.start);
+        p9_wr64(w, m->u.getlock.length);
+        p9_wr32(w, m->u.getlock.proc_id);
+        p9_wrstr(w, m->u.getlock.client_id);
+        break;
     case P9_RCLUNK:
     case P9_RREMOVE:
     case P9_RFLUSH:

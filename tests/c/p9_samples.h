@@ -95,6 +95,16 @@ static inline int make_samples(struct sample *s)
     NEW(P9_RXATTRWALK, 7 + 8); m->u.rxattrwalk.size = 0;
     NEW(P9_TXATTRCREATE, 7 + 4 + 2 + 14 + 8 + 4); m->u.txattrcreate.fid = 31; m->u.txattrcreate.name = S("security.selin"); m->u.txattrcreate.attr_size = 8; m->u.txattrcreate.flags = 1;
     NEW(P9_RXATTRCREATE, 7);
+    NEW(P9_TLOCK, 7 + 4 + 1 + 4 + 8 + 8 + 4 + 2 + 5);
+    m->u.tlock.fid = 9; m->u.tlock.type = P9_LOCK_TYPE_WRLCK; m->u.tlock.flags = P9_LOCK_FLAGS_BLOCK;
+    m->u.tlock.start = 100; m->u.tlock.length = 0; m->u.tlock.proc_id = 4242; m->u.tlock.client_id = S("guest");
+    NEW(P9_RLOCK, 7 + 1); m->u.rlock.status = P9_LOCK_BLOCKED;
+    NEW(P9_TGETLOCK, 7 + 4 + 1 + 8 + 8 + 4 + 2 + 5);
+    m->u.getlock.fid = 9; m->u.getlock.type = P9_LOCK_TYPE_RDLCK; m->u.getlock.start = 0;
+    m->u.getlock.length = 4096; m->u.getlock.proc_id = 7; m->u.getlock.client_id = S("guest");
+    NEW(P9_RGETLOCK, 7 + 1 + 8 + 8 + 4 + 2 + 4);
+    m->u.getlock.type = P9_LOCK_TYPE_WRLCK; m->u.getlock.start = 100; m->u.getlock.length = 0;
+    m->u.getlock.proc_id = 4242; m->u.getlock.client_id = S("host");
 #undef NEW
     return n;
 }
