@@ -137,6 +137,8 @@ extern "C" {
  * below a mount's root arrives with the export root's "/" in front (FUSE
  * and v9fs alike) and needs a NUL: 4097 bytes, 4100 aligned. */
 #define P9SRV_PATH_MAX_HOST 4100u
+/* Lock entries hosts give their servers (steady serve: all clients). */
+#define P9SRV_LOCKS_HOST 1024u
 #define P9SRV_FID_MAX_DEFAULT 16u
 #define P9SRV_MSIZE_DEFAULT 8192u
 #define P9SRV_VERSION "9P2000.L"
@@ -150,6 +152,26 @@ enum p9srv_err {
     P9SRV_E_INVAL = -3,   /* bad configuration or argument */
 };
 
+/* POSIX byte-range locks (Tlock, Tgetlock: Linux v9fs sends fcntl and
+ * lockf locks to the server).  One table serves every session of a group
+ * (p9srv_group), so clients see each other's locks; the caller provides
+ * the entries (host: hundreds; the firmware passes none and answers
+ * Tlock with EOPNOTSUPP).  Locks are advisory, as POSIX's: reads and
+ * writes never look at them.  An owner is (session, proc_id, client_id);
+ * a session's locks go when it disconnects. */
+struct p9srv_lock {
+    uint64_t file;        /* steadyfs id of the file (qid.path) */
+    uint64_t start, end;  /* bytes start..end inclusive; end ~0: to any end */
+    const void *session;  /* NULL: a free entry */
+    uint32_t proc_id, client;   /* client: a hash of client_id */
+    uint8_t type;         /* P9_LOCK_TYPE_RDLCK / _WRLCK */
+};
+typedef struct p9srv_locks {
+    struct p9srv_lock *e;
+    uint32_t n;           /* entries; a split or a new lock that finds none
+                             free is refused (Rlock ERROR: ENOLCK) */
+} p9srv_locks;
+
 typedef struct p9srv_config {
     steadyfs *fs;         /* mounted; the server does not mount or unmount it */
     void *mem;            /* p9srv_mem_size() bytes, 4-aligned */
@@ -160,6 +182,7 @@ typedef struct p9srv_config {
     uint8_t read_only;    /* 1: every change fails with EROFS */
     uint8_t access_user;  /* 1: mode bits are checked for the attached user
                              (diod's access=user; uid 0 bypasses), docs/P9.md */
+    p9srv_locks *locks;   /* NULL: Tlock and Tgetlock get EOPNOTSUPP */
 } p9srv_config;
 
 /* One fid (private). */

@@ -83,18 +83,18 @@ STRESS_GROUPS: dict[str, list[tuple[str, tuple[str, ...]]]] = {
         ("aio", ("--aio-requests", "8")),
         ("io", ()),
     ],
-    # POSIX record locks: FUSE only (the mount has no lock calls, so the
-    # host kernel keeps them); v9fs sends Tlock/Tgetlock, which the server
-    # does not implement (EXCLUDED_V9FS)
+    # POSIX record locks: on FUSE the host kernel keeps them (the mount has
+    # no lock calls); v9fs sends them to the server as Tlock/Tgetlock, one
+    # table for every client (docs/P9.md "Locks")
     "locks": [
         ("fcntl", ()),
         ("lockf", ()),
     ],
 }
 # What each client runs when three share one server: every group but iomix
-# (eight handles per client), and on v9fs (the guest) not the record locks.
+# (eight handles per client).
 THREE_CLIENT_GROUPS = ("data", "data2", "namespace", "namespace2", "fd", "locks")
-GUEST_GROUPS = ("data", "data2", "mix", "namespace", "namespace2", "fd-v9fs")
+GUEST_GROUPS = ("data", "data2", "mix", "namespace", "namespace2", "fd-v9fs", "locks")
 
 
 def guest_groups(groups: tuple[str, ...]) -> list[str]:
@@ -150,10 +150,6 @@ EXCLUDED: dict[str, str] = {
 
 # Left out on v9fs only (tried in the guest, Linux 6.1's v9fs, cache=none).
 EXCLUDED_V9FS: dict[str, str] = {
-    "fcntl": "fail: fcntl F_GETLK failed: errno=95 (Operation not supported): v9fs sends "
-             "POSIX locks to the server as Tgetlock/Tlock, which steady serve does not "
-             "implement (answered EOPNOTSUPP)",
-    "lockf": "no bogo ops: the same Tlock, EOPNOTSUPP",
     "file-ioctl": "fail (2 of 3 three-client runs on a loaded machine): ioctl FIOQSIZE failed, "
                   "size 1048576 (filesize) vs 778240 (reported): the guest's inode size lags "
                   "what the stressor made the file; not explained yet (an open question on "

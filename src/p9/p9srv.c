@@ -87,6 +87,7 @@ int p9srv_disconnect(p9srv *s)
             first = rc;
     }
     s->nfids = 0;
+    srv_locks_drop(s);
     set_session_defaults(s);
     return first;
 }
@@ -229,6 +230,8 @@ int32_t p9srv_handle(p9srv *s, const uint8_t *in, uint32_t in_len, uint8_t *out,
     case P9_TUNLINKAT: rc = srv_h_unlinkat(s); break;
     case P9_TRENAMEAT: rc = srv_h_renameat(s); break;
     case P9_TRENAME: rc = srv_h_rename(s); break;
+    case P9_TLOCK: rc = srv_h_lock(s); break;
+    case P9_TGETLOCK: rc = srv_h_getlock(s); break;
     case P9_TAUTH:
         /* No authentication: Rlerror(ENOENT) is how diod and its client
          * library say "not required" (the client then attaches with

@@ -91,6 +91,10 @@ int srv_h_lcreate(p9srv *s);
 int32_t srv_h_read(p9srv *s, uint8_t *out, uint32_t out_cap);
 int srv_h_write(p9srv *s);
 int srv_h_fsync(p9srv *s);
+/* p9srv_lock.c: Tlock, Tgetlock; a session's locks go with it. */
+int srv_h_lock(p9srv *s);
+int srv_h_getlock(p9srv *s);
+void srv_locks_drop(p9srv *s);
 /* Returns the finished Rreaddir's length, or a negative errno. */
 int32_t srv_h_readdir(p9srv *s, uint8_t *out, uint32_t out_cap);
 int srv_h_walk(p9srv *s);        /* p9srv_ns.c */

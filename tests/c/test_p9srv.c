@@ -1150,7 +1150,7 @@ static void test_meta(void)
     /* no hard links, no FIFOs or devices */
     CHECK_EQ(raw_lerror(&S, P9_TLINK), 1);
     CHECK_EQ(raw_lerror(&S, P9_TMKNOD), 1);
-    CHECK_EQ(raw_lerror(&S, P9_TLOCK), 95);
+    CHECK_EQ(raw_lerror(&S, P9_TLOCK), 71);   /* decoded now: a truncated body is EPROTO */
     /* root bypasses the bits */
     c.mem = mem2;
     c.mem_size = sizeof mem2;
@@ -1310,6 +1310,112 @@ static void test_bounds(void)
     p9srv_disconnect(&S);
 }
 
+/* ---- POSIX locks (Tlock, Tgetlock) --------------------------------------- */
+
+static int tlock(p9srv *s, uint32_t fid, uint8_t type, uint64_t start, uint64_t len, uint32_t pid)
+{
+    struct p9_msg m = {.type = P9_TLOCK};
+    m.u.tlock.fid = fid;
+    m.u.tlock.type = type;
+    m.u.tlock.flags = P9_LOCK_FLAGS_BLOCK;
+    m.u.tlock.start = start;
+    m.u.tlock.length = len;
+    m.u.tlock.proc_id = pid;
+    m.u.tlock.client_id = p9_cstr("guest");
+    return rpc(s, &m) == P9_RLOCK ? R.u.rlock.status : -1;
+}
+
+/* Tgetlock: the conflicting lock's type (UNLCK: none); R holds the rest. */
+static int getlock(p9srv *s, uint32_t fid, uint8_t type, uint64_t start, uint64_t len,
+                   uint32_t pid)
+{
+    struct p9_msg m = {.type = P9_TGETLOCK};
+    m.u.getlock.fid = fid;
+    m.u.getlock.type = type;
+    m.u.getlock.start = start;
+    m.u.getlock.length = len;
+    m.u.getlock.proc_id = pid;
+    m.u.getlock.client_id = p9_cstr("guest");
+    return rpc(s, &m) == P9_RGETLOCK ? R.u.getlock.type : -1;
+}
+
+static void test_locks(void)
+{
+    static uint32_t mem2[4096];
+    static struct p9srv_lock ent[4];
+    static p9srv_locks locks;
+    static p9srv S2;
+    p9srv_config c = {.fs = FS, .mem = mem, .mem_size = sizeof mem, .msize_max = MSIZE,
+                      .fid_max = FIDS};
+    locks.e = ent;
+    locks.n = 4;
+    memset(ent, 0, sizeof ent);
+    /* without a table: EOPNOTSUPP, as before */
+    start(&S, 0, 0);
+    CHECK_EQ(walk(&S, 0, 1, ""), P9_RWALK);
+    CHECK_EQ(lcreate(&S, 1, "locked", 2), P9_RLCREATE);
+    CHECK_EQ(tlock(&S, 1, P9_LOCK_TYPE_WRLCK, 0, 0, 1), -1);
+    CHECK_EQ(R.u.rlerror.ecode, 95);
+    CHECK_EQ(clunk(&S, 1), P9_RCLUNK);
+    p9srv_disconnect(&S);
+    /* two sessions of a group share one table */
+    c.locks = &locks;
+    CHECK_EQ(p9srv_init(&S, &c), 0);
+    CHECK_EQ(version(&S, MSIZE, "9P2000.L"), P9_RVERSION);
+    CHECK_EQ(attach(&S, 0, ""), P9_RATTACH);
+    c.mem = mem2;
+    CHECK_EQ(p9srv_init(&S2, &c), 0);
+    CHECK_EQ(p9srv_group(&S2, &S), 0);
+    CHECK_EQ(version(&S2, MSIZE, "9P2000.L"), P9_RVERSION);
+    CHECK_EQ(attach(&S2, 0, ""), P9_RATTACH);
+    CHECK_EQ(walk(&S, 0, 1, "locked"), P9_RWALK);
+    CHECK_EQ(lopen(&S, 1, 2), P9_RLOPEN);
+    CHECK_EQ(walk(&S2, 0, 1, "locked"), P9_RWALK);
+    CHECK_EQ(lopen(&S2, 1, 2), P9_RLOPEN);
+    /* a lock needs an open fid */
+    CHECK_EQ(walk(&S, 0, 2, "locked"), P9_RWALK);
+    CHECK_EQ(tlock(&S, 2, P9_LOCK_TYPE_WRLCK, 0, 0, 1), -1);
+    CHECK_EQ(R.u.rlerror.ecode, 9);
+    CHECK_EQ(clunk(&S, 2), P9_RCLUNK);
+    /* S pid 1 write-locks bytes 100..199; readers elsewhere overlap: blocked */
+    CHECK_EQ(tlock(&S, 1, P9_LOCK_TYPE_WRLCK, 100, 100, 1), P9_LOCK_SUCCESS);
+    CHECK_EQ(tlock(&S2, 1, P9_LOCK_TYPE_RDLCK, 150, 10, 1), P9_LOCK_BLOCKED);
+    CHECK_EQ(tlock(&S, 1, P9_LOCK_TYPE_RDLCK, 199, 1, 2), P9_LOCK_BLOCKED);   /* other pid */
+    CHECK_EQ(tlock(&S2, 1, P9_LOCK_TYPE_WRLCK, 200, 0, 1), P9_LOCK_SUCCESS);  /* 200..end */
+    CHECK_EQ(getlock(&S2, 1, P9_LOCK_TYPE_RDLCK, 0, 0, 1), P9_LOCK_TYPE_WRLCK);
+    CHECK_EQ(R.u.getlock.start, 100);
+    CHECK_EQ(R.u.getlock.length, 100);
+    CHECK_EQ(R.u.getlock.proc_id, 1);
+    CHECK_EQ(getlock(&S2, 1, P9_LOCK_TYPE_WRLCK, 0, 100, 1), P9_LOCK_TYPE_UNLCK);
+    /* the owner itself never conflicts: it turns its lock to a read lock
+     * and cuts a hole in the middle (a split) */
+    CHECK_EQ(tlock(&S, 1, P9_LOCK_TYPE_RDLCK, 100, 100, 1), P9_LOCK_SUCCESS);
+    CHECK_EQ(tlock(&S2, 1, P9_LOCK_TYPE_RDLCK, 150, 10, 3), P9_LOCK_SUCCESS);   /* readers share */
+    CHECK_EQ(tlock(&S2, 1, P9_LOCK_TYPE_UNLCK, 150, 10, 3), P9_LOCK_SUCCESS);
+    CHECK_EQ(tlock(&S, 1, P9_LOCK_TYPE_UNLCK, 140, 20, 1), P9_LOCK_SUCCESS);
+    CHECK_EQ(tlock(&S2, 1, P9_LOCK_TYPE_WRLCK, 145, 10, 3), P9_LOCK_SUCCESS);   /* in the hole */
+    CHECK_EQ(tlock(&S2, 1, P9_LOCK_TYPE_WRLCK, 135, 10, 4), P9_LOCK_BLOCKED);   /* 100..139 */
+    CHECK_EQ(tlock(&S2, 1, P9_LOCK_TYPE_WRLCK, 165, 10, 4), P9_LOCK_BLOCKED);   /* 160..199 */
+    /* 4 entries: S 100..139 and 160..199, S2 pid 1 200.., S2 pid 3 145..154 */
+    CHECK_EQ(tlock(&S2, 1, P9_LOCK_TYPE_WRLCK, 50, 10, 5), P9_LOCK_ERROR);      /* ENOLCK */
+    CHECK_EQ(getlock(&S2, 1, P9_LOCK_TYPE_WRLCK, 50, 10, 5), P9_LOCK_TYPE_UNLCK); /* nothing set */
+    /* bad type */
+    CHECK_EQ(tlock(&S, 1, 7, 0, 0, 1), -1);
+    CHECK_EQ(R.u.rlerror.ecode, 22);
+    /* a session's locks go with it: S2's writers get all of S's range */
+    CHECK_EQ(clunk(&S, 1), P9_RCLUNK);
+    p9srv_disconnect(&S);
+    CHECK_EQ(tlock(&S2, 1, P9_LOCK_TYPE_WRLCK, 0, 145, 6), P9_LOCK_SUCCESS);
+    CHECK_EQ(tlock(&S2, 1, P9_LOCK_TYPE_UNLCK, 0, 0, 6), P9_LOCK_SUCCESS);
+    CHECK_EQ(tlock(&S2, 1, P9_LOCK_TYPE_UNLCK, 0, 0, 3), P9_LOCK_SUCCESS);
+    CHECK_EQ(tlock(&S2, 1, P9_LOCK_TYPE_UNLCK, 0, 0, 1), P9_LOCK_SUCCESS);
+    CHECK(!ent[0].session && !ent[1].session && !ent[2].session && !ent[3].session);
+    CHECK_EQ(clunk(&S2, 1), P9_RCLUNK);
+    p9srv_ungroup(&S2);
+    p9srv_disconnect(&S2);
+    CHECK_EQ(steadyfs_unlink(FS, "/locked"), 0);
+}
+
 int main(void)
 {
     uint32_t ws;
@@ -1342,6 +1448,7 @@ int main(void)
         test_disconnect();
         test_sessions();
         test_dsync();
+        test_locks();
         test_meta();
         test_bounds();
     }
