@@ -19,6 +19,7 @@ static uint8_t fs_work[FW_FS_WORK] __attribute__((aligned(8)));
 static uint8_t fs_sector[FW_FS_SECTOR] __attribute__((aligned(4)));
 static p9srv srv;
 static uint8_t srv_mem[FW_P9_MEM] __attribute__((aligned(4)));
+
 static uint8_t msg[FW_MSIZE] __attribute__((aligned(4)));
 static uint32_t work_used;
 
@@ -170,6 +171,7 @@ void fw_fs_serve(fw_serve_stats *st)
         .fid_max = FW_P9_FID_MAX,
         .path_max = FW_P9_PATH_MAX,
         .access_user = 1,
+        /* no lock table: one link, whose kernel keeps its locks (p9srv.h) */
     };
     uint32_t need = p9srv_mem_size(&pc);
     if (need == 0 || need > sizeof srv_mem || p9srv_init(&srv, &pc) != 0) {

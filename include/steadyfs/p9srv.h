@@ -155,8 +155,10 @@ enum p9srv_err {
 /* POSIX byte-range locks (Tlock, Tgetlock: Linux v9fs sends fcntl and
  * lockf locks to the server).  One table serves every session of a group
  * (p9srv_group), so clients see each other's locks; the caller provides
- * the entries (host: hundreds; the firmware passes none and answers
- * Tlock with EOPNOTSUPP).  Locks are advisory, as POSIX's: reads and
+ * the entries (host: 1024).  A session alone without a table answers
+ * every lock as granted: Linux v9fs keeps them in its own kernel first,
+ * so one client needs nothing more (the firmware); with peers and no
+ * table, EOPNOTSUPP.  Locks are advisory, as POSIX's: reads and
  * writes never look at them.  An owner is (session, proc_id, client_id);
  * a session's locks go when it disconnects. */
 struct p9srv_lock {
@@ -166,11 +168,20 @@ struct p9srv_lock {
     uint32_t proc_id, client;   /* client: a hash of client_id */
     uint8_t type;         /* P9_LOCK_TYPE_RDLCK / _WRLCK */
 };
-typedef struct p9srv_locks {
+typedef struct p9srv_locks p9srv_locks;
+struct p9srv_locks {
     struct p9srv_lock *e;
     uint32_t n;           /* entries; a split or a new lock that finds none
                              free is refused (Rlock ERROR: ENOLCK) */
-} p9srv_locks;
+    /* set by p9srv_locks_init (so the table's code is linked only where a
+     * table exists): one Tlock/Tgetlock into rep, or with req NULL the
+     * session's locks dropped */
+    void (*request)(p9srv_locks *t, const void *session, uint64_t file,
+                    const struct p9_msg *req, struct p9_msg *rep);
+};
+/* A table of n entries for p9srv_config.locks (every session of a group
+ * gets the same one). */
+void p9srv_locks_init(p9srv_locks *t, struct p9srv_lock *entries, uint32_t n);
 
 typedef struct p9srv_config {
     steadyfs *fs;         /* mounted; the server does not mount or unmount it */
@@ -182,7 +193,7 @@ typedef struct p9srv_config {
     uint8_t read_only;    /* 1: every change fails with EROFS */
     uint8_t access_user;  /* 1: mode bits are checked for the attached user
                              (diod's access=user; uid 0 bypasses), docs/P9.md */
-    p9srv_locks *locks;   /* NULL: Tlock and Tgetlock get EOPNOTSUPP */
+    p9srv_locks *locks;   /* NULL: no table (above) */
 } p9srv_config;
 
 /* One fid (private). */

@@ -1347,15 +1347,21 @@ static void test_locks(void)
     static p9srv S2;
     p9srv_config c = {.fs = FS, .mem = mem, .mem_size = sizeof mem, .msize_max = MSIZE,
                       .fid_max = FIDS};
-    locks.e = ent;
-    locks.n = 4;
-    memset(ent, 0, sizeof ent);
-    /* without a table: EOPNOTSUPP, as before */
+    p9srv_locks_init(&locks, ent, 4);
+    /* without a table, alone (the firmware): granted, the client's kernel
+     * keeps its locks; with a peer: EOPNOTSUPP */
     start(&S, 0, 0);
     CHECK_EQ(walk(&S, 0, 1, ""), P9_RWALK);
     CHECK_EQ(lcreate(&S, 1, "locked", 2), P9_RLCREATE);
+    CHECK_EQ(tlock(&S, 1, P9_LOCK_TYPE_WRLCK, 0, 0, 1), P9_LOCK_SUCCESS);
+    CHECK_EQ(getlock(&S, 1, P9_LOCK_TYPE_WRLCK, 0, 0, 2), P9_LOCK_TYPE_UNLCK);
+    c.mem = mem2;
+    CHECK_EQ(p9srv_init(&S2, &c), 0);
+    CHECK_EQ(p9srv_group(&S2, &S), 0);
     CHECK_EQ(tlock(&S, 1, P9_LOCK_TYPE_WRLCK, 0, 0, 1), -1);
     CHECK_EQ(R.u.rlerror.ecode, 95);
+    p9srv_ungroup(&S2);
+    c.mem = mem;
     CHECK_EQ(clunk(&S, 1), P9_RCLUNK);
     p9srv_disconnect(&S);
     /* two sessions of a group share one table */

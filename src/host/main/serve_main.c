@@ -64,7 +64,7 @@ int main(int argc, char **argv)
     p9srv srv;
     p9srv_config pc;
     static struct p9srv_lock lock_entries[P9SRV_LOCKS_HOST];
-    static p9srv_locks locks = {lock_entries, P9SRV_LOCKS_HOST};
+    static p9srv_locks locks;
     void *work = NULL, *sector = NULL, *mem = NULL, *buf = NULL, *lmem = NULL;
     struct sigaction sa;
 
@@ -199,6 +199,7 @@ int main(int argc, char **argv)
     pc.read_only = (uint8_t)read_only;
     pc.access_user = (uint8_t)access_user;
     /* POSIX locks of every client, one table (docs/P9.md "Locks") */
+    p9srv_locks_init(&locks, lock_entries, P9SRV_LOCKS_HOST);
     pc.locks = &locks;
     pc.mem_size = p9srv_mem_size(&pc);
     mem = calloc(1, pc.mem_size);
