@@ -194,6 +194,14 @@ typedef struct p9srv_config {
     uint8_t access_user;  /* 1: mode bits are checked for the attached user
                              (diod's access=user; uid 0 bypasses), docs/P9.md */
     p9srv_locks *locks;   /* NULL: no table (above) */
+    /* access_user: is user uid a member of group gid (primary or
+     * supplementary)?  Then the group bits apply to it, and an owner may
+     * chgrp only to such a group.  NULL: nobody is in any group (the group
+     * bits grant nothing; chgrp by the owner to any group).  A host looks
+     * it up (steady serve: getgrouplist); the firmware has no user
+     * database. */
+    int (*in_group)(void *ctx, uint32_t uid, uint32_t gid);
+    void *group_ctx;
 } p9srv_config;
 
 /* One fid (private). */

@@ -96,4 +96,7 @@ typedef struct serve_opts {
  * is not a loopback one.  Returns 0 or -1 (with a message on stderr). */
 int serve_listen_run(const serve_opts *o, serve_conn *c);
 
+/* groups.c: p9srv_config.in_group from the host's user database. */
+int serve_in_group(void *ctx, uint32_t uid, uint32_t gid);
+
 #endif

@@ -51,13 +51,21 @@ void srv_getattr(const p9srv *s, const steadyfs_stat *st, uint32_t blksize, stru
     out->gen = st->id >> 32;
 }
 
+static int in_group(const p9srv *s, uint32_t gid)
+{
+    return s->cfg.in_group && s->cfg.in_group(s->cfg.group_ctx, s->uid, gid);
+}
+
 int srv_may_st(const p9srv *s, const steadyfs_stat *st, uint32_t want)
 {
-    /* owner bits for the owner, "other" bits for everyone else: the
-     * attach names a user but no groups */
-    uint32_t bits = st->uid == s->uid ? (uint32_t)st->mode >> 6 : st->mode;
+    /* the owner's bits for the owner, the group's for a member of the
+     * file's group (the host's user database says who is: the attach
+     * names a user only), "other" for everyone else */
+    uint32_t bits;
     if (!s->cfg.access_user || !s->uid)
         return 0;
+    bits = st->uid == s->uid ? (uint32_t)st->mode >> 6
+         : in_group(s, st->gid) ? (uint32_t)st->mode >> 3 : st->mode;
     return (bits & want) == want ? 0 : -LX_EACCES;
 }
 
@@ -152,6 +160,10 @@ int srv_h_setattr(p9srv *s)
         return STEADYFS_EPERM;
     if ((valid & P9_SETATTR_UID) && s->cfg.access_user && s->uid &&
         s->req.u.tsetattr.uid != st.uid)
+        return STEADYFS_EPERM;
+    /* chgrp: the owner to a group of its own (where groups are known) */
+    if ((valid & P9_SETATTR_GID) && s->cfg.access_user && s->uid && s->cfg.in_group &&
+        s->req.u.tsetattr.gid != st.gid && !in_group(s, s->req.u.tsetattr.gid))
         return STEADYFS_EPERM;
     if (!owner && (valid & (P9_SETATTR_SIZE | P9_SETATTR_MTIME | P9_SETATTR_ATIME))) {
         rc = srv_may_st(s, &st, 2);

@@ -1310,6 +1310,68 @@ static void test_bounds(void)
     p9srv_disconnect(&S);
 }
 
+/* ---- group bits (p9srv_config.in_group) ----------------------------------- */
+
+static int member_of_50(void *ctx, uint32_t uid, uint32_t gid)
+{
+    (*(int *)ctx)++;
+    return uid == 1000 && gid == 50;
+}
+
+static void test_groups(void)
+{
+    int asked = 0, fd;
+    steadyfs_attr a = {STEADYFS_ATTR_MODE | STEADYFS_ATTR_UID | STEADYFS_ATTR_GID, 0640, 0, 50, 0};
+    p9srv_config c = {.fs = FS, .mem = mem, .mem_size = sizeof mem, .msize_max = MSIZE,
+                      .fid_max = FIDS, .access_user = 1, .in_group = member_of_50,
+                      .group_ctx = &asked};
+    fd = steadyfs_open_attr(FS, "/g50", STEADYFS_O_WRONLY | STEADYFS_O_CREAT, &a);
+    CHECK(fd >= 0);
+    CHECK_EQ(steadyfs_close(FS, fd), 0);
+    a.gid = 60;
+    fd = steadyfs_open_attr(FS, "/g60", STEADYFS_O_WRONLY | STEADYFS_O_CREAT, &a);
+    CHECK(fd >= 0);
+    CHECK_EQ(steadyfs_close(FS, fd), 0);
+    a.uid = 1000;
+    a.gid = 0;
+    a.mode = 0600;
+    fd = steadyfs_open_attr(FS, "/mine", STEADYFS_O_WRONLY | STEADYFS_O_CREAT, &a);
+    CHECK(fd >= 0);
+    CHECK_EQ(steadyfs_close(FS, fd), 0);
+    CHECK_EQ(p9srv_init(&S, &c), 0);
+    CHECK_EQ(version(&S, MSIZE, "9P2000.L"), P9_RVERSION);
+    CHECK_EQ(attach(&S, 0, ""), P9_RATTACH);   /* uid 1000 */
+    /* a member of the file's group gets the group bits (r--), others "---" */
+    CHECK_EQ(walk(&S, 0, 1, "g50"), P9_RWALK);
+    CHECK_EQ(lopen(&S, 1, 0), P9_RLOPEN);
+    CHECK_EQ(clunk(&S, 1), P9_RCLUNK);
+    CHECK_EQ(walk(&S, 0, 1, "g50"), P9_RWALK);
+    CHECK_EQ(lerr(lopen(&S, 1, 1)), 13);
+    CHECK_EQ(clunk(&S, 1), P9_RCLUNK);
+    CHECK_EQ(walk(&S, 0, 1, "g60"), P9_RWALK);
+    CHECK_EQ(lerr(lopen(&S, 1, 0)), 13);
+    CHECK_EQ(clunk(&S, 1), P9_RCLUNK);
+    /* chgrp of one's own file: to a group of one's own only */
+    CHECK_EQ(walk(&S, 0, 1, "mine"), P9_RWALK);
+    {
+        struct p9_msg m = {.type = P9_TSETATTR};
+        m.u.tsetattr.fid = 1;
+        m.u.tsetattr.valid = P9_SETATTR_GID;
+        m.u.tsetattr.gid = 60;
+        CHECK_EQ(lerr(rpc(&S, &m)), 1);   /* EPERM: not one of its groups */
+        m.u.tsetattr.gid = 50;
+        CHECK_EQ(rpc(&S, &m), P9_RSETATTR);
+    }
+    CHECK_EQ(getattr(&S, 1), P9_RGETATTR);
+    CHECK_EQ(R.u.rgetattr.gid, 50);
+    CHECK_EQ(clunk(&S, 1), P9_RCLUNK);
+    CHECK(asked > 0);
+    p9srv_disconnect(&S);
+    CHECK_EQ(steadyfs_unlink(FS, "/g50"), 0);
+    CHECK_EQ(steadyfs_unlink(FS, "/g60"), 0);
+    CHECK_EQ(steadyfs_unlink(FS, "/mine"), 0);
+}
+
 /* ---- POSIX locks (Tlock, Tgetlock) --------------------------------------- */
 
 static int tlock(p9srv *s, uint32_t fid, uint8_t type, uint64_t start, uint64_t len, uint32_t pid)
@@ -1455,6 +1517,7 @@ int main(void)
         test_sessions();
         test_dsync();
         test_locks();
+        test_groups();
         test_meta();
         test_bounds();
     }

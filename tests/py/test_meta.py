@@ -71,7 +71,7 @@ def test_9p_metadata_permissions_and_symlinks_persist(image: Path) -> None:
             a = u.getattr("/home/f")
             assert (a.mode, a.uid, a.nlink, a.size) == (0o100640, 1000, 1, 4)
             assert abs(a.mtime_ns / 1e9 - time.time()) < 60
-            u.setattr("/home/f", mode=0o600, gid=100, mtime_ns=1_500_000_000_123_456_789)
+            u.setattr("/home/f", mode=0o600, mtime_ns=1_500_000_000_123_456_789)
             with pytest.raises(P9Error) as e:
                 u.setattr("/home/f", uid=0)              # chown: root only
             assert e.value.errno == errno.EPERM
@@ -93,6 +93,7 @@ def test_9p_metadata_permissions_and_symlinks_persist(image: Path) -> None:
             assert e.value.errno == errno.EACCES
         with srv.client(0) as root:
             assert root.get("/home/f") == b"data"        # uid 0 bypasses
+            root.setattr("/home/f", gid=100)
     finally:
         srv.stop()
     srv = Serve(image, create=False)
@@ -109,6 +110,53 @@ def test_9p_metadata_permissions_and_symlinks_persist(image: Path) -> None:
         srv.stop()
     r = steady("fsck", str(image))
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def _host_user_with_group() -> tuple[int, int, int] | None:
+    """A user of this host that is not root, its primary group and a group
+    it is not in (Debian always has nobody/nogroup)."""
+    import grp
+    import pwd
+    try:
+        pw = pwd.getpwnam("nobody")
+    except KeyError:
+        return None
+    ours = set(os.getgrouplist(pw.pw_name, pw.pw_gid))
+    other = next((g.gr_gid for g in grp.getgrall() if g.gr_gid not in ours and g.gr_gid), None)
+    return None if other is None or pw.pw_uid == 0 else (pw.pw_uid, pw.pw_gid, other)
+
+
+def test_9p_group_bits_from_the_host_user_database(image: Path) -> None:
+    """steady serve grants the group bits to a member of the file's group
+    (the host's passwd and group files: getgrouplist) and lets an owner
+    chgrp only to its own groups."""
+    who = _host_user_with_group()
+    if who is None:
+        pytest.skip("no unprivileged host user with a group to test with")
+    uid, gid, other = who
+    srv = Serve(image)
+    try:
+        with srv.client(0) as root:
+            for name, g in (("/ours", gid), ("/theirs", other)):
+                root.put(name, b"x")
+                root.setattr(name, mode=0o640, uid=0, gid=g)
+            root.put("/mine", b"m")
+            root.setattr("/mine", mode=0o600, uid=uid, gid=0)
+        with srv.client(uid) as u:
+            assert u.get("/ours") == b"x"                # r-- for the group
+            with pytest.raises(P9Error) as e:
+                u.open("/ours", 1)                         # O_WRONLY: no w for the group
+            assert e.value.errno == errno.EACCES
+            with pytest.raises(P9Error) as e:
+                u.get("/theirs")                           # --- for others
+            assert e.value.errno == errno.EACCES
+            with pytest.raises(P9Error) as e:
+                u.setattr("/mine", gid=other)              # not one of its groups
+            assert e.value.errno == errno.EPERM
+            u.setattr("/mine", gid=gid)
+            assert u.getattr("/mine").gid == gid
+    finally:
+        srv.stop()
 
 
 FUSE = (cmd_mount.binary().exists() and os.path.exists("/dev/fuse")

@@ -198,6 +198,7 @@ int main(int argc, char **argv)
     pc.path_max = P9SRV_PATH_MAX_HOST;
     pc.read_only = (uint8_t)read_only;
     pc.access_user = (uint8_t)access_user;
+    pc.in_group = serve_in_group;   /* group bits by the host's groups */
     /* POSIX locks of every client, one table (docs/P9.md "Locks") */
     p9srv_locks_init(&locks, lock_entries, P9SRV_LOCKS_HOST);
     pc.locks = &locks;
