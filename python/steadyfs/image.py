@@ -374,8 +374,8 @@ class Image:
                     **config: int) -> Image:
         """Mount the file system in the image file ``path``: the device
         profile and block count come from the image header, the format from
-        the medium (so nothing given at create is repeated; a format made
-        with ``erase_mult`` needs it again).  ``config``: run-time fields
+        the medium, the erase unit included (so nothing given at create is
+        repeated).  ``config``: run-time fields
         (``open_max``, default 8, ...)."""
         p = os.fspath(path)
         if not os.path.exists(p):
@@ -389,9 +389,8 @@ class Image:
             found = fsb.probe(dev, cfg.get("sector_size", 0), cfg.get("erase_mult", 0))
         except fsb.SteadyFsError:
             dev.close()
-            hint = "" if cfg.get("erase_mult") else "; a format made with erase_mult needs it again"
             raise OSError(errno.EINVAL, "no steadyfs file system in the image (not formatted, "
-                          f"or the anchor units are damaged{hint})", p) from None
+                          "or the anchor units are damaged)", p) from None
         return cls(p, dev, {**found, **{k: v for k, v in cfg.items() if k not in found}},
                    format=False)
 
