@@ -201,8 +201,6 @@ static int head_move(steadyfs *fs, int gc)
         named = b != SFS_NONE;
         if (b == SFS_NONE)
             b = find_state(fs, BS_QUEUED);
-        if (b == SFS_NONE)
-            b = sfs_next_unit(fs, !gc);   /* the other head's: it moves with a checkpoint */
         if (b == SFS_NONE) {
             b = find_state(fs, BS_FREE);
             if (b != SFS_NONE) {
@@ -211,6 +209,11 @@ static int head_move(steadyfs *fs, int gc)
                     return rc;
                 continue;
             }
+            /* the other head's next unit (that head then moves with a
+             * checkpoint), else the units a checkpoint makes erasable */
+            b = sfs_next_unit(fs, !gc);
+        }
+        if (b == SFS_NONE) {
             if (!fs->log.nlimbo)
                 return STEADYFS_ENOSPC;
             rc = sfs_ckpt_write(fs);
@@ -257,6 +260,17 @@ int sfs_log_reserve_gc(steadyfs *fs)
      * stops there, writes get ENOSPC, and a delete still works. */
     if (fs->log.gh_idx >= fs->geo.P && fs->rm < 2 && sfs_free_blocks(fs) <= SFS_RM_UNITS)
         return STEADYFS_ENOSPC;
+    /* In a removal that finds both heads full and the floor reached, its
+     * own sectors (a bucket) take their unit first: collection may then
+     * take the last one, and the removal still runs (with one unit left
+     * collection took it, and the removal's host-head move, which keeps
+     * two, failed with ENOSPC: test_fs_adversary_full) */
+    if (fs->log.gh_idx >= fs->geo.P && fs->rm >= 2 && fs->log.head_idx >= fs->geo.P &&
+        sfs_free_blocks(fs) <= SFS_RM_UNITS) {
+        rc = head_move(fs, 0);
+        if (rc)
+            return rc;
+    }
     rc = head_move(fs, 1);
     fs->log.to_gh = 1;   /* every reserve says where the next sector goes */
     return rc ? rc : reserve_end(fs);
