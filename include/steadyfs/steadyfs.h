@@ -159,6 +159,10 @@ enum steadyfs_err {
 };
 
 /* Open flags. */
+/* The on-media format this build reads and writes (docs/SPEC.md); an image
+ * of any other version is refused with STEADYFS_EFORMAT. */
+#define STEADYFS_FORMAT_VERSION 6
+
 #define STEADYFS_O_RDONLY 0x0000
 #define STEADYFS_O_WRONLY 0x0001
 #define STEADYFS_O_RDWR 0x0002

@@ -4,13 +4,16 @@
 
 static int closed(const steadyfs *fs, uint32_t b) { return fs->blk[b] <= fs->geo.P; }
 
+/* Erased and ready: queued, or named as a head's next unit. */
+static int erased_state(uint8_t s) { return s == BS_QUEUED || s == BS_NEXT || s == BS_GNEXT; }
+
 static void set_state(steadyfs *fs, uint32_t b, uint8_t s)
 {
     uint8_t o = fs->blk[b];
-    fs->log.nqueued -= (o == BS_QUEUED);
+    fs->log.nqueued -= erased_state(o);
     fs->log.nfree -= (o == BS_FREE);
     fs->log.nlimbo -= (o == BS_LIMBO);
-    fs->log.nqueued += (s == BS_QUEUED);
+    fs->log.nqueued += erased_state(s);
     fs->log.nfree += (s == BS_FREE);
     fs->log.nlimbo += (s == BS_LIMBO);
     fs->blk[b] = s;
@@ -148,13 +151,56 @@ int sfs_erase_ahead(steadyfs *fs)
     return rc < 0 ? rc : 0;
 }
 
-/* Move a full head (host or collection) to the next erased unit. */
-static int head_move(steadyfs *fs, uint32_t *blk, uint32_t *idx, uint32_t *cnt)
+uint32_t sfs_next_unit(steadyfs *fs, int gc)
 {
+    return find_state(fs, gc ? BS_GNEXT : BS_NEXT);
+}
+
+void sfs_name_next(steadyfs *fs)
+{
+    int gc;
+    for (gc = 0; gc < 2; gc++) {
+        uint32_t b;
+        if ((gc ? fs->log.gh_block : fs->log.head_block) == SFS_NONE ||
+            sfs_next_unit(fs, gc) != SFS_NONE)
+            continue;
+        b = find_state(fs, BS_QUEUED);   /* the unit the move would take */
+        if (b != SFS_NONE)
+            set_state(fs, b, gc ? BS_GNEXT : BS_NEXT);
+    }
+}
+
+void sfs_enter_next(steadyfs *fs, int gc)
+{
+    uint32_t *blk = gc ? &fs->log.gh_block : &fs->log.head_block;
+    uint32_t *cnt = gc ? &fs->log.gh_count : &fs->log.head_count;
+    uint32_t b = sfs_next_unit(fs, gc);
+    if (b == SFS_NONE)
+        return;
+    set_state(fs, *blk, (uint8_t)*cnt);
+    set_state(fs, b, BS_HEAD);
+    *blk = b;
+    *cnt = 0;
+    *(gc ? &fs->log.gh_idx : &fs->log.head_idx) = 0;
+}
+
+/* Move a full head (host or collection: gc) to the next erased unit.  Into
+ * the unit the last checkpoint named as its next, no checkpoint is needed:
+ * replay follows the name (DESIGN.md §5).  Into any other unit (none was
+ * named, a program failed, the head is new) the checkpoint that follows
+ * the move is what tells replay where the head went. */
+static int head_move(steadyfs *fs, int gc)
+{
+    uint32_t *blk = gc ? &fs->log.gh_block : &fs->log.head_block;
+    uint32_t *idx = gc ? &fs->log.gh_idx : &fs->log.head_idx;
+    uint32_t *cnt = gc ? &fs->log.gh_count : &fs->log.head_count;
     uint32_t b;
-    int rc;
+    int rc, named;
     while (*idx >= fs->geo.P) {
-        b = find_state(fs, BS_QUEUED);
+        b = *blk != SFS_NONE ? sfs_next_unit(fs, gc) : SFS_NONE;
+        named = b != SFS_NONE;
+        if (b == SFS_NONE)
+            b = find_state(fs, BS_QUEUED);
         if (b == SFS_NONE) {
             b = find_state(fs, BS_FREE);
             if (b != SFS_NONE) {
@@ -163,6 +209,11 @@ static int head_move(steadyfs *fs, uint32_t *blk, uint32_t *idx, uint32_t *cnt)
                     return rc;
                 continue;
             }
+            /* the other head's next unit (that head then moves with a
+             * checkpoint), else the units a checkpoint makes erasable */
+            b = sfs_next_unit(fs, !gc);
+        }
+        if (b == SFS_NONE) {
             if (!fs->log.nlimbo)
                 return STEADYFS_ENOSPC;
             rc = sfs_ckpt_write(fs);
@@ -178,7 +229,8 @@ static int head_move(steadyfs *fs, uint32_t *blk, uint32_t *idx, uint32_t *cnt)
         *idx = 0;
         *cnt = 0;
         fs->log.erase_budget++;   /* a call pays for the blocks it fills */
-        fs->log.need_ckpt = 1;    /* replay starts in the heads a checkpoint names */
+        if (!named)
+            fs->log.need_ckpt = 1;   /* replay starts in the heads a checkpoint names */
     }
     return 0;
 }
@@ -208,7 +260,18 @@ int sfs_log_reserve_gc(steadyfs *fs)
      * stops there, writes get ENOSPC, and a delete still works. */
     if (fs->log.gh_idx >= fs->geo.P && fs->rm < 2 && sfs_free_blocks(fs) <= SFS_RM_UNITS)
         return STEADYFS_ENOSPC;
-    rc = head_move(fs, &fs->log.gh_block, &fs->log.gh_idx, &fs->log.gh_count);
+    /* In a removal that finds both heads full and the floor reached, its
+     * own sectors (a bucket) take their unit first: collection may then
+     * take the last one, and the removal still runs (with one unit left
+     * collection took it, and the removal's host-head move, which keeps
+     * two, failed with ENOSPC: test_fs_adversary_full) */
+    if (fs->log.gh_idx >= fs->geo.P && fs->rm >= 2 && fs->log.head_idx >= fs->geo.P &&
+        sfs_free_blocks(fs) <= SFS_RM_UNITS) {
+        rc = head_move(fs, 0);
+        if (rc)
+            return rc;
+    }
+    rc = head_move(fs, 1);
     fs->log.to_gh = 1;   /* every reserve says where the next sector goes */
     return rc ? rc : reserve_end(fs);
 }
@@ -265,7 +328,7 @@ int sfs_log_reserve(steadyfs *fs)
              * head full it must still finish its victim */
             return sfs_log_reserve_gc(fs);
         }
-        rc = head_move(fs, &fs->log.head_block, &fs->log.head_idx, &fs->log.head_count);
+        rc = head_move(fs, 0);
         if (rc)
             return rc;
     }
@@ -577,24 +640,32 @@ int sfs_end(steadyfs *fs, int rc)
     int light = fs->log.call_ops <= 2 && !fs->gc.busy, kept = 0;
     if (fs->gc.busy)
         fs->gc.busy--;
-    /* A light call does one piece of housekeeping, so that none falls into
-     * a heavier call (a log rotation's unlink, create and first record):
-     * a checkpoint about to fall due (replay_max sectors), or the one that
-     * makes emptied units erasable when the erase queue is down to one
-     * unit (else the erase is forced into whatever call empties it: a
-     * 3.7 ms log4k record after a fill, merges + checkpoint + erase); else a
-     * step of a settling kill (one L1 sector: DESIGN.md §5); else, below,
-     * an erase ahead.  No call has two of them unless no erased unit is
-     * left (DESIGN.md §6). */
+    /* A light call does the housekeeping the next call would otherwise be
+     * forced into, so that none falls into a heavier call (a log
+     * rotation's unlink, create and first record): a checkpoint about to
+     * fall due (the next record's two sectors would reach replay_max), or
+     * the one that makes emptied units erasable when the erase queue is
+     * down to one unit (else the erase is forced into whatever call
+     * empties it: a 3.7 ms log4k record after a fill, merges + checkpoint
+     * + erase); and the merge the next sector's pending room would force
+     * (the table within 5 of full: sfs_prep's sfs_make_room, the same
+     * merge one call earlier, so no more merges in all).  If neither is
+     * due, one optional piece: a step of a settling kill (one L1 sector:
+     * DESIGN.md §5) or a cold merge; else, below, an erase ahead.  No call
+     * has an erase beside any of them unless no erased unit is left
+     * (DESIGN.md §6). */
     if (!fs->dead && rc >= 0 && light && fs->log.call_ops) {
-        /* not when the head moves (and checkpoints) within a record
-         * anyway: replay_max is set for three checkpoints per unit, and an
-         * early one just before a head move would make it four */
-        if ((fs->log.since_ckpt + 2 > fs->cfg.replay_max && fs->log.head_idx + 2 < fs->geo.P) ||
+        r2 = 0;
+        if (fs->log.since_ckpt + 2 > fs->cfg.replay_max ||
             (fs->log.nqueued <= 1 && !fs->log.nfree && fs->log.nlimbo)) {
             r2 = sfs_ckpt_write(fs);
             kept = 1;
-        } else {
+        }
+        if (!r2 && fs->npend + 5 > fs->cfg.pending_max) {
+            r2 = sfs_make_room(fs, 4);
+            kept = 1;
+        }
+        if (!r2 && !kept) {
             /* an orphan no handle holds (a cut left it, or a removed
              * directory was closed) dies, if its kill can settle later */
             r2 = sfs_reap(fs, 0, 1);

@@ -16,7 +16,9 @@
 /* SFS_CKPT_VERSION 2: size entries, TF_SIZE commits; 3: kills committed by
  * a checkpoint, none in the log; 4: mode, owner, times and symlinks in
  * inode sectors (SPEC §5, §7); 5: the orphan list (open inodes without a
- * name) after the inode bitmap (SPEC §7) */
+ * name) after the inode bitmap (SPEC §7); 6: each head's next unit named
+ * in the block table (0xF6, 0xF7): a head moves into it without a
+ * checkpoint and replay follows it (SPEC §7, §8) */
 #define CKPT_VERSION SFS_CKPT_VERSION
 #define CKPT_HDR 128u
 
@@ -100,7 +102,7 @@ static void serialize(steadyfs *fs, uint8_t *b)
 
 static int deserialize(steadyfs *fs, const uint8_t *b)
 {
-    uint32_t i, o = CKPT_HDR, nb = (fs->cfg.max_inodes + 7u) / 8u;
+    uint32_t i, nn, ng, o = CKPT_HDR, nb = (fs->cfg.max_inodes + 7u) / 8u;
     if (sfs_get32(b) == CKPT_MAGIC && sfs_get32(b + 4) != CKPT_VERSION)
         return STEADYFS_EFORMAT;
     if (sfs_get32(b) != CKPT_MAGIC ||
@@ -124,14 +126,19 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
         fs->log.head_idx > fs->geo.P || fs->log.alloc_cursor >= fs->geo.nblocks || fs->gc.wl_cursor >= fs->geo.nblocks)
         return STEADYFS_ECORRUPT;
     fs->log.nqueued = fs->log.nfree = fs->log.nlimbo = 0;
-    for (i = 0; i < fs->geo.nblocks; i++) {
+    for (i = 0, nn = 0, ng = 0; i < fs->geo.nblocks; i++) {
         uint8_t s = b[o + i];
-        if (s > fs->geo.P && (s < BS_HEAD || s > BS_RESERVED || s == BS_LIMBO))
+        if (s > fs->geo.P && (s < BS_HEAD || s > BS_GNEXT || s == BS_LIMBO))
             return STEADYFS_ECORRUPT;
         fs->blk[i] = s;
-        fs->log.nqueued += s == BS_QUEUED;
+        fs->log.nqueued += s == BS_QUEUED || s == BS_NEXT || s == BS_GNEXT;
         fs->log.nfree += s == BS_FREE;
+        nn += s == BS_NEXT;
+        ng += s == BS_GNEXT;
     }
+    /* one next unit per head, and none for a collection head not yet there */
+    if (nn > 1 || ng > (fs->log.gh_block != SFS_NONE))
+        return STEADYFS_ECORRUPT;
     o += fs->geo.nblocks;
     for (i = 0; i < fs->geo.n_l2; i++, o += 4) {
         fs->root[i] = sfs_get32(b + o);
@@ -191,6 +198,7 @@ int sfs_ckpt_write(steadyfs *fs)
             fs->anchor.dirty_other = 1;
         }
         fs->cache.buf_ppn = SFS_NONE;
+        sfs_name_next(fs);
         serialize(fs, fs->buf);
         memset(&t, 0, sizeof t);
         t.kind = TK_CKPT;
@@ -282,11 +290,20 @@ static int replay(steadyfs *fs)
     int rc, ok[2] = {0, 0};
     for (;;) {
         for (h = 0; h < 2; h++) {
-            uint32_t b = h ? fs->log.gh_block : fs->log.head_block;
+            uint32_t b = h ? fs->log.gh_block : fs->log.head_block, nb = SFS_NONE;
             idx = h ? &fs->log.gh_idx : &fs->log.head_idx;
-            if (b == SFS_NONE || *idx >= fs->geo.P)
+            if (b == SFS_NONE)
                 continue;
-            ppn = b * fs->geo.P + *idx;
+            if (*idx >= fs->geo.P) {
+                /* a full head went on in the unit the checkpoint named as
+                 * its next, if that unit's first sector is the next one */
+                nb = sfs_next_unit(fs, (int)h);
+                if (nb == SFS_NONE)
+                    continue;
+                ppn = nb * fs->geo.P;
+            } else {
+                ppn = b * fs->geo.P + *idx;
+            }
             if (at[h] != ppn) {
                 rc = sfs_rd_tag(fs, ppn, &seen[h]);
                 if (rc < 0 && fs->dead)
@@ -294,8 +311,12 @@ static int replay(steadyfs *fs)
                 at[h] = ppn;
                 ok[h] = rc >= 0;
             }
-            if (ok[h] && seen[h].seq == exp)
-                break;   /* torn or never written: not here */
+            if (ok[h] && seen[h].seq == exp) {
+                if (nb != SFS_NONE)
+                    sfs_enter_next(fs, (int)h);   /* the move, as the head made it */
+                break;
+            }
+            /* torn or never written: not here */
         }
         if (h == 2)
             break;   /* the log ends */
@@ -316,6 +337,16 @@ static int replay(steadyfs *fs)
      * after mount is a checkpoint */
     fs->log.seq = exp + 1;
     sfs_abort(fs, 1, 0, 0);
+    /* a full head's named next unit that replay did not enter may hold a
+     * torn first sector (the move had begun): it is erased before use */
+    for (h = 0; h < 2; h++) {
+        uint32_t nb = sfs_next_unit(fs, (int)h);
+        if (nb != SFS_NONE && (h ? fs->log.gh_idx : fs->log.head_idx) >= fs->geo.P) {
+            fs->blk[nb] = BS_FREE;
+            fs->log.nqueued--;
+            fs->log.nfree++;
+        }
+    }
     rc = resume(fs, fs->log.head_block, &fs->log.head_idx);
     if (!rc)
         rc = resume(fs, fs->log.gh_block, &fs->log.gh_idx);

@@ -14,7 +14,7 @@
 #define SFS_NONE 0xFFFFFFFFu      /* no sector */
 #define SFS_UNKNOWN 0xFFFFFFFEu   /* committed old location not known yet */
 #define SFS_TAG_SIZE 32u
-#define SFS_CKPT_VERSION 5u       /* the on-media format (SPEC.md; ckpt.c says what changed) */
+#define SFS_CKPT_VERSION ((uint32_t)STEADYFS_FORMAT_VERSION)       /* the on-media format (SPEC.md; ckpt.c says what changed) */
 #define SFS_RETRY 1               /* a program failed and was moved: redo */
 #define SFS_EFAIL (-1005)         /* device reported program/erase failure */
 #define SFS_Q_TARGET 3u           /* erased blocks kept ready (erase-ahead) */
@@ -33,6 +33,9 @@
 #define BS_LIMBO 0xF3u    /* emptied since the last checkpoint: not erasable yet */
 #define BS_BAD 0xF4u
 #define BS_RESERVED 0xF5u /* anchor area */
+#define BS_NEXT 0xF6u     /* erased, named by the checkpoint as the host head's next
+                             unit: the head moves into it without a checkpoint */
+#define BS_GNEXT 0xF7u    /* the same for the collection head */
 
 /* Sector kinds (tag.kind). */
 #define TK_DATA 1u
@@ -174,6 +177,13 @@ int sfs_erase_ahead(steadyfs *fs);
 int sfs_gc_pace(steadyfs *fs);                   /* after a host sector */
 int sfs_gc_one(steadyfs *fs);                    /* one step; 0 nothing to do */
 uint32_t sfs_free_blocks(const steadyfs *fs);
+/* Name an erased unit as the next unit of each head that has none (at a
+ * checkpoint, which records it: DESIGN.md §5). */
+void sfs_name_next(steadyfs *fs);
+/* The unit named as head gc's next (0 host, 1 collection), or SFS_NONE. */
+uint32_t sfs_next_unit(steadyfs *fs, int gc);
+/* Replay: head gc, full, moves into its named next unit. */
+void sfs_enter_next(steadyfs *fs, int gc);
 /* The live limit for the units still good: fill_permille of them, less
  * the collection reserve (format, and every unit that goes bad). */
 uint32_t sfs_live_limit(const steadyfs *fs);

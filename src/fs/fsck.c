@@ -438,6 +438,7 @@ static void check_counts(fck *c)
         uint32_t hidx = fs->geo.P, hcnt = 0;
         int head = head_of(fs, b, &hidx, &hcnt);
         uint32_t want = head ? hcnt : s <= fs->geo.P ? s : 0;
+        int q;
         sum += c->cnt[b];
         if (c->cnt[b] != want) {
             uint32_t shown = 0;
@@ -456,11 +457,12 @@ static void check_counts(fck *c)
         if (!fs->cfg.bd->geo.needs_erase)
             continue;
         /* where the next programs go must read erased */
-        for (i = s == BS_QUEUED ? 0 : hidx; i < fs->geo.P; i++) {
+        q = s == BS_QUEUED || s == BS_NEXT || s == BS_GNEXT;
+        for (i = q ? 0 : hidx; i < fs->geo.P; i++) {
             int e = erased(c, b * fs->geo.P + i);
             if (e != 1) {
                 say(c, 1, "unit %u index %u: should be erased (%s), is not", b, i,
-                    s == BS_QUEUED ? "queued unit" : "after the log head");
+                    s == BS_QUEUED ? "queued unit" : q ? "a head's next unit" : "after the log head");
                 break;
             }
         }

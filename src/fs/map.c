@@ -653,7 +653,7 @@ static int size_merge(steadyfs *fs, uint32_t ino)
 
 int sfs_merge_cold(steadyfs *fs)
 {
-    uint32_t i, j = SFS_NONE, hot = SFS_NONE, newest = 0, n0, m;
+    uint32_t i, j = SFS_NONE, hot = SFS_NONE, newest = 0, hs = SFS_NONE;
     int rc;
     if (fs->npend + 8 <= fs->cfg.pending_max)
         return 0;
@@ -664,21 +664,30 @@ int sfs_merge_cold(steadyfs *fs)
             newest = p->txn;
             hot = p->key / fs->geo.e1;
         }
+        /* the size entry a log renews at every record is hot too */
+        if (p->type == PT_SIZE && (hs == SFS_NONE || (int32_t)(p->txn - fs->pend[hs].txn) > 0))
+            hs = i;
     }
     for (i = 0; i < fs->npend; i++) {
         struct sfs_pend *p = &fs->pend[i];
-        if (p->type != PT_L1 || (p->flags & PF_UNC) || p->key / fs->geo.e1 == hot)
+        if (p->type == PT_SIZE ? i == hs
+                               : p->type != PT_L1 || (p->flags & PF_UNC) || p->key / fs->geo.e1 == hot)
             continue;
         if (j == SFS_NONE || (int32_t)(p->txn - fs->pend[j].txn) < 0)
             j = i;
     }
     if (j == SFS_NONE)
         return 0;
-    n0 = fs->npend;
-    m = fs->pend[j].key / fs->geo.e1;
-    rc = sfs_merge_l1(fs, m);
-    if (!rc && fs->npend >= n0)
-        rc = sfs_merge_l2(fs, m / fs->geo.e1);
+    /* One program: a closed file's size goes into its inode sector (an L1
+     * change of the dense table instead), an L1 sector takes its changes
+     * (an L2 change instead).  The L2 change waits for make_room (a few L2
+     * sectors cover the device, so the cold merges after a log rotation
+     * share one L2 merge; merged at once, each was a second program and
+     * read in its record: four records of 1.3 ms in a row at 4 MB/s) */
+    if (fs->pend[j].type == PT_SIZE)
+        rc = size_merge(fs, fs->pend[j].key);
+    else
+        rc = sfs_merge_l1(fs, fs->pend[j].key / fs->geo.e1);
     return rc ? rc : 1;
 }
 

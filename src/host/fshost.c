@@ -135,11 +135,15 @@ int64_t sh_clock_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+#define SH_STR2(x) #x
+#define SH_STR(x) SH_STR2(x)
+
 const char *sh_fs_strerror(int rc)
 {
     if (rc == STEADYFS_EFORMAT)
         return "the image was made by another steadyfs format version (this one reads "
-               "format 5; no migration: copy its files out with the steadyfs that made it)";
+               "format " SH_STR(STEADYFS_FORMAT_VERSION) "; no migration: copy its files out "
+               "with the steadyfs that made it)";
     return steadyfs_strerror(rc);
 }
 
