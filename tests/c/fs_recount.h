@@ -5,6 +5,8 @@
 #ifndef STEADYFS_TEST_FS_RECOUNT_H
 #define STEADYFS_TEST_FS_RECOUNT_H
 
+#include <stdio.h>
+
 #include "fs/fs_internal.h"
 
 static inline int fs_recount_unit(steadyfs *fs, uint32_t b)
@@ -45,6 +47,22 @@ static inline int fs_counted_unit(const steadyfs *fs, uint32_t b)
     return fs->blk[b] <= fs->geo.P ? fs->blk[b]
          : b == fs->log.head_block ? (int)fs->log.head_count
          : b == fs->log.gh_block ? (int)fs->log.gh_count : -1;
+}
+
+/* Units whose kept count differs from their recount (each one printed with
+ * `when`): 0 when the counts are exact. */
+static inline int fs_counts_differ(steadyfs *fs, const char *when)
+{
+    uint32_t b;
+    int bad = 0;
+    for (b = 0; b < fs->geo.nblocks; b++) {
+        int want = fs_counted_unit(fs, b), have;
+        if (want < 0 || (have = fs_recount_unit(fs, b)) == want)
+            continue;
+        fprintf(stderr, "%s: unit %u counted %d, holds %d\n", when, b, want, have);
+        bad++;
+    }
+    return bad;
 }
 
 #endif
