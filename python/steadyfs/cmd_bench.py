@@ -121,9 +121,14 @@ def write_outputs(out: Path, res: Any, rates: list[float], argv_text: str) -> Pa
 def _run_all(args: argparse.Namespace, rates: list[float], ram: list[int] | None,
              params: dict[str, str]) -> int:
     """--device all: the three media side by side with the raw device."""
-    from steadyfs import sidebyside
+    from steadyfs import sidebyside, workloads
     from steadyfs.benchrun import run_bench
 
+    # what is wrong for every device is said once, before any runs
+    workloads.get(args.workload)
+    for opt, frac in (("--fill", args.fill), ("--fill-device", args.fill_device)):
+        if frac is not None and not 0.0 <= frac < 1.0:
+            return _fail(f"{opt} must be in [0, 1), not {frac}")
     for flag, given in (("--out", args.out is not None), ("--profile-file", bool(args.profile_file)),
                         ("--allow-write", args.allow_write)):
         if given:

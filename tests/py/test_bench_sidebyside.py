@@ -104,6 +104,17 @@ def test_text_table_one_line_per_medium(capsys: pytest.CaptureFixture[str]) -> N
         assert f"raw on {dev}: seed000-random4k" in out
 
 
+@pytest.mark.parametrize("args, said", [
+    (("--workload", "nope"), "unknown workload 'nope'"),
+    (("--workload", "log4k", "--fill", "7"), "--fill must be in [0, 1), not 7.0"),
+])
+def test_bad_input_is_one_line_before_any_run(capsys: pytest.CaptureFixture[str],
+                                              args: tuple[str, ...], said: str) -> None:
+    rc, out, err = _bench(capsys, "--device", "all", "--fs", "steadyfs", *args)
+    assert rc != 0 and out == ""
+    assert err.count("\n") == 1 and said in err, err
+
+
 @dataclass
 class _Res:
     summary: dict[str, Any]
