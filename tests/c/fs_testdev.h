@@ -3,6 +3,7 @@
 #ifndef STEADYFS_TEST_FS_TESTDEV_H
 #define STEADYFS_TEST_FS_TESTDEV_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,33 @@ static inline void tdev_close(tdev *t)
     free(t->image);
     free(t->work);
     free(t->sector);
+}
+
+/* fsck of t's media as they are now (what a power cut would leave):
+ * the errors it found (each run printed with `when`), -1 if it could not
+ * run.  ctx is the context fsck mounts into: &t->fs (left unmounted, as
+ * after a cut), or a scratch one that gets work and buffers of its own,
+ * so a mounted t->fs stays as it is. */
+static inline int tdev_fsck(tdev *t, steadyfs *ctx, const char *when)
+{
+    steadyfs_fsck_report rep;
+    steadyfs_config c = t->cfg;
+    uint32_t fws = steadyfs_fsck_work_size(&t->cfg);
+    void *fw = malloc(fws);
+    int rc;
+    if (ctx != &t->fs) {
+        c.work = calloc(1, c.work_size);
+        c.sector_buf = calloc(1, 4096);
+    }
+    rc = fw && c.work && c.sector_buf ? steadyfs_fsck(ctx, &c, fw, fws, NULL, NULL, &rep) : -1;
+    if (!rc && rep.errors)
+        fprintf(stderr, "%s: fsck found %u errors\n", when, rep.errors);
+    free(fw);
+    if (ctx != &t->fs) {
+        free(c.work);
+        free(c.sector_buf);
+    }
+    return rc ? -1 : (int)rep.errors;
 }
 
 #endif

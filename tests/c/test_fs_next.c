@@ -32,14 +32,7 @@ static int counts_ok(const char *when)
 
 static void fsck_clean(const char *when)
 {
-    steadyfs_fsck_report rep;
-    uint32_t fws = steadyfs_fsck_work_size(&T.cfg);
-    void *fw = malloc(fws);
-    CHECK_EQ(steadyfs_fsck(&T.fs, &T.cfg, fw, fws, NULL, NULL, &rep), 0);
-    if (rep.errors)
-        fprintf(stderr, "%s: fsck found %u errors\n", when, rep.errors);
-    CHECK_EQ(rep.errors, 0);
-    free(fw);
+    CHECK_EQ(tdev_fsck(&T, &T.fs, when), 0);
 }
 
 /* Records 0..n-1 of /log read back. */

@@ -75,19 +75,7 @@ static steadyfs fsck_ctx;
 
 static void fsck_clean(const char *when)
 {
-    steadyfs_fsck_report rep;
-    steadyfs_config c = T.cfg;
-    uint32_t fws = steadyfs_fsck_work_size(&T.cfg);
-    void *fw = malloc(fws);
-    c.work = calloc(1, c.work_size);   /* the mounted context's stay untouched */
-    c.sector_buf = calloc(1, 4096);
-    CHECK_EQ(steadyfs_fsck(&fsck_ctx, &c, fw, fws, NULL, NULL, &rep), 0);
-    if (rep.errors)
-        fprintf(stderr, "%s: fsck found %u errors\n", when, rep.errors);
-    CHECK_EQ(rep.errors, 0);
-    free(fw);
-    free(c.work);
-    free(c.sector_buf);
+    CHECK_EQ(tdev_fsck(&T, &fsck_ctx, when), 0);
 }
 
 /* As after a power cut: no unmount, fsck from the media, mount. */

@@ -46,14 +46,7 @@ static void write_file(const char *path, uint32_t bytes)
 /* fsck from the media, as after a power cut (no unmount), then mount. */
 static void fsck_then_mount(const char *when)
 {
-    steadyfs_fsck_report rep;
-    uint32_t fws = steadyfs_fsck_work_size(&T.cfg);
-    void *fw = malloc(fws);
-    CHECK_EQ(steadyfs_fsck(&T.fs, &T.cfg, fw, fws, NULL, NULL, &rep), 0);
-    if (rep.errors)
-        fprintf(stderr, "%s: fsck found %u errors\n", when, rep.errors);
-    CHECK_EQ(rep.errors, 0);
-    free(fw);
+    CHECK_EQ(tdev_fsck(&T, &T.fs, when), 0);
     CHECK_EQ(steadyfs_mount(&T.fs, &T.cfg), 0);
 }
 
