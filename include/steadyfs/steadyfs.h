@@ -161,7 +161,7 @@ enum steadyfs_err {
 /* Open flags. */
 /* The on-media format this build reads and writes (docs/SPEC.md); an image
  * of any other version is refused with STEADYFS_EFORMAT. */
-#define STEADYFS_FORMAT_VERSION 6
+#define STEADYFS_FORMAT_VERSION 8
 
 #define STEADYFS_O_RDONLY 0x0000
 #define STEADYFS_O_WRONLY 0x0001
@@ -229,8 +229,12 @@ typedef struct steadyfs {
     /* Geometry, derived from the configuration at format and mount. */
     struct {
         uint32_t sector_size, payload, tag_inline, P, nblocks, dev_per_block;
-        uint32_t e1, n_l1, n_l2, fbits, vol, usable, txn_max;
+        uint32_t e1, n_l1, n_l2, vol, usable, txn_max;
         uint32_t orphan_max;   /* orphans the checkpoint has room for (<= 16) */
+        /* the dense logical space (format 8): the shared table (S sectors
+         * per inode number), then n_c chunks of C pages from cbase on; a
+         * file has at most cmax chunks and maxpg pages */
+        uint32_t S, C, cbase, n_c, cmax, maxpg;
     } geo;
     /* The log: the host head, the collection head (copies), sequence
      * numbers, checkpoint and erase-ahead state, the erased-unit queue. */
@@ -257,6 +261,14 @@ typedef struct steadyfs {
     } anchor;
     uint32_t live, live_max;
     uint32_t npend, uncommitted, ino_cursor;
+    /* Chunks: used and dying bitmaps (n_c bits each), the next chunk to
+     * try, the trim cursor (the next L1 index a trim step looks at) and the
+     * number of dying chunks. */
+    struct {
+        uint8_t *used, *dying;
+        uint32_t cursor, trim, ndying, age;   /* age: log seq of the last trim step */
+        uint32_t steps;                       /* trim steps the running call may take */
+    } chunk;
     /* Counters since mount (statistics; nothing depends on them). */
     struct {
         uint32_t data, copy, map, ckpt, erase, victim, catch_up;

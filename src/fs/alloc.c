@@ -418,7 +418,7 @@ static uint32_t pick_static(steadyfs *fs)
 /* Is sector ppn with tag t live?  Fills *how: 1 data, 2 map1, 3 map2. */
 static int live_of(steadyfs *fs, uint32_t ppn, const sfs_tag *t, struct sfs_pend **unc)
 {
-    uint32_t cur;
+    uint32_t cur, c;
     int rc;
     *unc = NULL;
     if (t->kind == TK_DATA) {
@@ -431,6 +431,11 @@ static int live_of(steadyfs *fs, uint32_t ppn, const sfs_tag *t, struct sfs_pend
                 return 1;
             }
         }
+        /* a dying chunk's sectors are dead (still counted until the trim
+         * step that frees the chunk) */
+        c = sfs_chunk_of_lpn(fs, t->key);
+        if (c != CHUNK_NONE && (c >= fs->geo.n_c || sfs_bit(fs->chunk.dying, c)))
+            return 0;
         rc = sfs_lookup(fs, t->key, 0, &cur);
         return rc ? rc : cur == ppn;
     }
@@ -438,7 +443,7 @@ static int live_of(steadyfs *fs, uint32_t ppn, const sfs_tag *t, struct sfs_pend
         rc = sfs_l1_locate(fs, t->key, &cur);
         if (rc)
             return rc;
-        return cur == ppn && !sfs_kill_covers_l1(fs, t->key);
+        return cur == ppn;
     }
     if (t->kind == TK_MAP2)
         return t->key < fs->geo.n_l2 && fs->root[t->key] == ppn;
@@ -458,9 +463,9 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
         return 1;
     }
     if (fs->blk[*victim] == 0 || *idx >= fs->geo.P) {
-        /* what is still counted may be a settling kill's: settle it, one
-         * L1 sector per step, before judging the count */
-        if (fs->blk[*victim] && (rc = sfs_settle(fs, 1, 0)) != 0)
+        /* what is still counted may be a dying chunk's: trim, one L1
+         * sector per step, before judging the count */
+        if (fs->blk[*victim] && (rc = sfs_trim_step(fs)) != 0)
             return rc < 0 ? rc : 1;
         if (fs->blk[*victim]) {
             /* every sector examined, yet counted live: the count drifted
@@ -566,16 +571,19 @@ static int wl_one(steadyfs *fs)
 int sfs_gc_pace(steadyfs *fs)
 {
     uint32_t i, n;
-    int rc = 0, settled;
+    int rc = 0, settled = 0;
     uint32_t fb;
-    /* A kill settling for SFS_SETTLE_AGE sectors (the light calls that
-     * settle it first did not come: a log rotation's create and first
-     * records are not light) takes one of this sector's collection steps
-     * until it is done, so it is done within that age + 64 host sectors
-     * (DESIGN.md §5). */
-    settled = sfs_settle(fs, 1, SFS_SETTLE_AGE);
-    if (settled < 0)
-        return settled;
+    /* Dying chunks for SFS_TRIM_AGE sectors (the light calls that trim
+     * first did not come: a log rotation's create and first records are
+     * not light): one trim step takes one of this sector's collection
+     * steps, so every dying chunk is trimmed within that age + n_l1 host
+     * sectors (DESIGN.md §5). */
+    if (fs->chunk.ndying && (uint32_t)fs->log.seq - fs->chunk.age >= SFS_TRIM_AGE) {
+        settled = sfs_trim_step(fs);
+        if (settled < 0)
+            return settled;
+        fs->chunk.age = (uint32_t)fs->log.seq;
+    }
     /* static wear levelling: one sector per SFS_WL_STEP written, whatever the pool */
     if ((fs->gc.wl_tick++ & (SFS_WL_STEP - 1u)) == 0) {
         fs->gc.active = 1;
@@ -617,6 +625,7 @@ int sfs_begin(steadyfs *fs, int modify)
         return STEADYFS_EIO;
     fs->log.erase_budget = 1;
     fs->log.call_ops = 0;
+    fs->chunk.steps = SFS_TRIMS_PER_CALL;
     sfs_budget_void(fs);   /* the call arms its own kind and size */
     fs->cache.buf_ppn = SFS_NONE;   /* the caller owns the buffer between calls */
     fs->rm = (uint8_t)(modify >> 1);   /* 2 a commit, 4 a removal: DESIGN.md §6 */
@@ -669,8 +678,13 @@ int sfs_end(steadyfs *fs, int rc)
             /* an orphan no handle holds (a cut left it, or a removed
              * directory was closed) dies, if its kill can settle later */
             r2 = sfs_reap(fs, 0, 1);
-            if (!r2)
-                r2 = sfs_settle(fs, 1, 0);
+            if (!r2) {
+                /* a trim step and, at once, the checkpoint that commits it
+                 * (in this call, not at the start of the next record) */
+                r2 = sfs_trim_step(fs);
+                if (r2 > 0 && (r2 = sfs_ckpt_write(fs)) == 0)
+                    r2 = 1;
+            }
             if (!r2)
                 r2 = sfs_merge_cold(fs);
             kept = r2;
@@ -700,11 +714,15 @@ int steadyfs_gc_step(steadyfs *fs, uint32_t budget)
     if (rc)
         return rc;
     while (done < budget) {
+        fs->chunk.steps = 1;   /* one per step of the budget */
         /* idle time settles a deleted file's counts first: its space
          * shows as free again (DESIGN.md §5) */
         rc = sfs_reap(fs, 0, 1);
-        if (!rc)
-            rc = sfs_settle(fs, 1, 0);
+        if (!rc) {
+            rc = sfs_trim_step(fs);
+            if (rc > 0 && (rc = sfs_ckpt_write(fs)) == 0)
+                rc = 1;
+        }
         if (rc) {
             if (rc < 0)
                 break;

@@ -77,13 +77,15 @@ static acc exam(const model *m)
     return a;
 }
 
-/* A host sector: the paced collection steps, its own entry, read-modify-
- * write, the program. */
+/* A host sector: the paced collection steps, its own entry (and its
+ * chunk's), where its page is (the chunk: the inode's lookup and one word
+ * of it), read-modify-write, the program. */
 static acc host_sector(const model *m, int rmw)
 {
     acc a = {{0, 0, 0, 0, 0, 0}}, ex = exam(m), f = free_one(m);
     add(&a, &ex, m->s);
-    add(&a, &f, 1);
+    add(&a, &f, 2);
+    rds(m, &a, 3);
     pr(m, &a, 1);
     if (rmw) {
         rds(m, &a, 2);
@@ -103,16 +105,30 @@ static acc commit(const model *m)
     return a;
 }
 
-/* A kill (unlink, shrink): the inode's L1 run and every L1 sector of it,
- * its dense pages' lookups, the two entries more it needs, and the
- * checkpoint that commits it (sfs_commit_kill). */
+/* A kill (unlink, shrink): the inode sector as it was (its chunk list),
+ * the lookups of its shared sectors and their "none" changes, a trim (a
+ * directory's block or the tail of the chunk a shrink cuts through: one L1
+ * sector read and programmed, its L2 change), the chunk of that tail, and
+ * the checkpoint that commits it all (sfs_commit_kill). */
 static acc kill(const model *m)
 {
     acc a = {{0, 0, 0, 0, 0, 0}}, f = free_one(m);
-    rds(m, &a, 1 + 2 + 2);
-    rd(m, &a, m->nl);
+    rds(m, &a, 2 + 2 + 2 + 3);
+    rd(m, &a, 2);
+    add(&a, &f, 3);
+    pr(m, &a, 2);
+    return a;
+}
+
+/* A trim step (chunk.c): room for its L2 change, the L1 sector read and
+ * programmed, the checkpoint that must follow it. */
+static acc trim(const model *m)
+{
+    acc a = {{0, 0, 0, 0, 0, 0}}, f = free_one(m);
     add(&a, &f, 2);
-    pr(m, &a, 1);
+    rds(m, &a, 1);
+    rd(m, &a, 1);
+    pr(m, &a, 2);
     return a;
 }
 
@@ -184,11 +200,11 @@ static void finish(const model *m, acc *a)
 {
     uint64_t sectors = a->p / m->pps, ck = sectors / m->R + sectors / m->P + 2;
     uint64_t moves = (sectors - a->c) / m->P + 1;   /* of the host head */
-    acc ex = exam(m);
+    acc ex = exam(m), k = kill(m), tr = trim(m);
     pr(m, a, (uint32_t)ck);
-    rds(m, a, 1);   /* the light call's step of a settling kill (sfs_end) */
-    rd(m, a, 1);
-    rds(m, a, 4);   /* or its orphan's kill: two dense pages looked up */
+    /* trim steps: the pace's, the light call's, a write short of room */
+    add(a, &tr, SFS_TRIMS_PER_CALL);
+    add(a, &k, 1);  /* or the light call's orphan kill */
     a->e += 2 + sectors / m->P + 1;
     /* catch-up collection, at most once per move of the host head (it
      * does not nest): 2 s examinations (m->s counts the wear-levelling
@@ -223,8 +239,8 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
     m.S = fs.geo.sector_size;
     m.spare = fs.geo.tag_inline ? 0 : SFS_TAG_SIZE;
     m.pps = fs.geo.tag_inline && geo->needs_erase ? fs.geo.sector_size / geo->page_size : 1;
-    m.nl = (1u << fs.geo.fbits) / fs.geo.e1;
-    m.small = 4 * m.nl > SFS_TAG_SIZE ? 4 * m.nl : SFS_TAG_SIZE;
+    m.nl = 1;
+    m.small = SFS_TAG_SIZE;   /* a tag; map words and a chunk word are fewer bytes */
     m.K = fs.cfg.pending_max;
     m.R = fs.cfg.replay_max;
     m.D = fs.cfg.dir_pages;
@@ -260,9 +276,8 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
         add(&a, &t, fs.cfg.open_max);
         t = kill(&m);   /* the orphans, no handle left to hold them, die */
         add(&a, &t, fs.geo.orphan_max);
-        rds(&m, &a, 1);   /* a deleted file's counts settled (sfs_settle) */
-        rd(&m, &a, m.nl);
-        pr(&m, &a, 1);    /* and checkpointed */
+        t = trim(&m);     /* every dying chunk trimmed: one step per L1 sector */
+        add(&a, &t, fs.geo.n_l1);
         finish(&m, &a);
         a.e += fs.cfg.open_max;
         break;
@@ -308,7 +323,7 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
         break;
     case STEADYFS_CALL_READ: {
         uint64_t pages = n / fs.geo.payload + 2;
-        rds(&m, &a, (uint32_t)(2 * pages));
+        rds(&m, &a, (uint32_t)(5 * pages));   /* its chunk, its map words */
         rd(&m, &a, (uint32_t)pages);
         break;
     }

@@ -18,7 +18,11 @@
  * inode sectors (SPEC §5, §7); 5: the orphan list (open inodes without a
  * name) after the inode bitmap (SPEC §7); 6: each head's next unit named
  * in the block table (0xF6, 0xF7): a head moves into it without a
- * checkpoint and replay follows it (SPEC §7, §8) */
+ * checkpoint and replay follows it (SPEC §7, §8); 7: (reserved: committed
+ * changes covering runs of pages); 8: the dense logical space -- chunks,
+ * their used and dying bitmaps after the inode bitmap, the trim cursor at
+ * byte 30, tags with a 48-bit seq and the file page, no kill entries
+ * (DESIGN.md §4, §5; SPEC §2, §3, §7) */
 #define CKPT_VERSION SFS_CKPT_VERSION
 #define CKPT_HDR 128u
 
@@ -78,6 +82,8 @@ static void serialize(steadyfs *fs, uint8_t *b)
     b[27] = fs->cfg.dir_pages;
     b[28] = (uint8_t)fs->cfg.fill_permille;
     b[29] = (uint8_t)(fs->cfg.fill_permille >> 8);
+    b[30] = (uint8_t)fs->chunk.trim;
+    b[31] = (uint8_t)(fs->chunk.trim >> 8);
     sfs_put64(b + 32, fs->log.seq);
     for (i = 0; i < fs->geo.nblocks; i++)
         b[o + i] = fs->blk[i] == BS_LIMBO ? (uint8_t)BS_FREE : fs->blk[i];
@@ -88,6 +94,10 @@ static void serialize(steadyfs *fs, uint8_t *b)
         pend_pack(b + o, &fs->pend[i]);
     memcpy(b + o, fs->ibm, nb);
     o += nb;
+    memcpy(b + o, fs->chunk.used, (fs->geo.n_c + 7u) / 8u);
+    o += (fs->geo.n_c + 7u) / 8u;
+    memcpy(b + o, fs->chunk.dying, (fs->geo.n_c + 7u) / 8u);
+    o += (fs->geo.n_c + 7u) / 8u;
     /* the orphan list, where the sector has room for one: the count, then
      * the inode numbers (the held bit is RAM's) */
     if (!fs->geo.orphan_max)
@@ -116,6 +126,9 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
     for (; i < N_FIELDS; i++)
         *field(fs, i) = sfs_get32(b + hdr_fields[i][0]);
     fs->cfg.fill_permille = (uint16_t)(b[28] | b[29] << 8);
+    fs->chunk.trim = (uint32_t)(b[30] | b[31] << 8);
+    if (fs->chunk.trim >= fs->geo.n_c)
+        return STEADYFS_ECORRUPT;
     fs->log.seq = sfs_get64(b + 32);
     fs->log.gh_block -= 1u;
     fs->log.gh_idx = fs->log.gh_block == SFS_NONE ? fs->geo.P : sfs_get32(b + 120);
@@ -150,15 +163,22 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
         struct sfs_pend *p = &fs->pend[i];
         pend_unpack(b + o, p);
         /* every key and address indexes RAM tables or the device */
-        if (p->type < PT_L1 || p->type > PT_SIZE ||
+        if (p->type < PT_L1 || p->type > PT_CHUNK || p->type == 3 ||
             p->key >= (p->type == PT_L1 ? fs->geo.n_l1 * fs->geo.e1
                        : p->type == PT_L2 ? fs->geo.n_l1 : fs->cfg.max_inodes) ||
-            (p->type <= PT_L2 && p->ppn != SFS_NONE && p->ppn / fs->geo.P >= fs->geo.nblocks))
+            (p->type <= PT_L2 && p->ppn != SFS_NONE && p->ppn / fs->geo.P >= fs->geo.nblocks) ||
+            (p->type == PT_CHUNK && ((p->ppn >> 16) >= fs->geo.cmax || (p->ppn & 0xFFFFu) >= fs->geo.n_c)))
             return STEADYFS_ECORRUPT;
         fs->uncommitted += (fs->pend[i].flags & PF_UNC) != 0;
     }
     memcpy(fs->ibm, b + o, nb);
     o += nb;
+    memcpy(fs->chunk.used, b + o, (fs->geo.n_c + 7u) / 8u);
+    o += (fs->geo.n_c + 7u) / 8u;
+    memcpy(fs->chunk.dying, b + o, (fs->geo.n_c + 7u) / 8u);
+    o += (fs->geo.n_c + 7u) / 8u;
+    for (i = 0, fs->chunk.ndying = 0; i < fs->geo.n_c; i++)
+        fs->chunk.ndying += (uint32_t)sfs_bit(fs->chunk.dying, i);
     fs->orphans.n = 0;
     if (!fs->geo.orphan_max)
         return 0;
@@ -323,6 +343,11 @@ static int replay(steadyfs *fs)
         t = seen[h];
         if (t.kind == TK_DATA) {
             rc = sfs_apply_data(fs, &t, ppn, SFS_UNKNOWN);
+        } else if (t.kind == TK_MAP1 && (t.flags & TF_TRIM)) {
+            /* a trim step not followed by its checkpoint (the next program
+             * after it): it never happened; the old L1 sector is still
+             * there (LIMBO) and the dying chunks are trimmed again */
+            rc = 0;
         } else if (t.kind == TK_MAP1 || t.kind == TK_MAP2) {
             rc = sfs_apply_map(fs, &t, ppn);
         } else {

@@ -27,7 +27,7 @@ uint32_t sfs_name_hash(const char *name, uint32_t len)
  * written).  *ppn: where it was. */
 static int load(steadyfs *fs, uint32_t dir, uint32_t d, uint32_t *ppn)
 {
-    int rc = sfs_lookup(fs, sfs_data_lpn(fs, dir, d), 1, ppn);
+    int rc = sfs_lookup(fs, sfs_shared_lpn(fs, dir, 1 + d), 1, ppn);
     if (rc)
         return rc;
     if (*ppn == SFS_NONE) {
@@ -95,7 +95,7 @@ int sfs_dir_lookup(steadyfs *fs, uint32_t dir, const char *name, uint32_t len,
 static int write_page(steadyfs *fs, uint32_t dir, uint32_t d, uint32_t *txn, uint8_t flags,
                       uint32_t old)
 {
-    return sfs_write_lpn(fs, sfs_data_lpn(fs, dir, d), OWNER_NS, txn, flags, 0, old, NULL);
+    return sfs_write_lpn(fs, sfs_shared_lpn(fs, dir, 1 + d), OWNER_NS, txn, flags, 0, old, NULL);
 }
 
 /* Insert (or replace the inode of) name, as part of NS transaction *txn. */

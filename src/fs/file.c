@@ -1,11 +1,10 @@
 /* Files: handles, read, write, truncate and the commit (sync).
  *
- * Page i of inode X is logical page (X << fbits) + 1 + i; the inode sector
- * is logical page X (the range of the unused inode 0 is a dense inode
- * table, so small files share map sectors), and writing it with the COMMIT
- * flag is what commits the file's
- * transaction: data sectors written since the last commit become the
- * file's committed content in the same instant as its new size. */
+ * Page 0 of inode X and its inode sector are in X's block of the shared
+ * table; pages i >= 1 are in the chunks its inode sector lists (SPEC §3,
+ * §5).  Writing the inode sector with the COMMIT flag is what commits the
+ * file's transaction: data sectors written since the last commit become
+ * the file's committed content in the same instant as its new size. */
 #include <stddef.h>
 
 #include "fs/fs_internal.h"
@@ -50,11 +49,13 @@ static void inode_io(uint8_t *buf, sfs_inode *in, int put)
 
 void sfs_inode_pack(steadyfs *fs, uint8_t *buf, const sfs_inode *in)
 {
-    /* a symlink's target, already in place after the header, stays */
+    /* a symlink's target, already in place after the header, stays; so
+     * does a file's chunk list (its writer put it there) */
     uint32_t end = SFS_INODE_HDR + (in->type == STEADYFS_TYPE_SYMLINK ? (uint32_t)in->size : 0u);
     fs->cache.buf_ppn = SFS_NONE;
     memset(buf, 0, SFS_INODE_HDR);
-    memset(buf + end, 0, fs->geo.payload - end);
+    if (in->type != STEADYFS_TYPE_FILE)
+        memset(buf + end, 0, fs->geo.payload - end);
     sfs_put32(buf, INODE_MAGIC);
     inode_io(buf, (sfs_inode *)(uintptr_t)in, 1);
 }
@@ -68,9 +69,8 @@ int sfs_inode_unpack(steadyfs *fs, const uint8_t *buf, sfs_inode *in)
         return STEADYFS_ENOENT;
     /* larger than a file can grow: its pages would index other inodes';
      * a symlink's target must fit its sector */
-    if (in->size > (in->type == STEADYFS_TYPE_SYMLINK
-                        ? (uint64_t)steadyfs_symlink_max(fs)
-                        : (((uint64_t)1 << fs->geo.fbits) - 1u) * fs->geo.payload) ||
+    if (in->size > (in->type == STEADYFS_TYPE_SYMLINK ? (uint64_t)steadyfs_symlink_max(fs)
+                                                      : (uint64_t)fs->geo.maxpg * fs->geo.payload) ||
         in->mode > 07777u)
         return STEADYFS_ECORRUPT;
     return 0;
@@ -82,7 +82,7 @@ int sfs_inode_read(steadyfs *fs, uint32_t ino, sfs_inode *in, uint32_t *ppn)
     int rc;
     if (ino == 0 || ino >= fs->cfg.max_inodes)
         return STEADYFS_ECORRUPT;
-    rc = sfs_lookup(fs, ino, 1, &p);
+    rc = sfs_lookup(fs, sfs_shared_lpn(fs, ino, 0), 1, &p);
     if (rc)
         return rc;
     if (p == SFS_NONE)
@@ -103,6 +103,91 @@ int sfs_inode_read(steadyfs *fs, uint32_t ino, sfs_inode *in, uint32_t *ppn)
             in->size = s->ppn;
     }
     return rc;
+}
+
+/* Pending chunk entry of slot `slot` of inode ino: the uncommitted one of
+ * its own transaction (working) first, else the committed one. */
+static struct sfs_pend *chunk_entry(steadyfs *fs, uint32_t ino, uint32_t slot, int working)
+{
+    struct sfs_pend *c = NULL;
+    uint32_t i;
+    for (i = 0; i < fs->npend; i++) {
+        struct sfs_pend *p = &fs->pend[i];
+        if (p->type != PT_CHUNK || p->key != ino || (p->ppn >> 16) != slot)
+            continue;
+        if (!(p->flags & PF_UNC))
+            c = p;
+        else if (working)
+            return p;
+    }
+    return c;
+}
+
+void sfs_inode_chunks(steadyfs *fs, uint32_t ino, uint16_t owner, uint32_t txn)
+{
+    uint32_t i, s;
+    for (i = 0; i < fs->npend; i++) {
+        struct sfs_pend *p = &fs->pend[i];
+        if (p->type != PT_CHUNK || p->key != ino ||
+            ((p->flags & PF_UNC) && (p->owner != owner || p->txn != txn)))
+            continue;
+        s = p->ppn >> 16;
+        if (s < fs->geo.cmax) {
+            fs->buf[SFS_INODE_HDR + 2 * s] = (uint8_t)p->ppn;
+            fs->buf[SFS_INODE_HDR + 2 * s + 1] = (uint8_t)(p->ppn >> 8);
+        }
+    }
+    fs->cache.buf_ppn = SFS_NONE;
+}
+
+int sfs_chunk_get(steadyfs *fs, uint32_t ino, uint32_t slot, int working, uint32_t *chunk)
+{
+    struct sfs_pend *e = chunk_entry(fs, ino, slot, working);
+    uint32_t ippn, w;
+    int rc;
+    if (e) {
+        *chunk = e->ppn & 0xFFFFu;
+        return 0;
+    }
+    *chunk = CHUNK_NONE;
+    if (slot >= fs->geo.cmax)
+        return 0;
+    rc = sfs_lookup(fs, sfs_shared_lpn(fs, ino, 0), working, &ippn);
+    if (rc || ippn == SFS_NONE)
+        return rc;
+    /* one word of the inode sector's chunk list */
+    rc = sfs_rd_words(fs, ippn, (SFS_INODE_HDR + 2 * slot) / 4, 1, &w);
+    if (rc)
+        return rc;
+    *chunk = slot & 1u ? w >> 16 : w & 0xFFFFu;
+    if (*chunk != CHUNK_NONE && *chunk >= fs->geo.n_c)
+        return STEADYFS_ECORRUPT;
+    return 0;
+}
+
+/* Logical page of page pg of the file (primary handle p), or SFS_NONE (a
+ * hole in a chunk not taken).  alloc: take a free chunk for it (*flags
+ * gets TF_NEWCHUNK: the sector's tag records it). */
+static int page_lpn(steadyfs *fs, struct sfs_open *p, uint32_t pg, int alloc, uint32_t *lpn,
+                    uint8_t *flags)
+{
+    uint32_t c;
+    int rc;
+    if (pg == 0) {
+        *lpn = sfs_shared_lpn(fs, p->ino, 1);
+        return 0;
+    }
+    if (pg >= fs->geo.maxpg)
+        return STEADYFS_EFBIG;
+    rc = sfs_chunk_get(fs, p->ino, (pg - 1u) / fs->geo.C, 1, &c);
+    if (!rc && c == CHUNK_NONE && alloc) {
+        rc = sfs_chunk_find(fs, &c);
+        *flags |= TF_NEWCHUNK;
+    }
+    if (rc)
+        return rc;
+    *lpn = c == CHUNK_NONE ? SFS_NONE : sfs_chunk_lpn(fs, c, pg);
+    return 0;
 }
 
 struct sfs_open *sfs_primary(steadyfs *fs, uint32_t ino)
@@ -161,16 +246,25 @@ int sfs_inode_edit(steadyfs *fs, uint32_t ino, const sfs_inode *set, uint32_t ma
     int rc;
     do {
         rc = sfs_prep(fs, ino);
-        /* after prep, which may use the buffer: a symlink's target */
+        /* after prep, which may use the buffer: a symlink's target, a
+         * file's chunk list (with the pending entries this sector takes in:
+         * its commit drops them) */
         if (!rc)
             rc = sfs_inode_read(fs, ino, &in, NULL);
         if (rc)
             return rc;
+        if (in.type == STEADYFS_TYPE_FILE) {
+            sfs_inode_chunks(fs, ino, owner, *txn);
+            /* a shrink (SFS_SET_CUT): the chunks of the pages it removes
+             * leave the list (the kill that commits it makes them dying) */
+            for (i = (mask & SFS_SET_CUT) ? (uint32_t)set->parent : fs->geo.cmax; i < fs->geo.cmax; i++)
+                fs->buf[SFS_INODE_HDR + 2 * i] = fs->buf[SFS_INODE_HDR + 2 * i + 1] = 0xFFu;
+        }
         for (i = 0; i < 8; i++)
             if (mask >> i & 1u)
                 memcpy((uint8_t *)&in + setf[i][0], (const uint8_t *)set + setf[i][0], setf[i][1]);
         sfs_inode_pack(fs, fs->buf, &in);
-        rc = sfs_write_lpn(fs, ino, owner, txn, flags, 0, SFS_UNKNOWN, ppn);
+        rc = sfs_write_lpn(fs, sfs_shared_lpn(fs, ino, 0), owner, txn, flags, 0, SFS_UNKNOWN, ppn);
     } while (rc == SFS_RETRY);
     return rc;
 }
@@ -188,8 +282,10 @@ static int commit_sector(steadyfs *fs, struct sfs_open *p, uint32_t kill_pg)
         return rc;
     set.size = p->size;
     set.mtime = set.ctime = p->mtime;
+    set.parent = kill_pg == SFS_NONE ? 0 : sfs_first_dead_slot(fs, kill_pg);
     rc = sfs_inode_edit(fs, p->ino, &set,
-                        SFS_SET_SIZE | (p->tdirty ? SFS_SET_MTIME | SFS_SET_CTIME : 0u),
+                        SFS_SET_SIZE | (p->tdirty ? SFS_SET_MTIME | SFS_SET_CTIME : 0u) |
+                            (kill_pg == SFS_NONE ? 0u : SFS_SET_CUT),
                         (uint16_t)p->ino, &p->txn, kill_pg == SFS_NONE ? TF_COMMIT : 0, &ppn);
     if (!rc && kill_pg != SFS_NONE)
         rc = sfs_commit_kill(fs, (uint16_t)p->ino, p->txn, p->ino, kill_pg, SFS_KILL_FROM);
@@ -224,25 +320,27 @@ static uint32_t npages(const steadyfs *fs, uint64_t size)
 /* Shrink: zero the tail of the new last page, commit, unmap the rest. */
 static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
 {
-    uint32_t off = (uint32_t)(size % fs->geo.payload), pg = (uint32_t)(size / fs->geo.payload), old;
+    uint32_t off = (uint32_t)(size % fs->geo.payload), pg = (uint32_t)(size / fs->geo.payload), old, lpn;
+    uint8_t nf = 0;
     sfs_tag t;
     int rc;
     if (off) {
         do {
             rc = sfs_prep(fs, p->ino);
             if (!rc)
-                rc = sfs_lookup(fs, sfs_data_lpn(fs, p->ino, pg), 1, &old);
+                rc = page_lpn(fs, p, pg, 0, &lpn, &nf);
+            if (!rc && lpn != SFS_NONE)
+                rc = sfs_lookup(fs, lpn, 1, &old);
             if (rc)
                 return rc;
-            if (old == SFS_NONE)
+            if (lpn == SFS_NONE || old == SFS_NONE)
                 break;
             rc = sfs_rd_sector(fs, old, fs->buf, &t);
             if (rc < 0)
                 return rc;
             fs->cache.buf_ppn = SFS_NONE;
             memset(fs->buf + off, 0, fs->geo.payload - off);
-            rc = sfs_write_lpn(fs, sfs_data_lpn(fs, p->ino, pg), (uint16_t)p->ino, &p->txn, 0, 0,
-                               SFS_UNKNOWN, NULL);
+            rc = sfs_write_page(fs, lpn, pg, (uint16_t)p->ino, &p->txn, 0, 0, SFS_UNKNOWN, NULL);
         } while (rc == SFS_RETRY);
         if (rc)
             return rc;
@@ -326,9 +424,17 @@ static int32_t read_call(steadyfs *fs, int fd, void *buf, uint32_t len)
             n = len - done;
         if (n > p->size - o->pos)
             n = (uint32_t)(p->size - o->pos);
-        rc = sfs_lookup(fs, sfs_data_lpn(fs, o->ino, pg), 1, &ppn);
-        if (rc)
-            return rc;
+        {
+            uint32_t lpn;
+            uint8_t nf = 0;
+            rc = page_lpn(fs, p, pg, 0, &lpn, &nf);
+            if (!rc && lpn != SFS_NONE)
+                rc = sfs_lookup(fs, lpn, 1, &ppn);
+            if (rc)
+                return rc;
+            if (lpn == SFS_NONE)
+                ppn = SFS_NONE;
+        }
         if (ppn == SFS_NONE) {
             memset(dst + done, 0, n);
         } else {
@@ -354,8 +460,9 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
 {
     struct sfs_open *o, *p;
     const uint8_t *src = buf;
-    uint32_t done = 0, n, off, pg, old, hint;
+    uint32_t done = 0, n, off, pg, old, hint, lpn;
     uint64_t end;
+    uint8_t nf;
     int commit;
     sfs_tag t;
     int rc = sfs_begin(fs, 1);
@@ -375,7 +482,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
         n = fs->geo.payload - off;
         if (n > len - done)
             n = len - done;
-        if ((uint64_t)pg + 2 > (1ull << fs->geo.fbits)) {
+        if (pg >= fs->geo.maxpg) {
             rc = STEADYFS_EFBIG;
             break;
         }
@@ -395,12 +502,17 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
         commit = (o->acc & SFS_ACC_DSYNC) && done + n == len;
         do {
             rc = sfs_prep(fs, o->ino);
+            /* after prep (a trim step or collection may run in it): the
+             * chunk, taken now if the page's slot has none */
+            nf = 0;
+            if (!rc)
+                rc = page_lpn(fs, p, pg, 1, &lpn, &nf);
             if (rc)
                 break;
-            hint = pg >= npages(fs, p->csize) ? SFS_NONE : SFS_UNKNOWN;
+            hint = pg >= npages(fs, p->csize) || (nf & TF_NEWCHUNK) ? SFS_NONE : SFS_UNKNOWN;
             fs->cache.buf_ppn = SFS_NONE;
             if (off || (n < fs->geo.payload && o->pos + n < p->size)) {
-                rc = sfs_lookup(fs, sfs_data_lpn(fs, o->ino, pg), 1, &old);
+                rc = sfs_lookup(fs, lpn, 1, &old);
                 if (rc)
                     break;
                 if (old == SFS_NONE || (uint64_t)pg * fs->geo.payload >= p->size) {
@@ -414,9 +526,9 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
                 memset(fs->buf + n, 0, fs->geo.payload - n);
             }
             memcpy(fs->buf + off, src + done, n);
-            rc = sfs_write_lpn(fs, sfs_data_lpn(fs, o->ino, pg), (uint16_t)o->ino, &p->txn,
-                               commit ? TF_COMMIT | TF_SIZE : 0, commit ? (uint32_t)end : 0,
-                               hint, NULL);
+            rc = sfs_write_page(fs, lpn, pg, (uint16_t)o->ino, &p->txn,
+                                (uint8_t)(nf | (commit ? TF_COMMIT | TF_SIZE : 0)),
+                                commit ? (uint32_t)end : 0, hint, NULL);
         } while (rc == SFS_RETRY);
         if (rc)
             break;
@@ -487,7 +599,7 @@ int steadyfs_truncate(steadyfs *fs, int fd, uint64_t size)
     if (!o || (o->acc & STEADYFS_O_ACCMODE) == STEADYFS_O_RDONLY)
         return sfs_end(fs, STEADYFS_EBADF);
     p = sfs_primary(fs, o->ino);
-    if (size + 2 * fs->geo.payload > ((uint64_t)1 << fs->geo.fbits) * fs->geo.payload)
+    if (size > (uint64_t)fs->geo.maxpg * fs->geo.payload)
         return sfs_end(fs, STEADYFS_EFBIG);
     if (size > p->size) {
         p->size = size;

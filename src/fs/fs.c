@@ -15,12 +15,34 @@ static uint32_t log2u(uint32_t v)
 static uint32_t align4(uint32_t v) { return (v + 3u) & ~3u; }
 
 /* Bytes of a checkpoint with mi inodes: header, block table, L2 roots,
- * pending table, inode bitmap (SPEC §7). */
-static uint32_t ckpt_bytes(const steadyfs *fs, uint32_t mi)
+ * pending table, inode bitmap, the chunks' used and dying bitmaps (SPEC §7).
+ * Geometry of the dense logical space with mi inodes into fs->geo. */
+static uint32_t ckpt_bytes(steadyfs *fs, uint32_t mi)
 {
-    uint32_t nl1 = (uint32_t)(((uint64_t)mi << fs->geo.fbits) / fs->geo.e1);
-    return 128 + fs->geo.nblocks + 4 * ((nl1 + fs->geo.e1 - 1) / fs->geo.e1) + SFS_PEND_SIZE * fs->cfg.pending_max +
-           (mi + 7u) / 8u;
+    uint32_t live = (uint32_t)((uint64_t)fs->cfg.fill_permille *
+                               (fs->geo.nblocks > SFS_RESERVED_BLOCKS + SFS_GC_RESERVE
+                                    ? fs->geo.nblocks - SFS_RESERVED_BLOCKS - SFS_GC_RESERVE : 0) *
+                               fs->geo.P / 1000u);
+    uint32_t d;
+    /* a file of pages 1.. in chunks of C: its chunk list (u16 each, after
+     * the inode header) can hold all the live data */
+    fs->geo.cmax = (fs->geo.payload - SFS_INODE_HDR) / 2u;
+    for (fs->geo.C = 8; fs->geo.C < fs->geo.e1 && (uint64_t)fs->geo.cmax * fs->geo.C < live; fs->geo.C *= 2)
+        ;
+    fs->geo.S = 2;
+    while (fs->geo.S < 1u + fs->cfg.dir_pages)
+        fs->geo.S *= 2;
+    /* every file with a page >= 1 may leave most of a chunk unused */
+    fs->geo.n_c = (live + fs->geo.C - 1) / fs->geo.C + mi;
+    fs->geo.cbase = fs->geo.S * mi;
+    d = fs->geo.cbase + fs->geo.n_c * fs->geo.C;
+    fs->geo.n_l1 = (d + fs->geo.e1 - 1) / fs->geo.e1;
+    fs->geo.n_l2 = (fs->geo.n_l1 + fs->geo.e1 - 1) / fs->geo.e1;
+    fs->geo.maxpg = 1u + fs->geo.cmax * fs->geo.C;
+    if (fs->cfg.file_pages_log2 && fs->cfg.file_pages_log2 < 31 && fs->geo.maxpg > (1u << fs->cfg.file_pages_log2))
+        fs->geo.maxpg = 1u << fs->cfg.file_pages_log2;
+    return 128 + fs->geo.nblocks + 4 * fs->geo.n_l2 + SFS_PEND_SIZE * fs->cfg.pending_max +
+           (mi + 7u) / 8u + 2u * ((fs->geo.n_c + 7u) / 8u);
 }
 
 int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
@@ -76,25 +98,16 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     if (fs->geo.P < 8 || fs->geo.P > 128 || fs->geo.nblocks < SFS_RESERVED_BLOCKS + SFS_GC_RESERVE + 4)
         return STEADYFS_EINVAL;
     fs->geo.e1 = 1u << log2u(fs->geo.payload / 4u);
-    if (!fs->cfg.file_pages_log2)
-        fs->cfg.file_pages_log2 = (uint8_t)(log2u(fs->geo.e1) + 6u);
-    fs->geo.fbits = fs->cfg.file_pages_log2;
     if (!fs->cfg.max_inodes) {
-        /* the most inodes (up to 1024) whose checkpoint still fits a sector */
-        uint32_t mi = 1024;
+        /* the most inodes (up to 512) whose checkpoint still fits a sector */
+        uint32_t mi = 512;
         while (mi > 16 && ckpt_bytes(fs, mi) > fs->geo.payload)
             mi /= 2;
         fs->cfg.max_inodes = (uint16_t)mi;
     }
-    if (fs->cfg.max_inodes < 4)
+    if (fs->cfg.max_inodes < 4 || fs->cfg.dir_pages < 1 || fs->cfg.dir_pages > 15)
         return STEADYFS_EINVAL;
-    if ((1u << fs->geo.fbits) < fs->geo.e1 || (1u << fs->geo.fbits) / fs->geo.e1 > 64u ||
-        (uint64_t)fs->cfg.max_inodes << fs->geo.fbits >= 0xFFFF0000ull ||
-        2u * fs->cfg.max_inodes > (1u << fs->geo.fbits))
-        return STEADYFS_EINVAL;
-    fs->geo.n_l1 = (uint32_t)(((uint64_t)fs->cfg.max_inodes << fs->geo.fbits) / fs->geo.e1);
-    fs->geo.n_l2 = (fs->geo.n_l1 + fs->geo.e1 - 1) / fs->geo.e1;
-    if (ckpt_bytes(fs, fs->cfg.max_inodes) > fs->geo.payload)
+    if (ckpt_bytes(fs, fs->cfg.max_inodes) > fs->geo.payload || fs->geo.n_c >= CHUNK_NONE)
         return STEADYFS_EINVAL;   /* checkpoint must fit one sector */
     fs->geo.txn_max = (fs->cfg.pending_max - 8u) / fs->cfg.open_max;
     if (fs->geo.txn_max < 1)
@@ -121,6 +134,10 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
         w += 4 * fs->geo.n_l2;
         fs->blk = w;
         w += align4(fs->geo.nblocks);
+        fs->chunk.used = w;
+        w += align4((fs->geo.n_c + 7u) / 8u);
+        fs->chunk.dying = w;
+        w += align4((fs->geo.n_c + 7u) / 8u);
         fs->ibm = w;
         fs->buf = cfg->sector_buf;
         memset(cfg->work, 0, steadyfs_work_size(cfg));
@@ -145,7 +162,7 @@ uint32_t steadyfs_work_size(const steadyfs_config *cfg)
     c.work = NULL;
     if (sfs_setup(&tmp, &c))
         return 0;
-    return align4(tmp.geo.nblocks) + 4 * tmp.geo.n_l2 +
+    return align4(tmp.geo.nblocks) + 4 * tmp.geo.n_l2 + 2u * align4((tmp.geo.n_c + 7u) / 8u) +
            (uint32_t)sizeof(struct sfs_pend) * tmp.cfg.pending_max +
            (uint32_t)sizeof(struct sfs_open) * tmp.cfg.open_max +
            align4((tmp.cfg.max_inodes + 7u) / 8u);
@@ -253,7 +270,7 @@ int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
         if (rc)
             break;
         sfs_inode_pack(fs, fs->buf, &in);
-        rc = sfs_write_lpn(fs, 1, OWNER_NS, &txn, TF_COMMIT, 0, SFS_NONE, NULL);
+        rc = sfs_write_lpn(fs, sfs_shared_lpn(fs, 1, 0), OWNER_NS, &txn, TF_COMMIT, 0, SFS_NONE, NULL);
     } while (rc == SFS_RETRY);
     if (!rc)
         rc = sfs_ckpt_write(fs);
@@ -309,9 +326,10 @@ int steadyfs_unmount(steadyfs *fs)
         sfs_budget_arm(fs, STEADYFS_CALL_UNMOUNT, 0);
         while ((r2 = sfs_reap(fs, 0, 0)) > 0)
             ;
-        if (!r2)
-            r2 = sfs_settle(fs, 64, 0);
-        if (r2 > 0)
+        /* dying chunks are trimmed, and the last trim checkpointed, so
+         * the next mount (steady df after steady rm) shows the space free */
+        fs->chunk.steps = fs->chunk.ndying;   /* each frees at least one chunk */
+        while (!r2 && fs->chunk.ndying && (r2 = sfs_trim_step(fs)) > 0)
             r2 = sfs_ckpt_write(fs);
         r2 = sfs_end(fs, r2);
     }

@@ -37,6 +37,12 @@
                              unit: the head moves into it without a checkpoint */
 #define BS_GNEXT 0xF7u    /* the same for the collection head */
 
+/* Chunks (format 8, DESIGN.md §4): a file's data pages >= 1 live in chunks
+ * of geo.C logical pages each; the inode lists its chunks (u16, CHUNK_NONE
+ * for none).  A chunk is used, dying (its file or pages died: its map words
+ * are trimmed by sfs_trim_step, then it is free) or free. */
+#define CHUNK_NONE 0xFFFFu
+
 /* Sector kinds (tag.kind). */
 #define TK_DATA 1u
 #define TK_MAP1 2u
@@ -47,10 +53,15 @@
 #define TF_COMMIT 0x01u   /* commits transaction (owner, txn) */
 /* 0x02, 0x04: KILL, KILLALL in format 2; kills are committed by a
  * checkpoint since format 3 (sfs_commit_kill), never in a tag */
-#define TF_KILLMERGE 0x08u/* MAP2 written by merging the kill of inode aux */
+/* 0x08: KILLMERGE (MAP2 merging a kill) until format 7 */
 #define TF_EMPTY 0x10u    /* MAP1/MAP2 mapping nothing: its parent entry becomes none */
 #define TF_SIZE 0x20u     /* with COMMIT on a data sector: aux is the file's new size
                              (the commit rides in the tag, no inode program) */
+#define TF_NEWCHUNK 0x40u /* DATA: the first sector written into a chunk its file
+                             took in this transaction: chunk list entry (fpage - 1) / C
+                             of inode `owner` is this sector's chunk */
+#define TF_TRIM 0x80u     /* MAP1 written by a trim step: replay skips it (the
+                             checkpoint that follows it at once is its commit) */
 
 #define OWNER_GC 0xFFFEu  /* a garbage-collection copy: commits itself */
 #define OWNER_NS 0xFFFFu  /* a namespace operation (create, rename, ...) */
@@ -58,13 +69,12 @@
 /* Pending entry types. */
 #define PT_L1 1u          /* lpn -> sector */
 #define PT_L2 2u          /* L1 map index -> map sector */
-#define PT_KILL 3u        /* inode `key`: pages >= ppn unmapped */
+/* 3: KILL until format 7 (kills now mark chunks dying) */
 #define PT_SIZE 4u        /* inode `key`: committed size is `ppn` bytes (newer than
                              its inode sector; from a TF_SIZE commit) */
+#define PT_CHUNK 5u       /* inode `key`: chunk list entry ppn >> 16 is chunk
+                             ppn & 0xFFFF (newer than its inode sector) */
 #define PF_UNC 0x01u      /* uncommitted (belongs to transaction owner/txn) */
-#define PF_KILLALL 0x02u  /* kill: the inode page too */
-#define PF_UNSETTLED 0x08u /* kill (whole inode): counts of its L1 sectors from index
-                             `owner` on not settled yet (sfs_settle) */
 #define PF_NEW 0x04u      /* uncommitted L1 of a page with no committed location
                              (an append): its commit replaces nothing.  Other
                              uncommitted changes look their old location up at
@@ -106,7 +116,9 @@ struct sfs_open {
 typedef struct sfs_tag {
     uint8_t kind, flags;
     uint16_t owner;
-    uint64_t seq;
+    uint16_t fpage;   /* DATA: the file page (0: an inode sector, a directory
+                         bucket, page 0), for TF_NEWCHUNK */
+    uint64_t seq;     /* 48 bits on media */
     uint32_t key, txn, aux, dcrc;
 } sfs_tag;
 
@@ -143,17 +155,42 @@ static inline uint64_t sfs_get64(const uint8_t *p)
 }
 
 static inline uint32_t sfs_blk(const steadyfs *fs, uint32_t ppn) { return ppn / fs->geo.P; }
-static inline uint32_t sfs_lpn(const steadyfs *fs, uint32_t ino, uint32_t pg)
+/* Logical pages (SPEC §3).  The shared table holds, for every inode number
+ * ino, a block of S (a power of two > dir_pages) logical pages: its inode
+ * sector (k = 0) and its sectors k = 1 + d, d < dir_pages: a file's page 0,
+ * a directory's bucket d.  Small files and directories need no chunk, and
+ * an inode's block lies in one map sector. */
+static inline uint32_t sfs_shared_lpn(const steadyfs *fs, uint32_t ino, uint32_t k)
 {
-    return ino << fs->geo.fbits | pg;
+    return ino * fs->geo.S + k;
 }
-/* Logical page of data page i of inode ino.  The range of the unused inode
- * 0 is a dense table: inode sectors at [0, max_inodes) and every file's
- * first data page at [max_inodes, 2 max_inodes), so small files and
- * directories share map sectors.  Pages i >= 1 are in the inode's range. */
-static inline uint32_t sfs_data_lpn(const steadyfs *fs, uint32_t ino, uint32_t i)
+/* The inode whose shared block holds lpn (lpn < cbase), and which sector k. */
+static inline uint32_t sfs_shared_ino(const steadyfs *fs, uint32_t lpn) { return lpn / fs->geo.S; }
+static inline uint32_t sfs_shared_k(const steadyfs *fs, uint32_t lpn) { return lpn % fs->geo.S; }
+/* Logical page of file page i >= 1 held by chunk `chunk` (its slot is
+ * (i - 1) / C). */
+static inline uint32_t sfs_chunk_lpn(const steadyfs *fs, uint32_t chunk, uint32_t i)
 {
-    return i ? sfs_lpn(fs, ino, i) : fs->cfg.max_inodes + ino;
+    return fs->geo.cbase + chunk * fs->geo.C + (i - 1u) % fs->geo.C;
+}
+/* The chunk a logical page is in, or CHUNK_NONE (the shared table). */
+static inline uint32_t sfs_chunk_of_lpn(const steadyfs *fs, uint32_t lpn)
+{
+    return lpn < fs->geo.cbase ? CHUNK_NONE : (lpn - fs->geo.cbase) / fs->geo.C;
+}
+/* The first chunk slot whose pages are all >= page `from`: a cut at
+ * `from` gives up the chunks of the slots from there on. */
+static inline uint32_t sfs_first_dead_slot(const steadyfs *fs, uint32_t from)
+{
+    return from <= 1u ? 0u : (from - 1u + fs->geo.C - 1u) / fs->geo.C;
+}
+static inline int sfs_bit(const uint8_t *map, uint32_t i) { return map[i >> 3] >> (i & 7u) & 1u; }
+static inline void sfs_bit_set(uint8_t *map, uint32_t i, int on)
+{
+    if (on)
+        map[i >> 3] |= (uint8_t)(1u << (i & 7u));
+    else
+        map[i >> 3] &= (uint8_t)~(1u << (i & 7u));
 }
 
 /* media.c: sector I/O.  Reads return >= 0 (bit errors corrected in the
@@ -227,37 +264,24 @@ static inline void sfs_budget_end(steadyfs *fs) { (void)fs; }
 /* map.c: the map, pending changes, transactions. */
 struct sfs_pend *sfs_pend_find(steadyfs *fs, uint8_t type, uint32_t key, int unc);
 void sfs_pend_del(steadyfs *fs, struct sfs_pend *p);
+/* A committed change of lpn to none (kill.c); ENOSPC without room. */
+int sfs_pend_none(steadyfs *fs, uint32_t lpn);
+/* The size entry of inode ino goes (its inode sector has the size). */
+void sfs_drop_size(steadyfs *fs, uint32_t ino);
 int sfs_lookup(steadyfs *fs, uint32_t lpn, int working, uint32_t *ppn);
 int sfs_l1_locate(steadyfs *fs, uint32_t m, uint32_t *ppn);
 int sfs_make_room(steadyfs *fs, uint32_t need);
 int sfs_apply_prog(steadyfs *fs, uint32_t lpn, uint32_t ppn, uint16_t owner, uint32_t txn,
                    uint32_t old_hint);
 int sfs_apply_commit(steadyfs *fs, uint16_t owner, uint32_t txn);
-int sfs_apply_kill(steadyfs *fs, uint32_t ino, uint32_t from, int all);
 int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn);
 /* A TF_SIZE commit: inode ino's committed size becomes `size`. */
 int sfs_apply_size(steadyfs *fs, uint32_t ino, uint32_t size);
 /* Effect of one replayed or just-written data sector (tag t at ppn). */
 int sfs_apply_data(steadyfs *fs, const sfs_tag *t, uint32_t ppn, uint32_t old_hint);
-int sfs_kill_pending(steadyfs *fs, uint32_t ino);
-/* Settle the counts of the kill still settling (if any, and made at least
- * min_age sectors ago): at most max_l1 of its L1 sectors, one small read
- * before them.  1 if it did. */
-int sfs_settle(steadyfs *fs, uint32_t max_l1, uint32_t min_age);
-#define SFS_SETTLE_AGE 32u
-/* A whole-inode kill settles later only with this much room under the
- * live limit: it is settled within SFS_SETTLE_AGE + 64 host sectors, each
- * adding at most 3 live sectors (itself, a new L1 and L2 map sector), so
- * no write meets the limit meanwhile for sectors the kill still counts. */
-#define SFS_SETTLE_ROOM(fs) \
-    (3u * (SFS_SETTLE_AGE + (1u << (fs)->geo.fbits) / (fs)->geo.e1) + SFS_RM_ROOM + 4u)
-/* 0 if `need` more live sectors fit under the live limit (settling a kill
- * first if that is what it takes), else ENOSPC. */
+/* 0 if `need` more live sectors fit under the live limit (after at most
+ * two trim steps, if dying chunks still count sectors), else ENOSPC. */
 int sfs_live_room(steadyfs *fs, uint32_t need);
-/* Is L1 index m one whose sectors a settling kill still counts?  (fsck.c:
- * for fsck and the tests' recount) */
-int sfs_kill_settling(steadyfs *fs, uint32_t m);
-int sfs_merge_kill(steadyfs *fs, uint32_t ino);
 int sfs_merge_l1(steadyfs *fs, uint32_t m);
 /* A light call's housekeeping: with the pending table within 8 entries of
  * full, merge the L1 sector of the oldest committed change outside the
@@ -266,31 +290,56 @@ int sfs_merge_l1(steadyfs *fs, uint32_t m);
  * when the table fills).  1 if it merged. */
 int sfs_merge_cold(steadyfs *fs);
 int sfs_merge_l2(steadyfs *fs, uint32_t l2);
-int sfs_kill_covers_l1(steadyfs *fs, uint32_t m);
+/* What a trim merge of an L1 sector removes: the words of every dying
+ * chunk in it (dying), of the shared block of inode blk (0: none), and of
+ * chunk tail_c from offset tail_o on (tail_c CHUNK_NONE: none). */
+struct sfs_trim {
+    int dying;
+    uint32_t blk, tail_c, tail_o;
+};
+int sfs_trim_l1(steadyfs *fs, uint32_t m, const struct sfs_trim *tr);
 void sfs_abort(steadyfs *fs, int any, uint16_t owner, uint32_t txn);
 /* Write one data sector of lpn from fs->buf as part of (owner, txn). */
 int sfs_prep(steadyfs *fs, uint32_t ino);
 int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uint8_t flags,
                   uint32_t aux, uint32_t old_hint, uint32_t *ppn_out);
-/* Commit transaction (owner, txn), whose sectors are all programmed and
- * none with COMMIT, together with a kill of inode ino (pages >= from; all:
- * the inode itself too): the kill is applied with its counts settled and
- * a checkpoint is the commit record.  So the log holds no kill and mount
- * never replays one (its L1-sector reads were half of mount's bound); a
- * cut before the checkpoint is durable leaves the transaction without a
- * commit, and replay drops it (DESIGN.md §5). */
+/* The same for file page fpage of a file (tag.fpage: TF_NEWCHUNK). */
+int sfs_write_page(steadyfs *fs, uint32_t lpn, uint32_t fpage, uint16_t owner, uint32_t *txn,
+                   uint8_t flags, uint32_t aux, uint32_t old_hint, uint32_t *ppn_out);
+
+/* chunk.c: chunks of the dense logical space. */
+/* A free chunk (neither used nor dying nor taken by an uncommitted
+ * transaction), from the allocation cursor on: *c, or ENOSPC. */
+int sfs_chunk_find(steadyfs *fs, uint32_t *c);
+/* Chunk c dies: its words are trimmed by a later trim step. */
+void sfs_chunk_die(steadyfs *fs, uint32_t c);
+/* One trim step: the next L1 sector (from the trim cursor) holding dying
+ * chunks is merged with their words none, their sectors uncounted and the
+ * chunks freed (one sector read, one program, and the checkpoint that
+ * must follow).  1 if it did one, 0 if no chunk is dying. */
+int sfs_trim_step(steadyfs *fs);
+/* Sectors after which the pace takes a trim step if light calls did not. */
+#define SFS_TRIM_AGE 32u
+/* Trim steps one API call may take (the pace's, a light call's, two for a
+ * write short of live room; steadyfs_bound counts them); unmount and idle
+ * steadyfs_gc_step take as many as they need. */
+#define SFS_TRIMS_PER_CALL 3u
+/* kill.c: kills and orphans.  Commit transaction (owner, txn), whose
+ * sectors are all programmed and none with COMMIT, together with a kill of
+ * inode ino (its pages >= from die; all: the inode itself): the chunks of
+ * what dies become dying, the inode's own sectors are unmapped, and a
+ * checkpoint is the commit record.  So the log holds no kill and mount
+ * never replays one; a cut before the checkpoint is durable leaves the
+ * transaction without a commit, and replay drops it (DESIGN.md §5). */
 #define SFS_KILL_FROM 0u    /* data pages >= from die (a shrink) */
 #define SFS_KILL_ALL 1u     /* the inode dies (unlink, rmdir, rename over it) */
 #define SFS_KILL_ORPHAN 2u  /* the inode loses its name but is open: an orphan
                                (fs->orphans) until its last handle closes */
 int sfs_commit_kill(steadyfs *fs, uint16_t owner, uint32_t txn, uint32_t ino, uint32_t from,
                     uint32_t how);
-/* Can a whole-inode kill of ino settle later (sfs_settle) rather than read
- * its L1 sectors in the call?  The rules of DESIGN.md §5. */
-int sfs_kill_lazy(steadyfs *fs, uint32_t ino);
 /* Orphans (DESIGN.md §5): kill the orphan ino (0: any that no handle holds
- * open; lazy: only one whose kill settles later, so the call reads no L1
- * sector), committed by a checkpoint.  1 if one died, 0 if none did. */
+ * open; lazy: a light call's, only with the pending room the kill needs at
+ * hand), committed by a checkpoint.  1 if one died, 0 if none did. */
 int sfs_reap(steadyfs *fs, uint32_t ino, int lazy);
 /* fs->orphans.ino[]: an orphan's inode number, | SFS_ORPHAN_HELD while a
  * handle has it open (RAM only: no handle survives a mount). */
@@ -310,6 +359,12 @@ int sfs_ckpt_mount(steadyfs *fs);
 void sfs_inode_pack(steadyfs *fs, uint8_t *buf, const sfs_inode *in);
 int sfs_inode_unpack(steadyfs *fs, const uint8_t *buf, sfs_inode *in);
 int sfs_inode_read(steadyfs *fs, uint32_t ino, sfs_inode *in, uint32_t *ppn);
+/* Into the chunk list of inode ino's sector in fs->buf: its committed
+ * chunk entries, and with owner ino the uncommitted ones of (owner, txn). */
+void sfs_inode_chunks(steadyfs *fs, uint32_t ino, uint16_t owner, uint32_t txn);
+/* The chunk of slot `slot` of inode ino (working: its transaction's own
+ * too), or CHUNK_NONE: a pending chunk entry, else the inode sector. */
+int sfs_chunk_get(steadyfs *fs, uint32_t ino, uint32_t slot, int working, uint32_t *chunk);
 /* Program inode ino again as part of (owner, *txn) with tag flags: its
  * committed sector read after the pending room is made (a symlink's target
  * stays), the fields `mask` names taken from `set`.  One inode read and
@@ -321,6 +376,8 @@ int sfs_inode_read(steadyfs *fs, uint32_t ino, sfs_inode *in, uint32_t *ppn);
 #define SFS_SET_SIZE 0x20u
 #define SFS_SET_CTIME 0x40u
 #define SFS_SET_PARENT 0x80u
+#define SFS_SET_CUT 0x100u       /* a shrink: a file's chunk list is cleared from
+                                    slot set->parent on (the pages it removes) */
 int sfs_inode_edit(steadyfs *fs, uint32_t ino, const sfs_inode *set, uint32_t mask,
                    uint16_t owner, uint32_t *txn, uint8_t flags, uint32_t *ppn);
 /* Commit o's file if it has changes (times: also if only its times

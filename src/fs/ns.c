@@ -66,8 +66,7 @@ int sfs_ino_alloc(steadyfs *fs, uint32_t *ino)
         i = (fs->ino_cursor + k) % n;
         if (i < 2)
             continue;
-        /* a number whose kill is still pending would cost its merge now */
-        if (!(fs->ibm[i >> 3] & (1u << (i & 7u))) && !sfs_kill_pending(fs, i)) {
+        if (!sfs_bit(fs->ibm, i)) {
             fs->ino_cursor = i + 1;
             *ino = i;
             return 0;
@@ -154,10 +153,13 @@ static int create(steadyfs *fs, uint32_t parent, const char *name, uint32_t len,
         rc = sfs_prep(fs, in.ino);
         if (rc)
             break;
+        /* a file's chunk list starts empty */
+        memset(fs->buf + SFS_INODE_HDR, type == STEADYFS_TYPE_FILE ? 0xFF : 0, fs->geo.payload - SFS_INODE_HDR);
         if (tlen)
             memcpy(fs->buf + SFS_INODE_HDR, target, tlen);
         sfs_inode_pack(fs, fs->buf, &in);
-        rc = sfs_write_lpn(fs, in.ino, OWNER_NS, &txn, TF_COMMIT, 0, SFS_UNKNOWN, NULL);
+        rc = sfs_write_lpn(fs, sfs_shared_lpn(fs, in.ino, 0), OWNER_NS, &txn, TF_COMMIT, 0, SFS_UNKNOWN,
+                           NULL);
     } while (rc == SFS_RETRY);
     if (rc)
         return ns_fail(fs, txn, rc);
