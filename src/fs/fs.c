@@ -99,8 +99,8 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
         return STEADYFS_EINVAL;
     fs->geo.e1 = 1u << log2u(fs->geo.payload / 4u);
     if (!fs->cfg.max_inodes) {
-        /* the most inodes (up to 512) whose checkpoint still fits a sector */
-        uint32_t mi = 512;
+        /* the most inodes (up to 1024) whose checkpoint still fits a sector */
+        uint32_t mi = 1024;
         while (mi > 16 && ckpt_bytes(fs, mi) > fs->geo.payload)
             mi /= 2;
         fs->cfg.max_inodes = (uint16_t)mi;

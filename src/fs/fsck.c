@@ -167,7 +167,8 @@ static int reach(fck *c, uint32_t ppn, uint8_t kind, uint32_t key, uint8_t *buf)
 
 /* Format 4's fields of a valid inode sector in fs->buf: reserved bytes
  * zero, a symlink's target without NUL, nothing after the header or the
- * target (mode, type and symlink length are checked by the unpack). */
+ * target but a file's chunk list (mode, type and symlink length are
+ * checked by the unpack). */
 static void inode_fields(fck *c, uint32_t ino, const sfs_inode *in)
 {
     const uint8_t *b = c->fs->buf;
@@ -185,6 +186,8 @@ static void inode_fields(fck *c, uint32_t ino, const sfs_inode *in)
             say(c, 1, "symlink inode %u: target empty or with a NUL byte", ino);
         end = SFS_INODE_HDR + (uint32_t)in->size;
     }
+    if (in->type == STEADYFS_TYPE_FILE)
+        return;   /* its chunk list follows (check_chunks) */
     for (i = end; i < c->fs->geo.payload && !b[i]; i++)
         ;
     if (i < c->fs->geo.payload)
