@@ -667,7 +667,11 @@ int sfs_end(steadyfs *fs, int rc)
         r2 = 0;
         if (fs->log.since_ckpt + 2 > fs->cfg.replay_max ||
             (fs->log.nqueued <= 1 && !fs->log.nfree && fs->log.nlimbo)) {
-            r2 = sfs_ckpt_write(fs);
+            /* a trim step rides on it: the checkpoint due anyway is the one
+             * that must follow the step (one program more, not two) */
+            r2 = sfs_trim_step(fs);
+            if (r2 >= 0)
+                r2 = sfs_ckpt_write(fs);
             kept = 1;
         }
         if (!r2 && fs->npend + 5 > fs->cfg.pending_max) {
@@ -678,13 +682,6 @@ int sfs_end(steadyfs *fs, int rc)
             /* an orphan no handle holds (a cut left it, or a removed
              * directory was closed) dies, if its kill can settle later */
             r2 = sfs_reap(fs, 0, 1);
-            if (!r2) {
-                /* a trim step and, at once, the checkpoint that commits it
-                 * (in this call, not at the start of the next record) */
-                r2 = sfs_trim_step(fs);
-                if (r2 > 0 && (r2 = sfs_ckpt_write(fs)) == 0)
-                    r2 = 1;
-            }
             if (!r2)
                 r2 = sfs_merge_cold(fs);
             kept = r2;

@@ -16,7 +16,7 @@ static int taken(const steadyfs *fs, uint32_t c)
 {
     uint32_t i;
     for (i = 0; i < fs->npend; i++)
-        if (fs->pend[i].type == PT_CHUNK && (fs->pend[i].ppn & 0xFFFFu) == c)
+        if (fs->pend[i].type == PT_CHUNK && (fs->pend[i].flags & PF_UNC) && (fs->pend[i].ppn & 0xFFFFu) == c)
             return 1;
     return 0;
 }

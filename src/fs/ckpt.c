@@ -167,7 +167,10 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
             p->key >= (p->type == PT_L1 ? fs->geo.n_l1 * fs->geo.e1
                        : p->type == PT_L2 ? fs->geo.n_l1 : fs->cfg.max_inodes) ||
             (p->type <= PT_L2 && p->ppn != SFS_NONE && p->ppn / fs->geo.P >= fs->geo.nblocks) ||
-            (p->type == PT_CHUNK && ((p->ppn >> 16) >= fs->geo.cmax || (p->ppn & 0xFFFFu) >= fs->geo.n_c)))
+            (p->type == PT_CHUNK &&
+             ((p->ppn >> 16) + ((p->flags & PF_UNC) ? 1u : p->owner) > fs->geo.cmax ||
+              (p->ppn & 0xFFFFu) + ((p->flags & PF_UNC) ? 1u : p->owner) > fs->geo.n_c ||
+              (!(p->flags & PF_UNC) && !p->owner))))
             return STEADYFS_ECORRUPT;
         fs->uncommitted += (fs->pend[i].flags & PF_UNC) != 0;
     }

@@ -105,36 +105,44 @@ int sfs_inode_read(steadyfs *fs, uint32_t ino, sfs_inode *in, uint32_t *ppn)
     return rc;
 }
 
-/* Pending chunk entry of slot `slot` of inode ino: the uncommitted one of
- * its own transaction (working) first, else the committed one. */
-static struct sfs_pend *chunk_entry(steadyfs *fs, uint32_t ino, uint32_t slot, int working)
+/* The chunk a pending chunk entry gives slot `slot` of inode ino (the
+ * uncommitted one of its own transaction, with working, first; else a
+ * committed run covering it), or CHUNK_NONE. */
+static uint32_t chunk_entry(steadyfs *fs, uint32_t ino, uint32_t slot, int working)
 {
-    struct sfs_pend *c = NULL;
-    uint32_t i;
+    uint32_t c = CHUNK_NONE, i, s0;
     for (i = 0; i < fs->npend; i++) {
         struct sfs_pend *p = &fs->pend[i];
-        if (p->type != PT_CHUNK || p->key != ino || (p->ppn >> 16) != slot)
+        if (p->type != PT_CHUNK || p->key != ino)
             continue;
-        if (!(p->flags & PF_UNC))
-            c = p;
-        else if (working)
-            return p;
+        s0 = p->ppn >> 16;
+        if (!(p->flags & PF_UNC) && slot >= s0 && slot < s0 + p->owner)
+            c = (p->ppn & 0xFFFFu) + slot - s0;
+        else if ((p->flags & PF_UNC) && working && slot == s0)
+            return p->ppn & 0xFFFFu;
     }
     return c;
 }
 
+static uint32_t pending_chunk(steadyfs *fs, uint32_t ino, uint32_t slot)
+{
+    return chunk_entry(fs, ino, slot, 1);
+}
+
 void sfs_inode_chunks(steadyfs *fs, uint32_t ino, uint16_t owner, uint32_t txn)
 {
-    uint32_t i, s;
+    uint32_t i, s, n, k, c;
     for (i = 0; i < fs->npend; i++) {
         struct sfs_pend *p = &fs->pend[i];
         if (p->type != PT_CHUNK || p->key != ino ||
             ((p->flags & PF_UNC) && (p->owner != owner || p->txn != txn)))
             continue;
         s = p->ppn >> 16;
-        if (s < fs->geo.cmax) {
-            fs->buf[SFS_INODE_HDR + 2 * s] = (uint8_t)p->ppn;
-            fs->buf[SFS_INODE_HDR + 2 * s + 1] = (uint8_t)(p->ppn >> 8);
+        n = p->flags & PF_UNC ? 1u : p->owner;
+        for (k = 0; k < n && s + k < fs->geo.cmax; k++) {
+            c = (p->ppn & 0xFFFFu) + k;
+            fs->buf[SFS_INODE_HDR + 2 * (s + k)] = (uint8_t)c;
+            fs->buf[SFS_INODE_HDR + 2 * (s + k) + 1] = (uint8_t)(c >> 8);
         }
     }
     fs->cache.buf_ppn = SFS_NONE;
@@ -142,11 +150,10 @@ void sfs_inode_chunks(steadyfs *fs, uint32_t ino, uint16_t owner, uint32_t txn)
 
 int sfs_chunk_get(steadyfs *fs, uint32_t ino, uint32_t slot, int working, uint32_t *chunk)
 {
-    struct sfs_pend *e = chunk_entry(fs, ino, slot, working);
-    uint32_t ippn, w;
+    uint32_t e = chunk_entry(fs, ino, slot, working), ippn, w;
     int rc;
-    if (e) {
-        *chunk = e->ppn & 0xFFFFu;
+    if (e != CHUNK_NONE) {
+        *chunk = e;
         return 0;
     }
     *chunk = CHUNK_NONE;
@@ -165,6 +172,57 @@ int sfs_chunk_get(steadyfs *fs, uint32_t ino, uint32_t slot, int working, uint32
     return 0;
 }
 
+static uint32_t npages(const steadyfs *fs, uint64_t size);
+
+/* Forget the chunks the handle knows (a shrink changes them). */
+static void cw_drop(struct sfs_open *p)
+{
+    uint32_t i;
+    for (i = 0; i < SFS_CWIN; i++)
+        p->cw[i] = CHUNK_UNKNOWN;
+}
+
+/* The chunk of slot `slot` of the file (primary handle p): the window the
+ * handle knows, a pending chunk entry, nothing for a slot wholly past the
+ * end (a shrink clears the slots it cuts, a write past the end moves the
+ * end: an append into a new slot reads nothing), else the window of
+ * SFS_CWIN slots around it from the inode sector (one small read). */
+static int slot_chunk(steadyfs *fs, struct sfs_open *p, uint32_t slot, uint32_t *c)
+{
+    uint32_t w[SFS_CWIN / 2], i, base, ippn, n;
+    int rc;
+    if (slot - p->cw_base < SFS_CWIN && p->cw[slot - p->cw_base] != CHUNK_UNKNOWN) {
+        *c = p->cw[slot - p->cw_base];
+        return 0;
+    }
+    *c = pending_chunk(fs, p->ino, slot);
+    if (*c == CHUNK_NONE && 1u + slot * fs->geo.C >= npages(fs, p->size))
+        return 0;
+    if (*c != CHUNK_NONE) {
+        if (slot - p->cw_base < SFS_CWIN)
+            p->cw[slot - p->cw_base] = (uint16_t)*c;
+        return 0;
+    }
+    base = slot & ~(SFS_CWIN - 1u);
+    n = base + SFS_CWIN <= fs->geo.cmax ? SFS_CWIN : fs->geo.cmax - base;
+    rc = sfs_lookup(fs, sfs_shared_lpn(fs, p->ino, 0), 1, &ippn);
+    if (rc || ippn == SFS_NONE)
+        return rc ? rc : STEADYFS_ECORRUPT;
+    rc = sfs_rd_words(fs, ippn, (SFS_INODE_HDR + 2 * base) / 4, (n + 1u) / 2u, w);
+    if (rc)
+        return rc;
+    cw_drop(p);
+    p->cw_base = (uint16_t)base;
+    for (i = 0; i < n; i++) {
+        uint32_t e = pending_chunk(fs, p->ino, base + i);
+        p->cw[i] = (uint16_t)(e != CHUNK_NONE ? e : i & 1u ? w[i / 2] >> 16 : w[i / 2] & 0xFFFFu);
+        if (p->cw[i] != CHUNK_NONE && p->cw[i] >= fs->geo.n_c)
+            return STEADYFS_ECORRUPT;
+    }
+    *c = p->cw[slot - base];
+    return 0;
+}
+
 /* Logical page of page pg of the file (primary handle p), or SFS_NONE (a
  * hole in a chunk not taken).  alloc: take a free chunk for it (*flags
  * gets TF_NEWCHUNK: the sector's tag records it). */
@@ -179,10 +237,14 @@ static int page_lpn(steadyfs *fs, struct sfs_open *p, uint32_t pg, int alloc, ui
     }
     if (pg >= fs->geo.maxpg)
         return STEADYFS_EFBIG;
-    rc = sfs_chunk_get(fs, p->ino, (pg - 1u) / fs->geo.C, 1, &c);
+    rc = slot_chunk(fs, p, (pg - 1u) / fs->geo.C, &c);
     if (!rc && c == CHUNK_NONE && alloc) {
         rc = sfs_chunk_find(fs, &c);
         *flags |= TF_NEWCHUNK;
+        /* known once the sector that takes it is written (a pending
+         * chunk entry until the inode sector is) */
+        if ((pg - 1u) / fs->geo.C - p->cw_base < SFS_CWIN)
+            p->cw[(pg - 1u) / fs->geo.C - p->cw_base] = CHUNK_UNKNOWN;
     }
     if (rc)
         return rc;
@@ -347,6 +409,7 @@ static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
     }
     p->size = size;
     touched(fs, p);
+    cw_drop(p);   /* the cut may drop slots the handle knows */
     return commit_sector(fs, p, npages(fs, size));
 }
 
@@ -673,6 +736,7 @@ int sfs_open_ino(steadyfs *fs, uint32_t ino, int flags)
         o->ino = ino;
         o->gen = in.gen;
         o->ino_ppn = ppn;
+        cw_drop(o);
         o->size = o->csize = in.size;
         o->mtime = in.mtime;
     }

@@ -73,7 +73,9 @@
 #define PT_SIZE 4u        /* inode `key`: committed size is `ppn` bytes (newer than
                              its inode sector; from a TF_SIZE commit) */
 #define PT_CHUNK 5u       /* inode `key`: chunk list entry ppn >> 16 is chunk
-                             ppn & 0xFFFF (newer than its inode sector) */
+                             ppn & 0xFFFF (newer than its inode sector); a
+                             committed one covers `owner` slots from there,
+                             taken by consecutive chunks (a log's run) */
 #define PF_UNC 0x01u      /* uncommitted (belongs to transaction owner/txn) */
 #define PF_NEW 0x04u      /* uncommitted L1 of a page with no committed location
                              (an append): its commit replaces nothing.  Other
@@ -111,7 +113,14 @@ struct sfs_open {
     uint64_t csize;    /* committed size */
     uint64_t pos;      /* file position, or directory cookie */
     int64_t mtime;     /* working mtime (ns); ctime = mtime when tdirty */
+    /* The chunks of SFS_CWIN slots from cw_base on (primary handle;
+     * CHUNK_UNKNOWN: not known): a log's next page and a random writer's
+     * pages in a window of SFS_CWIN * C pages cost no read of the inode's
+     * chunk list (one small read fills the window). */
+    uint16_t cw_base, cw[8];
 };
+#define SFS_CWIN 8u
+#define CHUNK_UNKNOWN 0xFFFEu
 
 typedef struct sfs_tag {
     uint8_t kind, flags;

@@ -46,12 +46,20 @@ static int chunks_die(steadyfs *fs, uint32_t ino, uint32_t ippn, uint32_t slot0)
     }
     for (i = 0; i < fs->npend;) {
         struct sfs_pend *p = &fs->pend[i];
-        if (p->type == PT_CHUNK && p->key == ino && !(p->flags & PF_UNC) && (p->ppn >> 16) >= slot0) {
-            sfs_chunk_die(fs, p->ppn & 0xFFFFu);
-            sfs_pend_del(fs, p);
+        uint32_t k, s0 = p->ppn >> 16;
+        if (p->type != PT_CHUNK || p->key != ino || (p->flags & PF_UNC) || s0 + p->owner <= slot0) {
+            i++;
             continue;
         }
-        i++;
+        /* the run's slots from slot0 on die; the part below stays */
+        for (k = s0 < slot0 ? slot0 - s0 : 0; k < p->owner; k++)
+            sfs_chunk_die(fs, (p->ppn & 0xFFFFu) + k);
+        if (s0 < slot0) {
+            p->owner = (uint16_t)(slot0 - s0);
+            i++;
+        } else {
+            sfs_pend_del(fs, p);
+        }
     }
     return 0;
 }

@@ -154,11 +154,24 @@ restart:
     for (i = 0; i < fs->npend; i++) {
         struct sfs_pend *p = &fs->pend[i], *c;
         if (p->type == PT_CHUNK && (p->flags & PF_UNC) && p->owner == owner && p->txn == txn) {
-            /* the chunk the transaction took is the file's now */
+            /* the chunk the transaction took is the file's now: it extends
+             * the run of the slot before it if it is the next chunk (a log
+             * takes chunks in order: one entry for all of them) */
+            uint32_t k;
             p->flags &= (uint8_t)~PF_UNC;
-            p->owner = 0;
+            p->owner = 1;
             p->txn = (uint32_t)fs->log.seq;
             fs->uncommitted--;
+            for (k = 0; k < fs->npend; k++) {
+                struct sfs_pend *r = &fs->pend[k];
+                if (r != p && r->type == PT_CHUNK && !(r->flags & PF_UNC) && r->key == p->key &&
+                    (r->ppn >> 16) + r->owner == (p->ppn >> 16) &&
+                    (r->ppn & 0xFFFFu) + r->owner == (p->ppn & 0xFFFFu) && r->owner < 0xFFFFu) {
+                    r->owner++;
+                    sfs_pend_del(fs, p);
+                    goto restart;
+                }
+            }
             continue;
         }
         if (p->type != PT_L1 || !(p->flags & PF_UNC) || p->owner != owner || p->txn != txn)
@@ -279,6 +292,7 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
 int sfs_apply_size(steadyfs *fs, uint32_t ino, uint32_t size)
 {
     struct sfs_pend *p;
+    uint32_t i;
     if (ino == 0 || ino >= fs->cfg.max_inodes)
         return STEADYFS_ECORRUPT;   /* a damaged log's size of no inode */
     p = sfs_pend_find(fs, PT_SIZE, ino, 0);
@@ -291,8 +305,12 @@ int sfs_apply_size(steadyfs *fs, uint32_t ino, uint32_t size)
      * oldest: aged from its first record, it was merged into its inode
      * sector every ~14 records of a log (an inode program and an L1 change
      * each time, 0.07 programs per 4 KiB record) for a value the next
-     * record replaces anyway */
+     * record replaces anyway.  The file's chunk runs wait with it: they go
+     * into the same inode sector */
     p->txn = (uint32_t)fs->log.seq;
+    for (i = 0; i < fs->npend; i++)
+        if (fs->pend[i].type == PT_CHUNK && fs->pend[i].key == ino && !(fs->pend[i].flags & PF_UNC))
+            fs->pend[i].txn = p->txn;
     return 0;
 }
 
