@@ -389,7 +389,8 @@ static uint32_t pick_victim(steadyfs *fs)
         }
     fs->gc.victims++;
     for (b = 0; b < fs->geo.nblocks; b++)
-        if (closed(fs, b) && fs->blk[b] < bestc && b != fs->gc.wl_victim) {
+        if (closed(fs, b) && fs->blk[b] < bestc && b != fs->gc.wl_victim &&
+            (b != fs->gc.waiting || !fs->chunk.ndying)) {
             best = b;
             bestc = fs->blk[b];
             if (!bestc)
@@ -464,9 +465,17 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
     }
     if (fs->blk[*victim] == 0 || *idx >= fs->geo.P) {
         /* what is still counted may be a dying chunk's: trim, one L1
-         * sector per step, before judging the count */
-        if (fs->blk[*victim] && (rc = sfs_trim_step(fs)) != 0)
-            return rc < 0 ? rc : 1;
+         * sector per step, before judging the count; with no trim step
+         * left to this call, the unit waits (a closed unit that counts its
+         * dying sectors) and collection goes on with another victim */
+        if (fs->blk[*victim] && fs->chunk.ndying) {
+            rc = sfs_trim_step(fs);
+            if (rc)
+                return rc < 0 ? rc : 1;
+            fs->gc.waiting = *victim;
+            *victim = SFS_NONE;
+            return 1;
+        }
         if (fs->blk[*victim]) {
             /* every sector examined, yet counted live: the count drifted
              * (a bug); nothing here is reachable, so free it */
@@ -682,6 +691,14 @@ int sfs_end(steadyfs *fs, int rc)
             /* an orphan no handle holds (a cut left it, or a removed
              * directory was closed) dies, if its kill can settle later */
             r2 = sfs_reap(fs, 0, 1);
+            /* with live room short, a trim step now (and the checkpoint it
+             * needs) rather than at the next checkpoint due: a delete's
+             * space comes back before writes meet the limit */
+            if (!r2 && fs->chunk.ndying && fs->live + SFS_TRIM_ROOM(fs) > fs->live_max) {
+                r2 = sfs_trim_step(fs);
+                if (r2 > 0 && (r2 = sfs_ckpt_write(fs)) == 0)
+                    r2 = 1;
+            }
             if (!r2)
                 r2 = sfs_merge_cold(fs);
             kept = r2;

@@ -196,7 +196,7 @@ static int slot_chunk(steadyfs *fs, struct sfs_open *p, uint32_t slot, uint32_t 
         return 0;
     }
     *c = pending_chunk(fs, p->ino, slot);
-    if (*c == CHUNK_NONE && 1u + slot * fs->geo.C >= npages(fs, p->size))
+    if (*c == CHUNK_NONE && (slot ? slot * fs->geo.C : 1u) >= npages(fs, p->size))
         return 0;
     if (*c != CHUNK_NONE) {
         if (slot - p->cw_base < SFS_CWIN)
@@ -237,14 +237,14 @@ static int page_lpn(steadyfs *fs, struct sfs_open *p, uint32_t pg, int alloc, ui
     }
     if (pg >= fs->geo.maxpg)
         return STEADYFS_EFBIG;
-    rc = slot_chunk(fs, p, (pg - 1u) / fs->geo.C, &c);
+    rc = slot_chunk(fs, p, pg / fs->geo.C, &c);
     if (!rc && c == CHUNK_NONE && alloc) {
         rc = sfs_chunk_find(fs, &c);
         *flags |= TF_NEWCHUNK;
         /* known once the sector that takes it is written (a pending
          * chunk entry until the inode sector is) */
-        if ((pg - 1u) / fs->geo.C - p->cw_base < SFS_CWIN)
-            p->cw[(pg - 1u) / fs->geo.C - p->cw_base] = CHUNK_UNKNOWN;
+        if (pg / fs->geo.C - p->cw_base < SFS_CWIN)
+            p->cw[pg / fs->geo.C - p->cw_base] = CHUNK_UNKNOWN;
     }
     if (rc)
         return rc;

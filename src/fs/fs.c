@@ -38,7 +38,7 @@ static uint32_t ckpt_bytes(steadyfs *fs, uint32_t mi)
     d = fs->geo.cbase + fs->geo.n_c * fs->geo.C;
     fs->geo.n_l1 = (d + fs->geo.e1 - 1) / fs->geo.e1;
     fs->geo.n_l2 = (fs->geo.n_l1 + fs->geo.e1 - 1) / fs->geo.e1;
-    fs->geo.maxpg = 1u + fs->geo.cmax * fs->geo.C;
+    fs->geo.maxpg = fs->geo.cmax * fs->geo.C;
     if (fs->cfg.file_pages_log2 && fs->cfg.file_pages_log2 < 31 && fs->geo.maxpg > (1u << fs->cfg.file_pages_log2))
         fs->geo.maxpg = 1u << fs->cfg.file_pages_log2;
     return 128 + fs->geo.nblocks + 4 * fs->geo.n_l2 + SFS_PEND_SIZE * fs->cfg.pending_max +
@@ -146,6 +146,7 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     fs->log.gh_block = SFS_NONE;
     fs->log.gh_idx = fs->geo.P;
     fs->gc.victim = SFS_NONE;
+    fs->gc.waiting = SFS_NONE;
     fs->gc.wl_victim = SFS_NONE;
     fs->gc.low = SFS_Q_TARGET + 3;
     fs->gc.retire[0] = fs->gc.retire[1] = fs->gc.retire[2] = fs->gc.retire[3] = SFS_NONE;

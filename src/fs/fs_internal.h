@@ -58,7 +58,7 @@
 #define TF_SIZE 0x20u     /* with COMMIT on a data sector: aux is the file's new size
                              (the commit rides in the tag, no inode program) */
 #define TF_NEWCHUNK 0x40u /* DATA: the first sector written into a chunk its file
-                             took in this transaction: chunk list entry (fpage - 1) / C
+                             took in this transaction: chunk list entry fpage / C
                              of inode `owner` is this sector's chunk */
 #define TF_TRIM 0x80u     /* MAP1 written by a trim step: replay skips it (the
                              checkpoint that follows it at once is its commit) */
@@ -176,11 +176,13 @@ static inline uint32_t sfs_shared_lpn(const steadyfs *fs, uint32_t ino, uint32_t
 /* The inode whose shared block holds lpn (lpn < cbase), and which sector k. */
 static inline uint32_t sfs_shared_ino(const steadyfs *fs, uint32_t lpn) { return lpn / fs->geo.S; }
 static inline uint32_t sfs_shared_k(const steadyfs *fs, uint32_t lpn) { return lpn % fs->geo.S; }
-/* Logical page of file page i >= 1 held by chunk `chunk` (its slot is
- * (i - 1) / C). */
+/* Logical page of file page i >= 1 held by chunk `chunk`: slot i / C,
+ * offset i % C (offset 0 of slot 0 stays unused: page 0 is in the shared
+ * table; so a 4 KiB-aligned pair of pages shares a run of 4 map words, one
+ * small read for both) */
 static inline uint32_t sfs_chunk_lpn(const steadyfs *fs, uint32_t chunk, uint32_t i)
 {
-    return fs->geo.cbase + chunk * fs->geo.C + (i - 1u) % fs->geo.C;
+    return fs->geo.cbase + chunk * fs->geo.C + i % fs->geo.C;
 }
 /* The chunk a logical page is in, or CHUNK_NONE (the shared table). */
 static inline uint32_t sfs_chunk_of_lpn(const steadyfs *fs, uint32_t lpn)
@@ -191,7 +193,7 @@ static inline uint32_t sfs_chunk_of_lpn(const steadyfs *fs, uint32_t lpn)
  * `from` gives up the chunks of the slots from there on. */
 static inline uint32_t sfs_first_dead_slot(const steadyfs *fs, uint32_t from)
 {
-    return from <= 1u ? 0u : (from - 1u + fs->geo.C - 1u) / fs->geo.C;
+    return from <= 1u ? 0u : (from + fs->geo.C - 1u) / fs->geo.C;
 }
 static inline int sfs_bit(const uint8_t *map, uint32_t i) { return map[i >> 3] >> (i & 7u) & 1u; }
 static inline void sfs_bit_set(uint8_t *map, uint32_t i, int on)
@@ -333,6 +335,9 @@ int sfs_trim_step(steadyfs *fs);
  * write short of live room; steadyfs_bound counts them); unmount and idle
  * steadyfs_gc_step take as many as they need. */
 #define SFS_TRIMS_PER_CALL 3u
+/* Live room below which a light call trims without waiting for a
+ * checkpoint due anyway: four units' worth. */
+#define SFS_TRIM_ROOM(fs) (4u * (fs)->geo.P)
 /* kill.c: kills and orphans.  Commit transaction (owner, txn), whose
  * sectors are all programmed and none with COMMIT, together with a kill of
  * inode ino (its pages >= from die; all: the inode itself): the chunks of

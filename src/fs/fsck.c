@@ -667,8 +667,8 @@ static void check_chunks(fck *c)
                 continue;
             }
             setbit(c->cown, ch);
-            if (c->cpg[ch] && c->maxp[ino] < 1u + s * fs->geo.C + c->cpg[ch])
-                c->maxp[ino] = 1u + s * fs->geo.C + c->cpg[ch];
+            if (c->cpg[ch] && c->maxp[ino] < s * fs->geo.C + c->cpg[ch])
+                c->maxp[ino] = s * fs->geo.C + c->cpg[ch];
         }
     }
     for (ch = 0; ch < fs->geo.n_c; ch++)

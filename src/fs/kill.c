@@ -107,10 +107,10 @@ static int apply_kill(steadyfs *fs, uint32_t ino, uint32_t ippn, uint32_t from, 
     }
     /* only a file has chunks (a symlink's sector holds its target there) */
     rc = type == STEADYFS_TYPE_FILE ? chunks_die(fs, ino, ippn, all ? 0 : sfs_first_dead_slot(fs, from)) : 0;
-    if (!rc && !all && from > 1 && (from - 1u) % fs->geo.C) {
+    if (!rc && !all && from > 1 && from % fs->geo.C) {
         /* the chunk the cut goes through keeps its pages below it: their
          * neighbours above are trimmed now */
-        rc = sfs_chunk_get(fs, ino, (from - 1u) / fs->geo.C, 0, &tr.tail_c);
+        rc = sfs_chunk_get(fs, ino, from / fs->geo.C, 0, &tr.tail_c);
         if (!rc && tr.tail_c != CHUNK_NONE) {
             cur = sfs_chunk_lpn(fs, tr.tail_c, from);
             tr.tail_o = (cur - fs->geo.cbase) % fs->geo.C;

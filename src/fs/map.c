@@ -324,7 +324,7 @@ int sfs_apply_data(steadyfs *fs, const sfs_tag *t, uint32_t ppn, uint32_t old_hi
         struct sfs_pend *p;
         if (c == CHUNK_NONE || !t->fpage || t->owner == 0 || t->owner >= fs->cfg.max_inodes)
             return STEADYFS_ECORRUPT;
-        p = pend_add(fs, PT_CHUNK, t->owner, ((uint32_t)(t->fpage - 1u) / fs->geo.C) << 16 | c);
+        p = pend_add(fs, PT_CHUNK, t->owner, ((uint32_t)t->fpage / fs->geo.C) << 16 | c);
         if (!p)
             return STEADYFS_ENOSPC;
         p->flags = PF_UNC;
@@ -397,9 +397,9 @@ static int l1_build(steadyfs *fs, uint32_t m)
 static int trimmed(const steadyfs *fs, const struct sfs_trim *tr, uint32_t lpn)
 {
     uint32_t c = sfs_chunk_of_lpn(fs, lpn);
-    if (c == CHUNK_NONE)
+    if (c == CHUNK_NONE)   /* the shared table */
         return tr->blk && sfs_shared_ino(fs, lpn) == tr->blk;
-    if (c == tr->tail_c)
+    if (tr->tail_c != CHUNK_NONE && c == tr->tail_c)
         return (lpn - fs->geo.cbase) % fs->geo.C >= tr->tail_o;
     return tr->dying && c < fs->geo.n_c && sfs_bit(fs->chunk.dying, c);
 }
