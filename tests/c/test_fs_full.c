@@ -172,10 +172,6 @@ static void churn(const char *profile, uint32_t blocks, uint32_t nfiles, uint32_
         k = (x >> 20) & 3u;
         x = x * 1103515245u + 12345u;
         snprintf(q, sizeof q, "/f%u", (x >> 8) % nfiles);
-        if (getenv("CHURN_FSCK") && i >= (uint32_t)atoi(getenv("CHURN_FSCK"))) {
-            static steadyfs scratch;
-            if (tdev_fsck(&t, &scratch, "churn")) { fprintf(stderr, "DEBUG fsck fails before op %u (k %u p %s q %s)\n", i, k, p, q); exit(3); }
-        }
         if (k == 0) {
             rc = steadyfs_unlink(fs, p);
             CHECK(rc == 0 || rc == STEADYFS_ENOENT);
@@ -184,7 +180,6 @@ static void churn(const char *profile, uint32_t blocks, uint32_t nfiles, uint32_
             CHECK(rc == 0 || rc == STEADYFS_ENOENT);
         } else {
             fd = steadyfs_open(fs, p, STEADYFS_O_RDWR | STEADYFS_O_CREAT);
-            if (!(fd >= 0 || fd == STEADYFS_ENOSPC)) fprintf(stderr, "DEBUG open %s -> %d op %u\n", p, fd, i);
             CHECK(fd >= 0 || fd == STEADYFS_ENOSPC);
             if (fd < 0) {
                 enospc++;
@@ -211,7 +206,6 @@ static void churn(const char *profile, uint32_t blocks, uint32_t nfiles, uint32_
     }
     CHECK(steadyfs_gc_step(fs, 80) >= 0);   /* a deleted file still settling (DESIGN.md §5) */
     CHECK_EQ(steadyfs_info_get(fs, &in), 0);
-    if (!(in.used < in.capacity / 100)) fprintf(stderr, "DEBUG used %llu cap %llu ndying %u live %u\n", (unsigned long long)in.used, (unsigned long long)in.capacity, fs->chunk.ndying, fs->live);
     CHECK(in.used < in.capacity / 100);   /* root, map sectors */
     CHECK_EQ(fs->uncommitted, 0);
     CHECK_EQ(steadyfs_unmount(fs), 0);
