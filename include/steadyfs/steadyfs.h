@@ -161,7 +161,7 @@ enum steadyfs_err {
 /* Open flags. */
 /* The on-media format this build reads and writes (docs/SPEC.md); an image
  * of any other version is refused with STEADYFS_EFORMAT. */
-#define STEADYFS_FORMAT_VERSION 8
+#define STEADYFS_FORMAT_VERSION 9
 
 #define STEADYFS_O_RDONLY 0x0000
 #define STEADYFS_O_WRONLY 0x0001
@@ -235,6 +235,8 @@ typedef struct steadyfs {
          * per inode number), then n_c chunks of C pages from cbase on; a
          * file has at most cmax chunks and maxpg pages */
         uint32_t S, C, cbase, n_c, cmax, maxpg;
+        /* relocation records a sweep cycle spans (reloc.c) */
+        uint32_t R;
     } geo;
     /* The log: the host head, the collection head (copies), sequence
      * numbers, checkpoint and erase-ahead state, the erased-unit queue. */
@@ -271,6 +273,24 @@ typedef struct steadyfs {
         uint32_t cursor, trim, ndying, age;   /* age: log seq of the last trim step */
         uint32_t steps;                       /* trim steps the running call may take */
     } chunk;
+    /* Relocation (DESIGN.md §6, collection without map writes): records
+     * of the victims whose live sectors were copied, and where the copies
+     * went.  A record is a victim unit, the sweep tick at which it was
+     * completed and the bitmap (mb = ceil(P / 8) bytes) of the sectors
+     * copied; copies are numbered in the order they were programmed (copy
+     * addresses), record 0's first at `base`; the copy runs `cu` (unit,
+     * first index, count) say where each copy address is, run 0's first at
+     * `cu_base`.  `dirty`: one bit per L1 index whose sector may still
+     * point at a copied sector; the sweep walks the L1 indices (`cursor`,
+     * `ticks` steps so far, `owed` steps the completed records still call
+     * for).  `table`: the relocation sector the last checkpoint names. */
+    struct {
+        uint16_t *unit, *cu_unit;
+        uint32_t *done;
+        uint8_t *map, *cu_off, *cu_n, *dirty;
+        uint32_t nrec, ncu, base, cu_base, cursor, ticks, owed, table, nsrc;
+        uint8_t active, changed;
+    } reloc;
     /* Counters since mount (statistics; nothing depends on them). */
     struct {
         uint32_t data, copy, map, ckpt, erase, victim, catch_up;

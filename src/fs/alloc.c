@@ -19,6 +19,8 @@ static void set_state(steadyfs *fs, uint32_t b, uint8_t s)
     fs->blk[b] = s;
 }
 
+void sfs_set_state(steadyfs *fs, uint32_t b, uint8_t s) { set_state(fs, b, s); }
+
 uint32_t sfs_free_blocks(const steadyfs *fs) { return fs->log.nqueued + fs->log.nfree + fs->log.nlimbo; }
 
 uint32_t sfs_live_limit(const steadyfs *fs)
@@ -62,7 +64,11 @@ void sfs_count_inc(steadyfs *fs, uint32_t ppn)
     fs->live++;
 }
 
-void sfs_count_dec(steadyfs *fs, uint32_t ppn)
+/* A sector no longer counts: where its live copy is, if collection
+ * copied it (its record still says so). */
+void sfs_count_dec(steadyfs *fs, uint32_t ppn) { sfs_count_dec_raw(fs, sfs_copy_of(fs, ppn)); }
+
+void sfs_count_dec_raw(steadyfs *fs, uint32_t ppn)
 {
     uint32_t b, *hc;
     if (ppn >= SFS_UNKNOWN || ppn / fs->geo.P >= fs->geo.nblocks)
@@ -304,10 +310,11 @@ int sfs_log_reserve(steadyfs *fs)
                 continue;
             }
             for (b = 0; b < fs->geo.nblocks; b++)
-                if (fs->blk[b] == 0 && b != fs->gc.victim && b != fs->gc.wl_victim)
+                if (fs->blk[b] == 0 && b != fs->gc.victim && b != fs->gc.wl_victim &&
+                    b != fs->gc.waiting)
                     break;
             if (b < fs->geo.nblocks) {
-                set_state(fs, b, BS_LIMBO);   /* empty: nothing to copy */
+                sfs_reloc_empty(fs, b);   /* empty: nothing to copy */
                 continue;
             }
             fs->gc.active = 2;
@@ -416,7 +423,8 @@ static uint32_t pick_static(steadyfs *fs)
     return SFS_NONE;
 }
 
-/* Is sector ppn with tag t live?  Fills *how: 1 data, 2 map1, 3 map2. */
+/* Is sector ppn with tag t live?  *unc: the uncommitted change that
+ * names it, if it is an open transaction's. */
 static int live_of(steadyfs *fs, uint32_t ppn, const sfs_tag *t, struct sfs_pend **unc)
 {
     uint32_t cur, c;
@@ -438,7 +446,8 @@ static int live_of(steadyfs *fs, uint32_t ppn, const sfs_tag *t, struct sfs_pend
         if (c != CHUNK_NONE && (c >= fs->geo.n_c || sfs_bit(fs->chunk.dying, c)))
             return 0;
         rc = sfs_lookup(fs, t->key, 0, &cur);
-        return rc ? rc : cur == ppn;
+        /* the map may still name a sector copied before: its copy is live */
+        return rc ? rc : sfs_copy_of(fs, cur) == ppn;
     }
     if (t->kind == TK_MAP1) {
         rc = sfs_l1_locate(fs, t->key, &cur);
@@ -451,9 +460,44 @@ static int live_of(steadyfs *fs, uint32_t ppn, const sfs_tag *t, struct sfs_pend
     return 0;
 }
 
+/* Collection is done with the unit of a slot: every sector examined. */
+static int finish(steadyfs *fs, uint32_t *victim)
+{
+    int rc;
+    /* what is still counted may be a dying chunk's: trim, one L1 sector
+     * per step, before judging the count; with no trim step left to this
+     * call, the unit waits (a closed unit that counts its dying sectors)
+     * and collection goes on with another victim */
+    if (fs->blk[*victim] && fs->chunk.ndying) {
+        rc = sfs_trim_step(fs);
+        if (rc)
+            return rc < 0 ? rc : 1;
+        fs->gc.waiting = *victim;
+        sfs_reloc_end(fs, *victim);   /* its record is complete all the same */
+        *victim = SFS_NONE;
+        return 1;
+    }
+    if (fs->blk[*victim]) {
+        /* every sector examined, yet counted live: the count drifted
+         * (a bug); nothing here is reachable, so free it */
+        fs->live -= fs->blk[*victim];
+        fs->blk[*victim] = 0;
+        fs->gc.drift++;
+    }
+    if (!sfs_reloc_end(fs, *victim))
+        sfs_reloc_empty(fs, *victim);
+    *victim = SFS_NONE;
+    fs->stats.victim++;
+    return 1;
+}
+
 /* One step on the victim of a slot (*victim, *idx): examine a sector and
- * move it if live, or retire the emptied unit. */
-static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
+ * move it if live, or finish with the emptied unit.  relocate: the greedy
+ * slot, whose copies go to the collection head under a relocation record
+ * (no map change: reloc.c); else (static wear levelling, rare) a copy is
+ * an ordinary committed change written at the host head, so that the
+ * collection head holds nothing but the records' copies. */
+static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx, int relocate)
 {
     uint32_t ppn, np;
     sfs_tag t;
@@ -463,30 +507,8 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
         *victim = SFS_NONE;   /* taken by the other slot or emptied meanwhile */
         return 1;
     }
-    if (fs->blk[*victim] == 0 || *idx >= fs->geo.P) {
-        /* what is still counted may be a dying chunk's: trim, one L1
-         * sector per step, before judging the count; with no trim step
-         * left to this call, the unit waits (a closed unit that counts its
-         * dying sectors) and collection goes on with another victim */
-        if (fs->blk[*victim] && fs->chunk.ndying) {
-            rc = sfs_trim_step(fs);
-            if (rc)
-                return rc < 0 ? rc : 1;
-            fs->gc.waiting = *victim;
-            *victim = SFS_NONE;
-            return 1;
-        }
-        if (fs->blk[*victim]) {
-            /* every sector examined, yet counted live: the count drifted
-             * (a bug); nothing here is reachable, so free it */
-            fs->live -= fs->blk[*victim];
-            fs->gc.drift++;
-        }
-        set_state(fs, *victim, BS_LIMBO);
-        *victim = SFS_NONE;
-        fs->stats.victim++;
-        return 1;
-    }
+    if (fs->blk[*victim] == 0 || *idx >= fs->geo.P)
+        return finish(fs, victim);
     ppn = *victim * fs->geo.P + *idx;
     rc = sfs_rd_tag(fs, ppn, &t);
     if (rc == STEADYFS_ECORRUPT) {
@@ -495,8 +517,8 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
     }
     if (rc < 0)
         return rc;
-    /* a move adds a pending change (a merge of an L1 sector adds its L2
-     * change): room first (making room may itself move the sector) */
+    /* a merge adds a pending change (and its L2 change); so does a wear
+     * levelling copy: room first (making room may itself move the sector) */
     rc = sfs_make_room(fs, 4);
     if (rc)
         return rc;
@@ -513,16 +535,26 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
     else if (t.kind == TK_MAP2)
         rc = sfs_merge_l2(fs, t.key);
     else {
-        rc = sfs_log_reserve_gc(fs);
+        rc = relocate ? sfs_log_reserve_gc(fs) : sfs_log_reserve(fs);
         if (rc)
             return rc;
+        if (!closed(fs, *victim))
+            return 1;   /* the reserve's own collection finished with it */
         rc = sfs_rd_sector(fs, ppn, fs->buf, &t);
         if (rc < 0) {
             /* unreadable live data: nothing left to move */
             (*idx)++;
             return rc == STEADYFS_EIO && !fs->dead ? 1 : rc;
         }
-        if (unc) {
+        if (relocate) {
+            /* the copy keeps key, owner, transaction and file page */
+            t.flags = (uint8_t)(TF_COPY | (unc ? 0u : TF_COMMIT));
+            if (!unc) {
+                t.owner = OWNER_GC;
+                t.txn = (uint32_t)fs->log.seq;
+            }
+            t.aux = ppn;
+        } else if (unc) {
             t.flags = 0;
         } else {
             t.owner = OWNER_GC;
@@ -534,9 +566,13 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
             return 1;
         if (rc)
             return rc;
-        rc = sfs_apply_prog(fs, t.key, np, t.owner, t.txn, SFS_UNKNOWN);
-        if (!rc && !unc)
-            rc = sfs_apply_commit(fs, t.owner, t.txn);
+        if (relocate) {
+            rc = sfs_reloc_copy(fs, &t, ppn, np);
+        } else {
+            rc = sfs_apply_prog(fs, t.key, np, t.owner, t.txn, SFS_UNKNOWN);
+            if (!rc && !unc)
+                rc = sfs_apply_commit(fs, t.owner, t.txn);
+        }
     }
     if (rc == SFS_RETRY)
         return 1;
@@ -548,14 +584,26 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
 
 int sfs_gc_one(steadyfs *fs)
 {
+    int rc;
+    /* the sweep the completed records call for comes first: it keeps
+     * records (and the units they hold) within SFS_RELOC_RECS */
+    /* short of erased units, the sweep goes ahead of what records call
+     * for: the oldest record retires sooner and gives its unit back */
+    if (!fs->reloc.owed && fs->reloc.nrec > fs->reloc.active && sfs_free_blocks(fs) <= SFS_Q_TARGET)
+        fs->reloc.owed = 1;
+    rc = sfs_sweep_step(fs);
+    if (rc)
+        return rc;
     if (fs->gc.victim == SFS_NONE) {
+        if (!sfs_reloc_room(fs))
+            return 0;
         fs->gc.victim = pick_victim(fs);
         fs->gc.idx = 0;
         if (fs->gc.victim == SFS_NONE)
             return 0;
         fs->gc.c0 = fs->blk[fs->gc.victim];
     }
-    return examine(fs, &fs->gc.victim, &fs->gc.idx);
+    return examine(fs, &fs->gc.victim, &fs->gc.idx, 1);
 }
 
 static int wl_one(steadyfs *fs)
@@ -572,7 +620,7 @@ static int wl_one(steadyfs *fs)
         if (fs->gc.wl_victim == SFS_NONE)
             return 0;
     }
-    return examine(fs, &fs->gc.wl_victim, &fs->gc.wl_idx);
+    return examine(fs, &fs->gc.wl_victim, &fs->gc.wl_idx, 0);
 }
 
 
@@ -601,8 +649,10 @@ int sfs_gc_pace(steadyfs *fs)
         if (rc < 0 && rc != STEADYFS_ENOSPC)
             return rc;
     }
+    /* a relocated victim's unit comes back only when its record retires,
+     * up to R victims later: collection keeps that many ahead */
     fb = sfs_free_blocks(fs);
-    if (fb > fs->gc.low && fs->gc.retire[0] == SFS_NONE && fs->gc.retire[1] == SFS_NONE)
+    if (fb > fs->gc.low + fs->reloc.nrec && fs->gc.retire[0] == SFS_NONE && fs->gc.retire[1] == SFS_NONE)
         return 0;
     /* the pace the current victim needs (P / (P - its live count)), never
      * more than the fill limit's worst case s_gc.  That need ignores the

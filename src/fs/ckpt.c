@@ -9,6 +9,8 @@
  * at most replay_max sectors written to the head block after it.  Nothing
  * on mount depends on the device size or the number of files. */
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "fs/fs_internal.h"
 
@@ -24,7 +26,7 @@
  * byte 30, tags with a 48-bit seq and the file page, no kill entries
  * (DESIGN.md §4, §5; SPEC §2, §3, §7) */
 #define CKPT_VERSION SFS_CKPT_VERSION
-#define CKPT_HDR 128u
+#define CKPT_HDR 132u   /* 128..131: the relocation sector (format 9) */
 
 static void pend_pack(uint8_t *p, const struct sfs_pend *e)
 {
@@ -85,6 +87,7 @@ static void serialize(steadyfs *fs, uint8_t *b)
     b[30] = (uint8_t)fs->chunk.trim;
     b[31] = (uint8_t)(fs->chunk.trim >> 8);
     sfs_put64(b + 32, fs->log.seq);
+    sfs_put32(b + 128, fs->reloc.table);
     for (i = 0; i < fs->geo.nblocks; i++)
         b[o + i] = fs->blk[i] == BS_LIMBO ? (uint8_t)BS_FREE : fs->blk[i];
     o += fs->geo.nblocks;
@@ -130,6 +133,10 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
     if (fs->chunk.trim >= fs->geo.n_c)
         return STEADYFS_ECORRUPT;
     fs->log.seq = sfs_get64(b + 32);
+    fs->reloc.table = sfs_get32(b + 128);
+    if (fs->reloc.table != SFS_NONE &&
+        fs->reloc.table / fs->geo.P != fs->anchor.unit[0] && fs->reloc.table / fs->geo.P != fs->anchor.unit[1])
+        return STEADYFS_ECORRUPT;
     fs->log.gh_block -= 1u;
     fs->log.gh_idx = fs->log.gh_block == SFS_NONE ? fs->geo.P : sfs_get32(b + 120);
     fs->log.gh_count = fs->log.gh_block == SFS_NONE ? 0 : sfs_get32(b + 124);
@@ -141,7 +148,7 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
     fs->log.nqueued = fs->log.nfree = fs->log.nlimbo = 0;
     for (i = 0, nn = 0, ng = 0; i < fs->geo.nblocks; i++) {
         uint8_t s = b[o + i];
-        if (s > fs->geo.P && (s < BS_HEAD || s > BS_GNEXT || s == BS_LIMBO))
+        if (s > fs->geo.P && (s < BS_HEAD || s > BS_MOVED || s == BS_LIMBO))
             return STEADYFS_ECORRUPT;
         fs->blk[i] = s;
         fs->log.nqueued += s == BS_QUEUED || s == BS_NEXT || s == BS_GNEXT;
@@ -196,6 +203,26 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
     return 0;
 }
 
+/* A failing anchor program.  Never erase the unit that holds the newest
+ * durable checkpoint: on sector 0 of a fresh unit that is the other one,
+ * so this unit is erased again and sector 0 retried; further on, it is
+ * this one, so switch. */
+static int anchor_failed(steadyfs *fs)
+{
+    int rc, k;
+    if (fs->anchor.next_idx == 1) {
+        for (k = 0, rc = SFS_EFAIL; k < 3 && rc == SFS_EFAIL; k++)
+            rc = sfs_erase(fs, fs->anchor.unit[fs->anchor.cur]);
+        if (rc)
+            return rc == SFS_EFAIL ? STEADYFS_EIO : rc;
+        fs->anchor.next_idx = 0;
+    } else {
+        fs->anchor.next_idx = fs->geo.P;
+        fs->anchor.dirty_other = 1;
+    }
+    return 0;
+}
+
 int sfs_ckpt_write(steadyfs *fs)
 {
     sfs_tag t;
@@ -220,6 +247,40 @@ int sfs_ckpt_write(steadyfs *fs)
             fs->anchor.next_idx = 0;
             fs->anchor.dirty_other = 1;
         }
+        /* The relocation records, when they changed, or when their sector
+         * is in the other anchor unit (erased once this one fills): their
+         * sector first, in the same unit as the checkpoint that names it */
+        if (!fs->reloc.nrec && !fs->reloc.owed) {
+            fs->reloc.table = SFS_NONE;
+            fs->reloc.changed = 0;
+        } else if (fs->reloc.changed || fs->reloc.table / fs->geo.P != fs->anchor.unit[fs->anchor.cur]) {
+            if (fs->anchor.next_idx + 2u > fs->geo.P) {
+                fs->anchor.next_idx = fs->geo.P;   /* no room for both: the other unit */
+                tries--;
+                continue;
+            }
+            fs->cache.buf_ppn = SFS_NONE;
+            sfs_reloc_save(fs, fs->buf);
+            memset(&t, 0, sizeof t);
+            t.kind = TK_RELOC;
+            t.key = fs->anchor.epoch;
+            t.seq = fs->anchor.seq;
+            ppn = fs->anchor.unit[fs->anchor.cur] * fs->geo.P + fs->anchor.next_idx;
+            rc = sfs_prog_sector(fs, ppn, fs->buf, &t);
+            fs->anchor.next_idx++;
+            if (rc == SFS_EFAIL) {
+                rc = anchor_failed(fs);
+                if (rc)
+                    return rc;
+                continue;
+            }
+            if (rc)
+                return rc;
+            fs->anchor.seq++;
+            fs->log.call_ops++;
+            fs->reloc.table = ppn;
+            fs->reloc.changed = 0;
+        }
         fs->cache.buf_ppn = SFS_NONE;
         sfs_name_next(fs);
         serialize(fs, fs->buf);
@@ -231,21 +292,9 @@ int sfs_ckpt_write(steadyfs *fs)
         rc = sfs_prog_sector(fs, ppn, fs->buf, &t);
         fs->anchor.next_idx++;
         if (rc == SFS_EFAIL) {
-            /* a failing anchor program.  Never erase the unit that holds
-             * the newest durable checkpoint: on sector 0 of a fresh unit
-             * that is the other one, so this unit is erased again and
-             * sector 0 retried; further on, it is this one, so switch. */
-            if (fs->anchor.next_idx == 1) {
-                int k;
-                for (k = 0, rc = SFS_EFAIL; k < 3 && rc == SFS_EFAIL; k++)
-                    rc = sfs_erase(fs, fs->anchor.unit[fs->anchor.cur]);
-                if (rc)
-                    return rc == SFS_EFAIL ? STEADYFS_EIO : rc;
-                fs->anchor.next_idx = 0;
-            } else {
-                fs->anchor.next_idx = fs->geo.P;
-                fs->anchor.dirty_other = 1;
-            }
+            rc = anchor_failed(fs);
+            if (rc)
+                return rc;
             continue;
         }
         if (rc)
@@ -276,7 +325,7 @@ static int anchor_ok(steadyfs *fs, uint32_t a, uint32_t i, uint64_t base)
     int rc = sfs_rd_tag(fs, fs->anchor.unit[a] * fs->geo.P + i, &t);
     if (rc < 0)
         return rc == STEADYFS_ECORRUPT ? 0 : rc;
-    return t.kind == TK_CKPT && t.seq == base + i;
+    return (t.kind == TK_CKPT || t.kind == TK_RELOC) && t.seq == base + i;
 }
 
 /* Where the log resumes in one head after a replay: never program over a
@@ -344,7 +393,9 @@ static int replay(steadyfs *fs)
         if (h == 2)
             break;   /* the log ends */
         t = seen[h];
-        if (t.kind == TK_DATA) {
+        if (t.kind == TK_DATA && (t.flags & TF_COPY)) {
+            rc = sfs_reloc_copy(fs, &t, t.aux, ppn);
+        } else if (t.kind == TK_DATA) {
             rc = sfs_apply_data(fs, &t, ppn, SFS_UNKNOWN);
         } else if (t.kind == TK_MAP1 && (t.flags & TF_TRIM)) {
             /* a trim step not followed by its checkpoint (the next program
@@ -378,6 +429,8 @@ static int replay(steadyfs *fs)
     rc = resume(fs, fs->log.head_block, &fs->log.head_idx);
     if (!rc)
         rc = resume(fs, fs->log.gh_block, &fs->log.gh_idx);
+    sfs_reloc_mounted(fs);
+    fs->reloc.changed = 1;   /* the first checkpoint saves what replay rebuilt */
     fs->log.need_ckpt = 1;
     return rc;
 }
@@ -391,7 +444,7 @@ int sfs_ckpt_mount(steadyfs *fs)
         rc = sfs_rd_tag(fs, fs->anchor.unit[a] * fs->geo.P, &t0[a]);
         if (rc < 0 && rc != STEADYFS_ECORRUPT)
             return rc;
-        ok[a] = rc >= 0 && t0[a].kind == TK_CKPT;
+        ok[a] = rc >= 0 && (t0[a].kind == TK_CKPT || t0[a].kind == TK_RELOC);
     }
     if (!ok[0] && !ok[1])
         return STEADYFS_ECORRUPT;
@@ -416,8 +469,11 @@ int sfs_ckpt_mount(steadyfs *fs)
                 break;
             if (rc < 0 && fs->dead)
                 return rc;
-            /* only the newest sector can be torn: one step back at most */
-            if (lo == 0 || ++back > 1)
+            /* only the newest sector can be torn, and before a checkpoint
+             * may come its relocation sector: two steps back at most */
+            if (rc >= 0)
+                rc = STEADYFS_ECORRUPT;
+            if (lo == 0 || ++back > 2)
                 break;
             lo--;
         }
@@ -429,9 +485,30 @@ int sfs_ckpt_mount(steadyfs *fs)
         a = !a;
         back = 0;
     }
+    if (getenv("SFS_DBG")) {
+        uint32_t aa, ii; sfs_tag tt;
+        fprintf(stderr, "mount: a %d lo %u\n", a, lo);
+        for (aa = 0; aa < 2; aa++) for (ii = 0; ii < 20; ii++) {
+            int r3 = sfs_rd_tag(fs, fs->anchor.unit[aa] * fs->geo.P + ii, &tt);
+            fprintf(stderr, "  %u/%u: rc %d kind %u seq %llu\n", aa, ii, r3, tt.kind, (unsigned long long)tt.seq);
+        }
+        sfs_rd_sector(fs, fs->anchor.unit[a] * fs->geo.P + lo, fs->buf, &t);
+    }
+    sfs_reloc_reset(fs);
     rc = deserialize(fs, fs->buf);
     if (rc)
         return rc;
+    if (fs->reloc.table != SFS_NONE) {
+        uint64_t cseq = t.seq;
+        rc = sfs_rd_sector(fs, fs->reloc.table, fs->buf, &t);
+        if (rc < 0)
+            return rc;
+        if (t.kind != TK_RELOC || t.seq >= cseq)
+            return STEADYFS_ECORRUPT;
+        rc = sfs_reloc_load(fs, fs->buf);
+        if (rc)
+            return rc;
+    }
     fs->anchor.cur = (uint32_t)a;
     fs->anchor.seq = t0[a].seq + lo + 1;
     fs->anchor.next_idx = lo + 1;

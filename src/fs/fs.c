@@ -1,4 +1,6 @@
 /* Configuration, format, mount, unmount and info. */
+#include <stdio.h>
+#include <stdlib.h>
 #include "fs/fs_internal.h"
 
 
@@ -39,9 +41,16 @@ static uint32_t ckpt_bytes(steadyfs *fs, uint32_t mi)
     fs->geo.n_l1 = (d + fs->geo.e1 - 1) / fs->geo.e1;
     fs->geo.n_l2 = (fs->geo.n_l1 + fs->geo.e1 - 1) / fs->geo.e1;
     fs->geo.maxpg = fs->geo.cmax * fs->geo.C;
+    /* a cycle of R records costs n_l1 sweep steps: ~4 per record, at most
+     * SFS_RELOC_RECS records (and units held) at a time */
+    fs->geo.R = fs->geo.n_l1 / 4u;
+    if (fs->geo.R < 1u)
+        fs->geo.R = 1u;
+    if (fs->geo.R > SFS_RELOC_RECS)
+        fs->geo.R = SFS_RELOC_RECS;
     if (fs->cfg.file_pages_log2 && fs->cfg.file_pages_log2 < 31 && fs->geo.maxpg > (1u << fs->cfg.file_pages_log2))
         fs->geo.maxpg = 1u << fs->cfg.file_pages_log2;
-    return 128 + fs->geo.nblocks + 4 * fs->geo.n_l2 + SFS_PEND_SIZE * fs->cfg.pending_max +
+    return 132 + fs->geo.nblocks + 4 * fs->geo.n_l2 + SFS_PEND_SIZE * fs->cfg.pending_max +
            (mi + 7u) / 8u + 2u * ((fs->geo.n_c + 7u) / 8u);
 }
 
@@ -139,6 +148,8 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
         fs->chunk.dying = w;
         w += align4((fs->geo.n_c + 7u) / 8u);
         fs->ibm = w;
+        w += align4((fs->cfg.max_inodes + 7u) / 8u);
+        sfs_reloc_place(fs, w);
         fs->buf = cfg->sector_buf;
         memset(cfg->work, 0, steadyfs_work_size(cfg));
     }
@@ -166,7 +177,7 @@ uint32_t steadyfs_work_size(const steadyfs_config *cfg)
     return align4(tmp.geo.nblocks) + 4 * tmp.geo.n_l2 + 2u * align4((tmp.geo.n_c + 7u) / 8u) +
            (uint32_t)sizeof(struct sfs_pend) * tmp.cfg.pending_max +
            (uint32_t)sizeof(struct sfs_open) * tmp.cfg.open_max +
-           align4((tmp.cfg.max_inodes + 7u) / 8u);
+           align4((tmp.cfg.max_inodes + 7u) / 8u) + sfs_reloc_ram(&tmp);
 }
 
 static int block_bad(steadyfs *fs, uint32_t b)
@@ -232,6 +243,7 @@ int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
     fs->dead = 0;
     fs->geo.vol = vol;
     fs->anchor.seq = aseq;
+    sfs_reloc_reset(fs);
     for (b = 0; b < fs->geo.nblocks; b++) {
         if (b < SFS_RESERVED_BLOCKS)
             fs->blk[b] = BS_RESERVED;
@@ -313,6 +325,7 @@ int steadyfs_unmount(steadyfs *fs)
     for (i = 0; i < fs->cfg.open_max; i++) {
         if (fs->open[i].ino && fs->open[i].kind == STEADYFS_TYPE_FILE) {
             r2 = steadyfs_close(fs, (int)i);
+            if (getenv("SFS_DBG")) fprintf(stderr, "unmount: close %u -> %d\n", i, r2);
             if (r2 && !rc)
                 rc = r2;
         }
@@ -332,6 +345,8 @@ int steadyfs_unmount(steadyfs *fs)
         fs->chunk.steps = fs->chunk.ndying;   /* each frees at least one chunk */
         while (!r2 && fs->chunk.ndying && (r2 = sfs_trim_step(fs)) > 0)
             r2 = sfs_ckpt_write(fs);
+        if (getenv("SFS_DBG")) { fprintf(stderr, "unmount: before end r2 %d nrec %u owed %u free %u limbo %u q %u live %u/%u P %u hb %u gh %u/%u victim %u waiting %u ndying %u\n", r2, fs->reloc.nrec, fs->reloc.owed, fs->log.nfree, fs->log.nlimbo, fs->log.nqueued, fs->live, fs->live_max, fs->geo.P, fs->log.head_block, fs->log.gh_block, fs->log.gh_idx, fs->gc.victim, fs->gc.waiting, fs->chunk.ndying);
+            for (i = 0; i < fs->geo.nblocks; i++) { fprintf(stderr, "%x ", fs->blk[i]); } fprintf(stderr, "\n"); }
         r2 = sfs_end(fs, r2);
     }
     if (r2 < 0 && !rc)

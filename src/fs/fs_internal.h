@@ -36,6 +36,9 @@
 #define BS_NEXT 0xF6u     /* erased, named by the checkpoint as the host head's next
                              unit: the head moves into it without a checkpoint */
 #define BS_GNEXT 0xF7u    /* the same for the collection head */
+#define BS_MOVED 0xF8u    /* relocated: every live sector copied (a relocation
+                             record says where); still readable, erasable
+                             once the record retires (reloc.c) */
 
 /* Chunks (format 8, DESIGN.md §4): a file's data pages >= 1 live in chunks
  * of geo.C logical pages each; the inode lists its chunks (u16, CHUNK_NONE
@@ -48,11 +51,17 @@
 #define TK_MAP1 2u
 #define TK_MAP2 3u
 #define TK_CKPT 4u
+#define TK_RELOC 5u       /* the relocation records (anchor unit, just before the
+                             checkpoint that names it) */
 
 /* Tag flags. */
 #define TF_COMMIT 0x01u   /* commits transaction (owner, txn) */
-/* 0x02, 0x04: KILL, KILLALL in format 2; kills are committed by a
- * checkpoint since format 3 (sfs_commit_kill), never in a tag */
+#define TF_COPY 0x02u     /* DATA: a collection copy of the sector at aux (its
+                             relocation record: reloc.c); with COMMIT (owner
+                             OWNER_GC) a committed sector, without it a sector
+                             of the open transaction (owner, txn) */
+/* 0x04: KILLALL in format 2; kills are committed by a checkpoint since
+ * format 3 (sfs_commit_kill), never in a tag */
 /* 0x08: KILLMERGE (MAP2 merging a kill) until format 7 */
 #define TF_EMPTY 0x10u    /* MAP1/MAP2 mapping nothing: its parent entry becomes none */
 #define TF_SIZE 0x20u     /* with COMMIT on a data sector: aux is the file's new size
@@ -338,6 +347,51 @@ int sfs_trim_step(steadyfs *fs);
 /* Live room below which a light call trims without waiting for a
  * checkpoint due anyway: four units' worth. */
 #define SFS_TRIM_ROOM(fs) (4u * (fs)->geo.P)
+/* reloc.c: relocation records and the sweep (DESIGN.md §6). */
+/* Records one sweep cycle spans: each completed record calls for
+ * ceil(n_l1 / SFS_RELOC_RECS) sweep steps, so a record retires within
+ * SFS_RELOC_RECS later ones. */
+#define SFS_RELOC_RECS 32u
+#define SFS_RELOC_CAP (SFS_RELOC_RECS + 2u)   /* records kept (+ in progress, + 1) */
+#define SFS_RELOC_RUNS (SFS_RELOC_RECS + 8u)  /* copy runs kept */
+uint32_t sfs_reloc_ram(const steadyfs *fs);      /* work-area bytes */
+void sfs_reloc_place(steadyfs *fs, uint8_t *w);
+/* Where the live copy of the sector at ppn is (ppn itself if it was not
+ * copied, or its record retired). */
+uint32_t sfs_copy_of(const steadyfs *fs, uint32_t ppn);
+/* Can collection start another victim (room for its record and runs)? */
+int sfs_reloc_room(const steadyfs *fs);
+/* A copy (tag t, TF_COPY) of the sector at src was programmed at dst: its
+ * record and run, the counts, the pending change that named src, the L1
+ * index made dirty (run time and replay alike). */
+int sfs_reloc_copy(steadyfs *fs, const sfs_tag *t, uint32_t src, uint32_t dst);
+/* Collection is done with the victim unit b (every sector examined):
+ * its record, if it has one, is complete (b becomes MOVED if nothing is
+ * counted in it any more).  1 if b had a record. */
+int sfs_reloc_end(steadyfs *fs, uint32_t b);
+/* The closed unit b counts nothing any more: it may be erased after the
+ * next checkpoint (LIMBO), or, while a record still names it, once that
+ * record retires (MOVED). */
+void sfs_reloc_empty(steadyfs *fs, uint32_t b);
+/* One step of the sweep the completed records call for: L1 indices are
+ * passed (free while clean) until one dirty sector is merged.  1 if it
+ * merged one, 0 if no step is owed. */
+int sfs_sweep_step(steadyfs *fs);
+/* The words of an L1 image (index m) resolved (sfs_resolve); its dirty
+ * bit goes once it is written (sfs_reloc_written). */
+void sfs_reloc_l1(steadyfs *fs, uint8_t *buf);
+void sfs_reloc_written(steadyfs *fs, uint32_t m);
+/* The relocation sector's payload from RAM, and back (mount). */
+void sfs_reloc_save(steadyfs *fs, uint8_t *buf);
+int sfs_reloc_load(steadyfs *fs, const uint8_t *buf);
+/* Mount: no record yet, every L1 index dirty (the dirty bits are not on
+ * media); after replay, the victim of the last record continues. */
+void sfs_reloc_reset(steadyfs *fs);
+void sfs_reloc_mounted(steadyfs *fs);
+/* alloc.c: a unit's state (counts of queued, free, limbo units kept). */
+void sfs_set_state(steadyfs *fs, uint32_t b, uint8_t s);
+void sfs_count_dec_raw(steadyfs *fs, uint32_t ppn);
+
 /* kill.c: kills and orphans.  Commit transaction (owner, txn), whose
  * sectors are all programmed and none with COMMIT, together with a kill of
  * inode ino (its pages >= from die; all: the inode itself): the chunks of

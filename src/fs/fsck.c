@@ -263,8 +263,8 @@ static void visit_l1(fck *c, uint32_t m, uint32_t l1w)
             sfs_put32(c->b1 + 4 * (fs->pend[j].key % e), fs->pend[j].ppn);
     for (j = 0; j < e; j++) {
         uint32_t ppn = sfs_get32(c->b1 + 4 * j);
-        if (ppn != SFS_NONE)
-            data_page(c, m * e + j, ppn);
+        if (ppn != SFS_NONE)   /* a sector collection copied: its copy */
+            data_page(c, m * e + j, sfs_copy_of(fs, ppn));
     }
 }
 
@@ -371,6 +371,29 @@ static int check_state(fck *c)
                 fs->gc.retire[i] & 0x7FFFFFFFu);
     if (fs->gc.victim != SFS_NONE && fs->gc.victim >= fs->geo.nblocks)
         say(c, 1, "collection victim %u is past the device", fs->gc.victim);
+    /* relocation: a MOVED unit is some record's; a record's unit is MOVED
+     * or still closed (its victim in progress, or waiting for trims); a
+     * copy run lies in a closed unit, the collection head, or a unit
+     * relocated since (its copies copied again) */
+    for (i = 0; i < fs->geo.nblocks; i++)
+        if (fs->blk[i] == BS_MOVED) {
+            uint32_t k;
+            for (k = 0; k < fs->reloc.nrec && fs->reloc.unit[k] != i; k++)
+                ;
+            if (k == fs->reloc.nrec)
+                say(c, 1, "unit %u: relocated (state MOVED) but no relocation record names it", i);
+        }
+    for (i = 0; i < fs->reloc.nrec; i++) {
+        uint8_t s = fs->blk[fs->reloc.unit[i]];
+        if (s != BS_MOVED && s > fs->geo.P)
+            say(c, 1, "relocation record %u: unit %u has state %u", i, fs->reloc.unit[i], s);
+    }
+    for (i = 0; i < fs->reloc.ncu; i++) {
+        uint32_t u = fs->reloc.cu_unit[i];
+        if (fs->blk[u] > fs->geo.P && fs->blk[u] != BS_MOVED && u != fs->log.gh_block &&
+            u != fs->log.head_block)
+            say(c, 1, "copy run %u: unit %u has state %u", i, u, fs->blk[u]);
+    }
     for (i = 0, heads = 0; i < fs->geo.n_c; i++) {
         if (sfs_bit(fs->chunk.dying, i) && !sfs_bit(fs->chunk.used, i))
             say(c, 1, "chunk %u: dying but not used", i);
@@ -462,10 +485,12 @@ static void check_anchor(fck *c)
     int rc;
     for (i = 0; i < fs->geo.P; i++) {
         rc = sfs_rd_tag(fs, a * fs->geo.P + i, &t);
-        if (rc < 0 || t.kind != TK_CKPT || (i && t.seq != base + i))
+        if (rc < 0 || (t.kind != TK_CKPT && t.kind != TK_RELOC) || (i && t.seq != base + i))
             break;
         if (!i)
             base = t.seq;
+        if (t.kind == TK_RELOC)
+            continue;   /* relocation records: checked where a checkpoint names them */
         if (badp != SFS_NONE)
             say(c, 1, "checkpoint in anchor unit %u sector %u: payload damaged", a, badp);
         badp = SFS_NONE;

@@ -193,7 +193,7 @@ restart:
         if (inode_of(fs, p->key)) {
             uint32_t ino = inode_of(fs, p->key);
             struct sfs_open *o = sfs_primary(fs, ino);
-            if (o && o->ino_ppn == old)
+            if (o && sfs_copy_of(fs, o->ino_ppn) == sfs_copy_of(fs, old))
                 o->ino_ppn = p->ppn;
             fs->ibm[ino >> 3] |= (uint8_t)(1u << (ino & 7u));
         }
@@ -240,6 +240,7 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
         if (t->flags & TF_TRIM)
             fs->log.need_ckpt = 1;   /* replay skips it: the next program commits it */
         sfs_xc_drop_map(fs, 0, t->key);   /* map words on media change only here */
+        sfs_reloc_written(fs, t->key);      /* written resolved: no word names a copied sector */
         rc = sfs_l1_locate(fs, t->key, &old);
         if (rc)
             return rc;
@@ -390,6 +391,8 @@ static int l1_build(steadyfs *fs, uint32_t m)
         if (p->type == PT_L1 && !(p->flags & PF_UNC) && p->key / fs->geo.e1 == m)
             sfs_put32(fs->buf + 4 * (p->key % fs->geo.e1), p->ppn);
     }
+    /* words that name a sector collection copied name its copy */
+    sfs_reloc_l1(fs, fs->buf);
     return 0;
 }
 

@@ -22,15 +22,16 @@ static void tag_pack(const steadyfs *fs, uint8_t *p, const sfs_tag *t)
     sfs_put32(p + 20, t->aux);
     sfs_put32(p + 24, t->dcrc);
     /* the volume id seeds the CRC: sectors of an earlier format left on
-     * an erase-less device never pass as ours */
-    sfs_put32(p + 28, steady_crc32(t->kind == TK_CKPT ? 0 : fs->geo.vol, p, 28));
+     * an erase-less device never pass as ours (not the anchor units',
+     * read before the checkpoint that holds the id) */
+    sfs_put32(p + 28, steady_crc32(t->kind >= TK_CKPT ? 0 : fs->geo.vol, p, 28));
 }
 
 static int tag_unpack(const steadyfs *fs, const uint8_t *p, sfs_tag *t)
 {
     uint32_t key = sfs_get32(p + 12);
-    if (p[0] == 0 || p[0] > TK_CKPT ||
-        sfs_get32(p + 28) != steady_crc32(p[0] == TK_CKPT ? 0 : fs->geo.vol, p, 28))
+    if (p[0] == 0 || p[0] > TK_RELOC ||
+        sfs_get32(p + 28) != steady_crc32(p[0] >= TK_CKPT ? 0 : fs->geo.vol, p, 28))
         return STEADYFS_ECORRUPT;
     /* a key outside the map is no sector of ours, whatever its CRC says:
      * replay and collection index the map with it */

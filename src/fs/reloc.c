@@ -1,0 +1,410 @@
+/* Relocation: collection that writes no map (DESIGN.md §6).
+ *
+ * Collection copies a victim's live sectors to the collection head without
+ * a single pending map change.  A *record* says which sectors of the
+ * victim were copied (a bitmap); the copies of all records follow each
+ * other in *copy addresses* (the order they were programmed), and the
+ * *runs* say which sectors hold which addresses.  So the copy of sector j
+ * of a record's unit is at address base + (copies of the records before)
+ * + (bits below j).  The victim becomes MOVED: its old sectors stay as they
+ * are, so a map word that still points there reads the right data without
+ * any record; records are only needed to count (a commit uncounts the copy
+ * of what it replaces), to judge liveness, and when an L1 sector is
+ * written (every word resolved).
+ *
+ * The sweep writes the L1 sectors that may still point into copied units
+ * (dirty bits), walking the L1 indices round robin; each completed record
+ * calls for ceil(n_l1 / R) steps (geo.R <= SFS_RELOC_RECS), so once the walk has gone
+ * round all n_l1 indices after a record was completed, no map word points
+ * into its unit: the record retires and the unit may be erased.  A sweep
+ * step is one L1 merge (or nothing, at a clean index), whatever was
+ * copied: the map costs collection a fixed amount per victim.
+ *
+ * Records, runs and the sweep position are RAM state, saved in the
+ * relocation sector a checkpoint names (written just before it when they
+ * changed).  Replay rebuilds what came after from the copies' tags (a copy
+ * names its source in aux).  The dirty bits are not saved: after a mount
+ * every L1 index is dirty. */
+#include "fs/fs_internal.h"
+
+#define RELOC_MAGIC 0x31524653u   /* "SFR1" */
+#define RELOC_HDR 40u
+
+static uint32_t mbytes(const steadyfs *fs) { return (fs->geo.P + 7u) / 8u; }
+static uint8_t *map_of(const steadyfs *fs, uint32_t k) { return fs->reloc.map + k * mbytes(fs); }
+static uint32_t align4(uint32_t v) { return (v + 3u) & ~3u; }
+
+uint32_t sfs_reloc_ram(const steadyfs *fs)
+{
+    return align4(SFS_RELOC_CAP * 4u) + align4(SFS_RELOC_CAP * 2u) + align4(SFS_RELOC_CAP * mbytes(fs)) +
+           align4(SFS_RELOC_RUNS * 2u) + 2u * align4(SFS_RELOC_RUNS) + align4((fs->geo.n_l1 + 7u) / 8u);
+}
+
+void sfs_reloc_place(steadyfs *fs, uint8_t *w)
+{
+    fs->reloc.done = (uint32_t *)(void *)w;
+    w += align4(SFS_RELOC_CAP * 4u);
+    fs->reloc.unit = (uint16_t *)(void *)w;
+    w += align4(SFS_RELOC_CAP * 2u);
+    fs->reloc.map = w;
+    w += align4(SFS_RELOC_CAP * mbytes(fs));
+    fs->reloc.cu_unit = (uint16_t *)(void *)w;
+    w += align4(SFS_RELOC_RUNS * 2u);
+    fs->reloc.cu_off = w;
+    w += align4(SFS_RELOC_RUNS);
+    fs->reloc.cu_n = w;
+    w += align4(SFS_RELOC_RUNS);
+    fs->reloc.dirty = w;
+}
+
+static uint32_t popcount8(uint8_t v)
+{
+    uint32_t n = 0;
+    for (; v; v &= (uint8_t)(v - 1u))
+        n++;
+    return n;
+}
+
+/* Set bits of record k's map below bit j (all: j = P). */
+static uint32_t rank(const steadyfs *fs, uint32_t k, uint32_t j)
+{
+    const uint8_t *m = map_of(fs, k);
+    uint32_t n = 0, i;
+    for (i = 0; i < j / 8u; i++)
+        n += popcount8(m[i]);
+    if (j % 8u)
+        n += popcount8((uint8_t)(m[j / 8u] & ((1u << (j % 8u)) - 1u)));
+    return n;
+}
+
+/* The sector of copy address a. */
+static uint32_t addr_ppn(const steadyfs *fs, uint32_t a)
+{
+    uint32_t off = a - fs->reloc.cu_base, i;
+    for (i = 0; i < fs->reloc.ncu; i++) {
+        if (off < fs->reloc.cu_n[i])
+            return fs->reloc.cu_unit[i] * fs->geo.P + fs->reloc.cu_off[i] + off;
+        off -= fs->reloc.cu_n[i];
+    }
+    return SFS_NONE;   /* not reached: every record's copies have runs */
+}
+
+/* Is unit b the source of some record? */
+static int source(const steadyfs *fs, uint32_t b)
+{
+    uint32_t k;
+    for (k = 0; k < fs->reloc.nrec; k++)
+        if (fs->reloc.unit[k] == b)
+            return 1;
+    return 0;
+}
+
+uint32_t sfs_copy_of(const steadyfs *fs, uint32_t ppn)
+{
+    uint32_t hops, k, b, j, a;
+    for (hops = 0; hops <= SFS_RELOC_CAP; hops++) {
+        if (ppn >= SFS_UNKNOWN || ppn / fs->geo.P >= fs->geo.nblocks || !fs->reloc.nrec)
+            return ppn;
+        b = ppn / fs->geo.P;
+        /* a MOVED unit, or a unit collection has not finished with (the
+         * victim in progress, one waiting for trims) */
+        if (fs->blk[b] != BS_MOVED && !fs->reloc.nsrc)
+            return ppn;
+        j = ppn % fs->geo.P;
+        a = fs->reloc.base;
+        for (k = 0; k < fs->reloc.nrec; k++) {
+            if (fs->reloc.unit[k] == b && sfs_bit(map_of(fs, k), j))
+                break;
+            a += rank(fs, k, fs->geo.P);
+        }
+        if (k == fs->reloc.nrec)
+            return ppn;
+        ppn = addr_ppn(fs, a + rank(fs, k, j));   /* a copy may itself have been copied */
+    }
+    return ppn;
+}
+
+int sfs_reloc_room(const steadyfs *fs)
+{
+    return fs->reloc.nrec < fs->geo.R + 1u && fs->reloc.ncu + 3u < SFS_RELOC_RUNS;
+}
+
+/* Non-MOVED units that are some record's source (resolve's fast path). */
+static void count_sources(steadyfs *fs)
+{
+    uint32_t k;
+    fs->reloc.nsrc = 0;
+    for (k = 0; k < fs->reloc.nrec; k++)
+        fs->reloc.nsrc += fs->blk[fs->reloc.unit[k]] != BS_MOVED;
+}
+
+/* Record k (the last, in progress) is complete. */
+static void complete(steadyfs *fs)
+{
+    uint32_t k = fs->reloc.nrec - 1u, b = fs->reloc.unit[k];
+    fs->reloc.active = 0;
+    fs->reloc.done[k] = fs->reloc.ticks;
+    fs->reloc.owed += (fs->geo.n_l1 + fs->geo.R - 1u) / fs->geo.R;
+    fs->reloc.changed = 1;
+    /* nothing counted in it any more: it waits, readable, until its
+     * record retires (one that still counts dying sectors stays closed:
+     * collection comes back to it after the trims) */
+    if (fs->blk[b] == 0)
+        sfs_set_state(fs, b, BS_MOVED);
+    count_sources(fs);
+}
+
+void sfs_reloc_empty(steadyfs *fs, uint32_t b)
+{
+    sfs_set_state(fs, b, source(fs, b) ? BS_MOVED : BS_LIMBO);
+    count_sources(fs);
+}
+
+int sfs_reloc_end(steadyfs *fs, uint32_t b)
+{
+    if (!fs->reloc.active || fs->reloc.unit[fs->reloc.nrec - 1u] != b)
+        return 0;
+    complete(fs);
+    return 1;
+}
+
+int sfs_reloc_copy(steadyfs *fs, const sfs_tag *t, uint32_t src, uint32_t dst)
+{
+    uint32_t b = src / fs->geo.P, j = src % fs->geo.P, k, last, i;
+    if (b >= fs->geo.nblocks || dst / fs->geo.P >= fs->geo.nblocks || b == dst / fs->geo.P)
+        return STEADYFS_ECORRUPT;
+    if (!fs->reloc.active || fs->reloc.unit[fs->reloc.nrec - 1u] != b) {
+        if (fs->reloc.active)
+            complete(fs);   /* replay: collection went on to another victim */
+        if (fs->reloc.nrec >= SFS_RELOC_CAP)
+            return STEADYFS_ECORRUPT;
+        k = fs->reloc.nrec++;
+        fs->reloc.unit[k] = (uint16_t)b;
+        fs->reloc.done[k] = 0;
+        memset(map_of(fs, k), 0, mbytes(fs));
+        fs->reloc.active = 1;
+        count_sources(fs);
+    }
+    k = fs->reloc.nrec - 1u;
+    if (sfs_bit(map_of(fs, k), j))
+        return STEADYFS_ECORRUPT;   /* copied twice */
+    /* the copy's address is the next one: extend the last run, or start
+     * one (a new unit, or the head went on after a cut or another program) */
+    last = fs->reloc.ncu - 1u;
+    if (fs->reloc.ncu && fs->reloc.cu_off[last] + fs->reloc.cu_n[last] < fs->geo.P &&
+        fs->reloc.cu_unit[last] * fs->geo.P + fs->reloc.cu_off[last] + fs->reloc.cu_n[last] == dst) {
+        fs->reloc.cu_n[last]++;
+    } else {
+        if (fs->reloc.ncu >= SFS_RELOC_RUNS)
+            return STEADYFS_ECORRUPT;
+        if (!fs->reloc.ncu) {
+            /* the first run starts at this copy's address */
+            fs->reloc.cu_base = fs->reloc.base;
+            for (i = 0; i < fs->reloc.nrec; i++)
+                fs->reloc.cu_base += rank(fs, i, fs->geo.P);
+        }
+        i = fs->reloc.ncu++;
+        fs->reloc.cu_unit[i] = (uint16_t)(dst / fs->geo.P);
+        fs->reloc.cu_off[i] = (uint8_t)(dst % fs->geo.P);
+        fs->reloc.cu_n[i] = 1;
+    }
+    if (t->flags & TF_COMMIT) {
+        /* a committed sector: the copy is counted where the original was,
+         * and a pending change that names the original names the copy */
+        sfs_count_inc(fs, dst);
+        sfs_count_dec_raw(fs, src);
+        for (i = 0; i < fs->npend; i++) {
+            struct sfs_pend *p = &fs->pend[i];
+            if (p->type == PT_L1 && !(p->flags & PF_UNC) && p->ppn == src)
+                p->ppn = dst;
+        }
+        if (t->key < fs->geo.n_l1 * fs->geo.e1)
+            sfs_bit_set(fs->reloc.dirty, t->key / fs->geo.e1, 1);
+        if (t->key < fs->geo.cbase && sfs_shared_k(fs, t->key) == 0) {
+            struct sfs_open *o = sfs_primary(fs, sfs_shared_ino(fs, t->key));
+            if (o && o->ino_ppn == src)
+                o->ino_ppn = dst;
+        }
+    } else {
+        /* a sector of an open transaction: its change now names the copy
+         * (counted there) */
+        int rc = sfs_apply_prog(fs, t->key, dst, t->owner, t->txn, SFS_UNKNOWN);
+        if (rc)
+            return rc;
+    }
+    sfs_bit_set(map_of(fs, k), j, 1);   /* last: the counts above are the original's */
+    fs->reloc.changed = 1;
+    return 0;
+}
+
+/* Records whose unit no map word can point into any more go, oldest
+ * first; their units become erasable (after the next checkpoint). */
+static void retire(steadyfs *fs)
+{
+    uint32_t n, b, k;
+    while (fs->reloc.nrec && !(fs->reloc.active && fs->reloc.nrec == 1u) &&
+           fs->reloc.ticks - fs->reloc.done[0] >= fs->geo.n_l1) {
+        b = fs->reloc.unit[0];
+        n = rank(fs, 0, fs->geo.P);
+        fs->reloc.base += n;
+        fs->reloc.nrec--;
+        for (k = 0; k < fs->reloc.nrec; k++) {
+            fs->reloc.unit[k] = fs->reloc.unit[k + 1u];
+            fs->reloc.done[k] = fs->reloc.done[k + 1u];
+            memcpy(map_of(fs, k), map_of(fs, k + 1u), mbytes(fs));
+        }
+        if (fs->blk[b] == BS_MOVED && !source(fs, b))
+            sfs_set_state(fs, b, BS_LIMBO);
+        /* runs wholly below the first address still needed */
+        while (fs->reloc.ncu && fs->reloc.base - fs->reloc.cu_base >= fs->reloc.cu_n[0] &&
+               !(fs->reloc.ncu == 1u && fs->reloc.active)) {
+            fs->reloc.cu_base += fs->reloc.cu_n[0];
+            fs->reloc.ncu--;
+            for (k = 0; k < fs->reloc.ncu; k++) {
+                fs->reloc.cu_unit[k] = fs->reloc.cu_unit[k + 1u];
+                fs->reloc.cu_off[k] = fs->reloc.cu_off[k + 1u];
+                fs->reloc.cu_n[k] = fs->reloc.cu_n[k + 1u];
+            }
+        }
+        if (!fs->reloc.nrec) {
+            fs->reloc.ncu = 0;
+            fs->reloc.cu_base = fs->reloc.base;
+        }
+        fs->reloc.changed = 1;
+        count_sources(fs);
+    }
+}
+
+int sfs_sweep_step(steadyfs *fs)
+{
+    uint32_t m;
+    int rc, merged;
+    while (fs->reloc.owed) {
+        m = fs->reloc.cursor;
+        merged = sfs_bit(fs->reloc.dirty, m);
+        if (merged) {
+            /* its L2 change needs a slot (and one spare, as every merge);
+             * making room may merge this very sector */
+            rc = sfs_make_room(fs, 1);
+            if (!rc && sfs_bit(fs->reloc.dirty, m))
+                rc = sfs_merge_l1(fs, m);
+            if (rc)
+                return rc;
+        }
+        fs->reloc.cursor = (m + 1u) % fs->geo.n_l1;
+        fs->reloc.ticks++;
+        fs->reloc.owed--;
+        fs->reloc.changed = 1;
+        retire(fs);
+        if (merged)
+            return 1;
+    }
+    return 0;
+}
+
+void sfs_reloc_l1(steadyfs *fs, uint8_t *buf)
+{
+    uint32_t i, w;
+    if (!fs->reloc.nrec)
+        return;
+    for (i = 0; i < fs->geo.e1; i++) {
+        w = sfs_get32(buf + 4 * i);
+        if (w != SFS_NONE)
+            sfs_put32(buf + 4 * i, sfs_copy_of(fs, w));
+    }
+}
+
+void sfs_reloc_written(steadyfs *fs, uint32_t m)
+{
+    if (m < fs->geo.n_l1)
+        sfs_bit_set(fs->reloc.dirty, m, 0);
+}
+
+void sfs_reloc_reset(steadyfs *fs)
+{
+    fs->reloc.nrec = fs->reloc.ncu = fs->reloc.base = fs->reloc.cu_base = 0;
+    fs->reloc.cursor = fs->reloc.ticks = fs->reloc.owed = fs->reloc.nsrc = 0;
+    fs->reloc.active = fs->reloc.changed = 0;
+    fs->reloc.table = SFS_NONE;
+    memset(fs->reloc.dirty, 0xFF, (fs->geo.n_l1 + 7u) / 8u);
+}
+
+void sfs_reloc_save(steadyfs *fs, uint8_t *b)
+{
+    uint32_t k, o = RELOC_HDR, mb = mbytes(fs);
+    memset(b, 0, fs->geo.payload);
+    sfs_put32(b, RELOC_MAGIC);
+    sfs_put32(b + 4, fs->reloc.nrec);
+    sfs_put32(b + 8, fs->reloc.ncu);
+    sfs_put32(b + 12, fs->reloc.base);
+    sfs_put32(b + 16, fs->reloc.cu_base);
+    sfs_put32(b + 20, fs->reloc.cursor);
+    sfs_put32(b + 24, fs->reloc.ticks);
+    sfs_put32(b + 28, fs->reloc.owed);
+    b[32] = fs->reloc.active;
+    for (k = 0; k < fs->reloc.nrec; k++, o += 6u + mb) {
+        b[o] = (uint8_t)fs->reloc.unit[k];
+        b[o + 1] = (uint8_t)(fs->reloc.unit[k] >> 8);
+        sfs_put32(b + o + 2, fs->reloc.done[k]);
+        memcpy(b + o + 6, map_of(fs, k), mb);
+    }
+    for (k = 0; k < fs->reloc.ncu; k++, o += 4u) {
+        b[o] = (uint8_t)fs->reloc.cu_unit[k];
+        b[o + 1] = (uint8_t)(fs->reloc.cu_unit[k] >> 8);
+        b[o + 2] = fs->reloc.cu_off[k];
+        b[o + 3] = fs->reloc.cu_n[k];
+    }
+}
+
+int sfs_reloc_load(steadyfs *fs, const uint8_t *b)
+{
+    uint32_t k, o = RELOC_HDR, mb = mbytes(fs);
+    if (sfs_get32(b) != RELOC_MAGIC)
+        return STEADYFS_ECORRUPT;
+    fs->reloc.nrec = sfs_get32(b + 4);
+    fs->reloc.ncu = sfs_get32(b + 8);
+    fs->reloc.base = sfs_get32(b + 12);
+    fs->reloc.cu_base = sfs_get32(b + 16);
+    fs->reloc.cursor = sfs_get32(b + 20);
+    fs->reloc.ticks = sfs_get32(b + 24);
+    fs->reloc.owed = sfs_get32(b + 28);
+    fs->reloc.active = b[32];
+    if (fs->reloc.nrec > SFS_RELOC_CAP || fs->reloc.ncu > SFS_RELOC_RUNS ||
+        fs->reloc.cursor >= fs->geo.n_l1 || fs->reloc.active > 1u || (fs->reloc.active && !fs->reloc.nrec) ||
+        RELOC_HDR + fs->reloc.nrec * (6u + mb) + 4u * fs->reloc.ncu > fs->geo.payload)
+        return STEADYFS_ECORRUPT;
+    for (k = 0; k < fs->reloc.nrec; k++, o += 6u + mb) {
+        fs->reloc.unit[k] = (uint16_t)(b[o] | b[o + 1] << 8);
+        fs->reloc.done[k] = sfs_get32(b + o + 2);
+        memcpy(map_of(fs, k), b + o + 6, mb);
+        if (fs->reloc.unit[k] >= fs->geo.nblocks)
+            return STEADYFS_ECORRUPT;
+    }
+    for (k = 0; k < fs->reloc.ncu; k++, o += 4u) {
+        fs->reloc.cu_unit[k] = (uint16_t)(b[o] | b[o + 1] << 8);
+        fs->reloc.cu_off[k] = b[o + 2];
+        fs->reloc.cu_n[k] = b[o + 3];
+        if (fs->reloc.cu_unit[k] >= fs->geo.nblocks || fs->reloc.cu_off[k] + fs->reloc.cu_n[k] > fs->geo.P)
+            return STEADYFS_ECORRUPT;
+    }
+    count_sources(fs);
+    fs->reloc.changed = 0;
+    return 0;
+}
+
+void sfs_reloc_mounted(steadyfs *fs)
+{
+    /* the victim of a record still in progress is examined again from its
+     * first sector: what was copied is dead now (sfs_copy_of) */
+    if (fs->reloc.active) {
+        uint32_t b = fs->reloc.unit[fs->reloc.nrec - 1u];
+        if (fs->blk[b] <= fs->geo.P) {
+            fs->gc.victim = b;
+            fs->gc.idx = 0;
+            fs->gc.c0 = fs->blk[b];
+        } else {
+            complete(fs);
+        }
+    }
+    count_sources(fs);
+}
