@@ -1,6 +1,8 @@
 /* Blocks: live-sector counts, the log head, erase-ahead, bad blocks, wear
  * levelling and garbage collection paced by writes (DESIGN.md §4). */
 #include "fs/fs_internal.h"
+#include <stdio.h>
+#include <stdlib.h>
 
 static int closed(const steadyfs *fs, uint32_t b) { return fs->blk[b] <= fs->geo.P; }
 
@@ -589,8 +591,10 @@ int sfs_gc_one(steadyfs *fs)
      * records (and the units they hold) within SFS_RELOC_RECS */
     /* short of erased units, the sweep goes ahead of what records call
      * for: the oldest record retires sooner and gives its unit back */
-    if (!fs->reloc.owed && fs->reloc.nrec > fs->reloc.active && sfs_free_blocks(fs) <= SFS_Q_TARGET)
-        fs->reloc.owed = 1;
+    if (!fs->reloc.owed && fs->reloc.nrec > fs->reloc.active && sfs_free_blocks(fs) <= SFS_Q_TARGET) {
+        uint32_t age = fs->reloc.ticks - fs->reloc.done[0];
+        fs->reloc.owed = age < fs->geo.n_l1 ? fs->geo.n_l1 - age : 1u;
+    }
     rc = sfs_sweep_step(fs);
     if (rc)
         return rc;
@@ -652,6 +656,7 @@ int sfs_gc_pace(steadyfs *fs)
     /* a relocated victim's unit comes back only when its record retires,
      * up to R victims later: collection keeps that many ahead */
     fb = sfs_free_blocks(fs);
+    if (getenv("SFS_DBG2") && fb <= 3) fprintf(stderr, "pace: fb %u nrec %u owed %u active %u victim %u (%u) idx %u gh %u/%u hb %u/%u n %u\n", fb, fs->reloc.nrec, fs->reloc.owed, fs->reloc.active, fs->gc.victim, fs->gc.victim < fs->geo.nblocks ? fs->blk[fs->gc.victim] : 0, fs->gc.idx, fs->log.gh_block, fs->log.gh_idx, fs->log.head_block, fs->log.head_idx, fs->gc.s);
     if (fb > fs->gc.low + fs->reloc.nrec && fs->gc.retire[0] == SFS_NONE && fs->gc.retire[1] == SFS_NONE)
         return 0;
     /* the pace the current victim needs (P / (P - its live count)), never
@@ -666,11 +671,17 @@ int sfs_gc_pace(steadyfs *fs)
         if (need < n)
             n = need;
     }
+    /* the sweep steps the completed records call for come on top (a
+     * record's ceil(n_l1 / R) at most per sector) */
+    n += fs->reloc.owed < (fs->geo.n_l1 + fs->geo.R - 1u) / fs->geo.R ? fs->reloc.owed
+                                                                        : (fs->geo.n_l1 + fs->geo.R - 1u) / fs->geo.R;
     fs->gc.active = 1;
     for (i = (uint32_t)settled, rc = 0; i < n; i++) {
         rc = sfs_gc_one(fs);
-        if (rc <= 0)
+        if (rc <= 0) {
+            if (getenv("SFS_DBG2") && fb <= 3) fprintf(stderr, "  gc_one -> %d at i %u/%u\n", rc, i, n);
             break;
+        }
     }
     fs->gc.active = 0;
     return rc < 0 && rc != STEADYFS_ENOSPC ? rc : 0;

@@ -313,6 +313,8 @@ int steadyfs_mount(steadyfs *fs, const steadyfs_config *cfg)
      * not in the checkpoint (DESIGN.md §6) */
     fs->gc.c0 = fs->geo.P;
     fs->mounted = 1;
+    if (getenv("SFS_DBG")) { uint32_t i; fprintf(stderr, "mounted: nrec %u owed %u free %u limbo %u q %u live %u/%u\n", fs->reloc.nrec, fs->reloc.owed, fs->log.nfree, fs->log.nlimbo, fs->log.nqueued, fs->live, fs->live_max);
+            for (i = 0; i < fs->geo.nblocks; i++) { fprintf(stderr, "%x ", fs->blk[i]); } fprintf(stderr, "\n"); }
     return 0;
 }
 
@@ -322,6 +324,8 @@ int steadyfs_unmount(steadyfs *fs)
     int rc = 0, r2 = 0;
     if (!fs || !fs->mounted)
         return STEADYFS_EINVAL;
+    if (getenv("SFS_DBG")) { fprintf(stderr, "unmount: start nrec %u owed %u free %u limbo %u q %u live %u/%u ndying %u\n", fs->reloc.nrec, fs->reloc.owed, fs->log.nfree, fs->log.nlimbo, fs->log.nqueued, fs->live, fs->live_max, fs->chunk.ndying);
+            for (i = 0; i < fs->geo.nblocks; i++) { fprintf(stderr, "%x ", fs->blk[i]); } fprintf(stderr, "\n"); }
     for (i = 0; i < fs->cfg.open_max; i++) {
         if (fs->open[i].ino && fs->open[i].kind == STEADYFS_TYPE_FILE) {
             r2 = steadyfs_close(fs, (int)i);

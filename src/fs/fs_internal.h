@@ -384,8 +384,8 @@ void sfs_reloc_written(steadyfs *fs, uint32_t m);
 /* The relocation sector's payload from RAM, and back (mount). */
 void sfs_reloc_save(steadyfs *fs, uint8_t *buf);
 int sfs_reloc_load(steadyfs *fs, const uint8_t *buf);
-/* Mount: no record yet, every L1 index dirty (the dirty bits are not on
- * media); after replay, the victim of the last record continues. */
+/* Mount: no record and nothing dirty until the relocation sector is
+ * loaded; after replay, the victim of the last record continues. */
 void sfs_reloc_reset(steadyfs *fs);
 void sfs_reloc_mounted(steadyfs *fs);
 /* alloc.c: a unit's state (counts of queued, free, limbo units kept). */

@@ -22,9 +22,10 @@
  *
  * Records, runs and the sweep position are RAM state, saved in the
  * relocation sector a checkpoint names (written just before it when they
- * changed).  Replay rebuilds what came after from the copies' tags (a copy
- * names its source in aux).  The dirty bits are not saved: after a mount
- * every L1 index is dirty. */
+ * changed), with the dirty bits.  Replay rebuilds what came after from the
+ * copies' tags (a copy names its source in aux).  An L1 sector written
+ * after the relocation sector is clean in RAM only: after a cut the sweep
+ * may write it once more (never less). */
 #include "fs/fs_internal.h"
 
 #define RELOC_MAGIC 0x31524653u   /* "SFR1" */
@@ -326,7 +327,8 @@ void sfs_reloc_reset(steadyfs *fs)
     fs->reloc.cursor = fs->reloc.ticks = fs->reloc.owed = fs->reloc.nsrc = 0;
     fs->reloc.active = fs->reloc.changed = 0;
     fs->reloc.table = SFS_NONE;
-    memset(fs->reloc.dirty, 0xFF, (fs->geo.n_l1 + 7u) / 8u);
+    /* with no relocation sector there is no record: no word names a copy */
+    memset(fs->reloc.dirty, 0, (fs->geo.n_l1 + 7u) / 8u);
 }
 
 void sfs_reloc_save(steadyfs *fs, uint8_t *b)
@@ -354,6 +356,9 @@ void sfs_reloc_save(steadyfs *fs, uint8_t *b)
         b[o + 2] = fs->reloc.cu_off[k];
         b[o + 3] = fs->reloc.cu_n[k];
     }
+    /* the dirty bits as they are now: an L1 sector written later is clean
+     * in RAM only, so after a cut the sweep may write it once more */
+    memcpy(b + o, fs->reloc.dirty, (fs->geo.n_l1 + 7u) / 8u);
 }
 
 int sfs_reloc_load(steadyfs *fs, const uint8_t *b)
@@ -371,7 +376,7 @@ int sfs_reloc_load(steadyfs *fs, const uint8_t *b)
     fs->reloc.active = b[32];
     if (fs->reloc.nrec > SFS_RELOC_CAP || fs->reloc.ncu > SFS_RELOC_RUNS ||
         fs->reloc.cursor >= fs->geo.n_l1 || fs->reloc.active > 1u || (fs->reloc.active && !fs->reloc.nrec) ||
-        RELOC_HDR + fs->reloc.nrec * (6u + mb) + 4u * fs->reloc.ncu > fs->geo.payload)
+        RELOC_HDR + fs->reloc.nrec * (6u + mb) + 4u * fs->reloc.ncu + (fs->geo.n_l1 + 7u) / 8u > fs->geo.payload)
         return STEADYFS_ECORRUPT;
     for (k = 0; k < fs->reloc.nrec; k++, o += 6u + mb) {
         fs->reloc.unit[k] = (uint16_t)(b[o] | b[o + 1] << 8);
@@ -387,6 +392,7 @@ int sfs_reloc_load(steadyfs *fs, const uint8_t *b)
         if (fs->reloc.cu_unit[k] >= fs->geo.nblocks || fs->reloc.cu_off[k] + fs->reloc.cu_n[k] > fs->geo.P)
             return STEADYFS_ECORRUPT;
     }
+    memcpy(fs->reloc.dirty, b + o, (fs->geo.n_l1 + 7u) / 8u);
     count_sources(fs);
     fs->reloc.changed = 0;
     return 0;
