@@ -252,6 +252,7 @@ typedef struct steadyfs {
      * units to evacuate (grown bad or near the ECC limit). */
     struct {
         uint32_t victim, idx, c0, s, low, drift, victims;
+        uint32_t debt;      /* sectors programmed outside collection since its last step */
         uint32_t waiting;   /* a victim examined whole that still counts dying
                                chunks' sectors: not picked again until trimmed */
         uint32_t wl_victim, wl_idx, wl_next, wl_tick, wl_cursor;

@@ -376,6 +376,10 @@ int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out)
     }
     if (rc)
         return rc;
+    /* everything but collection's own work calls for collection (the
+     * pace: sfs_gc_pace), map merges and inode sectors as data do */
+    if (!fs->gc.active && !(t->kind == TK_DATA && (t->flags & TF_COPY)))
+        fs->gc.debt++;
     if (t->kind == TK_DATA && t->owner == OWNER_GC)
         fs->stats.copy++;
     else if (t->kind == TK_DATA)
@@ -629,6 +633,8 @@ static int wl_one(steadyfs *fs)
 
 
 
+#define SFS_DEBT_STEP 4u
+
 int sfs_gc_pace(steadyfs *fs)
 {
     uint32_t i, n;
@@ -667,14 +673,20 @@ int sfs_gc_pace(steadyfs *fs)
     n = fs->gc.s;
     if (fs->gc.victim != SFS_NONE && fb > SFS_Q_TARGET) {
         uint32_t c0 = fs->gc.c0 < fs->geo.P ? fs->gc.c0 : fs->geo.P - 1;
-        uint32_t need = (fs->geo.P + (fs->geo.P - c0) - 1) / (fs->geo.P - c0);
+        uint32_t sw = (fs->geo.n_l1 + fs->geo.R - 1u) / fs->geo.R;
+        uint32_t need = c0 + sw < fs->geo.P ? (fs->geo.P + sw + (fs->geo.P - c0 - sw) - 1) / (fs->geo.P - c0 - sw) : n;
         if (need < n)
             n = need;
     }
-    /* the sweep steps the completed records call for come on top (a
-     * record's ceil(n_l1 / R) at most per sector) */
-    n += fs->reloc.owed < (fs->geo.n_l1 + fs->geo.R - 1u) / fs->geo.R ? fs->reloc.owed
-                                                                        : (fs->geo.n_l1 + fs->geo.R - 1u) / fs->geo.R;
+    /* for every sector programmed since (the host's, and the map merges
+     * and inode sectors its calls wrote), not one per call */
+    {
+        /* at most SFS_DEBT_PER_STEP sectors' worth at once: what calls
+         * without a pace of their own left is paid over the next ones */
+        uint32_t d = fs->gc.debt < 1u ? 1u : fs->gc.debt > SFS_DEBT_STEP ? SFS_DEBT_STEP : fs->gc.debt;
+        n *= d;
+        fs->gc.debt = fs->gc.debt > d ? fs->gc.debt - d : 0u;
+    }
     fs->gc.active = 1;
     for (i = (uint32_t)settled, rc = 0; i < n; i++) {
         rc = sfs_gc_one(fs);

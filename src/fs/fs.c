@@ -205,11 +205,17 @@ static int find_anchors(steadyfs *fs)
  * copy (one per SFS_WL_STEP = 32 sectors written) included. */
 static void derive(steadyfs *fs)
 {
-    uint32_t closed = fs->geo.usable > SFS_GC_RESERVE ? fs->geo.usable - SFS_GC_RESERVE : 1;
-    uint32_t v = fs->live_max / closed;
+    /* the units relocated victims hold until their records retire (R + 1)
+     * are not in the pool collection picks from */
+    uint32_t held = SFS_GC_RESERVE + fs->geo.R + 1u;
+    uint32_t closed = fs->geo.usable > held ? fs->geo.usable - held : 1;
+    uint32_t v = fs->live_max / closed, sw = (fs->geo.n_l1 + fs->geo.R - 1u) / fs->geo.R, net;
     if (v >= fs->geo.P)
         v = fs->geo.P - 1;
-    fs->gc.s = ((SFS_WL_STEP + 1u) * fs->geo.P + SFS_WL_STEP * (fs->geo.P - v) - 1) / (SFS_WL_STEP * (fs->geo.P - v));
+    /* a victim: P sectors examined and sw sweep steps free P - v - sw
+     * sectors (each sweep step may program one) */
+    net = fs->geo.P > v + sw ? fs->geo.P - v - sw : 1u;
+    fs->gc.s = ((SFS_WL_STEP + 1u) * (fs->geo.P + sw) + SFS_WL_STEP * net - 1) / (SFS_WL_STEP * net);
 }
 
 int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)

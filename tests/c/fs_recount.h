@@ -25,7 +25,7 @@ static inline int fs_recount_unit(steadyfs *fs, uint32_t b)
             /* a dying chunk's pages are still mapped (and counted) until
              * the trim step that frees the chunk */
             if (!live && sfs_lookup(fs, t.key, 0, &cur) == 0)
-                live = cur == ppn;
+                live = sfs_copy_of(fs, cur) == ppn;   /* collection may have copied it */
         } else if (t.kind == TK_MAP1) {
             live = sfs_l1_locate(fs, t.key, &cur) == 0 && cur == ppn;
         } else if (t.kind == TK_MAP2) {
