@@ -106,6 +106,13 @@ static int erase_free(steadyfs *fs, uint32_t b)
     }
     if (ri >= 0)
         fs->gc.retire[ri] = SFS_NONE;
+#ifdef STEADYFS_CHECK_BUDGET
+    /* test builds: a unit a relocation record names is never erased */
+    if (sfs_reloc_holds(fs, b)) {
+        fprintf(stderr, "steadyfs: erasing unit %u, which a relocation record names\n", b);
+        abort();
+    }
+#endif
     rc = sfs_erase(fs, b);
     fs->stats.erase++;
     if (rc == SFS_EFAIL) {
@@ -278,6 +285,10 @@ int sfs_log_reserve_gc(steadyfs *fs)
         rc = head_move(fs, 0);
         if (rc)
             return rc;
+        /* no host sector follows at once, so replay would not see the
+         * move (and the unit it left may become a victim): a checkpoint
+         * records it */
+        fs->log.need_ckpt = 1;
     }
     rc = head_move(fs, 1);
     fs->log.to_gh = 1;   /* every reserve says where the next sector goes */
@@ -633,8 +644,6 @@ static int wl_one(steadyfs *fs)
 
 
 
-#define SFS_DEBT_STEP 4u
-
 int sfs_gc_pace(steadyfs *fs)
 {
     uint32_t i, n;
@@ -663,8 +672,10 @@ int sfs_gc_pace(steadyfs *fs)
      * up to R victims later: collection keeps that many ahead */
     fb = sfs_free_blocks(fs);
     if (getenv("SFS_DBG2") && fb <= 3) fprintf(stderr, "pace: fb %u nrec %u owed %u active %u victim %u (%u) idx %u gh %u/%u hb %u/%u n %u\n", fb, fs->reloc.nrec, fs->reloc.owed, fs->reloc.active, fs->gc.victim, fs->gc.victim < fs->geo.nblocks ? fs->blk[fs->gc.victim] : 0, fs->gc.idx, fs->log.gh_block, fs->log.gh_idx, fs->log.head_block, fs->log.head_idx, fs->gc.s);
-    if (fb > fs->gc.low + fs->reloc.nrec && fs->gc.retire[0] == SFS_NONE && fs->gc.retire[1] == SFS_NONE)
+    if (fb > fs->gc.low + fs->reloc.nrec && fs->gc.retire[0] == SFS_NONE && fs->gc.retire[1] == SFS_NONE) {
+        fs->gc.debt = 0;   /* nothing to pay while the pool is full */
         return 0;
+    }
     /* the pace the current victim needs (P / (P - its live count)), never
      * more than the fill limit's worst case s_gc.  That need ignores the
      * map merges its copies induce (up to ~0.5 sector per copy with small
@@ -673,7 +684,7 @@ int sfs_gc_pace(steadyfs *fs)
     n = fs->gc.s;
     if (fs->gc.victim != SFS_NONE && fb > SFS_Q_TARGET) {
         uint32_t c0 = fs->gc.c0 < fs->geo.P ? fs->gc.c0 : fs->geo.P - 1;
-        uint32_t sw = (fs->geo.n_l1 + fs->geo.R - 1u) / fs->geo.R;
+        uint32_t sw = sfs_sweep_per_record(fs);
         uint32_t need = c0 + sw < fs->geo.P ? (fs->geo.P + sw + (fs->geo.P - c0 - sw) - 1) / (fs->geo.P - c0 - sw) : n;
         if (need < n)
             n = need;
@@ -681,7 +692,7 @@ int sfs_gc_pace(steadyfs *fs)
     /* for every sector programmed since (the host's, and the map merges
      * and inode sectors its calls wrote), not one per call */
     {
-        /* at most SFS_DEBT_PER_STEP sectors' worth at once: what calls
+        /* at most SFS_DEBT_STEP sectors' worth at once: what calls
          * without a pace of their own left is paid over the next ones */
         uint32_t d = fs->gc.debt < 1u ? 1u : fs->gc.debt > SFS_DEBT_STEP ? SFS_DEBT_STEP : fs->gc.debt;
         n *= d;

@@ -83,7 +83,7 @@ static acc exam(const model *m)
 static acc host_sector(const model *m, int rmw)
 {
     acc a = {{0, 0, 0, 0, 0, 0}}, ex = exam(m), f = free_one(m);
-    add(&a, &ex, m->s);
+    add(&a, &ex, (uint64_t)m->s * SFS_DEBT_STEP);   /* for itself and a merge before it */
     add(&a, &f, 2);
     rds(m, &a, 3);
     pr(m, &a, 1);
@@ -198,7 +198,8 @@ static acc write_n(const model *m, uint64_t n, int with_sync)
  * one per head block filled, an anchor switch). */
 static void finish(const model *m, acc *a)
 {
-    uint64_t sectors = a->p / m->pps, ck = sectors / m->R + sectors / m->P + 2;
+    /* a checkpoint may follow its relocation sector: two programs */
+    uint64_t sectors = a->p / m->pps, ck = 2 * (sectors / m->R + sectors / m->P + 2);
     uint64_t moves = (sectors - a->c) / m->P + 1;   /* of the host head */
     acc ex = exam(m), k = kill(m), tr = trim(m);
     pr(m, a, (uint32_t)ck);
@@ -249,13 +250,13 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
     m.depth = call == STEADYFS_CALL_READ || call == STEADYFS_CALL_WRITE ||
                       call == STEADYFS_CALL_WRITE_SYNC || call == STEADYFS_CALL_GC_STEP || !n
                   ? 4u : (uint32_t)(n > 64 ? 64 : n);
-    /* the pace, as derive() computes it at mount, from the format fill
-     * limit with every good block usable (fewer good blocks only lower v) */
-    closed = fs.geo.nblocks - SFS_RESERVED_BLOCKS - (SFS_Q_TARGET + 3u);
-    v = (uint32_t)((uint64_t)fs.cfg.fill_permille * closed * fs.geo.P / 1000u / closed);
-    if (v >= fs.geo.P)
-        v = fs.geo.P - 1;
-    m.s = ((SFS_WL_STEP + 1u) * fs.geo.P + SFS_WL_STEP * (fs.geo.P - v) - 1) / (SFS_WL_STEP * (fs.geo.P - v));
+    /* the pace, as derive() computes it at mount (the same function),
+     * from the format fill limit with every good block usable (fewer good
+     * blocks only lower v) */
+    closed = fs.geo.nblocks - SFS_RESERVED_BLOCKS;
+    fs.geo.usable = closed;
+    v = sfs_live_limit(&fs);
+    m.s = sfs_pace_steps(&fs, closed, v);
     m.s += 1;   /* the static wear-levelling step a sector may also do */
     switch (call) {
     case STEADYFS_CALL_MOUNT: {
@@ -263,7 +264,9 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
         while ((1u << lg) < fs.geo.P)
             lg++;
         rds(&m, &a, 2 + lg + 1);          /* anchors, binary search */
-        rd(&m, &a, 2 * 2);                /* newest valid checkpoint, one back; both anchors */
+        rd(&m, &a, 2 * 3 + 1);            /* newest valid checkpoint, two back (a torn one and
+                                             its relocation sector); both anchors; the
+                                             relocation sector it names */
         rds(&m, &a, m.R * 3 + 2);         /* replay: a tag per sector (+ one per head at
                                              the end), commit lookups */
         /* no kill: kills are committed by a checkpoint (sfs_commit_kill) */

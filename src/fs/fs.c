@@ -203,19 +203,24 @@ static int find_anchors(steadyfs *fs)
  * v, so examining ceil(33 P / (32 (P - v))) victim sectors per written
  * sector frees space as fast as writes use it, the static wear-levelling
  * copy (one per SFS_WL_STEP = 32 sectors written) included. */
-static void derive(steadyfs *fs)
+uint32_t sfs_pace_steps(const steadyfs *fs, uint32_t usable, uint32_t live_max)
 {
     /* the units relocated victims hold until their records retire (R + 1)
      * are not in the pool collection picks from */
     uint32_t held = SFS_GC_RESERVE + fs->geo.R + 1u;
-    uint32_t closed = fs->geo.usable > held ? fs->geo.usable - held : 1;
-    uint32_t v = fs->live_max / closed, sw = (fs->geo.n_l1 + fs->geo.R - 1u) / fs->geo.R, net;
+    uint32_t closed = usable > held ? usable - held : 1;
+    uint32_t v = live_max / closed, sw = sfs_sweep_per_record(fs), net;
     if (v >= fs->geo.P)
         v = fs->geo.P - 1;
     /* a victim: P sectors examined and sw sweep steps free P - v - sw
      * sectors (each sweep step may program one) */
     net = fs->geo.P > v + sw ? fs->geo.P - v - sw : 1u;
-    fs->gc.s = ((SFS_WL_STEP + 1u) * (fs->geo.P + sw) + SFS_WL_STEP * net - 1) / (SFS_WL_STEP * net);
+    return ((SFS_WL_STEP + 1u) * (fs->geo.P + sw) + SFS_WL_STEP * net - 1) / (SFS_WL_STEP * net);
+}
+
+static void derive(steadyfs *fs)
+{
+    fs->gc.s = sfs_pace_steps(fs, fs->geo.usable, fs->live_max);
 }
 
 int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)

@@ -373,6 +373,8 @@ int sfs_reloc_end(steadyfs *fs, uint32_t b);
  * next checkpoint (LIMBO), or, while a record still names it, once that
  * record retires (MOVED). */
 void sfs_reloc_empty(steadyfs *fs, uint32_t b);
+/* Does a record still name unit b (so it must not be erased)? */
+int sfs_reloc_holds(const steadyfs *fs, uint32_t b);
 /* One step of the sweep the completed records call for: L1 indices are
  * passed (free while clean) until one dirty sector is merged.  1 if it
  * merged one, 0 if no step is owed. */
@@ -495,6 +497,19 @@ int sfs_xc_word(steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t key, uint32_t
 int sfs_rd_buf(steadyfs *fs, uint32_t ppn);      /* sector ppn into fs->buf (payload) */
 int sfs_dc_get(const steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t *ino);
 void sfs_dc_put(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t ino);
+
+/* Collection steps per sector programmed outside collection (DESIGN.md
+ * §6): from the format's usable units and live limit (fs.c; steadyfs_bound
+ * uses the same). */
+uint32_t sfs_pace_steps(const steadyfs *fs, uint32_t usable, uint32_t live_max);
+/* Sweep steps a completed relocation record calls for: ceil(n_l1 / R). */
+static inline uint32_t sfs_sweep_per_record(const steadyfs *fs)
+{
+    return (fs->geo.n_l1 + fs->geo.R - 1u) / fs->geo.R;
+}
+/* Sectors' worth of pace one host sector pays at most (the rest waits for
+ * the next ones): itself and a map merge its change caused. */
+#define SFS_DEBT_STEP 2u
 
 /* geometry derived from config (fs.c) */
 int sfs_setup(steadyfs *fs, const steadyfs_config *cfg);

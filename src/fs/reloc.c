@@ -27,6 +27,10 @@
  * after the relocation sector is clean in RAM only: after a cut the sweep
  * may write it once more (never less). */
 #include "fs/fs_internal.h"
+#ifdef STEADYFS_CHECK_BUDGET
+#include <stdio.h>
+#include <stdlib.h>
+#endif
 
 #define RELOC_MAGIC 0x31524653u   /* "SFR1" */
 #define RELOC_HDR 40u
@@ -91,7 +95,7 @@ static uint32_t addr_ppn(const steadyfs *fs, uint32_t a)
 }
 
 /* Is unit b the source of some record? */
-static int source(const steadyfs *fs, uint32_t b)
+int sfs_reloc_holds(const steadyfs *fs, uint32_t b)
 {
     uint32_t k;
     for (k = 0; k < fs->reloc.nrec; k++)
@@ -145,7 +149,7 @@ static void complete(steadyfs *fs)
     uint32_t k = fs->reloc.nrec - 1u, b = fs->reloc.unit[k];
     fs->reloc.active = 0;
     fs->reloc.done[k] = fs->reloc.ticks;
-    fs->reloc.owed += (fs->geo.n_l1 + fs->geo.R - 1u) / fs->geo.R;
+    fs->reloc.owed += sfs_sweep_per_record(fs);
     fs->reloc.changed = 1;
     /* nothing counted in it any more: it waits, readable, until its
      * record retires (one that still counts dying sectors stays closed:
@@ -157,7 +161,7 @@ static void complete(steadyfs *fs)
 
 void sfs_reloc_empty(steadyfs *fs, uint32_t b)
 {
-    sfs_set_state(fs, b, source(fs, b) ? BS_MOVED : BS_LIMBO);
+    sfs_set_state(fs, b, sfs_reloc_holds(fs, b) ? BS_MOVED : BS_LIMBO);
     count_sources(fs);
 }
 
@@ -174,6 +178,21 @@ int sfs_reloc_copy(steadyfs *fs, const sfs_tag *t, uint32_t src, uint32_t dst)
     uint32_t b = src / fs->geo.P, j = src % fs->geo.P, k, last, i;
     if (b >= fs->geo.nblocks || dst / fs->geo.P >= fs->geo.nblocks || b == dst / fs->geo.P)
         return STEADYFS_ECORRUPT;
+    /* Replay: a copy out of a full head's unit means the head had moved
+     * on into its named next unit, with nothing written there yet (a call
+     * that moved it failed before its own sector): the move, as made */
+    if (!fs->mounted && fs->blk[b] == BS_HEAD) {
+        if (b == fs->log.head_block && fs->log.head_idx >= fs->geo.P)
+            sfs_enter_next(fs, 0);
+        else if (b == fs->log.gh_block && fs->log.gh_idx >= fs->geo.P)
+            sfs_enter_next(fs, 1);
+    }
+#ifdef STEADYFS_CHECK_BUDGET
+    if (fs->blk[b] > fs->geo.P) {
+        fprintf(stderr, "steadyfs: copy from unit %u in state %u (mounted %u)\n", b, fs->blk[b], fs->mounted);
+        abort();
+    }
+#endif
     if (!fs->reloc.active || fs->reloc.unit[fs->reloc.nrec - 1u] != b) {
         if (fs->reloc.active)
             complete(fs);   /* replay: collection went on to another victim */
@@ -254,7 +273,7 @@ static void retire(steadyfs *fs)
             fs->reloc.done[k] = fs->reloc.done[k + 1u];
             memcpy(map_of(fs, k), map_of(fs, k + 1u), mbytes(fs));
         }
-        if (fs->blk[b] == BS_MOVED && !source(fs, b))
+        if (fs->blk[b] == BS_MOVED && !sfs_reloc_holds(fs, b))
             sfs_set_state(fs, b, BS_LIMBO);
         /* runs wholly below the first address still needed */
         while (fs->reloc.ncu && fs->reloc.base - fs->reloc.cu_base >= fs->reloc.cu_n[0] &&
