@@ -1,8 +1,10 @@
 /* Blocks: live-sector counts, the log head, erase-ahead, bad blocks, wear
  * levelling and garbage collection paced by writes (DESIGN.md §4). */
 #include "fs/fs_internal.h"
+#ifdef STEADYFS_CHECK_BUDGET
 #include <stdio.h>
 #include <stdlib.h>
+#endif
 
 static int closed(const steadyfs *fs, uint32_t b) { return fs->blk[b] <= fs->geo.P; }
 
@@ -671,7 +673,6 @@ int sfs_gc_pace(steadyfs *fs)
     /* a relocated victim's unit comes back only when its record retires,
      * up to R victims later: collection keeps that many ahead */
     fb = sfs_free_blocks(fs);
-    if (getenv("SFS_DBG2") && fb <= 3) fprintf(stderr, "pace: fb %u nrec %u owed %u active %u victim %u (%u) idx %u gh %u/%u hb %u/%u n %u\n", fb, fs->reloc.nrec, fs->reloc.owed, fs->reloc.active, fs->gc.victim, fs->gc.victim < fs->geo.nblocks ? fs->blk[fs->gc.victim] : 0, fs->gc.idx, fs->log.gh_block, fs->log.gh_idx, fs->log.head_block, fs->log.head_idx, fs->gc.s);
     if (fb > fs->gc.low + fs->reloc.nrec && fs->gc.retire[0] == SFS_NONE && fs->gc.retire[1] == SFS_NONE) {
         fs->gc.debt = 0;   /* nothing to pay while the pool is full */
         return 0;
@@ -702,7 +703,6 @@ int sfs_gc_pace(steadyfs *fs)
     for (i = (uint32_t)settled, rc = 0; i < n; i++) {
         rc = sfs_gc_one(fs);
         if (rc <= 0) {
-            if (getenv("SFS_DBG2") && fb <= 3) fprintf(stderr, "  gc_one -> %d at i %u/%u\n", rc, i, n);
             break;
         }
     }

@@ -9,8 +9,6 @@
  * at most replay_max sectors written to the head block after it.  Nothing
  * on mount depends on the device size or the number of files. */
 #include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "fs/fs_internal.h"
 
@@ -216,6 +214,8 @@ static int anchor_failed(steadyfs *fs)
         if (rc)
             return rc == SFS_EFAIL ? STEADYFS_EIO : rc;
         fs->anchor.next_idx = 0;
+        if (fs->reloc.table / fs->geo.P == fs->anchor.unit[fs->anchor.cur])
+            fs->reloc.changed = 1;   /* its relocation sector was just erased */
     } else {
         fs->anchor.next_idx = fs->geo.P;
         fs->anchor.dirty_other = 1;
@@ -484,15 +484,6 @@ int sfs_ckpt_mount(steadyfs *fs)
         ok[a] = 0;
         a = !a;
         back = 0;
-    }
-    if (getenv("SFS_DBG")) {
-        uint32_t aa, ii; sfs_tag tt;
-        fprintf(stderr, "mount: a %d lo %u\n", a, lo);
-        for (aa = 0; aa < 2; aa++) for (ii = 0; ii < 20; ii++) {
-            int r3 = sfs_rd_tag(fs, fs->anchor.unit[aa] * fs->geo.P + ii, &tt);
-            fprintf(stderr, "  %u/%u: rc %d kind %u seq %llu\n", aa, ii, r3, tt.kind, (unsigned long long)tt.seq);
-        }
-        sfs_rd_sector(fs, fs->anchor.unit[a] * fs->geo.P + lo, fs->buf, &t);
     }
     sfs_reloc_reset(fs);
     rc = deserialize(fs, fs->buf);

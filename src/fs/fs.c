@@ -1,6 +1,4 @@
 /* Configuration, format, mount, unmount and info. */
-#include <stdio.h>
-#include <stdlib.h>
 #include "fs/fs_internal.h"
 
 
@@ -324,8 +322,6 @@ int steadyfs_mount(steadyfs *fs, const steadyfs_config *cfg)
      * not in the checkpoint (DESIGN.md §6) */
     fs->gc.c0 = fs->geo.P;
     fs->mounted = 1;
-    if (getenv("SFS_DBG")) { uint32_t i; fprintf(stderr, "mounted: nrec %u owed %u free %u limbo %u q %u live %u/%u\n", fs->reloc.nrec, fs->reloc.owed, fs->log.nfree, fs->log.nlimbo, fs->log.nqueued, fs->live, fs->live_max);
-            for (i = 0; i < fs->geo.nblocks; i++) { fprintf(stderr, "%x ", fs->blk[i]); } fprintf(stderr, "\n"); }
     return 0;
 }
 
@@ -335,12 +331,9 @@ int steadyfs_unmount(steadyfs *fs)
     int rc = 0, r2 = 0;
     if (!fs || !fs->mounted)
         return STEADYFS_EINVAL;
-    if (getenv("SFS_DBG")) { fprintf(stderr, "unmount: start nrec %u owed %u free %u limbo %u q %u live %u/%u ndying %u\n", fs->reloc.nrec, fs->reloc.owed, fs->log.nfree, fs->log.nlimbo, fs->log.nqueued, fs->live, fs->live_max, fs->chunk.ndying);
-            for (i = 0; i < fs->geo.nblocks; i++) { fprintf(stderr, "%x ", fs->blk[i]); } fprintf(stderr, "\n"); }
     for (i = 0; i < fs->cfg.open_max; i++) {
         if (fs->open[i].ino && fs->open[i].kind == STEADYFS_TYPE_FILE) {
             r2 = steadyfs_close(fs, (int)i);
-            if (getenv("SFS_DBG")) fprintf(stderr, "unmount: close %u -> %d\n", i, r2);
             if (r2 && !rc)
                 rc = r2;
         }
@@ -360,8 +353,6 @@ int steadyfs_unmount(steadyfs *fs)
         fs->chunk.steps = fs->chunk.ndying;   /* each frees at least one chunk */
         while (!r2 && fs->chunk.ndying && (r2 = sfs_trim_step(fs)) > 0)
             r2 = sfs_ckpt_write(fs);
-        if (getenv("SFS_DBG")) { fprintf(stderr, "unmount: before end r2 %d nrec %u owed %u free %u limbo %u q %u live %u/%u P %u hb %u gh %u/%u victim %u waiting %u ndying %u\n", r2, fs->reloc.nrec, fs->reloc.owed, fs->log.nfree, fs->log.nlimbo, fs->log.nqueued, fs->live, fs->live_max, fs->geo.P, fs->log.head_block, fs->log.gh_block, fs->log.gh_idx, fs->gc.victim, fs->gc.waiting, fs->chunk.ndying);
-            for (i = 0; i < fs->geo.nblocks; i++) { fprintf(stderr, "%x ", fs->blk[i]); } fprintf(stderr, "\n"); }
         r2 = sfs_end(fs, r2);
     }
     if (r2 < 0 && !rc)
