@@ -262,6 +262,7 @@ typedef struct steadyfs {
     /* The two anchor units that hold checkpoints. */
     struct {
         uint32_t unit[2], cur, next_idx, dirty_other, epoch;
+        uint32_t has_ckpt;   /* the current unit holds a durable checkpoint */
         uint64_t seq;
     } anchor;
     uint32_t live, live_max;

@@ -202,13 +202,14 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
 }
 
 /* A failing anchor program.  Never erase the unit that holds the newest
- * durable checkpoint: on sector 0 of a fresh unit that is the other one,
- * so this unit is erased again and sector 0 retried; further on, it is
- * this one, so switch. */
+ * durable checkpoint: while this unit holds none yet (a fresh unit: its
+ * first sectors, a relocation sector at most before the checkpoint) that
+ * is the other one, so this unit is erased again and retried from sector
+ * 0; further on, it is this one, so switch. */
 static int anchor_failed(steadyfs *fs)
 {
     int rc, k;
-    if (fs->anchor.next_idx == 1) {
+    if (!fs->anchor.has_ckpt) {
         for (k = 0, rc = SFS_EFAIL; k < 3 && rc == SFS_EFAIL; k++)
             rc = sfs_erase(fs, fs->anchor.unit[fs->anchor.cur]);
         if (rc)
@@ -246,6 +247,7 @@ int sfs_ckpt_write(steadyfs *fs)
             fs->anchor.cur = other;
             fs->anchor.next_idx = 0;
             fs->anchor.dirty_other = 1;
+            fs->anchor.has_ckpt = 0;
         }
         /* The relocation records, when they changed, or when their sector
          * is in the other anchor unit (erased once this one fills): their
@@ -301,6 +303,7 @@ int sfs_ckpt_write(steadyfs *fs)
             return rc;
         fs->anchor.seq++;
         fs->anchor.epoch++;
+        fs->anchor.has_ckpt = 1;
         fs->stats.ckpt++;
         fs->log.call_ops++;   /* a call with a checkpoint is not light (sfs_end) */
         fs->log.need_ckpt = 0;
@@ -501,6 +504,7 @@ int sfs_ckpt_mount(steadyfs *fs)
             return rc;
     }
     fs->anchor.cur = (uint32_t)a;
+    fs->anchor.has_ckpt = 1;
     fs->anchor.seq = t0[a].seq + lo + 1;
     fs->anchor.next_idx = lo + 1;
     fs->anchor.dirty_other = fs->cfg.bd->geo.needs_erase;
