@@ -97,6 +97,11 @@ static int apply_kill(steadyfs *fs, uint32_t ino, uint32_t ippn, uint32_t from, 
     int rc;
     if (ino == 0 || ino >= fs->cfg.max_inodes)
         return STEADYFS_ECORRUPT;
+    /* a dead inode's committed size goes with it: merged later, it would
+     * rewrite an inode sector that no longer exists (torture, mt25q128:
+     * an unlinked O_DSYNC file's size entry, then ECORRUPT in make-room) */
+    if (all)
+        sfs_drop_size(fs, ino);
     if (all && type == STEADYFS_TYPE_DIR) {
         /* the inode and its buckets: one L1 sector, trimmed now */
         tr.blk = ino;
