@@ -353,7 +353,11 @@ int sfs_trim_step(steadyfs *fs);
  * SFS_RELOC_RECS later ones. */
 #define SFS_RELOC_RECS 32u
 #define SFS_RELOC_CAP (SFS_RELOC_RECS + 2u)   /* records kept (+ in progress, + 1) */
-#define SFS_RELOC_RUNS (SFS_RELOC_RECS + 8u)  /* copy runs kept */
+/* Copy runs kept: a victim is started only with SFS_RELOC_RUN_ROOM runs
+ * free, and replay adds one run per sector at most after the checkpoint
+ * without the retirements run time made (sweep steps are not replayed). */
+#define SFS_RELOC_RUN_ROOM 3u
+#define SFS_RELOC_RUNS(fs) (SFS_RELOC_RECS + 8u + (fs)->cfg.replay_max + 2u)
 uint32_t sfs_reloc_ram(const steadyfs *fs);      /* work-area bytes */
 void sfs_reloc_place(steadyfs *fs, uint8_t *w);
 /* Where the live copy of the sector at ppn is (ppn itself if it was not

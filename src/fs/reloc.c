@@ -42,7 +42,7 @@ static uint32_t align4(uint32_t v) { return (v + 3u) & ~3u; }
 uint32_t sfs_reloc_ram(const steadyfs *fs)
 {
     return align4(SFS_RELOC_CAP * 4u) + align4(SFS_RELOC_CAP * 2u) + align4(SFS_RELOC_CAP * mbytes(fs)) +
-           align4(SFS_RELOC_RUNS * 2u) + 2u * align4(SFS_RELOC_RUNS) + align4((fs->geo.n_l1 + 7u) / 8u);
+           align4(SFS_RELOC_RUNS(fs) * 2u) + 2u * align4(SFS_RELOC_RUNS(fs)) + align4((fs->geo.n_l1 + 7u) / 8u);
 }
 
 void sfs_reloc_place(steadyfs *fs, uint8_t *w)
@@ -54,11 +54,11 @@ void sfs_reloc_place(steadyfs *fs, uint8_t *w)
     fs->reloc.map = w;
     w += align4(SFS_RELOC_CAP * mbytes(fs));
     fs->reloc.cu_unit = (uint16_t *)(void *)w;
-    w += align4(SFS_RELOC_RUNS * 2u);
+    w += align4(SFS_RELOC_RUNS(fs) * 2u);
     fs->reloc.cu_off = w;
-    w += align4(SFS_RELOC_RUNS);
+    w += align4(SFS_RELOC_RUNS(fs));
     fs->reloc.cu_n = w;
-    w += align4(SFS_RELOC_RUNS);
+    w += align4(SFS_RELOC_RUNS(fs));
     fs->reloc.dirty = w;
 }
 
@@ -131,7 +131,8 @@ uint32_t sfs_copy_of(const steadyfs *fs, uint32_t ppn)
 
 int sfs_reloc_room(const steadyfs *fs)
 {
-    return fs->reloc.nrec < fs->geo.R + 1u && fs->reloc.ncu + 3u < SFS_RELOC_RUNS;
+    return fs->reloc.nrec < fs->geo.R + 1u &&
+           fs->reloc.ncu + SFS_RELOC_RUN_ROOM + fs->cfg.replay_max + 2u < SFS_RELOC_RUNS(fs);
 }
 
 /* Non-MOVED units that are some record's source (resolve's fast path). */
@@ -215,7 +216,7 @@ int sfs_reloc_copy(steadyfs *fs, const sfs_tag *t, uint32_t src, uint32_t dst)
         fs->reloc.cu_unit[last] * fs->geo.P + fs->reloc.cu_off[last] + fs->reloc.cu_n[last] == dst) {
         fs->reloc.cu_n[last]++;
     } else {
-        if (fs->reloc.ncu >= SFS_RELOC_RUNS)
+        if (fs->reloc.ncu >= SFS_RELOC_RUNS(fs))
             return STEADYFS_ECORRUPT;
         if (!fs->reloc.ncu) {
             /* the first run starts at this copy's address */
@@ -393,7 +394,7 @@ int sfs_reloc_load(steadyfs *fs, const uint8_t *b)
     fs->reloc.ticks = sfs_get32(b + 24);
     fs->reloc.owed = sfs_get32(b + 28);
     fs->reloc.active = b[32];
-    if (fs->reloc.nrec > SFS_RELOC_CAP || fs->reloc.ncu > SFS_RELOC_RUNS ||
+    if (fs->reloc.nrec > SFS_RELOC_CAP || fs->reloc.ncu > SFS_RELOC_RUNS(fs) ||
         fs->reloc.cursor >= fs->geo.n_l1 || fs->reloc.active > 1u || (fs->reloc.active && !fs->reloc.nrec) ||
         RELOC_HDR + fs->reloc.nrec * (6u + mb) + 4u * fs->reloc.ncu + (fs->geo.n_l1 + 7u) / 8u > fs->geo.payload)
         return STEADYFS_ECORRUPT;
