@@ -756,7 +756,13 @@ int sfs_end(steadyfs *fs, int rc)
      * DESIGN.md §5) or a cold merge; else, below, an erase ahead.  No call
      * has an erase beside any of them unless no erased unit is left
      * (DESIGN.md §6). */
-    if (!fs->dead && rc >= 0 && light && fs->log.call_ops) {
+    /* ... except in a call whose erase cannot wait (no erased unit left,
+     * a free one to erase: the end of this function erases it whatever
+     * the call was).  Its housekeeping goes to the next call instead, so
+     * no record has an erase beside a merge: a log4k record after a fill
+     * had 2 data programs, an early merge and that erase (3.03 ms) */
+    int must_erase = !fs->log.nqueued && fs->log.nfree && fs->log.erase_budget;
+    if (!fs->dead && rc >= 0 && light && fs->log.call_ops && !must_erase) {
         r2 = 0;
         if (fs->log.since_ckpt + 2 > fs->cfg.replay_max ||
             (fs->log.nqueued <= 1 && !fs->log.nfree && fs->log.nlimbo)) {
