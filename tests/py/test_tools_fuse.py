@@ -137,7 +137,8 @@ def test_file_ioctl_fails_only_when_its_set_up_is_cut_short(tmp_path: Path) -> N
             assert fa, trace[:3000]
             fd = fa.group(1)
             pieces = re.findall(rf"^write\({fd}, .*, 8192\) += 8192", trace, re.M)
-            assert 0 < len(pieces) < 128 and reported == 8192 * len(pieces), (reported, len(pieces))
+            # (none at all if the timeout came before the set-up began: a very loaded machine)
+            assert len(pieces) < 128 and reported == 8192 * len(pieces), (reported, len(pieces))
             after = trace[trace.index("--- SIGALRM"):]
             st = re.search(rf"^(?:newfstatat|fstat)\({fd}, (?:\"\", )?\{{[^}}]*st_size=(\d+)",
                            after, re.M)
