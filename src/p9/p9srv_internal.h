@@ -79,8 +79,10 @@ int srv_dir_node(p9srv *s, uint32_t fid, struct p9srv_fid **out);
 /* The fid's file's attributes; ESTALE if its path names another file now. */
 int srv_fid_stat(p9srv *s, struct p9srv_fid *f, steadyfs_stat *st);
 
-/* ---- message handlers: fill s->rep and return 0, or a negative errno
- * that becomes Rlerror.  Tread/Treaddir build their reply in out. ---- */
+/* ---- message handlers: fill s->rep's body and return 0, or a negative
+ * errno that becomes Rlerror.  p9srv_handle has set s->rep.type (the
+ * request's type + 1) and zeroed the rest.  Tread/Treaddir build their
+ * reply in out. ---- */
 int srv_h_getattr(p9srv *s);     /* p9srv_attr.c */
 int srv_h_setattr(p9srv *s);
 int srv_h_readlink(p9srv *s);

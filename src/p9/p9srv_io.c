@@ -78,7 +78,6 @@ int srv_h_lopen(p9srv *s)
         if (rc)
             return rc;
     }
-    s->rep.type = P9_RLOPEN;
     srv_qid(&s->rep.u.ropen.qid, f->type, srv_fid_id(f));
     s->rep.u.ropen.iounit = s->msize - P9_IOHDRSZ;
     return 0;
@@ -130,7 +129,6 @@ int srv_h_lcreate(p9srv *s)
     /* The fid now stands for the new, open file. */
     f->type = STEADYFS_TYPE_FILE;
     srv_fid_set_path(s, f, p, (uint32_t)len);
-    s->rep.type = P9_RLCREATE;
     srv_qid(&s->rep.u.ropen.qid, f->type, srv_fid_id(f));
     s->rep.u.ropen.iounit = s->msize - P9_IOHDRSZ;
     return 0;
@@ -153,7 +151,6 @@ int32_t srv_h_read(p9srv *s, uint8_t *out, uint32_t out_cap)
     int rc;
     if (!f)
         return -LX_EBADF;
-    s->rep.type = P9_RREAD;
     s->rep.u.rread.data = out + P9_RREAD_HDR;
     if (f->kind == FID_XATTR) {
         s->rep.u.rread.count = 0;   /* the empty xattr list */
@@ -196,7 +193,6 @@ int srv_h_write(p9srv *s)
     n = steadyfs_write(s->cfg.fs, f->h, s->req.u.twrite.data, s->req.u.twrite.count);
     if (n < 0)
         return n;
-    s->rep.type = P9_RWRITE;
     s->rep.u.rwrite.count = (uint32_t)n;
     return 0;
 }
@@ -207,7 +203,6 @@ int srv_h_fsync(p9srv *s)
     int rc = srv_node(s, s->req.u.tfsync.fid, &f);
     if (rc)
         return rc;
-    s->rep.type = P9_RFSYNC;
     /* Only an open file has anything uncommitted; directory changes are
      * durable when the call that made them returned. */
     if (f->h >= 0 && f->type == STEADYFS_TYPE_FILE)

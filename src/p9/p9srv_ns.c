@@ -55,7 +55,6 @@ int srv_h_walk(p9srv *s)
     }
     if (i < nw && i == 0)
         return err;   /* the first name failed: Rlerror */
-    s->rep.type = P9_RWALK;
     s->rep.u.rwalk.nwqid = (uint16_t)i;
     if (i < nw)
         return 0;   /* partial walk: newfid is not created */
@@ -78,7 +77,6 @@ int srv_h_clunk(p9srv *s)
     struct p9srv_fid *f = srv_fid_find(s, s->req.u.fid.fid);
     if (!f)
         return -LX_EBADF;
-    s->rep.type = P9_RCLUNK;
     return srv_fid_clunk(s, f);
 }
 
@@ -119,7 +117,6 @@ int srv_h_remove(p9srv *s)
             rc = f->type == STEADYFS_TYPE_DIR ? steadyfs_rmdir(s->cfg.fs, p)
                                               : steadyfs_unlink(s->cfg.fs, p);
     }
-    s->rep.type = P9_RREMOVE;
     return rc;
 }
 
@@ -146,7 +143,6 @@ int srv_h_mkdir(p9srv *s)
         rc = steadyfs_stat_path(s->cfg.fs, p, &st);
     if (rc)
         return rc;
-    s->rep.type = P9_RMKDIR;
     srv_qid(&s->rep.u.qid, st.type, st.id);
     return 0;
 }
@@ -182,7 +178,6 @@ int srv_h_symlink(p9srv *s)
         rc = steadyfs_stat_path(s->cfg.fs, p, &st);
     if (rc)
         return rc;
-    s->rep.type = P9_RSYMLINK;
     srv_qid(&s->rep.u.qid, st.type, st.id);
     return 0;
 }
@@ -203,7 +198,6 @@ int srv_h_unlinkat(p9srv *s)
     rc = srv_may(s, srv_fid_path(s, f), 3);
     if (rc)
         return rc;
-    s->rep.type = P9_RUNLINKAT;
     /* Fids still naming the removed file answer ESTALE from now on (their
      * id no longer matches). */
     return s->req.u.tunlinkat.flags & LX_AT_REMOVEDIR ? steadyfs_rmdir(s->cfg.fs, p)
@@ -251,7 +245,6 @@ int srv_h_renameat(p9srv *s)
         rc = srv_may(s, srv_fid_path(s, nd), 3);
     if (rc)
         return rc;
-    s->rep.type = P9_RRENAMEAT;
     return do_rename(s, (uint32_t)fl, (uint32_t)tl);
 }
 
@@ -282,6 +275,5 @@ int srv_h_rename(p9srv *s)
     }
     if (rc)
         return rc;
-    s->rep.type = P9_RRENAME;
     return do_rename(s, f->plen, (uint32_t)tl);
 }
