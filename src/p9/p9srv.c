@@ -202,7 +202,7 @@ static const uint8_t op_type[] = {
 static int (*const op_fn[])(p9srv *s) = {
     h_version, h_auth, h_attach, h_flush, srv_h_walk, srv_h_clunk, srv_h_remove,
     srv_h_getattr, srv_h_setattr, srv_h_statfs, srv_h_xattrwalk, srv_h_lopen, srv_h_lcreate,
-    srv_h_write, srv_h_fsync, srv_h_mkdir, srv_h_symlink, srv_h_readlink, srv_h_unlinkat,
+    srv_h_write, srv_h_fsync, srv_h_mknode, srv_h_mknode, srv_h_readlink, srv_h_unlinkat,
     srv_h_renameat, srv_h_rename, srv_h_lock, srv_h_getlock,
 };
 _Static_assert(sizeof op_type == sizeof op_fn / sizeof op_fn[0], "one handler per type");

@@ -3,6 +3,8 @@
  * rename rewrites paths here.  The table is a fixed array searched
  * linearly: fid_max is small (16 by default) and a lookup is then cheaper
  * than any hashing would be, with a bound that is obvious. */
+#include <stddef.h>
+
 #include "p9/p9srv_internal.h"
 
 struct p9srv_fid *srv_fid_find(p9srv *s, uint32_t fid)
@@ -123,10 +125,43 @@ int32_t srv_path_join(const p9srv *s, char *dst, const char *dir, uint32_t dlen,
     return (int32_t)len;
 }
 
-int32_t srv_child_path(const p9srv *s, char *dst, const struct p9srv_fid *dir, struct p9_str name)
+int32_t srv_fid_join(const p9srv *s, char *dst, const struct p9srv_fid *dir, struct p9_str name)
 {
-    int rc = srv_name_new(name);
-    return rc ? rc : srv_path_join(s, dst, srv_fid_path(s, dir), dir->plen, name);
+    return srv_path_join(s, dst, srv_fid_path(s, dir), dir->plen, name);
+}
+
+/* Tlcreate, Tmkdir, Tsymlink and Tunlinkat name a directory fid first and
+ * a new name second, at the same places in struct p9_msg. */
+_Static_assert(offsetof(struct p9_msg, u.tlcreate.fid) == offsetof(struct p9_msg, u.tmkdir.dfid) &&
+               offsetof(struct p9_msg, u.tsymlink.dfid) == offsetof(struct p9_msg, u.tmkdir.dfid) &&
+               offsetof(struct p9_msg, u.tunlinkat.dirfid) == offsetof(struct p9_msg, u.tmkdir.dfid),
+               "directory fids differ");
+_Static_assert(offsetof(struct p9_msg, u.tlcreate.name) == offsetof(struct p9_msg, u.tmkdir.name) &&
+               offsetof(struct p9_msg, u.tsymlink.name) == offsetof(struct p9_msg, u.tmkdir.name) &&
+               offsetof(struct p9_msg, u.tunlinkat.name) == offsetof(struct p9_msg, u.tmkdir.name),
+               "new names differ");
+
+int32_t srv_dir_child(p9srv *s, struct p9srv_fid **dir)
+{
+    int rc = srv_dir_node(s, s->req.u.tmkdir.dfid, dir);
+    if (rc)
+        return rc;
+    if (s->req.type == P9_TLCREATE && (*dir)->h != FID_H_NONE)
+        return STEADYFS_EINVAL;   /* an open fid cannot become the new file */
+    if (s->cfg.read_only)
+        return STEADYFS_EROFS;
+    rc = srv_name_new(s->req.u.tmkdir.name);
+    return rc ? rc : srv_fid_join(s, s->tmp[0], *dir, s->req.u.tmkdir.name);
+}
+
+int srv_may_fid(p9srv *s, const struct p9srv_fid *f, uint32_t want)
+{
+    return srv_may(s, srv_fid_path(s, f), want);
+}
+
+int srv_unlink(p9srv *s, const char *path, uint32_t dir)
+{
+    return dir ? steadyfs_rmdir(s->cfg.fs, path) : steadyfs_unlink(s->cfg.fs, path);
 }
 
 uint32_t srv_path_up(char *p, uint32_t len)

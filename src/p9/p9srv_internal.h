@@ -58,9 +58,18 @@ void srv_fid_set_id(struct p9srv_fid *f, uint64_t id);
 int srv_name_new(struct p9_str name);
 /* 0 if name may be walked (as srv_name_new, "." and ".." allowed). */
 int srv_name_walk(struct p9_str name);
-/* dst = the path of a new entry `name` in directory fid `dir`: the name
- * checked (srv_name_new), then joined.  Its length or a negative error. */
-int32_t srv_child_path(const p9srv *s, char *dst, const struct p9srv_fid *dir, struct p9_str name);
+/* The start Tlcreate, Tmkdir, Tsymlink and Tunlinkat share, in the order
+ * of its checks: *dir = the request's directory fid (srv_dir_node;
+ * Tlcreate: not open, else EINVAL), read_only (EROFS), the new name
+ * (srv_name_new) and s->tmp[0] = its path (srv_fid_join).  Returns the
+ * path's length or a negative errno. */
+int32_t srv_dir_child(p9srv *s, struct p9srv_fid **dir);
+/* dst = the path of fid dir, "/", name (srv_path_join). */
+int32_t srv_fid_join(const p9srv *s, char *dst, const struct p9srv_fid *dir, struct p9_str name);
+/* srv_may on the fid's path. */
+int srv_may_fid(p9srv *s, const struct p9srv_fid *f, uint32_t want);
+/* rmdir (dir != 0) or unlink of path. */
+int srv_unlink(p9srv *s, const char *path, uint32_t dir);
 /* dst = dir "/" name (dir "/" is the root); NUL-terminated in path_max.
  * Returns the new length or -ENAMETOOLONG. */
 int32_t srv_path_join(const p9srv *s, char *dst, const char *dir, uint32_t dlen,
@@ -102,8 +111,7 @@ int32_t srv_h_readdir(p9srv *s, uint8_t *out, uint32_t out_cap);
 int srv_h_walk(p9srv *s);        /* p9srv_ns.c */
 int srv_h_clunk(p9srv *s);
 int srv_h_remove(p9srv *s);
-int srv_h_mkdir(p9srv *s);
-int srv_h_symlink(p9srv *s);
+int srv_h_mknode(p9srv *s);      /* Tmkdir and Tsymlink */
 int srv_h_unlinkat(p9srv *s);
 int srv_h_renameat(p9srv *s);
 int srv_h_rename(p9srv *s);

@@ -1,5 +1,5 @@
-/* The server's namespace: Twalk, Tclunk, Tremove, Tmkdir, Tunlinkat,
- * Trenameat and Trename.  Paths are built in the scratch buffers and
+/* The server's namespace: Twalk, Tclunk, Tremove, Tmkdir, Tsymlink,
+ * Tunlinkat, Trenameat and Trename.  Paths are built in the scratch buffers and
  * checked (names, path_max) before steadyfs sees them.
  */
 #include "p9/p9srv_internal.h"
@@ -114,66 +114,39 @@ int srv_h_remove(p9srv *s)
             rc = srv_may(s, s->tmp[1], 3);
         }
         if (!rc)
-            rc = f->type == STEADYFS_TYPE_DIR ? steadyfs_rmdir(s->cfg.fs, p)
-                                              : steadyfs_unlink(s->cfg.fs, p);
+            rc = srv_unlink(s, p, f->type == STEADYFS_TYPE_DIR);
     }
     return rc;
 }
 
-int srv_h_mkdir(p9srv *s)
+/* Tmkdir and Tsymlink: a new directory or symlink with the request's gid
+ * (and, for a directory, mode), answered with its qid. */
+int srv_h_mknode(p9srv *s)
 {
     struct p9srv_fid *f;
     steadyfs_stat st;
     steadyfs_attr a;
     char *p = s->tmp[0];
-    int32_t len;
-    int rc = srv_dir_node(s, s->req.u.tmkdir.dfid, &f);
-    if (rc)
+    int link = s->req.type == P9_TSYMLINK;
+    int32_t rc = srv_dir_child(s, &f);
+    if (rc < 0)
         return rc;
-    if (s->cfg.read_only)
-        return STEADYFS_EROFS;
-    len = srv_child_path(s, p, f, s->req.u.tmkdir.name);
-    if (len < 0)
-        return len;
-    rc = srv_may(s, srv_fid_path(s, f), 3);
+    if (link) {
+        /* the target, NUL-terminated, in the other scratch buffer */
+        struct p9_str t = s->req.u.tsymlink.target;
+        if (t.len >= s->cfg.path_max)
+            return STEADYFS_ENAMETOOLONG;
+        memcpy(s->tmp[1], t.ptr, t.len);
+        s->tmp[1][t.len] = 0;
+        if (strlen(s->tmp[1]) != t.len)
+            return STEADYFS_EINVAL;   /* a NUL inside */
+    }
+    rc = srv_may_fid(s, f, 3);
     if (!rc)
-        rc = steadyfs_mkdir_attr(s->cfg.fs, p, srv_new_attr(s, &a, s->req.u.tmkdir.mode,
-                                                            s->req.u.tmkdir.gid));
-    if (!rc)
-        rc = steadyfs_stat_path(s->cfg.fs, p, &st);
-    if (rc)
-        return rc;
-    srv_qid(&s->rep.u.qid, st.type, st.id);
-    return 0;
-}
-
-int srv_h_symlink(p9srv *s)
-{
-    struct p9srv_fid *f;
-    steadyfs_stat st;
-    steadyfs_attr a;
-    struct p9_str t = s->req.u.tsymlink.target;
-    char *p = s->tmp[0];
-    int32_t len;
-    int rc = srv_dir_node(s, s->req.u.tsymlink.dfid, &f);
-    if (rc)
-        return rc;
-    if (s->cfg.read_only)
-        return STEADYFS_EROFS;
-    len = srv_child_path(s, p, f, s->req.u.tsymlink.name);
-    if (len < 0)
-        return len;
-    /* the target, NUL-terminated, in the other scratch buffer */
-    if (t.len >= s->cfg.path_max)
-        return STEADYFS_ENAMETOOLONG;
-    memcpy(s->tmp[1], t.ptr, t.len);
-    s->tmp[1][t.len] = 0;
-    if (strlen(s->tmp[1]) != t.len)
-        return STEADYFS_EINVAL;   /* a NUL inside */
-    rc = srv_may(s, srv_fid_path(s, f), 3);
-    if (!rc)
-        rc = steadyfs_symlink(s->cfg.fs, s->tmp[1], p,
-                              srv_new_attr(s, &a, 0777u, s->req.u.tsymlink.gid));
+        rc = link ? steadyfs_symlink(s->cfg.fs, s->tmp[1], p,
+                                     srv_new_attr(s, &a, 0777u, s->req.u.tsymlink.gid))
+                  : steadyfs_mkdir_attr(s->cfg.fs, p, srv_new_attr(s, &a, s->req.u.tmkdir.mode,
+                                                                   s->req.u.tmkdir.gid));
     if (!rc)
         rc = steadyfs_stat_path(s->cfg.fs, p, &st);
     if (rc)
@@ -185,23 +158,15 @@ int srv_h_symlink(p9srv *s)
 int srv_h_unlinkat(p9srv *s)
 {
     struct p9srv_fid *f;
-    char *p = s->tmp[0];
-    int32_t len;
-    int rc = srv_dir_node(s, s->req.u.tunlinkat.dirfid, &f);
-    if (rc)
+    int32_t rc = srv_dir_child(s, &f);
+    if (rc < 0)
         return rc;
-    if (s->cfg.read_only)
-        return STEADYFS_EROFS;
-    len = srv_child_path(s, p, f, s->req.u.tunlinkat.name);
-    if (len < 0)
-        return len;
-    rc = srv_may(s, srv_fid_path(s, f), 3);
+    rc = srv_may_fid(s, f, 3);
     if (rc)
         return rc;
     /* Fids still naming the removed file answer ESTALE from now on (their
      * id no longer matches). */
-    return s->req.u.tunlinkat.flags & LX_AT_REMOVEDIR ? steadyfs_rmdir(s->cfg.fs, p)
-                                                      : steadyfs_unlink(s->cfg.fs, p);
+    return srv_unlink(s, s->tmp[0], s->req.u.tunlinkat.flags & LX_AT_REMOVEDIR);
 }
 
 static int do_rename(p9srv *s, uint32_t flen, uint32_t tlen)
@@ -234,15 +199,15 @@ int srv_h_renameat(p9srv *s)
         rc = srv_name_new(s->req.u.trenameat.newname);
     if (rc)
         return rc;
-    fl = srv_path_join(s, s->tmp[0], srv_fid_path(s, od), od->plen, s->req.u.trenameat.oldname);
-    tl = srv_path_join(s, s->tmp[1], srv_fid_path(s, nd), nd->plen, s->req.u.trenameat.newname);
+    fl = srv_fid_join(s, s->tmp[0], od, s->req.u.trenameat.oldname);
+    tl = srv_fid_join(s, s->tmp[1], nd, s->req.u.trenameat.newname);
     if (fl < 0)
         return fl;
     if (tl < 0)
         return tl;
-    rc = srv_may(s, srv_fid_path(s, od), 3);
+    rc = srv_may_fid(s, od, 3);
     if (!rc)
-        rc = srv_may(s, srv_fid_path(s, nd), 3);
+        rc = srv_may_fid(s, nd, 3);
     if (rc)
         return rc;
     return do_rename(s, (uint32_t)fl, (uint32_t)tl);
@@ -263,10 +228,10 @@ int srv_h_rename(p9srv *s)
     if (rc)
         return rc;
     memcpy(s->tmp[0], srv_fid_path(s, f), (uint32_t)f->plen + 1u);
-    tl = srv_path_join(s, s->tmp[1], srv_fid_path(s, d), d->plen, s->req.u.trename.name);
+    tl = srv_fid_join(s, s->tmp[1], d, s->req.u.trename.name);
     if (tl < 0)
         return tl;
-    rc = srv_may(s, srv_fid_path(s, d), 3);
+    rc = srv_may_fid(s, d, 3);
     if (!rc && s->cfg.access_user && s->uid) {
         /* the source's directory: its path, then the source's back */
         srv_path_up(s->tmp[0], f->plen);
