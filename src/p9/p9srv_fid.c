@@ -243,3 +243,20 @@ int srv_fid_stat(p9srv *s, struct p9srv_fid *f, steadyfs_stat *st)
         rc = -LX_ESTALE;
     return rc;
 }
+
+int srv_open(p9srv *s, const char *path, int fl, const steadyfs_attr *attr, uint64_t *id)
+{
+    steadyfs_stat st;
+    int h = steadyfs_open_attr(s->cfg.fs, path, fl, attr), rc;
+    if (h < 0)
+        return h;
+    rc = steadyfs_fstat(s->cfg.fs, h, &st);
+    if (!rc && *id && st.id != *id)
+        rc = -LX_ESTALE;
+    if (rc) {
+        steadyfs_close(s->cfg.fs, h);
+        return rc;
+    }
+    *id = st.id;
+    return h;
+}

@@ -87,6 +87,10 @@ int srv_node(p9srv *s, uint32_t fid, struct p9srv_fid **out);
 int srv_dir_node(p9srv *s, uint32_t fid, struct p9srv_fid **out);
 /* The fid's file's attributes; ESTALE if its path names another file now. */
 int srv_fid_stat(p9srv *s, struct p9srv_fid *f, steadyfs_stat *st);
+/* A steadyfs handle on path (steadyfs_open_attr), checked to be file *id
+ * (ESTALE, the handle closed, if not; *id 0: any, and *id becomes its id).
+ * Returns the handle or a negative errno. */
+int srv_open(p9srv *s, const char *path, int fl, const steadyfs_attr *attr, uint64_t *id);
 
 /* ---- message handlers: fill s->rep's body and return 0, or a negative
  * errno that becomes Rlerror.  p9srv_handle has set s->rep.type (the

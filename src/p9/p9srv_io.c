@@ -21,25 +21,17 @@ static int open_flags(uint32_t lx)
     return fl;
 }
 
-/* Opens path as a file with steadyfs flags fl and checks it is the file
- * the fid names (id 0: a new file, adopt its id). */
+/* Opens path as a file with steadyfs flags fl, of the fid's file (id 0: a
+ * new file, adopt its id), into the fid. */
 static int open_file(p9srv *s, struct p9srv_fid *f, const char *path, int fl, uint64_t want,
                      const steadyfs_attr *attr)
 {
-    steadyfs_stat st;
-    int h = steadyfs_open_attr(s->cfg.fs, path, fl, attr), rc;
+    int h = srv_open(s, path, fl, attr, &want);
     if (h < 0)
         return h;
-    rc = steadyfs_fstat(s->cfg.fs, h, &st);
-    if (!rc && want && st.id != want)
-        rc = -LX_ESTALE;
-    if (rc) {
-        steadyfs_close(s->cfg.fs, h);
-        return rc;
-    }
     f->h = (int16_t)h;
     f->omode = (uint8_t)(fl & STEADYFS_O_ACCMODE);
-    srv_fid_set_id(f, st.id);
+    srv_fid_set_id(f, want);
     return 0;
 }
 
