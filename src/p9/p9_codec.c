@@ -41,7 +41,7 @@ enum {
                   : (unsigned)sizeof(struct p9_qid))
 static const uint8_t ksize[] = {
     0, KSIZE(K_U8), KSIZE(K_U16), KSIZE(K_U32), KSIZE(K_U64), KSIZE(K_STR), KSIZE(K_QID),
-    0 /* K_DATA: never a run */, KSIZE(K_COUNT), KSIZE(K_OPT32),
+    (unsigned)sizeof(const uint8_t *), KSIZE(K_COUNT), KSIZE(K_OPT32),
 };
 /* A compile-time check as a constant 0 (a negative array size fails). */
 #define CHECK0(cond) (0u * (unsigned)sizeof(char[(cond) ? 1 : -1]))
@@ -178,12 +178,34 @@ const uint8_t p9_dirent_layout[] = {
 
 /* ---- the two walkers ---------------------------------------------------- */
 
+/* Integer members: their width on the wire is their size in the struct
+ * (ksize), and these move them. */
+static uint64_t load(const uint8_t *f, uint32_t width)
+{
+    switch (width) {
+    case 1: return *f;
+    case 2: return *(const uint16_t *)(const void *)f;
+    case 4: return *(const uint32_t *)(const void *)f;
+    default: return *(const uint64_t *)(const void *)f;
+    }
+}
+
+static void store(uint8_t *f, uint32_t width, uint64_t v)
+{
+    switch (width) {
+    case 1: *f = (uint8_t)v; break;
+    case 2: *(uint16_t *)(void *)f = (uint16_t)v; break;
+    case 4: *(uint32_t *)(void *)f = (uint32_t)v; break;
+    default: *(uint64_t *)(void *)f = v; break;
+    }
+}
+
 void p9_get_fields(struct p9_rd *r, const uint8_t *lay, void *obj, uint32_t msize)
 {
     uint8_t *base = obj;
     uint32_t last = 0;   /* the last integer read: a count for DATA and arrays */
     for (; *lay != K_END; lay += 2) {
-        uint32_t kind = lay[0] & 15u, n = (lay[0] >> 4 & 7u) + 1u;
+        uint32_t kind = lay[0] & 15u, n = (lay[0] >> 4 & 7u) + 1u, width = ksize[kind];
         uint8_t *f = base + lay[1];
         if (lay[0] & F_ARRAY) {
             n = last;
@@ -193,10 +215,10 @@ void p9_get_fields(struct p9_rd *r, const uint8_t *lay, void *obj, uint32_t msiz
                 return;
             }
         }
-        for (; n; n--, f += ksize[kind]) {
+        for (; n; n--, f += width) {
+            const uint8_t *q;
             uint64_t v;
-            switch (kind) {
-            case K_STR: {
+            if (kind == K_STR) {
                 struct p9_str *s = (struct p9_str *)(void *)f;
                 s->len = p9_rd16(r);
                 s->ptr = p9_rd_take(r, s->len);
@@ -204,41 +226,30 @@ void p9_get_fields(struct p9_rd *r, const uint8_t *lay, void *obj, uint32_t msiz
                     s->len = 0;
                 continue;
             }
-            case K_QID:
+            if (kind == K_QID) {
                 p9_get_fields(r, qid_layout, f, msize);
                 continue;
-            case K_DATA:
+            }
+            if (kind == K_DATA) {
                 /* all that is left of the message, no more, no less (count
                  * beyond it is an overrun, bytes after it trailing garbage) */
                 if (r->err == 0 && last > r->len - r->pos)
                     r->err = P9_E_COUNT;
                 *(const uint8_t **)(void *)f = p9_rd_take(r, last);
                 continue;
-            case K_OPT32:
-                /* Linux before 3.x sent no datasync field in Tfsync */
-                if (r->len - r->pos < 4)
-                    continue;
-                /* fall through */
-            case K_U32:
-            case K_COUNT:
-                v = *(uint32_t *)(void *)f = p9_rd32(r);
-                /* A Tread/Treaddir whose reply could not fit in msize is
-                 * refused rather than clamped: a conforming client asks for
-                 * at most msize - P9_IOHDRSZ. */
-                if (kind == K_COUNT && r->err == 0 &&
-                    v > (msize > P9_RREAD_HDR ? msize - P9_RREAD_HDR : 0u))
-                    r->err = P9_E_COUNT;
-                break;
-            case K_U8:
-                v = *f = p9_rd8(r);
-                break;
-            case K_U16:
-                v = *(uint16_t *)(void *)f = p9_rd16(r);
-                break;
-            default:   /* K_U64 */
-                v = *(uint64_t *)(void *)f = p9_rd64(r);
-                break;
             }
+            /* Linux before 3.x sent no datasync field in Tfsync */
+            if (kind == K_OPT32 && r->len - r->pos < 4)
+                continue;
+            q = p9_rd_take(r, width);
+            v = q ? p9_le(q, width) : 0;
+            store(f, width, v);
+            /* A Tread/Treaddir whose reply could not fit in msize is refused
+             * rather than clamped: a conforming client asks for at most
+             * msize - P9_IOHDRSZ. */
+            if (kind == K_COUNT && r->err == 0 &&
+                v > (msize > P9_RREAD_HDR ? msize - P9_RREAD_HDR : 0u))
+                r->err = P9_E_COUNT;
             last = (uint32_t)v;
         }
     }
@@ -249,7 +260,7 @@ void p9_put_fields(struct p9_wr *w, const uint8_t *lay, const void *obj)
     const uint8_t *base = obj;
     uint32_t last = 0;   /* the last integer written: a count for DATA and arrays */
     for (; *lay != K_END; lay += 2) {
-        uint32_t kind = lay[0] & 15u, n = (lay[0] >> 4 & 7u) + 1u;
+        uint32_t kind = lay[0] & 15u, n = (lay[0] >> 4 & 7u) + 1u, width = ksize[kind];
         const uint8_t *f = base + lay[1];
         if (lay[0] & F_ARRAY) {
             n = last;
@@ -258,42 +269,23 @@ void p9_put_fields(struct p9_wr *w, const uint8_t *lay, const void *obj)
                 return;
             }
         }
-        for (; n; n--, f += ksize[kind]) {
-            uint64_t v;
-            switch (kind) {
-            case K_STR:
+        for (; n; n--, f += width) {
+            if (kind == K_STR) {
                 p9_wrstr(w, *(const struct p9_str *)(const void *)f);
-                continue;
-            case K_QID:
+            } else if (kind == K_QID) {
                 p9_put_fields(w, qid_layout, f);
-                continue;
-            case K_DATA: {
+            } else if (kind == K_DATA) {
                 const uint8_t *d = *(const uint8_t *const *)(const void *)f;
                 if (last != 0 && d == NULL) {
                     w->err = P9_E_INVAL;   /* NULL data with a count: a caller bug */
                     return;
                 }
                 p9_wrbytes(w, d, last);
-                continue;
+            } else {   /* integers; K_OPT32 is always written */
+                uint64_t v = load(f, width);
+                p9_wrn(w, v, width);
+                last = (uint32_t)v;
             }
-            case K_U8:
-                v = *f;
-                p9_wr8(w, v);
-                break;
-            case K_U16:
-                v = *(const uint16_t *)(const void *)f;
-                p9_wr16(w, v);
-                break;
-            case K_U64:
-                v = *(const uint64_t *)(const void *)f;
-                p9_wr64(w, v);
-                break;
-            default:   /* K_U32, K_COUNT, K_OPT32 (always written) */
-                v = *(const uint32_t *)(const void *)f;
-                p9_wr32(w, v);
-                break;
-            }
-            last = (uint32_t)v;
         }
     }
 }

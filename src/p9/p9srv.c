@@ -161,17 +161,6 @@ static int h_attach(p9srv *s)
 
 /* ---- dispatch ----------------------------------------------------------- */
 
-static int32_t lerror(p9srv *s, uint16_t tag, uint32_t ecode, uint8_t *out, uint32_t out_cap)
-{
-    int n;
-    s->n_errors++;
-    s->rep.type = P9_RLERROR;
-    s->rep.tag = tag;
-    s->rep.u.rlerror.ecode = ecode;
-    n = p9_encode(&s->rep, out, out_cap);
-    return n < 0 ? P9SRV_E_NOSPACE : n;
-}
-
 /* Tauth: no authentication.  Rlerror(ENOENT) is how diod and its client
  * library say "not required" (the client then attaches with afid = NOFID). */
 static int h_auth(p9srv *s)
@@ -210,10 +199,10 @@ _Static_assert(sizeof op_type == sizeof op_fn / sizeof op_fn[0], "one handler pe
 int32_t p9srv_handle(p9srv *s, const uint8_t *in, uint32_t in_len, uint8_t *out,
                      uint32_t out_cap)
 {
-    uint32_t size, i;
+    uint32_t size, i, ecode = 0;
     uint8_t type;
     uint16_t tag;
-    int rc;
+    int32_t rc;
     if (!s || !in || !out)
         return P9SRV_E_INVAL;
     if (p9_peek(in, in_len, s->msize, &size, &type, &tag) || size != in_len)
@@ -227,35 +216,41 @@ int32_t p9srv_handle(p9srv *s, const uint8_t *in, uint32_t in_len, uint8_t *out,
          * as other servers do (counts are clamped in the handlers). */
         rc = p9_decode(in, in_len, 0xFFFFFFFFu, &s->req);
     }
-    if (rc < 0)
-        /* no hard links, FIFOs or device nodes: EPERM, as link(2) and
-         * mknod(2) say for a file system that has none */
-        return lerror(s, tag, rc != P9_E_UNKNOWN ? LX_EPROTO
-                              : type == P9_TLINK || type == P9_TMKNOD ? 1u : LX_EOPNOTSUPP,
-                      out, out_cap);
     memset(&s->rep, 0, sizeof s->rep);
     s->rep.tag = tag;
-    if (!s->versioned && type != P9_TVERSION)
-        return lerror(s, tag, LX_EPROTO, out, out_cap);
     /* Every R-message's number is its T-message's + 1; handlers only fill
-     * the body (an error replaces the type with Rlerror). */
+     * the body (an error below replaces the type with Rlerror). */
     s->rep.type = (uint8_t)(type + 1u);
-    if (type == P9_TREAD) {
-        rc = srv_h_read(s, out, out_cap);
-    } else if (type == P9_TREADDIR) {
-        rc = srv_h_readdir(s, out, out_cap);
-        if (rc >= 0)
-            return rc;   /* built in place */
+    if (rc < 0) {
+        /* no hard links, FIFOs or device nodes: EPERM, as link(2) and
+         * mknod(2) say for a file system that has none */
+        ecode = rc != P9_E_UNKNOWN ? LX_EPROTO
+              : type == P9_TLINK || type == P9_TMKNOD ? 1u : LX_EOPNOTSUPP;
+    } else if (!s->versioned && type != P9_TVERSION) {
+        ecode = LX_EPROTO;
     } else {
-        rc = -LX_EOPNOTSUPP;
-        for (i = 0; i < sizeof op_type; i++)
-            if (op_type[i] == type) {
-                rc = op_fn[i](s);
-                break;
-            }
+        if (type == P9_TREAD) {
+            rc = srv_h_read(s, out, out_cap);
+        } else if (type == P9_TREADDIR) {
+            rc = srv_h_readdir(s, out, out_cap);
+            if (rc >= 0)
+                return rc;   /* built in place */
+        } else {
+            rc = -LX_EOPNOTSUPP;
+            for (i = 0; i < sizeof op_type; i++)
+                if (op_type[i] == type) {
+                    rc = op_fn[i](s);
+                    break;
+                }
+        }
+        if (rc < 0)
+            ecode = srv_errno(rc);
     }
-    if (rc < 0)
-        return lerror(s, tag, srv_errno(rc), out, out_cap);
+    if (ecode) {   /* srv_errno never answers 0 */
+        s->n_errors++;
+        s->rep.type = P9_RLERROR;
+        s->rep.u.rlerror.ecode = ecode;
+    }
     rc = p9_encode(&s->rep, out, out_cap);
     return rc < 0 ? P9SRV_E_NOSPACE : rc;
 }
