@@ -99,14 +99,23 @@ int srv_name_walk(struct p9_str name)
     return 0;
 }
 
+uint32_t srv_dots(struct p9_str name)
+{
+    uint32_t i;
+    if (name.len > 2)
+        return 0;
+    for (i = 0; i < name.len; i++)
+        if (name.ptr[i] != '.')
+            return 0;
+    return name.len;
+}
+
 int srv_name_new(struct p9_str name)
 {
     int rc = srv_name_walk(name);
-    if (rc)
-        return rc;
-    if (p9_str_eq(name, ".") || p9_str_eq(name, ".."))
-        return STEADYFS_EINVAL;
-    return 0;
+    if (!rc && srv_dots(name))
+        rc = STEADYFS_EINVAL;
+    return rc;
 }
 
 int32_t srv_path_join(const p9srv *s, char *dst, const char *dir, uint32_t dlen,
@@ -157,6 +166,15 @@ int32_t srv_dir_child(p9srv *s, struct p9srv_fid **dir)
 int srv_may_fid(p9srv *s, const struct p9srv_fid *f, uint32_t want)
 {
     return srv_may(s, srv_fid_path(s, f), want);
+}
+
+int srv_may_parent(p9srv *s, const struct p9srv_fid *f, char *scratch)
+{
+    if (!s->cfg.access_user || !s->uid)
+        return 0;   /* srv_may would allow it: no copy, no stat */
+    memcpy(scratch, srv_fid_path(s, f), (uint32_t)f->plen + 1u);
+    srv_path_up(scratch, f->plen);
+    return srv_may(s, scratch, 3);
 }
 
 int srv_unlink(p9srv *s, const char *path, uint32_t dir)

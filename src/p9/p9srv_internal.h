@@ -58,6 +58,8 @@ void srv_fid_set_id(struct p9srv_fid *f, uint64_t id);
 int srv_name_new(struct p9_str name);
 /* 0 if name may be walked (as srv_name_new, "." and ".." allowed). */
 int srv_name_walk(struct p9_str name);
+/* 1 if name is ".", 2 if "..", else 0. */
+uint32_t srv_dots(struct p9_str name);
 /* The start Tlcreate, Tmkdir, Tsymlink and Tunlinkat share, in the order
  * of its checks: *dir = the request's directory fid (srv_dir_node;
  * Tlcreate: not open, else EINVAL), read_only (EROFS), the new name
@@ -68,6 +70,9 @@ int32_t srv_dir_child(p9srv *s, struct p9srv_fid **dir);
 int32_t srv_fid_join(const p9srv *s, char *dst, const struct p9srv_fid *dir, struct p9_str name);
 /* srv_may on the fid's path. */
 int srv_may_fid(p9srv *s, const struct p9srv_fid *f, uint32_t want);
+/* srv_may, write and search, on the directory holding fid f's file (its
+ * path built in scratch; nothing done without access_user or for uid 0). */
+int srv_may_parent(p9srv *s, const struct p9srv_fid *f, char *scratch);
 /* rmdir (dir != 0) or unlink of path. */
 int srv_unlink(p9srv *s, const char *path, uint32_t dir);
 /* dst = dir "/" name (dir "/" is the root); NUL-terminated in path_max.

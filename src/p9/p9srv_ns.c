@@ -9,7 +9,7 @@ int srv_h_walk(p9srv *s)
     struct p9srv_fid *f, *nf;
     steadyfs_stat st;
     char *p = s->tmp[0];
-    uint32_t len, i, nw = s->req.u.twalk.nwname;
+    uint32_t len, i, dots, nw = s->req.u.twalk.nwname;
     uint32_t newfid = s->req.u.twalk.newfid;
     uint8_t type;
     uint64_t id;
@@ -36,9 +36,10 @@ int srv_h_walk(p9srv *s)
             err = srv_name_walk(name);
         if (err)
             break;
-        if (p9_str_eq(name, "..")) {
+        dots = srv_dots(name);
+        if (dots == 2) {
             len = srv_path_up(p, len);   /* at the root: stays at the root */
-        } else if (!p9_str_eq(name, ".")) {
+        } else if (!dots) {
             int32_t n = srv_path_join(s, p, p, len, name);
             if (n < 0) {
                 err = n;
@@ -83,36 +84,30 @@ int srv_h_clunk(p9srv *s)
 int srv_h_remove(p9srv *s)
 {
     struct p9srv_fid *f = srv_fid_find(s, s->req.u.fid.fid);
-    int rc;
+    int err, rc;
     if (!f)
         return -LX_EBADF;
-    /* The fid goes away whatever happens (9P); its handle first, because
-     * steadyfs refuses to remove an open file. */
     if (f->kind != FID_NODE)
-        rc = -LX_EBADF;
+        err = -LX_EBADF;
     else if (f->stale)
-        rc = -LX_ESTALE;
+        err = -LX_ESTALE;
     else if (s->cfg.read_only)
-        rc = STEADYFS_EROFS;
+        err = STEADYFS_EROFS;
     else
-        rc = 0;
-    if (rc) {
-        srv_fid_clunk(s, f);
-        return rc;
-    }
+        err = 0;
+    /* The fid goes away whatever happens (9P); its handle first, because
+     * steadyfs refuses to remove an open file.  The first error wins. */
     rc = srv_fid_clunk(s, f);
+    if (err)
+        return err;
     if (!rc) {
         const char *p = srv_fid_path(s, f);   /* the slot is free but untouched */
         steadyfs_stat st;
         rc = steadyfs_stat_path(s->cfg.fs, p, &st);
         if (!rc && st.id != srv_fid_id(f))
             rc = -LX_ESTALE;
-        if (!rc && s->cfg.access_user && s->uid) {
-            /* write and search on the parent: its path in the scratch buffer */
-            memcpy(s->tmp[1], p, (uint32_t)f->plen + 1u);
-            srv_path_up(s->tmp[1], f->plen);
-            rc = srv_may(s, s->tmp[1], 3);
-        }
+        if (!rc)
+            rc = srv_may_parent(s, f, s->tmp[1]);
         if (!rc)
             rc = srv_unlink(s, p, f->type == STEADYFS_TYPE_DIR);
     }
@@ -227,18 +222,14 @@ int srv_h_rename(p9srv *s)
     rc = srv_name_new(s->req.u.trename.name);
     if (rc)
         return rc;
-    memcpy(s->tmp[0], srv_fid_path(s, f), (uint32_t)f->plen + 1u);
     tl = srv_fid_join(s, s->tmp[1], d, s->req.u.trename.name);
     if (tl < 0)
         return tl;
     rc = srv_may_fid(s, d, 3);
-    if (!rc && s->cfg.access_user && s->uid) {
-        /* the source's directory: its path, then the source's back */
-        srv_path_up(s->tmp[0], f->plen);
-        rc = srv_may(s, s->tmp[0], 3);
-        memcpy(s->tmp[0], srv_fid_path(s, f), (uint32_t)f->plen + 1u);
-    }
+    if (!rc)
+        rc = srv_may_parent(s, f, s->tmp[0]);   /* the source's directory */
     if (rc)
         return rc;
+    memcpy(s->tmp[0], srv_fid_path(s, f), (uint32_t)f->plen + 1u);
     return do_rename(s, f->plen, (uint32_t)tl);
 }
