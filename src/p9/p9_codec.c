@@ -36,9 +36,10 @@ enum {
 #define F_ARRAY 0x80u
 
 /* Member sizes by kind, for runs and arrays. */
-#define KSIZE(k) ((k) == K_U8 ? 1u : (k) == K_U16 ? 2u : (k) == K_U32 || (k) == K_COUNT || (k) == K_OPT32 ? 4u \
-                  : (k) == K_U64 ? 8u : (k) == K_STR ? (unsigned)sizeof(struct p9_str) \
-                  : (unsigned)sizeof(struct p9_qid))
+#define KSIZE(k)                                                                 \
+    ((k) == K_U8 ? 1u : (k) == K_U16 ? 2u                                        \
+     : (k) == K_U32 || (k) == K_COUNT || (k) == K_OPT32 ? 4u : (k) == K_U64 ? 8u \
+     : (k) == K_STR ? (unsigned)sizeof(struct p9_str) : (unsigned)sizeof(struct p9_qid))
 static const uint8_t ksize[] = {
     0, KSIZE(K_U8), KSIZE(K_U16), KSIZE(K_U32), KSIZE(K_U64), KSIZE(K_STR), KSIZE(K_QID),
     (unsigned)sizeof(const uint8_t *), KSIZE(K_COUNT), KSIZE(K_OPT32),
@@ -89,8 +90,8 @@ static const struct layouts {
       RUN(K_U32, 3u, rgetattr.mode, rgetattr.gid),
       RUN(K_U64, 8u, rgetattr.nlink, rgetattr.mtime_sec),
       RUN(K_U64, 7u, rgetattr.mtime_nsec, rgetattr.data_version), K_END },
-    { RUN(K_U32, 5u, tsetattr.fid, tsetattr.gid), RUN(K_U64, 5u, tsetattr.size, tsetattr.mtime_nsec),
-      K_END },
+    { RUN(K_U32, 5u, tsetattr.fid, tsetattr.gid),
+      RUN(K_U64, 5u, tsetattr.size, tsetattr.mtime_nsec), K_END },
     { RUN(K_U32, 2u, tlopen.fid, tlopen.flags), K_END },
     { FLD(K_QID, ropen.qid), FLD(K_U32, ropen.iounit), K_END },
     { FLD(K_U32, tlcreate.fid), FLD(K_STR, tlcreate.name),
@@ -119,17 +120,18 @@ static const struct layouts {
       RUN(K_U64, 2u, tlock.start, tlock.length), FLD(K_U32, tlock.proc_id),
       FLD(K_STR, tlock.client_id), K_END },
     { FLD(K_U8, rlock.status), K_END },
-    { FLD(K_U32, getlock.fid), FLD(K_U8, getlock.type), RUN(K_U64, 2u, getlock.start, getlock.length),
-      FLD(K_U32, getlock.proc_id), FLD(K_STR, getlock.client_id), K_END },
+    { FLD(K_U32, getlock.fid), FLD(K_U8, getlock.type),
+      RUN(K_U64, 2u, getlock.start, getlock.length), FLD(K_U32, getlock.proc_id),
+      FLD(K_STR, getlock.client_id), K_END },
 };
 
 /* Txattrwalk reuses Trename's layout: the members must sit alike. */
-_Static_assert(offsetof(struct p9_msg, u.txattrwalk.newfid) == offsetof(struct p9_msg, u.trename.dfid) &&
-               offsetof(struct p9_msg, u.txattrwalk.name) == offsetof(struct p9_msg, u.trename.name),
-               "Txattrwalk and Trename layouts differ");
+#define SAME_PLACE(a, b) (offsetof(struct p9_msg, u.a) == offsetof(struct p9_msg, u.b))
+_Static_assert(SAME_PLACE(txattrwalk.fid, trename.fid) &&
+               SAME_PLACE(txattrwalk.newfid, trename.dfid) &&
+               SAME_PLACE(txattrwalk.name, trename.name), "Txattrwalk and Trename layouts differ");
 /* Rlerror and Rwrite reuse `fid`'s. */
-_Static_assert(offsetof(struct p9_msg, u.rlerror.ecode) == offsetof(struct p9_msg, u.fid.fid) &&
-               offsetof(struct p9_msg, u.rwrite.count) == offsetof(struct p9_msg, u.fid.fid),
+_Static_assert(SAME_PLACE(rlerror.ecode, fid.fid) && SAME_PLACE(rwrite.count, fid.fid),
                "Rlerror/Rwrite and fid layouts differ");
 _Static_assert(sizeof(struct layouts) < 256u, "layout offsets must fit a byte");
 
@@ -150,7 +152,8 @@ static const uint8_t index_of[P9_RREMOVE - T0 + 1] = {
     AT(P9_TRENAMEAT, trenameat), AT(P9_TRENAME, trename), AT(P9_RSTATFS, rstatfs),
     AT(P9_TXATTRWALK, trename), AT(P9_RXATTRWALK, rxattrwalk),
     AT(P9_TXATTRCREATE, txattrcreate), AT(P9_TLOCK, tlock), AT(P9_RLOCK, rlock),
-    AT(P9_TGETLOCK, tgetlock), [P9_RGETLOCK - T0] = (uint8_t)(offsetof(struct layouts, tgetlock) + 2u),
+    AT(P9_TGETLOCK, tgetlock),
+    [P9_RGETLOCK - T0] = (uint8_t)(offsetof(struct layouts, tgetlock) + 2u),   /* no fid */
     AT(P9_RCLUNK, none), AT(P9_RREMOVE, none), AT(P9_RFLUSH, none), AT(P9_RSETATTR, none),
     AT(P9_RRENAME, none), AT(P9_RRENAMEAT, none), AT(P9_RUNLINKAT, none), AT(P9_RFSYNC, none),
     AT(P9_RXATTRCREATE, none),
@@ -171,9 +174,10 @@ static const uint8_t qid_layout[] = {
 };
 /* A readdir entry: qid[13] offset[8] type[1] name[s]. */
 const uint8_t p9_dirent_layout[] = {
-    RUN_T(struct p9_dirent, K_QID, 1u, qid, qid), RUN_T(struct p9_dirent, K_U64, 1u, offset, offset),
-    RUN_T(struct p9_dirent, K_U8, 1u, type, type), RUN_T(struct p9_dirent, K_STR, 1u, name, name),
-    K_END,
+    RUN_T(struct p9_dirent, K_QID, 1u, qid, qid),
+    RUN_T(struct p9_dirent, K_U64, 1u, offset, offset),
+    RUN_T(struct p9_dirent, K_U8, 1u, type, type),
+    RUN_T(struct p9_dirent, K_STR, 1u, name, name), K_END,
 };
 
 /* ---- the two walkers ---------------------------------------------------- */

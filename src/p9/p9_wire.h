@@ -1,7 +1,8 @@
 /* Bounds-checked little-endian readers and writers shared by the 9P codec
- * (p9_codec.c) and the readdir helpers (p9_dirent.c).  Each latches its first error, so a message is parsed as a
- * straight sequence of field reads and checked once at the end: no early
- * return can be forgotten, and no read ever passes `len`. */
+ * (p9_codec.c) and the readdir helpers (p9_dirent.c).  Each latches its
+ * first error, so a message is parsed as a straight sequence of field reads
+ * and checked once at the end: no early return can be forgotten, and no
+ * read ever passes `len`. */
 #ifndef STEADYFS_P9_WIRE_H
 #define STEADYFS_P9_WIRE_H
 

@@ -141,14 +141,12 @@ int32_t srv_fid_join(const p9srv *s, char *dst, const struct p9srv_fid *dir, str
 
 /* Tlcreate, Tmkdir, Tsymlink and Tunlinkat name a directory fid first and
  * a new name second, at the same places in struct p9_msg. */
-_Static_assert(offsetof(struct p9_msg, u.tlcreate.fid) == offsetof(struct p9_msg, u.tmkdir.dfid) &&
-               offsetof(struct p9_msg, u.tsymlink.dfid) == offsetof(struct p9_msg, u.tmkdir.dfid) &&
-               offsetof(struct p9_msg, u.tunlinkat.dirfid) == offsetof(struct p9_msg, u.tmkdir.dfid),
+#define AT_MKDIR(m) (offsetof(struct p9_msg, u.m) == offsetof(struct p9_msg, u.tmkdir.dfid))
+#define NAME_AT_MKDIR(m) (offsetof(struct p9_msg, u.m) == offsetof(struct p9_msg, u.tmkdir.name))
+_Static_assert(AT_MKDIR(tlcreate.fid) && AT_MKDIR(tsymlink.dfid) && AT_MKDIR(tunlinkat.dirfid),
                "directory fids differ");
-_Static_assert(offsetof(struct p9_msg, u.tlcreate.name) == offsetof(struct p9_msg, u.tmkdir.name) &&
-               offsetof(struct p9_msg, u.tsymlink.name) == offsetof(struct p9_msg, u.tmkdir.name) &&
-               offsetof(struct p9_msg, u.tunlinkat.name) == offsetof(struct p9_msg, u.tmkdir.name),
-               "new names differ");
+_Static_assert(NAME_AT_MKDIR(tlcreate.name) && NAME_AT_MKDIR(tsymlink.name) &&
+               NAME_AT_MKDIR(tunlinkat.name), "new names differ");
 
 int32_t srv_dir_child(p9srv *s, struct p9srv_fid **dir)
 {
