@@ -4,9 +4,10 @@ test_fio.py, the three clients at once test_tools_guest.py).
 
 - stress-ng: every group of python/steadyfs/fstools.py's STRESS_GROUPS
   (data written and read back with --verify, the namespace, descriptors,
-  record locks), one worker per stressor, 3 s per group (ioctl: until its
-  bogo ops are done, fstools.BOUNDED_GROUPS); each group must exit 0 with
-  no "fail:" line and every stressor doing work.
+  record locks, modes, owners and times), one worker per stressor, 2 s
+  per group, or until its bogo ops are done (mix, data2, namespace2, meta,
+  ioctl: fstools.BOUNDED_GROUPS); each group must exit 0 with no "fail:"
+  line and every stressor doing work.
 - file-ioctl's FIOQSIZE failure, made to happen: its set-up cut short by
   its timeout (writes slowed by strace), and the bounded run passing.
 - dbench: Debian's own load (client.txt) with one client, and our load
@@ -50,7 +51,8 @@ SERVE = ("--device", "mt29f1g01", "--blocks", BLOCKS, "--fids", "1024", "--open-
 def stress(group: str, d: Path, seconds: int) -> fstools.ToolResult:
     d.mkdir()
     p = subprocess.run(["stress-ng", *fstools.stress_ng_args(group, str(d), seconds)],
-                       capture_output=True, text=True, timeout=120 + 4 * seconds)
+                       capture_output=True, text=True,
+                       timeout=fstools.BOUNDED_GROUPS.get(group, 0) + 120 + 4 * seconds)
     shutil.rmtree(d)
     return fstools.check_stress_ng(group, p.returncode, p.stdout + p.stderr)
 

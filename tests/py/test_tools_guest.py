@@ -6,8 +6,8 @@ One `steady serve` (--max-clients 3); two FUSE mounts on the host and Linux's
 v9fs in the QEMU guest.  Each client runs rounds of the same tools in a
 directory of its own: fio (tests/interop/fio-verify.fio: three writers with
 verify=crc32c, every block read back and checked), the stress-ng groups
-(python/steadyfs/fstools.py: THREE_CLIENT_GROUPS, file-ioctl's group ended
-by its bogo ops) and dbench with our load.  The guest carries
+(python/steadyfs/fstools.py: THREE_CLIENT_GROUPS; data2, namespace2, meta
+and ioctl ended by their bogo ops, BOUNDED_GROUPS) and dbench with our load.  The guest carries
 Debian's own binaries of the three tools and their libraries in its
 initramfs (tests/interop/v9fs-tools.sh); its output comes back on the serial
 console and is judged by the same parsers as the host's.  The host mounts
