@@ -26,11 +26,12 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
-from clirun import fsck, fuse_mount, serve
+from clirun import fsck, fuse_mount, mount_fsoc, mount_users, serve, unmount
 from steadyfs import cmd_mount, cmd_serve, fstools
 
 SECONDS = int(os.environ.get("STEADYFS_TOOLS_STRESS_S", "2"))
@@ -157,6 +158,51 @@ def test_file_ioctl_fails_only_when_its_set_up_is_cut_short(tmp_path: Path) -> N
     assert r2.returncode == 0, r2.stdout + r2.stderr
     print(f"\nfile-ioctl with 10 ms writes: timed (1 s) FIOQSIZE 'vs {reported}' = "
           f"{len(pieces)} x 8192 written before the timeout; bounded (500 ops) clean")
+
+
+def test_unmount_waits_for_what_holds_the_mount(tmp_path: Path) -> None:
+    """A FUSE mount was now and then still busy when a loaded run unmounted
+    it.  Busy means a process has something below the mount open (a file,
+    its working directory); stress-ng's io stressor, run by any test on the
+    machine, opens every mount point in /proc/mounts for its whole run to
+    syncfs it, another run's mounts too.  The teardown (clirun.unmount)
+    waits for such users to let go and names them; one that never does
+    fails it after the bound, the mount detached lazily."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with serve(tmp_path / "dev.img", *SERVE) as srv:
+        m = tmp_path / "m"
+        mount_fsoc(srv.spec, m)
+        io = subprocess.Popen(["stress-ng", "--io", "1", "--timeout", "2s", "--temp-path",
+                               str(elsewhere)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            t0 = time.monotonic()
+            while not mount_users(m) and time.monotonic() - t0 < 30 and io.poll() is None:
+                time.sleep(0.05)
+            held = mount_users(m)
+            assert any("stress-ng-io: fd " in u for u in held), held
+            t0 = time.monotonic()
+            waited = unmount(m)
+            took = time.monotonic() - t0
+        finally:
+            io.wait(timeout=120)
+        assert not os.path.ismount(m)
+        assert any(re.search(rf"stress-ng-io: fd \d+ {re.escape(str(m))}$", w)
+                   for w in waited), waited
+        m2 = tmp_path / "m2"
+        mount_fsoc(srv.spec, m2)
+        sleeper = subprocess.Popen(["sleep", "600"], cwd=m2)
+        try:
+            with pytest.raises(AssertionError, match=rf"still busy after 1 s, used by: "
+                               rf"{sleeper.pid} sleep: cwd {re.escape(str(m2))}\); "
+                               "unmounted lazily"):
+                unmount(m2, wait_s=1.0)
+            assert not os.path.ismount(m2)
+        finally:
+            sleeper.kill()
+            sleeper.wait()
+    assert srv.returncode == 0, srv.log
+    print(f"\nunmount waited {took:.1f} s for {'; '.join(waited)}")
 
 
 def test_the_verdicts_see_failures(tmp_path: Path) -> None:
