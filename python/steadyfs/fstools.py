@@ -43,13 +43,15 @@ FIO_JOBS = REPO / "tests" / "interop" / "fio-verify.fio"
 #
 # A group either runs for the round's seconds (timed) or until each of its
 # stressors has done the bogo ops its `--<stressor>-ops N` asks for
-# (BOUNDED_GROUPS).  Bounded are the stressors whose set-up, or whose one
-# bogo op, can take the whole of a few seconds on a loaded machine: stress-ng
-# stops a set-up when the timeout comes, and then either reports no bogo op
-# ("no bogo ops reported": readahead, sync-file) or counts one for a pass
-# that did nothing (chdir's do-while loop), or checks what the set-up should
-# have made (file-ioctl's FIOQSIZE).  The counts finish in about a second
-# on an idle FUSE mount and in a few seconds on the loaded v9fs guest.
+# (BOUNDED_GROUPS).  Bounded are the stressors whose set-up, or whose first
+# bogo op or few, can take the whole of a few seconds on a loaded machine:
+# stress-ng stops a set-up when the timeout comes, and then either reports
+# no bogo op ("no bogo ops reported": readahead, sync-file) or counts one
+# for a pass that did nothing (chdir's do-while loop), or checks what the
+# set-up should have made (file-ioctl's FIOQSIZE).  The counts finish in
+# about a second on an idle FUSE mount and within about 8 s on the loaded
+# v9fs guest.  Timed are those that count each write or call from their
+# first second (data, fd: at least 30 ops in 3 s on a loaded guest).
 STRESS_GROUPS: dict[str, list[tuple[str, tuple[str, ...]]]] = {
     # data: written, read back and checked (--verify) through the mount
     "data": [
