@@ -242,14 +242,25 @@ def _group(group: str) -> list[tuple[str, tuple[str, ...]]]:
     return [(group, SOLO_STRESSORS[group])]
 
 
+# A bounded group's counts are those of make test's runs (3 s or less);
+# a longer run (the soak's STEADYFS_TOOLS_STRESS_S) multiplies them by
+# seconds / 3, rounded.
+BOUNDED_SECONDS = 3
+
+
 def stress_ng_args(group: str, directory: str, seconds: float) -> list[str]:
     """The stress-ng command line (after the program name) of one group (a
     name of STRESS_GROUPS, or of SOLO_STRESSORS for that one alone): it
     runs `seconds`, or, a group of BOUNDED_GROUPS, until its bogo ops are
-    done (its timeout there only stops a hang)."""
+    done (its timeout there only stops a hang), `seconds` / BOUNDED_SECONDS
+    times its counts when that is 2 or more."""
+    scale = max(1, round(seconds / BOUNDED_SECONDS)) if group in BOUNDED_GROUPS else 1
     args: list[str] = []
     for name, opts in _group(group):
-        args += [f"--{name}", "1", *opts]
+        args += [f"--{name}", "1"]
+        for i, o in enumerate(opts):
+            ops = i > 0 and opts[i - 1].endswith("-ops")
+            args.append(str(int(o) * scale) if ops else o)
     timeout = BOUNDED_GROUPS.get(group, max(1, round(seconds)))
     return [*args, "--timeout", f"{timeout}s", "--temp-path", directory,
             "--verify", "--metrics-brief"]

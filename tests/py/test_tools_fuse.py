@@ -239,6 +239,31 @@ def test_the_verdicts_see_failures(tmp_path: Path) -> None:
             assert not r.ok, p.stdout
 
 
+def test_bounded_groups_end_by_their_counts() -> None:
+    """A bounded group runs to its bogo ops, its timeout only a hang's
+    bound; a longer run (the soak) multiplies the counts."""
+    def opt(args: list[str], name: str) -> str:
+        return args[args.index(name) + 1]
+    for g, secs in (("data2", 3), ("data2", 2), ("namespace", 10), ("data", 10)):
+        a = fstools.stress_ng_args(g, "/d", secs)
+        names = [n for n, _ in fstools.STRESS_GROUPS[g]]
+        assert [x[2:] for x in a if x[2:] in names] == names
+        if g in fstools.BOUNDED_GROUPS:
+            assert opt(a, "--timeout") == f"{fstools.BOUNDED_GROUPS[g]}s"
+            for n, opts in fstools.STRESS_GROUPS[g]:
+                want = int(opts[opts.index(f"--{n}-ops") + 1]) * max(1, round(secs / 3))
+                assert opt(a, f"--{n}-ops") == str(want), (g, n, a)
+        else:
+            assert opt(a, "--timeout") == f"{secs}s" and not any(x.endswith("-ops") for x in a)
+    assert opt(fstools.stress_ng_args("data2", "/d", 10), "--readahead-ops") == "768"
+    # every stressor of a bounded group has its count (else it would run
+    # until the hang bound), and only those have one
+    for g in [*fstools.STRESS_GROUPS, *fstools.SOLO_STRESSORS]:
+        members = fstools.STRESS_GROUPS.get(g) or [(g, fstools.SOLO_STRESSORS[g])]
+        for n, opts in members:
+            assert (f"--{n}-ops" in opts) == (g in fstools.BOUNDED_GROUPS), (g, n)
+
+
 def test_parsers_reject_failed_runs() -> None:
     ok_sn = ("stress-ng: info:  [1] dispatching hogs: 1 hdd\n"
              "stress-ng: metrc: [1] hdd                 836      3.00      0.10      0.02 "
