@@ -244,23 +244,35 @@ def _group(group: str) -> list[tuple[str, tuple[str, ...]]]:
 
 # A bounded group's counts are those of make test's runs (3 s or less);
 # a longer run (the soak's STEADYFS_TOOLS_STRESS_S) multiplies them by
-# seconds / 3, rounded.
+# seconds / 3, rounded.  A lone stressor's count (SOLO_STRESSORS, the soak
+# only) is already the soak's.
 BOUNDED_SECONDS = 3
+
+
+def bounded_counts(group: str, seconds: float) -> dict[str, int]:
+    """The bogo ops each stressor of a BOUNDED_GROUPS group is asked for in
+    a run of `seconds` (its counts, times `seconds` / BOUNDED_SECONDS when
+    that is 2 or more, for a group of STRESS_GROUPS); empty for a timed
+    group."""
+    if group not in BOUNDED_GROUPS:
+        return {}
+    scale = max(1, round(seconds / BOUNDED_SECONDS)) if group in STRESS_GROUPS else 1
+    return {name: int(opts[opts.index(f"--{name}-ops") + 1]) * scale
+            for name, opts in _group(group)}
 
 
 def stress_ng_args(group: str, directory: str, seconds: float) -> list[str]:
     """The stress-ng command line (after the program name) of one group (a
     name of STRESS_GROUPS, or of SOLO_STRESSORS for that one alone): it
-    runs `seconds`, or, a group of BOUNDED_GROUPS, until its bogo ops are
-    done (its timeout there only stops a hang), `seconds` / BOUNDED_SECONDS
-    times its counts when that is 2 or more."""
-    scale = max(1, round(seconds / BOUNDED_SECONDS)) if group in BOUNDED_GROUPS else 1
+    runs `seconds`, or, a group of BOUNDED_GROUPS, until its bogo ops
+    (bounded_counts) are done (its timeout there only stops a hang)."""
+    counts = bounded_counts(group, seconds)
     args: list[str] = []
     for name, opts in _group(group):
         args += [f"--{name}", "1"]
         for i, o in enumerate(opts):
-            ops = i > 0 and opts[i - 1].endswith("-ops")
-            args.append(str(int(o) * scale) if ops else o)
+            ops = i > 0 and opts[i - 1] == f"--{name}-ops"
+            args.append(str(counts[name]) if ops else o)
     timeout = BOUNDED_GROUPS.get(group, max(1, round(seconds)))
     return [*args, "--timeout", f"{timeout}s", "--temp-path", directory,
             "--verify", "--metrics-brief"]
@@ -275,9 +287,11 @@ class ToolResult:
     throughput: float = 0.0                              # dbench MB/s
 
 
-def check_stress_ng(group: str, rc: int, output: str) -> ToolResult:
-    """stress-ng's verdict on one group: exit 0, no fail/error line, and
-    every stressor of the group did work (bogo ops > 0)."""
+def check_stress_ng(group: str, rc: int, output: str, seconds: float) -> ToolResult:
+    """stress-ng's verdict on one group run as stress_ng_args(group, _,
+    seconds) asks: exit 0, no fail/error line, every stressor of the group
+    did work (bogo ops > 0), and in a bounded group each did all the bogo
+    ops it was asked for (fewer: its hang bound, the timeout, stopped it)."""
     r = ToolResult(ok=True)
     if rc != 0:
         r.problems.append(f"stress-ng exit status {rc}")
@@ -291,9 +305,13 @@ def check_stress_ng(group: str, rc: int, output: str) -> ToolResult:
         m = _METRIC.search(line)
         if m:
             r.ops[m.group(1)] = int(m.group(2))
+    counts = bounded_counts(group, seconds)
     for name, _ in _group(group):
         if r.ops.get(name, 0) <= 0:
             r.problems.append(f"{name}: no bogo ops reported")
+        elif r.ops[name] < counts.get(name, 0):
+            r.problems.append(f"{name}: {r.ops[name]} of its {counts[name]} bogo ops, then "
+                              f"stopped by its {BOUNDED_GROUPS[group]} s timeout")
     r.ok = not r.problems
     return r
 
@@ -494,7 +512,8 @@ def host_round(client: str, directory: Path, n: int, lengths: Lengths,
         d.mkdir()
         p = subprocess.run(["stress-ng", *stress_ng_args(g, str(d), lengths.stress_seconds)],
                            capture_output=True, text=True, timeout=600)
-        rnd.runs[f"stress-{g}-{n}"] = check_stress_ng(g, p.returncode, p.stdout + p.stderr)
+        rnd.runs[f"stress-{g}-{n}"] = check_stress_ng(g, p.returncode, p.stdout + p.stderr,
+                                                      lengths.stress_seconds)
         shutil.rmtree(d)
     d = directory / "db"
     d.mkdir()
@@ -524,9 +543,9 @@ def guest_files(load_text: str) -> dict[str, tuple[bytes, int]]:
             "etc/dbench.load": (load_text.encode(), 0o644)}
 
 
-def guest_rounds(console: str) -> Round:
+def guest_rounds(console: str, lengths: Lengths) -> Round:
     """The guest's tool runs, judged from its console ("TOOL run line",
-    "TOOLRC run status")."""
+    "TOOLRC run status"), as guest_env(lengths, _) set them."""
     outs: dict[str, list[str]] = {}
     rcs: dict[str, int] = {}
     for line in console.splitlines():
@@ -545,5 +564,5 @@ def guest_rounds(console: str) -> Round:
             rnd.runs[run] = check_dbench(rc, text)
         else:
             group = run[len("stress-"):].rsplit("-", 1)[0]
-            rnd.runs[run] = check_stress_ng(group, rc, text)
+            rnd.runs[run] = check_stress_ng(group, rc, text, lengths.guest_stress_seconds)
     return rnd

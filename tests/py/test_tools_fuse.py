@@ -4,10 +4,11 @@ test_fio.py, the three clients at once test_tools_guest.py).
 
 - stress-ng: every group of python/steadyfs/fstools.py's STRESS_GROUPS
   (data written and read back with --verify, the namespace, descriptors,
-  record locks, modes, owners and times), one worker per stressor, 2 s
-  per group, or until its bogo ops are done (mix, data2, namespace2, meta,
-  ioctl: fstools.BOUNDED_GROUPS); each group must exit 0 with no "fail:"
-  line and every stressor doing work.
+  record locks, modes, owners and times), one worker per stressor: data
+  and fd for 2 s, every other group until its bogo ops are done
+  (fstools.BOUNDED_GROUPS); each group must exit 0 with no "fail:" line,
+  every stressor doing work, in a bounded group all the ops it was asked
+  for.
 - file-ioctl's FIOQSIZE failure, made to happen: its set-up cut short by
   its timeout (writes slowed by strace), and the bounded run passing.
 - dbench: Debian's own load (client.txt) with one client, and our load
@@ -56,7 +57,7 @@ def stress(group: str, d: Path, seconds: int) -> fstools.ToolResult:
                        capture_output=True, text=True,
                        timeout=fstools.BOUNDED_GROUPS.get(group, 0) + 120 + 4 * seconds)
     shutil.rmtree(d)
-    return fstools.check_stress_ng(group, p.returncode, p.stdout + p.stderr)
+    return fstools.check_stress_ng(group, p.returncode, p.stdout + p.stderr, seconds)
 
 
 def dbench(load: Path, d: Path, seconds: int, clients: int,
@@ -144,7 +145,7 @@ def test_file_ioctl_fails_only_when_its_set_up_is_cut_short(tmp_path: Path) -> N
                                capture_output=True, text=True, timeout=120)
             out = p.stdout + p.stderr
             m1 = FIOQSIZE_FAIL.search(out)
-            assert m1 and not fstools.check_stress_ng("ioctl", p.returncode, out).ok, out
+            assert m1 and not fstools.check_stress_ng("ioctl", p.returncode, out, 1).ok, out
             reported = int(m1.group(1))
             # the stressor's own trace (the process that made the ioctl)
             trace = next(t for f in tmp_path.glob("st.*")
@@ -163,7 +164,7 @@ def test_file_ioctl_fails_only_when_its_set_up_is_cut_short(tmp_path: Path) -> N
             d.mkdir()
             p = subprocess.run([*slow, *fstools.stress_ng_args("ioctl", str(d), 1)],
                                capture_output=True, text=True, timeout=300)
-            r = fstools.check_stress_ng("ioctl", p.returncode, p.stdout + p.stderr)
+            r = fstools.check_stress_ng("ioctl", p.returncode, p.stdout + p.stderr, 1)
             assert r.ok and r.ops["file-ioctl"] == 500, (r.problems, p.stdout + p.stderr)
             shutil.rmtree(d)
     assert srv.returncode == 0, srv.log
@@ -230,7 +231,7 @@ def test_the_verdicts_see_failures(tmp_path: Path) -> None:
         with fuse_mount(srv.spec, tmp_path / "m") as m:
             p = subprocess.run(["stress-ng", *fstools.stress_ng_args("data", str(m), 2)],
                                capture_output=True, text=True, timeout=120)
-            r = fstools.check_stress_ng("data", p.returncode, p.stdout + p.stderr)
+            r = fstools.check_stress_ng("data", p.returncode, p.stdout + p.stderr, 2)
             assert not r.ok and any("Read-only file system" in x or "errno=30" in x
                                     for x in r.problems), r.problems
             p = subprocess.run(["dbench", "-c", str(load), "-D", str(m), "-t", "2", "1"],
@@ -256,6 +257,8 @@ def test_bounded_groups_end_by_their_counts() -> None:
         else:
             assert opt(a, "--timeout") == f"{secs}s" and not any(x.endswith("-ops") for x in a)
     assert opt(fstools.stress_ng_args("data2", "/d", 10), "--readahead-ops") == "768"
+    # a lone stressor's count is the soak's already
+    assert opt(fstools.stress_ng_args("symlink", "/d", 10), "--symlink-ops") == "1"
     # every stressor of a bounded group has its count (else it would run
     # until the hang bound), and only those have one
     for g in [*fstools.STRESS_GROUPS, *fstools.SOLO_STRESSORS]:
@@ -275,15 +278,23 @@ def test_parsers_reject_failed_runs() -> None:
     group: list[tuple[str, tuple[str, ...]]] = [("hdd", ("--hdd-bytes", "1m"))]
     fstools.STRESS_GROUPS["_t"] = group
     try:
-        r = fstools.check_stress_ng("_t", 0, ok_sn)
+        r = fstools.check_stress_ng("_t", 0, ok_sn, 3)
         assert r.ok and r.tolerated == 0 and r.ops == {"hdd": 836}
-        assert not fstools.check_stress_ng("_t", 0, left_behind + ok_sn).ok
+        assert not fstools.check_stress_ng("_t", 0, left_behind + ok_sn, 3).ok
         bad = ok_sn + "stress-ng: fail:  [2] hdd: read verify failed at offset 4096\n"
-        assert not fstools.check_stress_ng("_t", 0, bad).ok
-        assert not fstools.check_stress_ng("_t", 2, ok_sn).ok
-        assert not fstools.check_stress_ng("_t", 0, ok_sn.replace(" 836 ", " 0 ")).ok
+        assert not fstools.check_stress_ng("_t", 0, bad, 3).ok
+        assert not fstools.check_stress_ng("_t", 2, ok_sn, 3).ok
+        assert not fstools.check_stress_ng("_t", 0, ok_sn.replace(" 836 ", " 0 "), 3).ok
+        # bounded: every bogo op asked for, or its timeout stopped it (a hang)
+        group[0] = ("hdd", ("--hdd-bytes", "1m", "--hdd-ops", "836"))
+        fstools.BOUNDED_GROUPS["_t"] = 120
+        assert fstools.check_stress_ng("_t", 0, ok_sn, 3).ok
+        r = fstools.check_stress_ng("_t", 0, ok_sn.replace(" 836 ", " 835 "), 3)
+        assert r.problems == ["hdd: 835 of its 836 bogo ops, then stopped by its 120 s timeout"]
+        assert not fstools.check_stress_ng("_t", 0, ok_sn, 6).ok   # asked for 1672
     finally:
         del fstools.STRESS_GROUPS["_t"]
+        fstools.BOUNDED_GROUPS.pop("_t", None)
     ok_db = (" Operation      Count    AvgLat    MaxLat\n"
              " ----------------------------------------\n"
              " NTCreateX        58     2.280    12.523\n"
