@@ -62,25 +62,18 @@ def mount_users(mnt: Path) -> list[str]:
                 comm = f.read().strip()
         except OSError:
             continue   # gone, or not ours to read
+        try:
+            fds = [f"fd/{fd}" for fd in sorted(os.listdir(f"{proc}/fd"), key=int)]
+        except OSError:
+            fds = []
         seen: list[str] = []
-        for link in ("cwd", "root", "exe"):
+        for link in ["cwd", "root", "exe", *fds]:
             try:
                 t = os.readlink(f"{proc}/{link}")
             except OSError:
-                continue
+                continue   # gone meanwhile, or not ours to read
             if _below(t, top):
-                seen.append(f"{link} {t}")
-        try:
-            fds = os.listdir(f"{proc}/fd")
-        except OSError:
-            fds = []
-        for fd in sorted(fds, key=int):
-            try:
-                t = os.readlink(f"{proc}/fd/{fd}")
-            except OSError:
-                continue
-            if _below(t, top):
-                seen.append(f"fd {fd} {t}")
+                seen.append(f"{link.replace('/', ' ')} {t}")
         maps: set[str] = set()
         try:
             with open(f"{proc}/maps") as f:
