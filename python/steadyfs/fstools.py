@@ -231,7 +231,6 @@ EXCLUDED: dict[str, str] = {
             "run alone, in the soak only (SOLO_STRESSORS)",
 }
 
-_FAIL = re.compile(r"rmdir '[^']*tmp-stress-ng-[^']*' failed, errno=39 \(Directory not empty\)")
 _FAIL = re.compile(r"stress-ng: (fail|error): +\[\d+\] (.*)")
 _METRIC = re.compile(r"stress-ng: metrc: +\[\d+\] ([a-z0-9-]+) +(\d+) +[\d.]+ ")
 
