@@ -14,7 +14,7 @@ tools: $(BUILD)/steady-mount
 # stub-size: the Cortex-M3 .text a host MCU pays for the stub, linked with
 # the 9P codec it uses and newlib's mem*/strlen, unused sections dropped.
 STUB_ARM_OBJS := $(filter $(BUILD)/arm/src/stub/%,$(ARM_OBJS)) \
-                 $(addprefix $(BUILD)/arm/src/p9/,p9_encode.o p9_decode.o p9_dirent.o)
+                 $(addprefix $(BUILD)/arm/src/p9/,p9_codec.o p9_dirent.o)
 
 .PHONY: stub-size
 stub-size: $(STUB_ARM_OBJS)
@@ -31,7 +31,7 @@ stub-size: $(STUB_ARM_OBJS)
 # The stub's fuzzer: the fuzz input is the server's side of the stream.
 # Linked with the stub and the codec only (coverage stays on them).
 FUZZERS += fuzz_p9cli
-P9CLI_FUZZ_SRCS := $(sort $(wildcard src/stub/*.c)) src/p9/p9_encode.c src/p9/p9_decode.c \
+P9CLI_FUZZ_SRCS := $(sort $(wildcard src/stub/*.c)) src/p9/p9_codec.c \
                    src/p9/p9_dirent.c
 
 $(BUILD)/fuzz/fuzz_p9cli: tests/fuzz/fuzz_p9cli.c tests/fuzz/p9cli_script.h $(P9CLI_FUZZ_SRCS) \

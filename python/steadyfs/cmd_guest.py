@@ -13,6 +13,7 @@ every check passed.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -53,15 +54,39 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def _port(text: str) -> int:
+    n = int(text) if text.isdigit() else 0
+    if not 1 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"a TCP port is 1..65535, not {text!r}")
+    return n
+
+
+def _seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1.0
+    if not (v > 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"seconds must be a positive number, not {text!r}")
+    return v
+
+
+def _msize(text: str) -> int:
+    n = int(text) if text.isdigit() else 0
+    if not 4096 <= n <= 1 << 24:
+        raise argparse.ArgumentTypeError(f"msize is 4096..16777216 bytes, not {text!r}")
+    return n
+
+
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("guest", help="Linux v9fs in a QEMU guest against a 9P server",
                        description=__doc__)
-    p.add_argument("--port", type=int, required=True, help="the server's port on 127.0.0.1")
+    p.add_argument("--port", type=_port, required=True, help="the server's port on 127.0.0.1")
     p.add_argument("--aname", default=None, help="attach name (diod: the export path)")
-    p.add_argument("--msize", type=int, default=None, help="msize to ask for")
+    p.add_argument("--msize", type=_msize, default=None, help="msize to ask for")
     p.add_argument("--opts", default="", help="more mount options (comma-separated)")
     p.add_argument("--script", default=str(guest.DEFAULT_SCRIPT), help="guest script")
-    p.add_argument("--timeout", type=float, default=240.0, help="seconds")
+    p.add_argument("--timeout", type=_seconds, default=240.0, help="seconds")
     p.add_argument("--diod-check", action="store_true",
                    help="afterwards read the tree through diodls/diodcat and compare")
     p.add_argument("-v", "--verbose", action="store_true", help="show the serial console")

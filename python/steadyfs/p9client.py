@@ -291,17 +291,21 @@ class Client:
     def getattr(self, path: str) -> Attr:
         fid = self.walk(path)
         try:
-            r = self.rpc(TGETATTR, struct.pack("<IQ", fid, GETATTR_BASIC))
-            r.u("Q")  # valid
-            qid = r.qid()
-            mode, uid, gid = r.take("III")
-            nlink, _rdev, size, _blksize, _blocks = r.take("QQQQQ")
-            _as, _an, ms, mn, cs, cn = r.take("QQQQQQ")
-            def ns(sec: int, nsec: int) -> int:
-                return (sec - (1 << 64) if sec >= 1 << 63 else sec) * 1_000_000_000 + nsec
-            return Attr(qid, mode, size, nlink, uid, gid, ns(ms, mn), ns(cs, cn))
+            return self.getattr_fid(fid)
         finally:
             self.clunk(fid)
+
+    def getattr_fid(self, fid: int) -> Attr:
+        """Tgetattr of a fid (open or not): what fstat(2) asks a 9P server."""
+        r = self.rpc(TGETATTR, struct.pack("<IQ", fid, GETATTR_BASIC))
+        r.u("Q")  # valid
+        qid = r.qid()
+        mode, uid, gid = r.take("III")
+        nlink, _rdev, size, _blksize, _blocks = r.take("QQQQQ")
+        _as, _an, ms, mn, cs, cn = r.take("QQQQQQ")
+        def ns(sec: int, nsec: int) -> int:
+            return (sec - (1 << 64) if sec >= 1 << 63 else sec) * 1_000_000_000 + nsec
+        return Attr(qid, mode, size, nlink, uid, gid, ns(ms, mn), ns(cs, cn))
 
     def setattr(self, path: str, mode: int | None = None, uid: int | None = None,
                 gid: int | None = None, mtime_ns: int | None = None, size: int | None = None) -> None:

@@ -39,11 +39,8 @@ int p9_readdir_add(struct p9_readdir *rd, const struct p9_qid *qid, uint64_t off
     if (namelen != 0 && name == NULL) return P9_E_INVAL;
     struct p9_wr w = { rd->buf + P9_RREAD_HDR, rd->limit, rd->used, 0 };
     if (P9_DIRENT_HDR + (uint32_t)namelen > w.cap - w.pos) return P9_E_NOSPACE;
-    p9_wrqid(&w, qid);
-    p9_wr64(&w, offset);
-    p9_wr8(&w, dtype);
-    p9_wr16(&w, namelen);
-    p9_wrbytes(&w, name, namelen);
+    struct p9_dirent d = { *qid, offset, dtype, { name, namelen } };
+    p9_put_fields(&w, p9_dirent_layout, &d);   /* fits: checked above */
     rd->used = w.pos;
     return 0;
 }
@@ -62,10 +59,7 @@ int p9_dirent_next(const uint8_t *data, uint32_t count, uint32_t *pos, struct p9
 {
     if (*pos >= count) return 0;
     struct p9_rd r = { data, count, *pos, 0 };
-    d->qid = p9_rdqid(&r);
-    d->offset = p9_rd64(&r);
-    d->type = p9_rd8(&r);
-    d->name = p9_rdstr(&r);
+    p9_get_fields(&r, p9_dirent_layout, d, 0);
     if (r.err != 0) return r.err;
     *pos = r.pos;
     return 1;

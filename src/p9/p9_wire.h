@@ -1,7 +1,8 @@
-/* Bounds-checked little-endian readers and writers shared by the 9P decoder
- * and encoder.  Each latches its first error, so a message is parsed as a
- * straight sequence of field reads and checked once at the end: no early
- * return can be forgotten, and no read ever passes `len`. */
+/* Bounds-checked little-endian readers and writers shared by the 9P codec
+ * (p9_codec.c) and the readdir helpers (p9_dirent.c).  Each latches its
+ * first error, so a message is parsed as a straight sequence of field reads
+ * and checked once at the end: no early return can be forgotten, and no
+ * read ever passes `len`. */
 #ifndef STEADYFS_P9_WIRE_H
 #define STEADYFS_P9_WIRE_H
 
@@ -125,5 +126,13 @@ static inline void p9_wrqid(struct p9_wr *w, const struct p9_qid *q)
     p9_wr32(w, q->version);
     p9_wr64(w, q->path);
 }
+
+/* The table-driven walkers of p9_codec.c: the fields a layout lists are
+ * read from r into the struct at obj (msize bounds K_COUNT fields), or
+ * written from it to w; errors latch as in the readers above. */
+void p9_get_fields(struct p9_rd *r, const uint8_t *layout, void *obj, uint32_t msize);
+void p9_put_fields(struct p9_wr *w, const uint8_t *layout, const void *obj);
+/* The layout of struct p9_dirent: qid[13] offset[8] type[1] name[s]. */
+extern const uint8_t p9_dirent_layout[];
 
 #endif

@@ -123,7 +123,6 @@ static int h_version(p9srv *s)
     bool ok = p9_str_eq(s->req.u.version.version, P9SRV_VERSION);
     /* Tversion ends the previous session, whatever it asks for. */
     p9srv_disconnect(s);
-    s->rep.type = P9_RVERSION;
     if (!ok || want < P9_MSIZE_MIN) {
         s->rep.u.version.msize = s->cfg.msize_max;
         s->rep.u.version.version = p9_cstr("unknown");
@@ -156,31 +155,54 @@ static int h_attach(p9srv *s)
     srv_fid_use(s, f, STEADYFS_TYPE_DIR, st.id);
     if (s->req.u.tattach.n_uname != P9_NONUNAME)
         s->uid = s->req.u.tattach.n_uname;
-    s->rep.type = P9_RATTACH;
     srv_qid(&s->rep.u.qid, st.type, st.id);
     return 0;
 }
 
 /* ---- dispatch ----------------------------------------------------------- */
 
-static int32_t lerror(p9srv *s, uint16_t tag, uint32_t ecode, uint8_t *out, uint32_t out_cap)
+/* Tauth: no authentication.  Rlerror(ENOENT) is how diod and its client
+ * library say "not required" (the client then attaches with afid = NOFID). */
+static int h_auth(p9srv *s)
 {
-    int n;
-    s->n_errors++;
-    s->rep.type = P9_RLERROR;
-    s->rep.tag = tag;
-    s->rep.u.rlerror.ecode = ecode;
-    n = p9_encode(&s->rep, out, out_cap);
-    return n < 0 ? P9SRV_E_NOSPACE : n;
+    (void)s;
+    return STEADYFS_ENOENT;
 }
+
+/* Tflush: requests are answered one at a time, in order: by the time a
+ * Tflush is read, the request it names has been answered (Rflush). */
+static int h_flush(p9srv *s)
+{
+    (void)s;
+    return 0;
+}
+
+/* The T-messages answered here and their handlers, in the same order
+ * (Tread and Treaddir, which reply in place, are dispatched apart).  Two
+ * arrays, not one of structs: no padding, 5 bytes per message.  Anything
+ * else that decodes (Txattrcreate, R-messages sent to a server) gets
+ * EOPNOTSUPP. */
+static const uint8_t op_type[] = {
+    P9_TVERSION, P9_TAUTH, P9_TATTACH, P9_TFLUSH, P9_TWALK, P9_TCLUNK, P9_TREMOVE,
+    P9_TGETATTR, P9_TSETATTR, P9_TSTATFS, P9_TXATTRWALK, P9_TLOPEN, P9_TLCREATE,
+    P9_TWRITE, P9_TFSYNC, P9_TMKDIR, P9_TSYMLINK, P9_TREADLINK, P9_TUNLINKAT,
+    P9_TRENAMEAT, P9_TRENAME, P9_TLOCK, P9_TGETLOCK,
+};
+static int (*const op_fn[])(p9srv *s) = {
+    h_version, h_auth, h_attach, h_flush, srv_h_walk, srv_h_clunk, srv_h_remove,
+    srv_h_getattr, srv_h_setattr, srv_h_statfs, srv_h_xattrwalk, srv_h_lopen, srv_h_lcreate,
+    srv_h_write, srv_h_fsync, srv_h_mknode, srv_h_mknode, srv_h_readlink, srv_h_unlinkat,
+    srv_h_renameat, srv_h_rename, srv_h_lock, srv_h_getlock,
+};
+_Static_assert(sizeof op_type == sizeof op_fn / sizeof op_fn[0], "one handler per type");
 
 int32_t p9srv_handle(p9srv *s, const uint8_t *in, uint32_t in_len, uint8_t *out,
                      uint32_t out_cap)
 {
-    uint32_t size;
+    uint32_t size, i, ecode = 0;
     uint8_t type;
     uint16_t tag;
-    int rc, n;
+    int32_t rc;
     if (!s || !in || !out)
         return P9SRV_E_INVAL;
     if (p9_peek(in, in_len, s->msize, &size, &type, &tag) || size != in_len)
@@ -194,63 +216,41 @@ int32_t p9srv_handle(p9srv *s, const uint8_t *in, uint32_t in_len, uint8_t *out,
          * as other servers do (counts are clamped in the handlers). */
         rc = p9_decode(in, in_len, 0xFFFFFFFFu, &s->req);
     }
-    if (rc < 0)
-        /* no hard links, FIFOs or device nodes: EPERM, as link(2) and
-         * mknod(2) say for a file system that has none */
-        return lerror(s, tag, rc != P9_E_UNKNOWN ? LX_EPROTO
-                              : type == P9_TLINK || type == P9_TMKNOD ? 1u : LX_EOPNOTSUPP,
-                      out, out_cap);
     memset(&s->rep, 0, sizeof s->rep);
     s->rep.tag = tag;
-    if (!s->versioned && type != P9_TVERSION)
-        return lerror(s, tag, LX_EPROTO, out, out_cap);
-    switch (type) {
-    case P9_TVERSION: rc = h_version(s); break;
-    case P9_TATTACH: rc = h_attach(s); break;
-    case P9_TWALK: rc = srv_h_walk(s); break;
-    case P9_TCLUNK: rc = srv_h_clunk(s); break;
-    case P9_TREMOVE: rc = srv_h_remove(s); break;
-    case P9_TGETATTR: rc = srv_h_getattr(s); break;
-    case P9_TSETATTR: rc = srv_h_setattr(s); break;
-    case P9_TSTATFS: rc = srv_h_statfs(s); break;
-    case P9_TXATTRWALK: rc = srv_h_xattrwalk(s); break;
-    case P9_TLOPEN: rc = srv_h_lopen(s); break;
-    case P9_TLCREATE: rc = srv_h_lcreate(s); break;
-    case P9_TREAD: rc = srv_h_read(s, out, out_cap); break;
-    case P9_TWRITE: rc = srv_h_write(s); break;
-    case P9_TFSYNC: rc = srv_h_fsync(s); break;
-    case P9_TREADDIR:
-        n = srv_h_readdir(s, out, out_cap);
-        if (n < 0)
-            return lerror(s, tag, srv_errno(n), out, out_cap);
-        return n;   /* built in place */
-    case P9_TMKDIR: rc = srv_h_mkdir(s); break;
-    case P9_TSYMLINK: rc = srv_h_symlink(s); break;
-    case P9_TREADLINK: rc = srv_h_readlink(s); break;
-    case P9_TUNLINKAT: rc = srv_h_unlinkat(s); break;
-    case P9_TRENAMEAT: rc = srv_h_renameat(s); break;
-    case P9_TRENAME: rc = srv_h_rename(s); break;
-    case P9_TLOCK: rc = srv_h_lock(s); break;
-    case P9_TGETLOCK: rc = srv_h_getlock(s); break;
-    case P9_TAUTH:
-        /* No authentication: Rlerror(ENOENT) is how diod and its client
-         * library say "not required" (the client then attaches with
-         * afid = NOFID). */
-        rc = STEADYFS_ENOENT;
-        break;
-    case P9_TFLUSH:
-        /* Requests are answered one at a time, in order: by the time a
-         * Tflush is read, the request it names has been answered. */
-        s->rep.type = P9_RFLUSH;
-        rc = 0;
-        break;
-    default:
-        /* Txattrcreate, R-messages sent to a server, ... */
-        rc = -LX_EOPNOTSUPP;
-        break;
+    /* Every R-message's number is its T-message's + 1; handlers only fill
+     * the body (an error below replaces the type with Rlerror). */
+    s->rep.type = (uint8_t)(type + 1u);
+    if (rc < 0) {
+        /* no hard links, FIFOs or device nodes: EPERM, as link(2) and
+         * mknod(2) say for a file system that has none */
+        ecode = rc != P9_E_UNKNOWN ? LX_EPROTO
+              : type == P9_TLINK || type == P9_TMKNOD ? 1u : LX_EOPNOTSUPP;
+    } else if (!s->versioned && type != P9_TVERSION) {
+        ecode = LX_EPROTO;
+    } else {
+        if (type == P9_TREAD) {
+            rc = srv_h_read(s, out, out_cap);
+        } else if (type == P9_TREADDIR) {
+            rc = srv_h_readdir(s, out, out_cap);
+            if (rc >= 0)
+                return rc;   /* built in place */
+        } else {
+            rc = -LX_EOPNOTSUPP;
+            for (i = 0; i < sizeof op_type; i++)
+                if (op_type[i] == type) {
+                    rc = op_fn[i](s);
+                    break;
+                }
+        }
+        if (rc < 0)
+            ecode = srv_errno(rc);
     }
-    if (rc < 0)
-        return lerror(s, tag, srv_errno(rc), out, out_cap);
-    n = p9_encode(&s->rep, out, out_cap);
-    return n < 0 ? P9SRV_E_NOSPACE : n;
+    if (ecode) {   /* srv_errno never answers 0 */
+        s->n_errors++;
+        s->rep.type = P9_RLERROR;
+        s->rep.u.rlerror.ecode = ecode;
+    }
+    rc = p9_encode(&s->rep, out, out_cap);
+    return rc < 0 ? P9SRV_E_NOSPACE : rc;
 }

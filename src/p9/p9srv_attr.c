@@ -137,60 +137,59 @@ int srv_h_getattr(p9srv *s)
     return 0;
 }
 
+/* Tsetattr's MODE, UID and GID are steadyfs_attr's mask bits as they are. */
+_Static_assert(P9_SETATTR_MODE == STEADYFS_ATTR_MODE && P9_SETATTR_UID == STEADYFS_ATTR_UID &&
+               P9_SETATTR_GID == STEADYFS_ATTR_GID, "setattr bits differ");
+
 int srv_h_setattr(p9srv *s)
 {
     struct p9srv_fid *f;
     steadyfs_stat st;
     steadyfs_attr a;
     uint32_t valid = s->req.u.tsetattr.valid;
-    int owner, rc = srv_node(s, s->req.u.tsetattr.fid, &f);
+    int rc = srv_node(s, s->req.u.tsetattr.fid, &f);
     if (!rc && s->cfg.read_only && valid)
         rc = STEADYFS_EROFS;
     if (!rc)
         rc = srv_fid_stat(s, f, &st);
     if (rc)
         return rc;
-    s->rep.type = P9_RSETATTR;
-    memset(&a, 0, sizeof a);
     /* who may: chmod, chgrp and given times the owner; chown root; the
-     * size and "now" times anyone who may write (root: all) */
-    owner = !s->cfg.access_user || !s->uid || s->uid == st.uid;
-    if (!owner && (valid & (P9_SETATTR_MODE | P9_SETATTR_GID | P9_SETATTR_MTIME_SET |
-                            P9_SETATTR_ATIME_SET)))
-        return STEADYFS_EPERM;
-    if ((valid & P9_SETATTR_UID) && s->cfg.access_user && s->uid &&
-        s->req.u.tsetattr.uid != st.uid)
-        return STEADYFS_EPERM;
-    /* chgrp: the owner to a group of its own (where groups are known) */
-    if ((valid & P9_SETATTR_GID) && s->cfg.access_user && s->uid && s->cfg.in_group &&
-        s->req.u.tsetattr.gid != st.gid && !in_group(s, s->req.u.tsetattr.gid))
-        return STEADYFS_EPERM;
-    if (!owner && (valid & (P9_SETATTR_SIZE | P9_SETATTR_MTIME | P9_SETATTR_ATIME))) {
-        rc = srv_may_st(s, &st, 2);
-        if (rc)
-            return rc;
+     * size and "now" times anyone who may write (root, or no access_user:
+     * all) */
+    if (s->cfg.access_user && s->uid) {
+        int owner = s->uid == st.uid;
+        if (!owner && (valid & (P9_SETATTR_MODE | P9_SETATTR_GID | P9_SETATTR_MTIME_SET |
+                                P9_SETATTR_ATIME_SET)))
+            return STEADYFS_EPERM;
+        if ((valid & P9_SETATTR_UID) && s->req.u.tsetattr.uid != st.uid)
+            return STEADYFS_EPERM;
+        /* chgrp: the owner to a group of its own (where groups are known) */
+        if ((valid & P9_SETATTR_GID) && s->cfg.in_group && s->req.u.tsetattr.gid != st.gid &&
+            !in_group(s, s->req.u.tsetattr.gid))
+            return STEADYFS_EPERM;
+        if (!owner && (valid & (P9_SETATTR_SIZE | P9_SETATTR_MTIME | P9_SETATTR_ATIME))) {
+            rc = srv_may_st(s, &st, 2);
+            if (rc)
+                return rc;
+        }
     }
-    if (valid & P9_SETATTR_MODE) {
-        a.mask |= STEADYFS_ATTR_MODE;
-        a.mode = (uint16_t)(s->req.u.tsetattr.mode & 07777u);
-    }
-    if (valid & P9_SETATTR_UID) {
-        a.mask |= STEADYFS_ATTR_UID;
-        a.uid = s->req.u.tsetattr.uid;
-    }
-    if (valid & P9_SETATTR_GID) {
-        a.mask |= STEADYFS_ATTR_GID;
-        a.gid = s->req.u.tsetattr.gid;
-    }
+    /* mode, uid, gid: steadyfs applies only the fields its mask names */
+    a.mask = valid & (STEADYFS_ATTR_MODE | STEADYFS_ATTR_UID | STEADYFS_ATTR_GID);
+    a.mode = (uint16_t)(s->req.u.tsetattr.mode & 07777u);
+    a.uid = s->req.u.tsetattr.uid;
+    a.gid = s->req.u.tsetattr.gid;
+    a.mtime = 0;
     if ((valid & (P9_SETATTR_MTIME | P9_SETATTR_MTIME_SET)) ==
         (P9_SETATTR_MTIME | P9_SETATTR_MTIME_SET)) {
-        int64_t sec = (int64_t)s->req.u.tsetattr.mtime_sec;
-        /* nanoseconds in an int64: years 1678..2262 */
-        if (s->req.u.tsetattr.mtime_nsec >= (uint64_t)NS || sec > INT64_MAX / NS - 1 ||
-            sec < INT64_MIN / NS + 1)
+        uint64_t sec = s->req.u.tsetattr.mtime_sec;
+        /* nanoseconds in an int64: years 1678..2262, seconds within
+         * +-(INT64_MAX / NS - 1), one unsigned compare */
+        if (s->req.u.tsetattr.mtime_nsec >= (uint64_t)NS ||
+            sec + (uint64_t)(INT64_MAX / NS - 1) > 2u * (uint64_t)(INT64_MAX / NS - 1))
             return STEADYFS_EINVAL;
         a.mask |= STEADYFS_ATTR_MTIME;
-        a.mtime = sec * NS + (int64_t)s->req.u.tsetattr.mtime_nsec;
+        a.mtime = (int64_t)sec * NS + (int64_t)s->req.u.tsetattr.mtime_nsec;
     } else if ((valid & P9_SETATTR_MTIME) && !(valid & P9_SETATTR_SIZE)) {
         a.mask |= STEADYFS_ATTR_MTIME_NOW;   /* a truncate sets the times itself */
     }
@@ -203,16 +202,14 @@ int srv_h_setattr(p9srv *s)
             rc = steadyfs_truncate(s->cfg.fs, f->h, s->req.u.tsetattr.size);
         } else {
             /* Not open for writing through this fid: a handle of our own
-             * for the duration (needs one spare steadyfs open slot); close
-             * commits the new size. */
-            int h = steadyfs_open(s->cfg.fs, srv_fid_path(s, f), STEADYFS_O_WRONLY), rc2;
+             * for the duration (needs one spare steadyfs open slot), of
+             * the fid's own file (ESTALE otherwise); close commits the new
+             * size. */
+            uint64_t id = srv_fid_id(f);
+            int h = srv_open(s, srv_fid_path(s, f), STEADYFS_O_WRONLY, NULL, &id), rc2;
             if (h < 0)
                 return h;
-            rc = steadyfs_fstat(s->cfg.fs, h, &st);
-            if (!rc && st.id != srv_fid_id(f))
-                rc = -LX_ESTALE;
-            if (!rc)
-                rc = steadyfs_truncate(s->cfg.fs, h, s->req.u.tsetattr.size);
+            rc = steadyfs_truncate(s->cfg.fs, h, s->req.u.tsetattr.size);
             rc2 = steadyfs_close(s->cfg.fs, h);
             rc = rc ? rc : rc2;
         }

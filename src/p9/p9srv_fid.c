@@ -3,6 +3,8 @@
  * rename rewrites paths here.  The table is a fixed array searched
  * linearly: fid_max is small (16 by default) and a lookup is then cheaper
  * than any hashing would be, with a bound that is obvious. */
+#include <stddef.h>
+
 #include "p9/p9srv_internal.h"
 
 struct p9srv_fid *srv_fid_find(p9srv *s, uint32_t fid)
@@ -97,14 +99,23 @@ int srv_name_walk(struct p9_str name)
     return 0;
 }
 
+uint32_t srv_dots(struct p9_str name)
+{
+    uint32_t i;
+    if (name.len > 2)
+        return 0;
+    for (i = 0; i < name.len; i++)
+        if (name.ptr[i] != '.')
+            return 0;
+    return name.len;
+}
+
 int srv_name_new(struct p9_str name)
 {
     int rc = srv_name_walk(name);
-    if (rc)
-        return rc;
-    if (p9_str_eq(name, ".") || p9_str_eq(name, ".."))
-        return STEADYFS_EINVAL;
-    return 0;
+    if (!rc && srv_dots(name))
+        rc = STEADYFS_EINVAL;
+    return rc;
 }
 
 int32_t srv_path_join(const p9srv *s, char *dst, const char *dir, uint32_t dlen,
@@ -123,10 +134,50 @@ int32_t srv_path_join(const p9srv *s, char *dst, const char *dir, uint32_t dlen,
     return (int32_t)len;
 }
 
-int32_t srv_child_path(const p9srv *s, char *dst, const struct p9srv_fid *dir, struct p9_str name)
+int32_t srv_fid_join(const p9srv *s, char *dst, const struct p9srv_fid *dir, struct p9_str name)
 {
-    int rc = srv_name_new(name);
-    return rc ? rc : srv_path_join(s, dst, srv_fid_path(s, dir), dir->plen, name);
+    return srv_path_join(s, dst, srv_fid_path(s, dir), dir->plen, name);
+}
+
+/* Tlcreate, Tmkdir, Tsymlink and Tunlinkat name a directory fid first and
+ * a new name second, at the same places in struct p9_msg. */
+#define AT_MKDIR(m) (offsetof(struct p9_msg, u.m) == offsetof(struct p9_msg, u.tmkdir.dfid))
+#define NAME_AT_MKDIR(m) (offsetof(struct p9_msg, u.m) == offsetof(struct p9_msg, u.tmkdir.name))
+_Static_assert(AT_MKDIR(tlcreate.fid) && AT_MKDIR(tsymlink.dfid) && AT_MKDIR(tunlinkat.dirfid),
+               "directory fids differ");
+_Static_assert(NAME_AT_MKDIR(tlcreate.name) && NAME_AT_MKDIR(tsymlink.name) &&
+               NAME_AT_MKDIR(tunlinkat.name), "new names differ");
+
+int32_t srv_dir_child(p9srv *s, struct p9srv_fid **dir)
+{
+    int rc = srv_dir_node(s, s->req.u.tmkdir.dfid, dir);
+    if (rc)
+        return rc;
+    if (s->req.type == P9_TLCREATE && (*dir)->h != FID_H_NONE)
+        return STEADYFS_EINVAL;   /* an open fid cannot become the new file */
+    if (s->cfg.read_only)
+        return STEADYFS_EROFS;
+    rc = srv_name_new(s->req.u.tmkdir.name);
+    return rc ? rc : srv_fid_join(s, s->tmp[0], *dir, s->req.u.tmkdir.name);
+}
+
+int srv_may_fid(p9srv *s, const struct p9srv_fid *f, uint32_t want)
+{
+    return srv_may(s, srv_fid_path(s, f), want);
+}
+
+int srv_may_parent(p9srv *s, const struct p9srv_fid *f, char *scratch)
+{
+    if (!s->cfg.access_user || !s->uid)
+        return 0;   /* srv_may would allow it: no copy, no stat */
+    memcpy(scratch, srv_fid_path(s, f), (uint32_t)f->plen + 1u);
+    srv_path_up(scratch, f->plen);
+    return srv_may(s, scratch, 3);
+}
+
+int srv_unlink(p9srv *s, const char *path, uint32_t dir)
+{
+    return dir ? steadyfs_rmdir(s->cfg.fs, path) : steadyfs_unlink(s->cfg.fs, path);
 }
 
 uint32_t srv_path_up(char *p, uint32_t len)
@@ -207,4 +258,21 @@ int srv_fid_stat(p9srv *s, struct p9srv_fid *f, steadyfs_stat *st)
     if (!rc && st->id != srv_fid_id(f))
         rc = -LX_ESTALE;
     return rc;
+}
+
+int srv_open(p9srv *s, const char *path, int fl, const steadyfs_attr *attr, uint64_t *id)
+{
+    steadyfs_stat st;
+    int h = steadyfs_open_attr(s->cfg.fs, path, fl, attr), rc;
+    if (h < 0)
+        return h;
+    rc = steadyfs_fstat(s->cfg.fs, h, &st);
+    if (!rc && *id && st.id != *id)
+        rc = -LX_ESTALE;
+    if (rc) {
+        steadyfs_close(s->cfg.fs, h);
+        return rc;
+    }
+    *id = st.id;
+    return h;
 }

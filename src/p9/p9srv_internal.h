@@ -58,9 +58,23 @@ void srv_fid_set_id(struct p9srv_fid *f, uint64_t id);
 int srv_name_new(struct p9_str name);
 /* 0 if name may be walked (as srv_name_new, "." and ".." allowed). */
 int srv_name_walk(struct p9_str name);
-/* dst = the path of a new entry `name` in directory fid `dir`: the name
- * checked (srv_name_new), then joined.  Its length or a negative error. */
-int32_t srv_child_path(const p9srv *s, char *dst, const struct p9srv_fid *dir, struct p9_str name);
+/* 1 if name is ".", 2 if "..", else 0. */
+uint32_t srv_dots(struct p9_str name);
+/* The start Tlcreate, Tmkdir, Tsymlink and Tunlinkat share, in the order
+ * of its checks: *dir = the request's directory fid (srv_dir_node;
+ * Tlcreate: not open, else EINVAL), read_only (EROFS), the new name
+ * (srv_name_new) and s->tmp[0] = its path (srv_fid_join).  Returns the
+ * path's length or a negative errno. */
+int32_t srv_dir_child(p9srv *s, struct p9srv_fid **dir);
+/* dst = the path of fid dir, "/", name (srv_path_join). */
+int32_t srv_fid_join(const p9srv *s, char *dst, const struct p9srv_fid *dir, struct p9_str name);
+/* srv_may on the fid's path. */
+int srv_may_fid(p9srv *s, const struct p9srv_fid *f, uint32_t want);
+/* srv_may, write and search, on the directory holding fid f's file (its
+ * path built in scratch; nothing done without access_user or for uid 0). */
+int srv_may_parent(p9srv *s, const struct p9srv_fid *f, char *scratch);
+/* rmdir (dir != 0) or unlink of path. */
+int srv_unlink(p9srv *s, const char *path, uint32_t dir);
 /* dst = dir "/" name (dir "/" is the root); NUL-terminated in path_max.
  * Returns the new length or -ENAMETOOLONG. */
 int32_t srv_path_join(const p9srv *s, char *dst, const char *dir, uint32_t dlen,
@@ -78,9 +92,15 @@ int srv_node(p9srv *s, uint32_t fid, struct p9srv_fid **out);
 int srv_dir_node(p9srv *s, uint32_t fid, struct p9srv_fid **out);
 /* The fid's file's attributes; ESTALE if its path names another file now. */
 int srv_fid_stat(p9srv *s, struct p9srv_fid *f, steadyfs_stat *st);
+/* A steadyfs handle on path (steadyfs_open_attr), checked to be file *id
+ * (ESTALE, the handle closed, if not; *id 0: any, and *id becomes its id).
+ * Returns the handle or a negative errno. */
+int srv_open(p9srv *s, const char *path, int fl, const steadyfs_attr *attr, uint64_t *id);
 
-/* ---- message handlers: fill s->rep and return 0, or a negative errno
- * that becomes Rlerror.  Tread/Treaddir build their reply in out. ---- */
+/* ---- message handlers: fill s->rep's body and return 0, or a negative
+ * errno that becomes Rlerror.  p9srv_handle has set s->rep.type (the
+ * request's type + 1) and zeroed the rest.  Tread/Treaddir build their
+ * reply in out. ---- */
 int srv_h_getattr(p9srv *s);     /* p9srv_attr.c */
 int srv_h_setattr(p9srv *s);
 int srv_h_readlink(p9srv *s);
@@ -100,8 +120,7 @@ int32_t srv_h_readdir(p9srv *s, uint8_t *out, uint32_t out_cap);
 int srv_h_walk(p9srv *s);        /* p9srv_ns.c */
 int srv_h_clunk(p9srv *s);
 int srv_h_remove(p9srv *s);
-int srv_h_mkdir(p9srv *s);
-int srv_h_symlink(p9srv *s);
+int srv_h_mknode(p9srv *s);      /* Tmkdir and Tsymlink */
 int srv_h_unlinkat(p9srv *s);
 int srv_h_renameat(p9srv *s);
 int srv_h_rename(p9srv *s);

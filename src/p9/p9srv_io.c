@@ -21,119 +21,105 @@ static int open_flags(uint32_t lx)
     return fl;
 }
 
-/* Opens path as a file with steadyfs flags fl and checks it is the file
- * the fid names (id 0: a new file, adopt its id). */
+/* Opens path as a file with steadyfs flags fl, of the fid's file (id 0: a
+ * new file, adopt its id), into the fid. */
 static int open_file(p9srv *s, struct p9srv_fid *f, const char *path, int fl, uint64_t want,
                      const steadyfs_attr *attr)
 {
-    steadyfs_stat st;
-    int h = steadyfs_open_attr(s->cfg.fs, path, fl, attr), rc;
+    int h = srv_open(s, path, fl, attr, &want);
     if (h < 0)
         return h;
-    rc = steadyfs_fstat(s->cfg.fs, h, &st);
-    if (!rc && want && st.id != want)
-        rc = -LX_ESTALE;
-    if (rc) {
-        steadyfs_close(s->cfg.fs, h);
-        return rc;
-    }
     f->h = (int16_t)h;
     f->omode = (uint8_t)(fl & STEADYFS_O_ACCMODE);
-    srv_fid_set_id(f, st.id);
+    srv_fid_set_id(f, want);
+    return 0;
+}
+
+/* The permission bits an open with steadyfs flags fl needs: read for
+ * O_RDONLY, write for O_WRONLY and O_TRUNC, both for O_RDWR.  Bit 2 (a
+ * write) is also what read_only refuses and a directory cannot do. */
+static uint32_t open_want(int fl)
+{
+    int acc = fl & STEADYFS_O_ACCMODE;
+    return (acc != STEADYFS_O_WRONLY ? 4u : 0u) |
+           (acc != STEADYFS_O_RDONLY || (fl & STEADYFS_O_TRUNC) ? 2u : 0u);
+}
+
+/* Rlopen and Rlcreate: the open fid's qid and the largest I/O per message. */
+static int opened(p9srv *s, const struct p9srv_fid *f)
+{
+    srv_qid(&s->rep.u.ropen.qid, f->type, srv_fid_id(f));
+    s->rep.u.ropen.iounit = s->msize - P9_IOHDRSZ;
     return 0;
 }
 
 int srv_h_lopen(p9srv *s)
 {
     struct p9srv_fid *f;
-    uint32_t lx = s->req.u.tlopen.flags;
-    int fl = open_flags(lx);
+    int fl = open_flags(s->req.u.tlopen.flags);
+    uint32_t want = open_want(fl);
     int rc = srv_node(s, s->req.u.tlopen.fid, &f);
     if (rc)
         return rc;
     if (f->h != FID_H_NONE)
         return STEADYFS_EINVAL;   /* already open */
-    /* read for O_RDONLY, write for O_WRONLY and O_TRUNC, both for O_RDWR */
-    rc = srv_may(s, srv_fid_path(s, f),
-                 ((fl & STEADYFS_O_ACCMODE) != STEADYFS_O_WRONLY ? 4u : 0u) |
-                 ((fl & STEADYFS_O_ACCMODE) != STEADYFS_O_RDONLY || (fl & STEADYFS_O_TRUNC) ? 2u : 0u));
+    rc = srv_may_fid(s, f, want);
     if (rc)
         return rc;
     if (f->type == STEADYFS_TYPE_DIR) {
         steadyfs_stat st;
-        if ((fl & STEADYFS_O_ACCMODE) != STEADYFS_O_RDONLY || (fl & STEADYFS_O_TRUNC))
+        if (want & 2u)
             return STEADYFS_EISDIR;
-        rc = steadyfs_stat_path(s->cfg.fs, srv_fid_path(s, f), &st);
-        if (!rc && st.id != srv_fid_id(f))
-            rc = -LX_ESTALE;
+        rc = srv_fid_stat(s, f, &st);   /* still this directory (ESTALE) */
         if (rc)
             return rc;
         f->h = FID_H_DIR;   /* no handle held: see h_readdir */
         f->omode = STEADYFS_O_RDONLY;
     } else {
-        if (s->cfg.read_only &&
-            ((fl & STEADYFS_O_ACCMODE) != STEADYFS_O_RDONLY || (fl & STEADYFS_O_TRUNC)))
+        if (s->cfg.read_only && (want & 2u))
             return STEADYFS_EROFS;
         rc = open_file(s, f, srv_fid_path(s, f), fl, srv_fid_id(f), NULL);
         if (rc)
             return rc;
     }
-    s->rep.type = P9_RLOPEN;
-    srv_qid(&s->rep.u.ropen.qid, f->type, srv_fid_id(f));
-    s->rep.u.ropen.iounit = s->msize - P9_IOHDRSZ;
-    return 0;
+    return opened(s, f);
 }
 
 int srv_h_lcreate(p9srv *s)
 {
     struct p9srv_fid *f;
+    steadyfs_stat st;
+    steadyfs_attr a;
     char *p = s->tmp[0];
-    int32_t len;
     int fl = open_flags(s->req.u.tlcreate.flags) | STEADYFS_O_CREAT;
-    int rc = srv_dir_node(s, s->req.u.tlcreate.fid, &f);
-    if (rc)
-        return rc;
-    if (f->h != FID_H_NONE)
-        return STEADYFS_EINVAL;
-    if (s->cfg.read_only)
-        return STEADYFS_EROFS;
-    len = srv_child_path(s, p, f, s->req.u.tlcreate.name);
+    int32_t len = srv_dir_child(s, &f);
+    int existed, rc;
     if (len < 0)
         return len;
     /* As open(2) with O_CREAT: an existing file is opened (and truncated
      * with O_TRUNC) unless the client asked for O_EXCL, as diod and QEMU's
      * server do. */
-    {
-        steadyfs_stat st;
-        steadyfs_attr a;
-        int existed = steadyfs_stat_path(s->cfg.fs, p, &st) == 0;
-        if (s->req.u.tlcreate.flags & LX_O_EXCL)
-            fl |= STEADYFS_O_EXCL;
-        /* a new name: write and search on the directory; an existing file
-         * is opened as Tlopen would */
-        rc = existed ? srv_may_st(s, &st, ((fl & STEADYFS_O_ACCMODE) != STEADYFS_O_WRONLY ? 4u : 0u) |
-                                              ((fl & STEADYFS_O_ACCMODE) != STEADYFS_O_RDONLY ||
-                                               (fl & STEADYFS_O_TRUNC) ? 2u : 0u))
-                     : srv_may(s, srv_fid_path(s, f), 3);
-        if (!rc)
-            rc = open_file(s, f, p, fl, 0,
-                           srv_new_attr(s, &a, s->req.u.tlcreate.mode, s->req.u.tlcreate.gid));
-        if (rc == STEADYFS_ENFILE && !existed) {
-            /* steadyfs creates the name before it finds its open table
-             * full: take the new, empty file back, so a failed Tlcreate
-             * leaves nothing behind. */
-            steadyfs_unlink(s->cfg.fs, p);
-        }
-        if (rc)
-            return rc;
+    existed = steadyfs_stat_path(s->cfg.fs, p, &st) == 0;
+    if (s->req.u.tlcreate.flags & LX_O_EXCL)
+        fl |= STEADYFS_O_EXCL;
+    /* a new name: write and search on the directory; an existing file is
+     * opened as Tlopen would */
+    rc = existed ? srv_may_st(s, &st, open_want(fl)) : srv_may_fid(s, f, 3);
+    if (!rc)
+        rc = open_file(s, f, p, fl, 0,
+                       srv_new_attr(s, &a, s->req.u.tlcreate.mode, s->req.u.tlcreate.gid));
+    if (rc == STEADYFS_ENFILE && !existed) {
+        /* steadyfs creates the name before it finds its open table full:
+         * take the new, empty file back, so a failed Tlcreate leaves
+         * nothing behind. */
+        steadyfs_unlink(s->cfg.fs, p);
     }
+    if (rc)
+        return rc;
     /* The fid now stands for the new, open file. */
     f->type = STEADYFS_TYPE_FILE;
     srv_fid_set_path(s, f, p, (uint32_t)len);
-    s->rep.type = P9_RLCREATE;
-    srv_qid(&s->rep.u.ropen.qid, f->type, srv_fid_id(f));
-    s->rep.u.ropen.iounit = s->msize - P9_IOHDRSZ;
-    return 0;
+    return opened(s, f);
 }
 
 static int seek_to(p9srv *s, struct p9srv_fid *f, uint64_t off)
@@ -153,7 +139,6 @@ int32_t srv_h_read(p9srv *s, uint8_t *out, uint32_t out_cap)
     int rc;
     if (!f)
         return -LX_EBADF;
-    s->rep.type = P9_RREAD;
     s->rep.u.rread.data = out + P9_RREAD_HDR;
     if (f->kind == FID_XATTR) {
         s->rep.u.rread.count = 0;   /* the empty xattr list */
@@ -196,7 +181,6 @@ int srv_h_write(p9srv *s)
     n = steadyfs_write(s->cfg.fs, f->h, s->req.u.twrite.data, s->req.u.twrite.count);
     if (n < 0)
         return n;
-    s->rep.type = P9_RWRITE;
     s->rep.u.rwrite.count = (uint32_t)n;
     return 0;
 }
@@ -207,7 +191,6 @@ int srv_h_fsync(p9srv *s)
     int rc = srv_node(s, s->req.u.tfsync.fid, &f);
     if (rc)
         return rc;
-    s->rep.type = P9_RFSYNC;
     /* Only an open file has anything uncommitted; directory changes are
      * durable when the call that made them returned. */
     if (f->h >= 0 && f->type == STEADYFS_TYPE_FILE)

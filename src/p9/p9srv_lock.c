@@ -36,12 +36,10 @@ static int lock_common(p9srv *s, uint32_t fid, uint8_t type)
         s->cfg.locks->request(s->cfg.locks, s, file, &s->req, &s->rep);
         return 0;
     }
-    /* alone, no table: the client's kernel keeps them */
-    if (s->req.type == P9_TLOCK) {
-        s->rep.type = P9_RLOCK;
-        s->rep.u.rlock.status = P9_LOCK_SUCCESS;
-    } else {
-        s->rep.type = P9_RGETLOCK;
+    /* alone, no table: the client's kernel keeps them.  Rlock's status is
+     * already P9_LOCK_SUCCESS (0: the reply starts zeroed); Rgetlock
+     * answers the range asked about, unlocked. */
+    if (s->req.type == P9_TGETLOCK) {
         s->rep.u.getlock = s->req.u.getlock;
         s->rep.u.getlock.type = P9_LOCK_TYPE_UNLCK;
     }

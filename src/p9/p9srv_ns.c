@@ -1,5 +1,5 @@
-/* The server's namespace: Twalk, Tclunk, Tremove, Tmkdir, Tunlinkat,
- * Trenameat and Trename.  Paths are built in the scratch buffers and
+/* The server's namespace: Twalk, Tclunk, Tremove, Tmkdir, Tsymlink,
+ * Tunlinkat, Trenameat and Trename.  Paths are built in the scratch buffers and
  * checked (names, path_max) before steadyfs sees them.
  */
 #include "p9/p9srv_internal.h"
@@ -9,7 +9,7 @@ int srv_h_walk(p9srv *s)
     struct p9srv_fid *f, *nf;
     steadyfs_stat st;
     char *p = s->tmp[0];
-    uint32_t len, i, nw = s->req.u.twalk.nwname;
+    uint32_t len, i, dots, nw = s->req.u.twalk.nwname;
     uint32_t newfid = s->req.u.twalk.newfid;
     uint8_t type;
     uint64_t id;
@@ -36,9 +36,10 @@ int srv_h_walk(p9srv *s)
             err = srv_name_walk(name);
         if (err)
             break;
-        if (p9_str_eq(name, "..")) {
+        dots = srv_dots(name);
+        if (dots == 2) {
             len = srv_path_up(p, len);   /* at the root: stays at the root */
-        } else if (!p9_str_eq(name, ".")) {
+        } else if (!dots) {
             int32_t n = srv_path_join(s, p, p, len, name);
             if (n < 0) {
                 err = n;
@@ -55,7 +56,6 @@ int srv_h_walk(p9srv *s)
     }
     if (i < nw && i == 0)
         return err;   /* the first name failed: Rlerror */
-    s->rep.type = P9_RWALK;
     s->rep.u.rwalk.nwqid = (uint16_t)i;
     if (i < nw)
         return 0;   /* partial walk: newfid is not created */
@@ -78,111 +78,74 @@ int srv_h_clunk(p9srv *s)
     struct p9srv_fid *f = srv_fid_find(s, s->req.u.fid.fid);
     if (!f)
         return -LX_EBADF;
-    s->rep.type = P9_RCLUNK;
     return srv_fid_clunk(s, f);
 }
 
 int srv_h_remove(p9srv *s)
 {
     struct p9srv_fid *f = srv_fid_find(s, s->req.u.fid.fid);
-    int rc;
+    int err, rc;
     if (!f)
         return -LX_EBADF;
-    /* The fid goes away whatever happens (9P); its handle first, because
-     * steadyfs refuses to remove an open file. */
     if (f->kind != FID_NODE)
-        rc = -LX_EBADF;
+        err = -LX_EBADF;
     else if (f->stale)
-        rc = -LX_ESTALE;
+        err = -LX_ESTALE;
     else if (s->cfg.read_only)
-        rc = STEADYFS_EROFS;
+        err = STEADYFS_EROFS;
     else
-        rc = 0;
-    if (rc) {
-        srv_fid_clunk(s, f);
-        return rc;
-    }
+        err = 0;
+    /* The fid goes away whatever happens (9P); its handle first, because
+     * steadyfs refuses to remove an open file.  The first error wins. */
     rc = srv_fid_clunk(s, f);
+    if (err)
+        return err;
     if (!rc) {
         const char *p = srv_fid_path(s, f);   /* the slot is free but untouched */
         steadyfs_stat st;
         rc = steadyfs_stat_path(s->cfg.fs, p, &st);
         if (!rc && st.id != srv_fid_id(f))
             rc = -LX_ESTALE;
-        if (!rc && s->cfg.access_user && s->uid) {
-            /* write and search on the parent: its path in the scratch buffer */
-            memcpy(s->tmp[1], p, (uint32_t)f->plen + 1u);
-            srv_path_up(s->tmp[1], f->plen);
-            rc = srv_may(s, s->tmp[1], 3);
-        }
         if (!rc)
-            rc = f->type == STEADYFS_TYPE_DIR ? steadyfs_rmdir(s->cfg.fs, p)
-                                              : steadyfs_unlink(s->cfg.fs, p);
+            rc = srv_may_parent(s, f, s->tmp[1]);
+        if (!rc)
+            rc = srv_unlink(s, p, f->type == STEADYFS_TYPE_DIR);
     }
-    s->rep.type = P9_RREMOVE;
     return rc;
 }
 
-int srv_h_mkdir(p9srv *s)
+/* Tmkdir and Tsymlink: a new directory or symlink with the request's gid
+ * (and, for a directory, mode), answered with its qid. */
+int srv_h_mknode(p9srv *s)
 {
     struct p9srv_fid *f;
     steadyfs_stat st;
     steadyfs_attr a;
     char *p = s->tmp[0];
-    int32_t len;
-    int rc = srv_dir_node(s, s->req.u.tmkdir.dfid, &f);
-    if (rc)
+    int link = s->req.type == P9_TSYMLINK;
+    int32_t rc = srv_dir_child(s, &f);
+    if (rc < 0)
         return rc;
-    if (s->cfg.read_only)
-        return STEADYFS_EROFS;
-    len = srv_child_path(s, p, f, s->req.u.tmkdir.name);
-    if (len < 0)
-        return len;
-    rc = srv_may(s, srv_fid_path(s, f), 3);
+    if (link) {
+        /* the target, NUL-terminated, in the other scratch buffer */
+        struct p9_str t = s->req.u.tsymlink.target;
+        if (t.len >= s->cfg.path_max)
+            return STEADYFS_ENAMETOOLONG;
+        memcpy(s->tmp[1], t.ptr, t.len);
+        s->tmp[1][t.len] = 0;
+        if (strlen(s->tmp[1]) != t.len)
+            return STEADYFS_EINVAL;   /* a NUL inside */
+    }
+    rc = srv_may_fid(s, f, 3);
     if (!rc)
-        rc = steadyfs_mkdir_attr(s->cfg.fs, p, srv_new_attr(s, &a, s->req.u.tmkdir.mode,
-                                                            s->req.u.tmkdir.gid));
-    if (!rc)
-        rc = steadyfs_stat_path(s->cfg.fs, p, &st);
-    if (rc)
-        return rc;
-    s->rep.type = P9_RMKDIR;
-    srv_qid(&s->rep.u.qid, st.type, st.id);
-    return 0;
-}
-
-int srv_h_symlink(p9srv *s)
-{
-    struct p9srv_fid *f;
-    steadyfs_stat st;
-    steadyfs_attr a;
-    struct p9_str t = s->req.u.tsymlink.target;
-    char *p = s->tmp[0];
-    int32_t len;
-    int rc = srv_dir_node(s, s->req.u.tsymlink.dfid, &f);
-    if (rc)
-        return rc;
-    if (s->cfg.read_only)
-        return STEADYFS_EROFS;
-    len = srv_child_path(s, p, f, s->req.u.tsymlink.name);
-    if (len < 0)
-        return len;
-    /* the target, NUL-terminated, in the other scratch buffer */
-    if (t.len >= s->cfg.path_max)
-        return STEADYFS_ENAMETOOLONG;
-    memcpy(s->tmp[1], t.ptr, t.len);
-    s->tmp[1][t.len] = 0;
-    if (strlen(s->tmp[1]) != t.len)
-        return STEADYFS_EINVAL;   /* a NUL inside */
-    rc = srv_may(s, srv_fid_path(s, f), 3);
-    if (!rc)
-        rc = steadyfs_symlink(s->cfg.fs, s->tmp[1], p,
-                              srv_new_attr(s, &a, 0777u, s->req.u.tsymlink.gid));
+        rc = link ? steadyfs_symlink(s->cfg.fs, s->tmp[1], p,
+                                     srv_new_attr(s, &a, 0777u, s->req.u.tsymlink.gid))
+                  : steadyfs_mkdir_attr(s->cfg.fs, p, srv_new_attr(s, &a, s->req.u.tmkdir.mode,
+                                                                   s->req.u.tmkdir.gid));
     if (!rc)
         rc = steadyfs_stat_path(s->cfg.fs, p, &st);
     if (rc)
         return rc;
-    s->rep.type = P9_RSYMLINK;
     srv_qid(&s->rep.u.qid, st.type, st.id);
     return 0;
 }
@@ -190,24 +153,15 @@ int srv_h_symlink(p9srv *s)
 int srv_h_unlinkat(p9srv *s)
 {
     struct p9srv_fid *f;
-    char *p = s->tmp[0];
-    int32_t len;
-    int rc = srv_dir_node(s, s->req.u.tunlinkat.dirfid, &f);
+    int32_t rc = srv_dir_child(s, &f);
+    if (rc < 0)
+        return rc;
+    rc = srv_may_fid(s, f, 3);
     if (rc)
         return rc;
-    if (s->cfg.read_only)
-        return STEADYFS_EROFS;
-    len = srv_child_path(s, p, f, s->req.u.tunlinkat.name);
-    if (len < 0)
-        return len;
-    rc = srv_may(s, srv_fid_path(s, f), 3);
-    if (rc)
-        return rc;
-    s->rep.type = P9_RUNLINKAT;
     /* Fids still naming the removed file answer ESTALE from now on (their
      * id no longer matches). */
-    return s->req.u.tunlinkat.flags & LX_AT_REMOVEDIR ? steadyfs_rmdir(s->cfg.fs, p)
-                                                      : steadyfs_unlink(s->cfg.fs, p);
+    return srv_unlink(s, s->tmp[0], s->req.u.tunlinkat.flags & LX_AT_REMOVEDIR);
 }
 
 static int do_rename(p9srv *s, uint32_t flen, uint32_t tlen)
@@ -240,18 +194,17 @@ int srv_h_renameat(p9srv *s)
         rc = srv_name_new(s->req.u.trenameat.newname);
     if (rc)
         return rc;
-    fl = srv_path_join(s, s->tmp[0], srv_fid_path(s, od), od->plen, s->req.u.trenameat.oldname);
-    tl = srv_path_join(s, s->tmp[1], srv_fid_path(s, nd), nd->plen, s->req.u.trenameat.newname);
+    fl = srv_fid_join(s, s->tmp[0], od, s->req.u.trenameat.oldname);
+    tl = srv_fid_join(s, s->tmp[1], nd, s->req.u.trenameat.newname);
     if (fl < 0)
         return fl;
     if (tl < 0)
         return tl;
-    rc = srv_may(s, srv_fid_path(s, od), 3);
+    rc = srv_may_fid(s, od, 3);
     if (!rc)
-        rc = srv_may(s, srv_fid_path(s, nd), 3);
+        rc = srv_may_fid(s, nd, 3);
     if (rc)
         return rc;
-    s->rep.type = P9_RRENAMEAT;
     return do_rename(s, (uint32_t)fl, (uint32_t)tl);
 }
 
@@ -269,19 +222,14 @@ int srv_h_rename(p9srv *s)
     rc = srv_name_new(s->req.u.trename.name);
     if (rc)
         return rc;
-    memcpy(s->tmp[0], srv_fid_path(s, f), (uint32_t)f->plen + 1u);
-    tl = srv_path_join(s, s->tmp[1], srv_fid_path(s, d), d->plen, s->req.u.trename.name);
+    tl = srv_fid_join(s, s->tmp[1], d, s->req.u.trename.name);
     if (tl < 0)
         return tl;
-    rc = srv_may(s, srv_fid_path(s, d), 3);
-    if (!rc && s->cfg.access_user && s->uid) {
-        /* the source's directory: its path, then the source's back */
-        srv_path_up(s->tmp[0], f->plen);
-        rc = srv_may(s, s->tmp[0], 3);
-        memcpy(s->tmp[0], srv_fid_path(s, f), (uint32_t)f->plen + 1u);
-    }
+    rc = srv_may_fid(s, d, 3);
+    if (!rc)
+        rc = srv_may_parent(s, f, s->tmp[0]);   /* the source's directory */
     if (rc)
         return rc;
-    s->rep.type = P9_RRENAME;
+    memcpy(s->tmp[0], srv_fid_path(s, f), (uint32_t)f->plen + 1u);
     return do_rename(s, f->plen, (uint32_t)tl);
 }

@@ -6,9 +6,9 @@ One `steady serve` (--max-clients 3); two FUSE mounts on the host and Linux's
 v9fs in the QEMU guest.  Each client runs rounds of the same tools in a
 directory of its own: fio (tests/interop/fio-verify.fio: three writers with
 verify=crc32c, every block read back and checked), the stress-ng groups
-(python/steadyfs/fstools.py; on v9fs all but the record locks, which the
-server does not implement) and dbench with our load.  The guest carries
-Debian's own binaries of the three tools and their libraries in its
+(python/steadyfs/fstools.py: THREE_CLIENT_GROUPS; data and fd for 3 s, the
+others ended by their bogo ops, BOUNDED_GROUPS) and dbench with our load.
+The guest carries Debian's own binaries of the three tools and their libraries in its
 initramfs (tests/interop/v9fs-tools.sh); its output comes back on the serial
 console and is judged by the same parsers as the host's.  The host mounts
 keep running rounds until the guest is done (at least one each).  Then the
@@ -96,7 +96,7 @@ def test_three_clients_run_the_tools_at_once(tmp_path: Path) -> None:
             for h in hosts:
                 assert not h.is_alive(), f"{h.name}: still running (a hang?)"
                 assert not h.errors, h.errors
-            gr = fstools.guest_rounds(result.console)
+            gr = fstools.guest_rounds(result.console, LENGTHS)
             problems = gr.problems() + [p for h in hosts for r in h.rounds for p in r.problems()]
             left = sorted(p.name for p in m1.iterdir())
     elapsed = time.monotonic() - t0
