@@ -29,8 +29,21 @@ uint32_t sfs_free_blocks(const steadyfs *fs) { return fs->log.nqueued + fs->log.
 
 uint32_t sfs_live_limit(const steadyfs *fs)
 {
-    return (uint32_t)((uint64_t)fs->cfg.fill_permille *
-                      (fs->geo.usable > SFS_GC_RESERVE ? fs->geo.usable - SFS_GC_RESERVE : 0) * fs->geo.P / 1000u);
+    uint32_t pool = fs->geo.usable > SFS_GC_RESERVE ? fs->geo.usable - SFS_GC_RESERVE : 0;
+    uint32_t live = (uint32_t)((uint64_t)fs->cfg.fill_permille * pool * fs->geo.P / 1000u);
+    uint32_t held = fs->geo.R + 1u, sw = sfs_sweep_per_record(fs), keep = fs->geo.P / 8u ? fs->geo.P / 8u : 1u;
+    /* Collection must net at least P/8 sectors per victim after the
+     * sweep's steps, with the units relocated victims hold (R + 1) out of
+     * the pool it picks from (sfs_pace_steps, DESIGN.md §6).  Where the
+     * fill limit leaves less -- units of 32 sectors (NOR, MRAM): a victim
+     * at 75 % frees 8, the sweep takes 4 -- the limit comes down to what
+     * does, by at most a quarter. */
+    if (pool > held && fs->geo.P > sw + keep) {
+        uint32_t cap = (fs->geo.P - sw - keep) * (pool - held);
+        if (cap < live)
+            live = cap > live - live / 4u ? cap : live - live / 4u;
+    }
+    return live;
 }
 
 /* A unit went bad: the capacity shrinks with it, so writes stop with
