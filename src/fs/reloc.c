@@ -301,14 +301,19 @@ int sfs_sweep_step(steadyfs *fs)
     uint32_t m, lap;
     int rc, merged = 0;
     int short_of_units = fs->reloc.nrec > sfs_free_blocks(fs);
-    /* A step is one L1 merge; a clean index costs nothing, so the walk goes
-     * on past it (up to one lap) without spending what the records owe.
-     * Where copies dirtied few L1 sectors (a log's sequential pages)
-     * records retire within a few merges and give their units back,
-     * instead of staying held for R later records on a device with few
-     * units (em064lx log4k: 54 715 copies, format 6 628).  The walk covers
-     * at least the indices it did when every index spent a step, so the
-     * pace's arithmetic (sfs_pace_steps) holds as it did. */
+    /* A step is one L1 merge, or nothing at a clean index.  While the
+     * records hold more units than are free, a clean index does not even
+     * spend what the records owe: the walk goes on past it (up to one
+     * lap), so where copies dirtied few L1 sectors (a log's sequential
+     * pages) records retire within a few merges and give their units
+     * back.  Without that, on a device of few units the R held ones
+     * squeezed collection into copying the fill again and again (em064lx
+     * log4k: 54 715 copies, format 6 628).  Not always: with units to
+     * spare the held ones rotate through the pool, and the copies that
+     * rotation brings level wear (test_fs_wear max/mean 1.7; 2.6-2.9 with
+     * free walking everywhere).  Either way the walk covers at least the
+     * indices it did when every index spent a step, so the pace's
+     * arithmetic (sfs_pace_steps) holds. */
     for (lap = 0; fs->reloc.owed && !merged && lap < fs->geo.n_l1; lap++) {
         m = fs->reloc.cursor;
         merged = sfs_bit(fs->reloc.dirty, m);
