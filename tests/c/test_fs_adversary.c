@@ -312,7 +312,12 @@ int main(void)
     int fd, rc, rc2;
     const char *fenv = getenv("STEADYFS_ADV_FILL");
     uint32_t fill = fenv ? (uint32_t)atoi(fenv) : ADV_DEFAULT_FILL;
+    /* STEADYFS_ADV_SEED=N: another draw of the same adversary (make test
+     * runs the default one) */
+    const char *senv = getenv("STEADYFS_ADV_SEED");
     sim_stats s0;
+    if (senv)
+        rng ^= strtoull(senv, NULL, 10) * 0xD1B54A32D192ED03ull;
     /* the worst directories first, on a device of their own */
     CHECK_EQ(tdev_open(&T, "mt29f1g01", 0, 6), 0);
     T.cfg.open_max = 1;
