@@ -1,4 +1,5 @@
-/* The worst-case cost of every call (DESIGN.md §7 derives each term).
+/* The worst-case cost of every call (docs/CORE2.md, "The stated bound",
+ * derives each term; DESIGN.md §7 describes main's model).
  *
  * A call is counted as what it sets in motion, each part at its worst:
  * its own sectors (host data, inode, directory buckets), the collection
@@ -92,14 +93,14 @@ static void wl(const model *m, acc *a, uint64_t n)
 /* g calls of sfs_gc_pace: each runs at most s steps per sector's worth of
  * debt and pays at most SFS_DEBT_STEP of them (gc.debt counts every sector
  * programmed outside collection, merges and inode sectors included: this
- * is the only place the pace is counted), and one wear-levelling step per
- * SFS_WL_STEP of its calls (wl_tick); its trim step is one of the call's
- * SFS_TRIMS_PER_CALL and takes the place of a step. */
+ * is the only place the pace is counted); its trim step is one of the
+ * call's SFS_TRIMS_PER_CALL and takes the place of a step.  Its
+ * wear-levelling step, one per SFS_WL_STEP of its calls (wl_tick), is
+ * counted in settle() from all the calls of the stretch. */
 static void pace(const model *m, acc *a, uint64_t g)
 {
-    a->g += g;
     steps(m, a, (uint64_t)SFS_DEBT_STEP * m->s * g);
-    wl(m, a, (g + SFS_WL_STEP - 1) / SFS_WL_STEP);
+    a->g += g;
 }
 
 /* n trim steps (sfs_trim_step): the L2 word of the L1 sector, the sector,
@@ -162,13 +163,13 @@ static void kill(const model *m, acc *a, uint64_t lk)
 
 /* A host data sector (steadyfs_write's loop): where its page is (the
  * chunk: the inode's lookup and one run of its list), the program, its L1
- * change and the chunk entry of a chunk taken for it.  Its pace is
- * counted by the caller. */
+ * change.  Its pace and the chunk entries of chunks taken are counted by
+ * the caller. */
 static void host_sector(const model *m, acc *a)
 {
     rds(m, a, 3);
     a->sec += 1;
-    a->a1 += 2;
+    a->a1 += 1;
 }
 
 /* A partial page's read-modify-write: the lookup and the old sector. */
@@ -222,6 +223,7 @@ static void settle(const model *m, acc *a, uint64_t calls, int ns)
      * its own): a checkpoint, and the kill of an orphan (sfs_reap) or a
      * cold merge (sfs_merge_cold: one inode or L1 sector, less than the
      * kill); and its erase-ahead (sfs_end: one per call) */
+    wl(m, a, (a->g + SFS_WL_STEP - 1) / SFS_WL_STEP);
     for (i = 0; i < calls; i++) {
         trims(m, a, SFS_TRIMS_PER_CALL);
         kill(m, a, 0);
@@ -260,7 +262,7 @@ static void settle(const model *m, acc *a, uint64_t calls, int ns)
      * head takes everything but collection copies, so its moves are at
      * most the sectors / P + 1 (a head full at the start).  Its own
      * host-head sectors are not counted as bringing another catch-up in
-     * the same stretch (DESIGN.md §7: an assumption, not proven).  Each
+     * the same stretch (docs/CORE2.md: an assumption, not proven).  Each
      * checkpoints at most `keep` (<= 4) times for the units it empties,
      * plus once per unit a head takes meanwhile (with the moves below). */
     cu = (a->sec + rp) / m->P + 1;
@@ -288,11 +290,13 @@ static void settle(const model *m, acc *a, uint64_t calls, int ns)
 }
 
 /* Writing n bytes (steadyfs_write): the sectors it touches, each with its
- * pace; the implicit commits (the transaction reaching txn_max entries:
- * each sector adds at most two, its L1 change and a chunk's); two partial
- * pages read back at most; an O_DSYNC write's commit in its last sector
- * (its size entry); the lookups of every commit of the write and of a
- * sync after it (the transaction it starts with and its sectors). */
+ * pace, and the chunk entries of the chunks they take (C pages each: at
+ * most h / C + 2); the implicit commits (the transaction reaching txn_max
+ * entries: each sector adds at most two, its L1 change and a chunk's);
+ * two partial pages read back at most; an O_DSYNC write's commit in its
+ * last sector (its size entry); the lookups of every commit of the write
+ * and of a sync after it (the transaction it starts with and its
+ * sectors). */
 static void write_n(const model *m, acc *a, uint64_t n)
 {
     uint64_t h = n ? (n + m->pay - 1) / m->pay + 1 : 0, ic = 1 + 2 * h / m->txn, i;
@@ -305,6 +309,7 @@ static void write_n(const model *m, acc *a, uint64_t n)
         rmw(m, a);
     if (h > 1)
         rmw(m, a);
+    a->a1 += min64(h, h / m->C + 2);
     commit(m, &c);
     add(a, &c, ic);
     commit_lookups(m, a, m->txn + h);
