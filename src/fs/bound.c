@@ -117,7 +117,7 @@ static void trims(const model *m, acc *a, uint64_t n)
 /* The lookups of the committed locations commits replace
  * (sfs_apply_commit: two words for each uncommitted change it commits, n
  * of them; each change is committed once, so a stretch of calls pays for
- * the transaction it starts with, at most txn_max changes, and for the
+ * the transaction it starts with, at most txn_max + 1 changes, and for the
  * changes it adds). */
 static void commit_lookups(const model *m, acc *a, uint64_t n)
 {
@@ -211,10 +211,13 @@ static void dir_edit(const model *m, acc *a, int insert)
 static uint64_t min64(uint64_t x, uint64_t y) { return x < y ? x : y; }
 
 /* What the parts of `calls` consecutive changing calls force (one call,
- * or a write and its sync), and what every changing call may add; ns: a
- * namespace call (its transaction holds up to dir_pages + 2 uncommitted
- * entries while it runs). */
-static void settle(const model *m, acc *a, uint64_t calls, int ns)
+ * or a write and its sync), and what every changing call may add.  xunc:
+ * the uncommitted entries the call's own work may hold beyond every open
+ * file's transaction (txn_max + 1 each: a write commits before a sector
+ * once txn_max are reached, and a sector adds two, its page's and a
+ * chunk's): a namespace transaction's sectors, a shrink's sector and
+ * inode sector before the kill commits them. */
+static void settle(const model *m, acc *a, uint64_t calls, uint64_t xunc)
 {
     uint64_t rounds, r1, r2, rp, cu, mv, q, unc, i;
     /* every changing call: its trim steps (a pace's, a write short of live
@@ -248,7 +251,7 @@ static void settle(const model *m, acc *a, uint64_t calls, int ns)
      * a cold one (older than 4 K sectors: one per 4 K + 1 sectors, as an
      * L2 merge leaves none behind): so at most (n2 at the start + L2
      * entries added) / q + the cold ones (r2). */
-    unc = (uint64_t)m->open * m->txn + (ns ? m->D + 2u : 0u);
+    unc = (uint64_t)m->open * (m->txn + 1u) + xunc;
     q = m->K / 4u;
     if (m->K < 4u + unc + q)
         q = m->K > 4u + unc ? m->K - 4u - unc : 1u;
@@ -312,7 +315,7 @@ static void write_n(const model *m, acc *a, uint64_t n)
     a->a1 += min64(h, h / m->C + 2);
     commit(m, &c);
     add(a, &c, ic);
-    commit_lookups(m, a, m->txn + h);
+    commit_lookups(m, a, m->txn + 1u + h);
     a->a1 += 1;
 }
 
@@ -380,18 +383,18 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
         commit_lookups(m, &t, m->D + 1u);
         inode_read(m, &t);
         commit(m, &u);
-        kill(m, &u, m->txn);
+        kill(m, &u, m->txn + 3u);
         vmax(&t, &u);
         add(a, &t, 1);
         break;
     case STEADYFS_CALL_CLOSE:   /* the commit, or the last close of an orphan: its kill */
         commit(m, a);
-        commit_lookups(m, a, m->txn);
+        commit_lookups(m, a, m->txn + 1u);
         kill(m, a, 0);
         break;
     case STEADYFS_CALL_SYNC:
         commit(m, a);
-        commit_lookups(m, a, m->txn);
+        commit_lookups(m, a, m->txn + 1u);
         break;
     case STEADYFS_CALL_READ: {
         uint64_t pages = n / m->pay + 2;
@@ -417,7 +420,7 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
         rmw(m, a);
         host_sector(m, a);
         commit(m, a);
-        kill(m, a, m->txn);
+        kill(m, a, m->txn + 3u);
         break;
     case STEADYFS_CALL_UNLINK:
     case STEADYFS_CALL_RMDIR:
@@ -471,8 +474,10 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
         return;
     }
     settle(m, a, 1, call == STEADYFS_CALL_CREATE || call == STEADYFS_CALL_MKDIR ||
-                        call == STEADYFS_CALL_UNLINK || call == STEADYFS_CALL_RMDIR ||
-                        call == STEADYFS_CALL_RENAME || call == STEADYFS_CALL_SETATTR);
+                            call == STEADYFS_CALL_RENAME ? m->D + 2u
+                    : call == STEADYFS_CALL_TRUNCATE ? 2u
+                    : call == STEADYFS_CALL_UNLINK || call == STEADYFS_CALL_RMDIR ||
+                            call == STEADYFS_CALL_SETATTR ? 1u : 0u);
 }
 
 int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs_call call,
