@@ -31,8 +31,7 @@ static void pend_pack(uint8_t *p, const struct sfs_pend *e)
     sfs_put32(p, e->key);
     sfs_put32(p + 4, e->ppn);
     sfs_put32(p + 8, e->txn);
-    p[12] = (uint8_t)e->owner;
-    p[13] = (uint8_t)(e->owner >> 8);
+    sfs_put16(p + 12, e->owner);
     p[14] = e->type;
     p[15] = e->flags;
 }
@@ -42,7 +41,7 @@ static void pend_unpack(const uint8_t *p, struct sfs_pend *e)
     e->key = sfs_get32(p);
     e->ppn = sfs_get32(p + 4);
     e->txn = sfs_get32(p + 8);
-    e->owner = (uint16_t)(p[12] | p[13] << 8);
+    e->owner = (uint16_t)sfs_get16(p + 12);
     e->type = p[14];
     e->flags = p[15];
 }
@@ -76,14 +75,11 @@ static void serialize(steadyfs *fs, uint8_t *b)
     for (i = 0; i < N_FIELDS; i++)
         sfs_put32(b + hdr_fields[i][0], *field(fs, i));
     sfs_put32(b + 116, fs->log.gh_block + 1u);   /* 0: no collection head */
-    b[24] = (uint8_t)fs->cfg.max_inodes;
-    b[25] = (uint8_t)(fs->cfg.max_inodes >> 8);
+    sfs_put16(b + 24, fs->cfg.max_inodes);
     b[26] = fs->cfg.file_pages_log2;
     b[27] = fs->cfg.dir_pages;
-    b[28] = (uint8_t)fs->cfg.fill_permille;
-    b[29] = (uint8_t)(fs->cfg.fill_permille >> 8);
-    b[30] = (uint8_t)fs->chunk.trim;
-    b[31] = (uint8_t)(fs->chunk.trim >> 8);
+    sfs_put16(b + 28, fs->cfg.fill_permille);
+    sfs_put16(b + 30, fs->chunk.trim);
     sfs_put64(b + 32, fs->log.seq);
     sfs_put32(b + 128, fs->reloc.table);
     for (i = 0; i < fs->geo.nblocks; i++)
@@ -105,9 +101,7 @@ static void serialize(steadyfs *fs, uint8_t *b)
         return;
     b[o] = (uint8_t)fs->orphans.n;
     for (i = 0; i < fs->orphans.n; i++) {
-        uint32_t ino = fs->orphans.ino[i] & ~SFS_ORPHAN_HELD;
-        b[o + 2 + 2 * i] = (uint8_t)ino;
-        b[o + 3 + 2 * i] = (uint8_t)(ino >> 8);
+        sfs_put16(b + o + 2 + 2 * i, fs->orphans.ino[i] & ~SFS_ORPHAN_HELD);
     }
 }
 
@@ -117,7 +111,7 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
     if (sfs_get32(b) == CKPT_MAGIC && sfs_get32(b + 4) != CKPT_VERSION)
         return STEADYFS_EFORMAT;
     if (sfs_get32(b) != CKPT_MAGIC ||
-        (uint32_t)(b[24] | b[25] << 8) != fs->cfg.max_inodes ||
+        sfs_get16(b + 24) != fs->cfg.max_inodes ||
         b[26] != fs->cfg.file_pages_log2 || b[27] != fs->cfg.dir_pages)
         return STEADYFS_EINVAL;
     sfs_xc_drop(fs);   /* new roots */
@@ -126,8 +120,8 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
             return STEADYFS_EINVAL;
     for (; i < N_FIELDS; i++)
         *field(fs, i) = sfs_get32(b + hdr_fields[i][0]);
-    fs->cfg.fill_permille = (uint16_t)(b[28] | b[29] << 8);
-    fs->chunk.trim = (uint32_t)(b[30] | b[31] << 8);
+    fs->cfg.fill_permille = (uint16_t)sfs_get16(b + 28);
+    fs->chunk.trim = sfs_get16(b + 30);
     if (fs->chunk.trim >= fs->geo.n_c)
         return STEADYFS_ECORRUPT;
     fs->log.seq = sfs_get64(b + 32);
@@ -190,11 +184,11 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
     fs->orphans.n = 0;
     if (!fs->geo.orphan_max)
         return 0;
-    fs->orphans.n = (uint32_t)(b[o] | b[o + 1] << 8);
+    fs->orphans.n = sfs_get16(b + o);
     if (fs->orphans.n > fs->geo.orphan_max)
         return fs->orphans.n > SFS_ORPHAN_CAP ? STEADYFS_ECORRUPT : STEADYFS_EINVAL;
     for (i = 0; i < fs->orphans.n; i++) {
-        fs->orphans.ino[i] = (uint16_t)(b[o + 2 + 2 * i] | b[o + 3 + 2 * i] << 8);
+        fs->orphans.ino[i] = (uint16_t)sfs_get16(b + o + 2 + 2 * i);
         if (!fs->orphans.ino[i] || fs->orphans.ino[i] >= fs->cfg.max_inodes)
             return STEADYFS_ECORRUPT;
     }

@@ -39,16 +39,17 @@ static int load(steadyfs *fs, uint32_t dir, uint32_t d, uint32_t *ppn)
     rc = sfs_rd_buf(fs, *ppn);
     if (rc < 0)
         return rc;
-    if ((uint32_t)(fs->buf[2] | fs->buf[3] << 8) > fs->geo.payload - DH)
+    if (sfs_get16(fs->buf + 2) > fs->geo.payload - DH)
         return STEADYFS_ECORRUPT;
     return 0;
 }
 
-static uint32_t used(const uint8_t *b) { return (uint32_t)(b[2] | b[3] << 8); }
-static uint32_t count(const uint8_t *b) { return (uint32_t)(b[0] | b[1] << 8); }
+static uint32_t used(const uint8_t *b) { return sfs_get16(b + 2); }
+static uint32_t count(const uint8_t *b) { return sfs_get16(b); }
 static void set_hdr(uint8_t *b, uint32_t n, uint32_t u)
 {
-    b[0] = (uint8_t)n; b[1] = (uint8_t)(n >> 8); b[2] = (uint8_t)u; b[3] = (uint8_t)(u >> 8);
+    sfs_put16(b, n);
+    sfs_put16(b + 2, u);
 }
 
 /* Offset of name in the loaded sector, or 0. */

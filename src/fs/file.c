@@ -141,8 +141,7 @@ void sfs_inode_chunks(steadyfs *fs, uint32_t ino, uint16_t owner, uint32_t txn)
         n = p->flags & PF_UNC ? 1u : p->owner;
         for (k = 0; k < n && s + k < fs->geo.cmax; k++) {
             c = (p->ppn & 0xFFFFu) + k;
-            fs->buf[SFS_INODE_HDR + 2 * (s + k)] = (uint8_t)c;
-            fs->buf[SFS_INODE_HDR + 2 * (s + k) + 1] = (uint8_t)(c >> 8);
+            sfs_put16(fs->buf + SFS_INODE_HDR + 2 * (s + k), c);
         }
     }
     fs->cache.buf_ppn = SFS_NONE;

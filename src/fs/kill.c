@@ -39,7 +39,7 @@ static int chunks_die(steadyfs *fs, uint32_t ino, uint32_t ippn, uint32_t slot0)
         if (rc < 0)
             return rc;
         for (s = slot0; s < fs->geo.cmax; s++) {
-            c = (uint32_t)fs->buf[SFS_INODE_HDR + 2 * s] | (uint32_t)fs->buf[SFS_INODE_HDR + 2 * s + 1] << 8;
+            c = sfs_get16(fs->buf + SFS_INODE_HDR + 2 * s);
             if (c != CHUNK_NONE)
                 sfs_chunk_die(fs, c);
         }

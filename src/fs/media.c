@@ -8,15 +8,12 @@ static void tag_pack(const steadyfs *fs, uint8_t *p, const sfs_tag *t)
 {
     p[0] = t->kind;
     p[1] = t->flags;
-    p[2] = (uint8_t)t->owner;
-    p[3] = (uint8_t)(t->owner >> 8);
+    sfs_put16(p + 2, t->owner);
     /* seq: 48 bits (2.8e14 programs, more than any device's life); the
      * other 16 the file page (format 8) */
     sfs_put32(p + 4, (uint32_t)t->seq);
-    p[8] = (uint8_t)(t->seq >> 32);
-    p[9] = (uint8_t)(t->seq >> 40);
-    p[10] = (uint8_t)t->fpage;
-    p[11] = (uint8_t)(t->fpage >> 8);
+    sfs_put16(p + 8, (uint32_t)(t->seq >> 32));
+    sfs_put16(p + 10, t->fpage);
     sfs_put32(p + 12, t->key);
     sfs_put32(p + 16, t->txn);
     sfs_put32(p + 20, t->aux);
@@ -40,9 +37,9 @@ static int tag_unpack(const steadyfs *fs, const uint8_t *p, sfs_tag *t)
         return STEADYFS_ECORRUPT;
     t->kind = p[0];
     t->flags = p[1];
-    t->owner = (uint16_t)(p[2] | p[3] << 8);
-    t->seq = (uint64_t)sfs_get32(p + 4) | (uint64_t)p[8] << 32 | (uint64_t)p[9] << 40;
-    t->fpage = (uint16_t)(p[10] | p[11] << 8);
+    t->owner = (uint16_t)sfs_get16(p + 2);
+    t->seq = (uint64_t)sfs_get32(p + 4) | (uint64_t)sfs_get16(p + 8) << 32;
+    t->fpage = (uint16_t)sfs_get16(p + 10);
     t->key = key;
     t->txn = sfs_get32(p + 16);
     t->aux = sfs_get32(p + 20);

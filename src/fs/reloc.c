@@ -365,14 +365,12 @@ void sfs_reloc_save(steadyfs *fs, uint8_t *b)
     sfs_put32(b + 28, fs->reloc.owed);
     b[32] = fs->reloc.active;
     for (k = 0; k < fs->reloc.nrec; k++, o += 6u + mb) {
-        b[o] = (uint8_t)fs->reloc.unit[k];
-        b[o + 1] = (uint8_t)(fs->reloc.unit[k] >> 8);
+        sfs_put16(b + o, fs->reloc.unit[k]);
         sfs_put32(b + o + 2, fs->reloc.done[k]);
         memcpy(b + o + 6, map_of(fs, k), mb);
     }
     for (k = 0; k < fs->reloc.ncu; k++, o += 4u) {
-        b[o] = (uint8_t)fs->reloc.cu_unit[k];
-        b[o + 1] = (uint8_t)(fs->reloc.cu_unit[k] >> 8);
+        sfs_put16(b + o, fs->reloc.cu_unit[k]);
         b[o + 2] = fs->reloc.cu_off[k];
         b[o + 3] = fs->reloc.cu_n[k];
     }
@@ -399,14 +397,14 @@ int sfs_reloc_load(steadyfs *fs, const uint8_t *b)
         RELOC_HDR + fs->reloc.nrec * (6u + mb) + 4u * fs->reloc.ncu + (fs->geo.n_l1 + 7u) / 8u > fs->geo.payload)
         return STEADYFS_ECORRUPT;
     for (k = 0; k < fs->reloc.nrec; k++, o += 6u + mb) {
-        fs->reloc.unit[k] = (uint16_t)(b[o] | b[o + 1] << 8);
+        fs->reloc.unit[k] = (uint16_t)sfs_get16(b + o);
         fs->reloc.done[k] = sfs_get32(b + o + 2);
         memcpy(map_of(fs, k), b + o + 6, mb);
         if (fs->reloc.unit[k] >= fs->geo.nblocks)
             return STEADYFS_ECORRUPT;
     }
     for (k = 0; k < fs->reloc.ncu; k++, o += 4u) {
-        fs->reloc.cu_unit[k] = (uint16_t)(b[o] | b[o + 1] << 8);
+        fs->reloc.cu_unit[k] = (uint16_t)sfs_get16(b + o);
         fs->reloc.cu_off[k] = b[o + 2];
         fs->reloc.cu_n[k] = b[o + 3];
         if (fs->reloc.cu_unit[k] >= fs->geo.nblocks || fs->reloc.cu_off[k] + fs->reloc.cu_n[k] > fs->geo.P)
