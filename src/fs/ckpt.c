@@ -26,6 +26,14 @@
 #define CKPT_VERSION SFS_CKPT_VERSION
 #define CKPT_HDR 132u   /* 128..131: the relocation sector (format 9) */
 
+#if SFS_LE
+/* A pending entry in RAM is its checkpoint image (SPEC §7): the table is
+ * copied whole. */
+_Static_assert(sizeof(struct sfs_pend) == SFS_PEND_SIZE && offsetof(struct sfs_pend, ppn) == 4 &&
+                   offsetof(struct sfs_pend, txn) == 8 && offsetof(struct sfs_pend, owner) == 12 &&
+                   offsetof(struct sfs_pend, type) == 14 && offsetof(struct sfs_pend, flags) == 15,
+               "pending entry layout is the checkpoint's");
+#else
 static void pend_pack(uint8_t *p, const struct sfs_pend *e)
 {
     sfs_put32(p, e->key);
@@ -45,6 +53,7 @@ static void pend_unpack(const uint8_t *p, struct sfs_pend *e)
     e->type = p[14];
     e->flags = p[15];
 }
+#endif
 
 /* The 32-bit header fields (SPEC §7): byte offset, offset in steadyfs.
  * The first N_CONST are the geometry, checked at mount, not loaded. */
@@ -85,10 +94,17 @@ static void serialize(steadyfs *fs, uint8_t *b)
     for (i = 0; i < fs->geo.nblocks; i++)
         b[o + i] = fs->blk[i] == BS_LIMBO ? (uint8_t)BS_FREE : fs->blk[i];
     o += fs->geo.nblocks;
+#if SFS_LE
+    memcpy(b + o, fs->root, 4 * fs->geo.n_l2);
+    o += 4 * fs->geo.n_l2;
+    memcpy(b + o, fs->pend, SFS_PEND_SIZE * fs->npend);
+    o += SFS_PEND_SIZE * fs->npend;
+#else
     for (i = 0; i < fs->geo.n_l2; i++, o += 4)
         sfs_put32(b + o, fs->root[i]);
     for (i = 0; i < fs->npend; i++, o += SFS_PEND_SIZE)
         pend_pack(b + o, &fs->pend[i]);
+#endif
     memcpy(b + o, fs->ibm, nb);
     o += nb;
     memcpy(b + o, fs->chunk.used, (fs->geo.n_c + 7u) / 8u);
@@ -158,9 +174,14 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
             return STEADYFS_ECORRUPT;
     }
     fs->uncommitted = 0;
+#if SFS_LE
+    memcpy(fs->pend, b + o, SFS_PEND_SIZE * fs->npend);
+#endif
     for (i = 0; i < fs->npend; i++, o += SFS_PEND_SIZE) {
         struct sfs_pend *p = &fs->pend[i];
+#if !SFS_LE
         pend_unpack(b + o, p);
+#endif
         /* every key and address indexes RAM tables or the device */
         if (p->type < PT_L1 || p->type > PT_CHUNK || p->type == 3 ||
             p->key >= (p->type == PT_L1 ? fs->geo.n_l1 * fs->geo.e1
@@ -218,9 +239,30 @@ static int anchor_failed(steadyfs *fs)
     return 0;
 }
 
-int sfs_ckpt_write(steadyfs *fs)
+/* Program fs->buf as the anchor's next sector, of kind `kind`, at *ppn:
+ * 0, SFS_RETRY after a failed program (anchor_failed made room to try
+ * again), or an error. */
+static int anchor_prog(steadyfs *fs, uint8_t kind, uint32_t *ppn)
 {
     sfs_tag t;
+    int rc;
+    memset(&t, 0, sizeof t);
+    t.kind = kind;
+    t.key = fs->anchor.epoch;
+    t.seq = fs->anchor.seq;
+    *ppn = fs->anchor.unit[fs->anchor.cur] * fs->geo.P + fs->anchor.next_idx++;
+    rc = sfs_prog_sector(fs, *ppn, fs->buf, &t);
+    if (rc == SFS_EFAIL)
+        return (rc = anchor_failed(fs)) != 0 ? rc : SFS_RETRY;
+    if (!rc) {
+        fs->anchor.seq++;
+        fs->log.call_ops++;   /* a call with a checkpoint is not light (sfs_end) */
+    }
+    return rc;
+}
+
+int sfs_ckpt_write(steadyfs *fs)
+{
     uint32_t i, ppn;
     int rc, tries;
     for (tries = 0; tries < 3; tries++) {
@@ -257,49 +299,25 @@ int sfs_ckpt_write(steadyfs *fs)
             }
             fs->cache.buf_ppn = SFS_NONE;
             sfs_reloc_save(fs, fs->buf);
-            memset(&t, 0, sizeof t);
-            t.kind = TK_RELOC;
-            t.key = fs->anchor.epoch;
-            t.seq = fs->anchor.seq;
-            ppn = fs->anchor.unit[fs->anchor.cur] * fs->geo.P + fs->anchor.next_idx;
-            rc = sfs_prog_sector(fs, ppn, fs->buf, &t);
-            fs->anchor.next_idx++;
-            if (rc == SFS_EFAIL) {
-                rc = anchor_failed(fs);
-                if (rc)
-                    return rc;
+            rc = anchor_prog(fs, TK_RELOC, &ppn);
+            if (rc == SFS_RETRY)
                 continue;
-            }
             if (rc)
                 return rc;
-            fs->anchor.seq++;
-            fs->log.call_ops++;
             fs->reloc.table = ppn;
             fs->reloc.changed = 0;
         }
         fs->cache.buf_ppn = SFS_NONE;
         sfs_name_next(fs);
         serialize(fs, fs->buf);
-        memset(&t, 0, sizeof t);
-        t.kind = TK_CKPT;
-        t.key = fs->anchor.epoch;
-        t.seq = fs->anchor.seq;
-        ppn = fs->anchor.unit[fs->anchor.cur] * fs->geo.P + fs->anchor.next_idx;
-        rc = sfs_prog_sector(fs, ppn, fs->buf, &t);
-        fs->anchor.next_idx++;
-        if (rc == SFS_EFAIL) {
-            rc = anchor_failed(fs);
-            if (rc)
-                return rc;
+        rc = anchor_prog(fs, TK_CKPT, &ppn);
+        if (rc == SFS_RETRY)
             continue;
-        }
         if (rc)
             return rc;
-        fs->anchor.seq++;
         fs->anchor.epoch++;
         fs->anchor.has_ckpt = 1;
         fs->stats.ckpt++;
-        fs->log.call_ops++;   /* a call with a checkpoint is not light (sfs_end) */
         fs->log.need_ckpt = 0;
         fs->log.since_ckpt = 0;
         /* blocks emptied before this checkpoint may now be erased: no

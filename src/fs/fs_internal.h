@@ -159,6 +159,7 @@ typedef struct sfs_inode {
  * load or store where the core allows it (Cortex-M3) instead of four byte
  * accesses and shifts -- ~1 KB of the core's code on the firmware */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SFS_LE 1   /* RAM integers are laid out as on media */
 static inline void sfs_put32(uint8_t *p, uint32_t v) { __builtin_memcpy(p, &v, 4); }
 static inline uint32_t sfs_get32(const uint8_t *p)
 {
@@ -178,6 +179,7 @@ static inline uint32_t sfs_get16(const uint8_t *p)
     return h;
 }
 #else
+#define SFS_LE 0
 static inline void sfs_put16(uint8_t *p, uint32_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
 static inline uint32_t sfs_get16(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
 static inline void sfs_put32(uint8_t *p, uint32_t v)
@@ -384,8 +386,11 @@ int sfs_trim_step(steadyfs *fs);
  * without the retirements run time made (sweep steps are not replayed). */
 #define SFS_RELOC_RUN_ROOM 3u
 #define SFS_RELOC_RUNS(fs) (SFS_RELOC_RECS + 8u + (fs)->cfg.replay_max + 2u)
-uint32_t sfs_reloc_ram(const steadyfs *fs);      /* work-area bytes */
-void sfs_reloc_place(steadyfs *fs, uint8_t *w);
+/* The relocation tables in work area w (NULL: none) from *off on. */
+void sfs_reloc_place(steadyfs *fs, uint8_t *w, uint32_t *off);
+/* The next n bytes (4-aligned) of work area w at *off (moved past them),
+ * NULL without a work area (sizes only: steadyfs_work_size). */
+void *sfs_carve(uint8_t *w, uint32_t *off, uint32_t n);
 /* Where the live copy of the sector at ppn is (ppn itself if it was not
  * copied, or its record retired). */
 uint32_t sfs_copy_of(const steadyfs *fs, uint32_t ppn);
