@@ -14,6 +14,11 @@ static uint32_t log2u(uint32_t v)
 
 static uint32_t align4(uint32_t v) { return (v + 3u) & ~3u; }
 
+int64_t sfs_now(const steadyfs *fs)
+{
+    return fs->cfg.clock ? fs->cfg.clock() : 0;
+}
+
 /* Bytes of a checkpoint with mi inodes: header, block table, L2 roots,
  * pending table, inode bitmap, the chunks' used and dying bitmaps (SPEC §7).
  * Geometry of the dense logical space with mi inodes into fs->geo. */

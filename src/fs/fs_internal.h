@@ -232,14 +232,9 @@ static inline uint32_t sfs_first_dead_slot(const steadyfs *fs, uint32_t from)
 {
     return from <= 1u ? 0u : (from + fs->geo.C - 1u) / fs->geo.C;
 }
-static inline int sfs_bit(const uint8_t *map, uint32_t i) { return map[i >> 3] >> (i & 7u) & 1u; }
-static inline void sfs_bit_set(uint8_t *map, uint32_t i, int on)
-{
-    if (on)
-        map[i >> 3] |= (uint8_t)(1u << (i & 7u));
-    else
-        map[i >> 3] &= (uint8_t)~(1u << (i & 7u));
-}
+/* Bit i of a bitmap (chunk.c: called, not inlined -- ~25 places). */
+int sfs_bit(const uint8_t *map, uint32_t i);
+void sfs_bit_set(uint8_t *map, uint32_t i, int on);
 
 /* media.c: sector I/O.  Reads return >= 0 (bit errors corrected in the
  * worst codeword) or an error; ECORRUPT when the tag or checksum fails. */
@@ -492,10 +487,7 @@ struct sfs_open *sfs_primary(steadyfs *fs, uint32_t ino);
 struct sfs_open *sfs_slot(steadyfs *fs);
 int sfs_open_ino(steadyfs *fs, uint32_t ino, int flags);
 
-static inline int64_t sfs_now(const steadyfs *fs)
-{
-    return fs->cfg.clock ? fs->cfg.clock() : 0;
-}
+int64_t sfs_now(const steadyfs *fs);   /* the clock, or 0 without one (fs.c) */
 
 /* dir.c */
 uint32_t sfs_name_hash(const char *name, uint32_t len);
