@@ -145,9 +145,10 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
     if (fs->reloc.table != SFS_NONE &&
         fs->reloc.table / fs->geo.P != fs->anchor.unit[0] && fs->reloc.table / fs->geo.P != fs->anchor.unit[1])
         return STEADYFS_ECORRUPT;
-    fs->log.gh_block -= 1u;
-    fs->log.gh_idx = fs->log.gh_block == SFS_NONE ? fs->geo.P : sfs_get32(b + 120);
-    fs->log.gh_count = fs->log.gh_block == SFS_NONE ? 0 : sfs_get32(b + 124);
+    if (--fs->log.gh_block == SFS_NONE) {
+        fs->log.gh_idx = fs->geo.P;   /* (the fields as loaded are ignored) */
+        fs->log.gh_count = 0;
+    }
     if ((fs->log.gh_block != SFS_NONE && (fs->log.gh_block >= fs->geo.nblocks || fs->log.gh_block == fs->log.head_block)) ||
         fs->log.gh_idx > fs->geo.P ||
         fs->npend > fs->cfg.pending_max || fs->log.head_block >= fs->geo.nblocks ||
@@ -158,9 +159,8 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
         uint8_t s = b[o + i];
         if (s > fs->geo.P && (s < BS_HEAD || s > BS_MOVED || s == BS_LIMBO))
             return STEADYFS_ECORRUPT;
-        fs->blk[i] = s;
-        fs->log.nqueued += s == BS_QUEUED || s == BS_NEXT || s == BS_GNEXT;
-        fs->log.nfree += s == BS_FREE;
+        fs->blk[i] = 0;   /* counts nothing: set_state counts s */
+        sfs_set_state(fs, i, s);
         nn += s == BS_NEXT;
         ng += s == BS_GNEXT;
     }
@@ -340,7 +340,7 @@ static int anchor_ok(steadyfs *fs, uint32_t a, uint32_t i, uint64_t base)
     int rc = sfs_rd_tag(fs, fs->anchor.unit[a] * fs->geo.P + i, &t);
     if (rc < 0)
         return rc == STEADYFS_ECORRUPT ? 0 : rc;
-    return (t.kind == TK_CKPT || t.kind == TK_RELOC) && t.seq == base + i;
+    return t.kind >= TK_CKPT && t.seq == base + i;   /* an anchor kind (none is above TK_RELOC) */
 }
 
 /* Where the log resumes in one head after a replay: never program over a
@@ -373,7 +373,8 @@ static int replay(steadyfs *fs)
 {
     uint32_t ppn, h, *idx, at[2] = {SFS_NONE, SFS_NONE};
     uint64_t exp = fs->log.seq;
-    sfs_tag t, seen[2];
+    sfs_tag seen[2];
+    const sfs_tag *t;
     int rc, ok[2] = {0, 0};
     for (;;) {
         for (h = 0; h < 2; h++) {
@@ -407,18 +408,18 @@ static int replay(steadyfs *fs)
         }
         if (h == 2)
             break;   /* the log ends */
-        t = seen[h];
-        if (t.kind == TK_DATA && (t.flags & TF_COPY)) {
-            rc = sfs_reloc_copy(fs, &t, t.aux, ppn);
-        } else if (t.kind == TK_DATA) {
-            rc = sfs_apply_data(fs, &t, ppn, SFS_UNKNOWN);
-        } else if (t.kind == TK_MAP1 && (t.flags & TF_TRIM)) {
+        t = &seen[h];
+        if (t->kind == TK_DATA && (t->flags & TF_COPY)) {
+            rc = sfs_reloc_copy(fs, t, t->aux, ppn);
+        } else if (t->kind == TK_DATA) {
+            rc = sfs_apply_data(fs, t, ppn, SFS_UNKNOWN);
+        } else if (t->kind == TK_MAP1 && (t->flags & TF_TRIM)) {
             /* a trim step not followed by its checkpoint (the next program
              * after it): it never happened; the old L1 sector is still
              * there (LIMBO) and the dying chunks are trimmed again */
             rc = 0;
-        } else if (t.kind == TK_MAP1 || t.kind == TK_MAP2) {
-            rc = sfs_apply_map(fs, &t, ppn);
+        } else if (t->kind == TK_MAP1 || t->kind == TK_MAP2) {
+            rc = sfs_apply_map(fs, t, ppn);
         } else {
             break;
         }
@@ -459,7 +460,7 @@ int sfs_ckpt_mount(steadyfs *fs)
         rc = sfs_rd_tag(fs, fs->anchor.unit[a] * fs->geo.P, &t0[a]);
         if (rc < 0 && rc != STEADYFS_ECORRUPT)
             return rc;
-        ok[a] = rc >= 0 && (t0[a].kind == TK_CKPT || t0[a].kind == TK_RELOC);
+        ok[a] = rc >= 0 && t0[a].kind >= TK_CKPT;   /* TK_CKPT or TK_RELOC */
     }
     if (!ok[0] && !ok[1])
         return STEADYFS_ECORRUPT;

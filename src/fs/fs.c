@@ -231,9 +231,8 @@ static void derive(steadyfs *fs)
 
 int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
 {
-    uint32_t b, vol = 0x5EED0001u, txn = 0;
+    uint32_t b, vol = 0x5EED0001u;
     sfs_tag t;
-    sfs_inode in;
     uint64_t aseq = 1;
     int rc = sfs_setup(fs, cfg);
     if (rc)
@@ -288,20 +287,8 @@ int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
     fs->mounted = 1;
     fs->log.erase_budget = 4;
     fs->ibm[0] = 0x03;   /* 0 invalid, 1 root */
-    memset(&in, 0, sizeof in);
-    in.ino = 1;
-    in.gen = 1;
-    in.type = STEADYFS_TYPE_DIR;
-    in.parent = 1;
-    in.mode = 0755u;
-    in.mtime = in.ctime = sfs_now(fs);
-    do {
-        rc = sfs_prep(fs, 0);
-        if (rc)
-            break;
-        sfs_inode_pack(fs, fs->buf, &in);
-        rc = sfs_write_lpn(fs, sfs_shared_lpn(fs, 1, 0), OWNER_NS, &txn, TF_COMMIT, 0, SFS_NONE, NULL);
-    } while (rc == SFS_RETRY);
+    /* the root directory: generation 1 (log.seq), mode 0755, its own parent */
+    rc = sfs_create(fs, 1, NULL, 0, STEADYFS_TYPE_DIR, NULL, NULL, 0, &b);
     if (!rc)
         rc = sfs_ckpt_write(fs);
     fs->mounted = 0;

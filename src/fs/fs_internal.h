@@ -508,6 +508,13 @@ int sfs_dir_subdirs(steadyfs *fs, uint32_t dir);
 int sfs_resolve(steadyfs *fs, const char *path, uint32_t *parent, const char **name,
                 uint32_t *nlen, uint32_t *ino, uint8_t *type);
 int sfs_ino_alloc(steadyfs *fs, uint32_t *ino);
+/* A new inode named `name` in parent, in one namespace transaction: a
+ * file, a directory or a symlink (its target, tlen bytes, in the inode
+ * sector after the header); generation the log's sequence number, mode and
+ * owner from attr or the type's defaults, times now.  name NULL: the root
+ * directory at format (inode 1, no entry, no room to make). */
+int sfs_create(steadyfs *fs, uint32_t parent, const char *name, uint32_t len, uint8_t type,
+               const steadyfs_attr *attr, const char *target, uint32_t tlen, uint32_t *ino_out);
 /* stat of inode ino: its inode sector, an open handle's size and times,
  * a directory's link count (its buckets read). */
 int sfs_inode_stat(steadyfs *fs, uint32_t ino, steadyfs_stat *st);

@@ -122,23 +122,23 @@ static int ns_end(steadyfs *fs, int rc)
     return sfs_end(fs, rc);
 }
 
-/* A new inode named `name` in parent: a file, a directory or a symlink
- * (its target, tlen bytes, in the inode sector after the header). */
-static int create(steadyfs *fs, uint32_t parent, const char *name, uint32_t len, uint8_t type,
-                  const steadyfs_attr *attr, const char *target, uint32_t tlen, uint32_t *ino_out)
+int sfs_create(steadyfs *fs, uint32_t parent, const char *name, uint32_t len, uint8_t type,
+               const steadyfs_attr *attr, const char *target, uint32_t tlen, uint32_t *ino_out)
 {
     static const uint16_t def_mode[3] = {0644u, 0755u, 0777u};
     sfs_inode in;
-    uint32_t txn = 0, ino, mask = attr ? attr->mask : 0;
-    int rc = room_for_ns(fs);
-    if (rc)
-        return rc;
-    rc = sfs_ino_alloc(fs, &ino);
-    if (rc)
-        return rc;
-    rc = sfs_dir_insert2(fs, parent, name, len, ino, type, &txn, 0);
-    if (rc)
-        return ns_fail(fs, txn, rc);
+    uint32_t txn = 0, ino = 1, mask = attr ? attr->mask : 0;
+    int rc = 0;
+    if (name) {
+        rc = room_for_ns(fs);
+        if (!rc)
+            rc = sfs_ino_alloc(fs, &ino);
+        if (rc)
+            return rc;
+        rc = sfs_dir_insert2(fs, parent, name, len, ino, type, &txn, 0);
+        if (rc)
+            return ns_fail(fs, txn, rc);
+    }
     memset(&in, 0, sizeof in);
     in.ino = ino;
     in.gen = (uint32_t)fs->log.seq;
@@ -158,8 +158,9 @@ static int create(steadyfs *fs, uint32_t parent, const char *name, uint32_t len,
         if (tlen)
             memcpy(fs->buf + SFS_INODE_HDR, target, tlen);
         sfs_inode_pack(fs, fs->buf, &in);
-        rc = sfs_write_lpn(fs, sfs_shared_lpn(fs, in.ino, 0), OWNER_NS, &txn, TF_COMMIT, 0, SFS_UNKNOWN,
-                           NULL);
+        /* the root at format replaces nothing (an append) */
+        rc = sfs_write_lpn(fs, sfs_shared_lpn(fs, in.ino, 0), OWNER_NS, &txn, TF_COMMIT, 0,
+                           name ? SFS_UNKNOWN : SFS_NONE, NULL);
     } while (rc == SFS_RETRY);
     if (rc)
         return ns_fail(fs, txn, rc);
@@ -189,7 +190,7 @@ int steadyfs_open_attr(steadyfs *fs, const char *path, int flags, const steadyfs
             return sfs_end(fs, STEADYFS_EINVAL);
         if (!sfs_slot(fs))
             return sfs_end(fs, STEADYFS_ENFILE);
-        rc = create(fs, parent, name, nlen, STEADYFS_TYPE_FILE, attr, NULL, 0, &ino);
+        rc = sfs_create(fs, parent, name, nlen, STEADYFS_TYPE_FILE, attr, NULL, 0, &ino);
         if (rc)
             return sfs_end(fs, rc);
         return ns_end(fs, sfs_open_ino(fs, ino, flags));
@@ -239,7 +240,7 @@ static int make(steadyfs *fs, const char *path, uint8_t type, const steadyfs_att
     if (!rc && !nlen)
         rc = STEADYFS_EINVAL;
     if (!rc)
-        rc = create(fs, parent, name, nlen, type, attr, target, tlen, &ino);
+        rc = sfs_create(fs, parent, name, nlen, type, attr, target, tlen, &ino);
     return ns_end(fs, rc);
 }
 

@@ -257,24 +257,20 @@ static void retire(steadyfs *fs)
         b = fs->reloc.unit[0];
         n = rank(fs, 0, fs->geo.P);
         fs->reloc.base += n;
-        fs->reloc.nrec--;
-        for (k = 0; k < fs->reloc.nrec; k++) {
-            fs->reloc.unit[k] = fs->reloc.unit[k + 1u];
-            fs->reloc.done[k] = fs->reloc.done[k + 1u];
-            memcpy(map_of(fs, k), map_of(fs, k + 1u), mbytes(fs));
-        }
+        k = --fs->reloc.nrec;
+        memmove(fs->reloc.unit, fs->reloc.unit + 1, 2u * k);
+        memmove(fs->reloc.done, fs->reloc.done + 1, 4u * k);
+        memmove(fs->reloc.map, map_of(fs, 1), mbytes(fs) * k);
         if (fs->blk[b] == BS_MOVED && !sfs_reloc_holds(fs, b))
             sfs_set_state(fs, b, BS_LIMBO);
         /* runs wholly below the first address still needed */
         while (fs->reloc.ncu && fs->reloc.base - fs->reloc.cu_base >= fs->reloc.cu_n[0] &&
                !(fs->reloc.ncu == 1u && fs->reloc.active)) {
             fs->reloc.cu_base += fs->reloc.cu_n[0];
-            fs->reloc.ncu--;
-            for (k = 0; k < fs->reloc.ncu; k++) {
-                fs->reloc.cu_unit[k] = fs->reloc.cu_unit[k + 1u];
-                fs->reloc.cu_off[k] = fs->reloc.cu_off[k + 1u];
-                fs->reloc.cu_n[k] = fs->reloc.cu_n[k + 1u];
-            }
+            k = --fs->reloc.ncu;
+            memmove(fs->reloc.cu_unit, fs->reloc.cu_unit + 1, 2u * k);
+            memmove(fs->reloc.cu_off, fs->reloc.cu_off + 1, k);
+            memmove(fs->reloc.cu_n, fs->reloc.cu_n + 1, k);
         }
         if (!fs->reloc.nrec) {
             fs->reloc.ncu = 0;
