@@ -565,20 +565,16 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx, int relocate)
             (*idx)++;
             return rc == STEADYFS_EIO && !fs->dead ? 1 : rc;
         }
-        if (relocate) {
-            /* the copy keeps key, owner, transaction and file page */
-            t.flags = (uint8_t)(TF_COPY | (unc ? 0u : TF_COMMIT));
-            if (!unc) {
-                t.owner = OWNER_GC;
-                t.txn = (uint32_t)fs->log.seq;
-            }
-            t.aux = ppn;
-        } else if (unc) {
-            t.flags = 0;
-        } else {
+        /* an open transaction's sector keeps key, owner, transaction and
+         * file page; a committed one commits itself */
+        t.flags = unc ? 0u : TF_COMMIT;
+        if (!unc) {
             t.owner = OWNER_GC;
-            t.flags = TF_COMMIT;
             t.txn = (uint32_t)fs->log.seq;
+        }
+        if (relocate) {
+            t.flags |= TF_COPY;
+            t.aux = ppn;
         }
         rc = sfs_log_prog(fs, fs->buf, &t, &np);
         if (rc == SFS_RETRY)

@@ -260,7 +260,7 @@ struct sfs_open *sfs_primary(steadyfs *fs, uint32_t ino)
     return NULL;
 }
 
-static struct sfs_open *handle(steadyfs *fs, int fd, uint8_t kind)
+struct sfs_open *sfs_handle(steadyfs *fs, int fd, uint8_t kind)
 {
     if (fd < 0 || (uint32_t)fd >= fs->cfg.open_max || !fs->open[fd].ino ||
         fs->open[fd].kind != kind)
@@ -422,7 +422,7 @@ int steadyfs_close(steadyfs *fs, int fd)
         sfs_budget_arm(fs, STEADYFS_CALL_CLOSE, 0);
     if (rc)
         return rc;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o)
         return sfs_end(fs, STEADYFS_EBADF);
     ino = o->ino;
@@ -474,7 +474,7 @@ static int32_t read_call(steadyfs *fs, int fd, void *buf, uint32_t len)
     if (rc)
         return rc;
     fs->log.erase_budget = 0;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o || (o->acc & STEADYFS_O_ACCMODE) == STEADYFS_O_WRONLY)
         return STEADYFS_EBADF;
     p = sfs_primary(fs, o->ino);
@@ -530,7 +530,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
     int rc = sfs_begin(fs, 1);
     if (rc)
         return rc;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o || (o->acc & STEADYFS_O_ACCMODE) == STEADYFS_O_RDONLY)
         return sfs_end(fs, STEADYFS_EBADF);
     sfs_budget_arm(fs, o->acc & SFS_ACC_DSYNC ? STEADYFS_CALL_WRITE_SYNC : STEADYFS_CALL_WRITE,
@@ -623,7 +623,7 @@ int64_t steadyfs_seek(steadyfs *fs, int fd, int64_t off, int whence)
     int rc = sfs_begin(fs, 0);
     if (rc)
         return rc;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o)
         return STEADYFS_EBADF;
     base = whence == STEADYFS_SEEK_SET ? 0
@@ -643,7 +643,7 @@ int64_t steadyfs_size(steadyfs *fs, int fd)
     int rc = sfs_begin(fs, 0);
     if (rc)
         return rc;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o)
         return STEADYFS_EBADF;
     return (int64_t)sfs_primary(fs, o->ino)->size;
@@ -657,7 +657,7 @@ int steadyfs_truncate(steadyfs *fs, int fd, uint64_t size)
         sfs_budget_arm(fs, STEADYFS_CALL_TRUNCATE, 0);
     if (rc)
         return rc;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o || (o->acc & STEADYFS_O_ACCMODE) == STEADYFS_O_RDONLY)
         return sfs_end(fs, STEADYFS_EBADF);
     p = sfs_primary(fs, o->ino);
@@ -681,7 +681,7 @@ int steadyfs_sync(steadyfs *fs, int fd)
         sfs_budget_arm(fs, STEADYFS_CALL_SYNC, 0);
     if (rc)
         return rc;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o)
         return sfs_end(fs, STEADYFS_EBADF);
     return sfs_end(fs, sfs_file_commit(fs, o, 0));
@@ -693,7 +693,7 @@ int steadyfs_fstat(steadyfs *fs, int fd, steadyfs_stat *st)
     int rc = sfs_begin(fs, 0);
     if (rc)
         return rc;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o)
         return STEADYFS_EBADF;
     /* mode and owner are in the inode sector only (a read, within the

@@ -484,6 +484,8 @@ int sfs_inode_edit(steadyfs *fs, uint32_t ino, const sfs_inode *set, uint32_t ma
  * changed, as close does). */
 int sfs_file_commit(steadyfs *fs, struct sfs_open *o, int times);
 struct sfs_open *sfs_primary(steadyfs *fs, uint32_t ino);
+/* Handle fd if it is open as `kind`, or NULL. */
+struct sfs_open *sfs_handle(steadyfs *fs, int fd, uint8_t kind);
 struct sfs_open *sfs_slot(steadyfs *fs);
 int sfs_open_ino(steadyfs *fs, uint32_t ino, int flags);
 

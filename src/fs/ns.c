@@ -531,14 +531,6 @@ int32_t steadyfs_readlink(steadyfs *fs, const char *path, char *buf, uint32_t ca
     return rc;
 }
 
-static struct sfs_open *dhandle(steadyfs *fs, int dd)
-{
-    if (dd < 0 || (uint32_t)dd >= fs->cfg.open_max || !fs->open[dd].ino ||
-        fs->open[dd].kind != STEADYFS_TYPE_DIR)
-        return NULL;
-    return &fs->open[dd];
-}
-
 static int opendir_call(steadyfs *fs, const char *path)
 {
     struct sfs_open *o;
@@ -582,7 +574,7 @@ static int readdir_call(steadyfs *fs, int dd, steadyfs_dirent *ent)
         sfs_budget_arm(fs, STEADYFS_CALL_READDIR, 0);
     if (rc)
         return rc;
-    o = dhandle(fs, dd);
+    o = sfs_handle(fs, dd, STEADYFS_TYPE_DIR);
     if (!o)
         return STEADYFS_EBADF;
     rc = sfs_dir_next(fs, o->ino, o->pos, ent);
@@ -603,7 +595,7 @@ int steadyfs_readdir(steadyfs *fs, int dd, steadyfs_dirent *ent)
 
 uint64_t steadyfs_telldir(steadyfs *fs, int dd)
 {
-    struct sfs_open *o = fs->mounted ? dhandle(fs, dd) : NULL;
+    struct sfs_open *o = fs->mounted ? sfs_handle(fs, dd, STEADYFS_TYPE_DIR) : NULL;
     return o ? o->pos : 0;
 }
 
@@ -613,7 +605,7 @@ int steadyfs_seekdir(steadyfs *fs, int dd, uint64_t cookie)
     int rc = sfs_begin(fs, 0);
     if (rc)
         return rc;
-    o = dhandle(fs, dd);
+    o = sfs_handle(fs, dd, STEADYFS_TYPE_DIR);
     if (!o)
         return STEADYFS_EBADF;
     o->pos = cookie;
@@ -627,7 +619,7 @@ int steadyfs_closedir(steadyfs *fs, int dd)
     int rc = sfs_begin(fs, 0);
     if (rc)
         return rc;
-    o = dhandle(fs, dd);
+    o = sfs_handle(fs, dd, STEADYFS_TYPE_DIR);
     if (!o)
         return STEADYFS_EBADF;
     ino = o->ino;
