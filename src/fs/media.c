@@ -47,13 +47,29 @@ static int tag_unpack(const steadyfs *fs, const uint8_t *p, sfs_tag *t)
     return 0;
 }
 
-/* Device block and offset of byte `off` of sector ppn. */
+/* Device block and offset of byte `off` (< sector_size) of sector ppn.
+ * 32 bits are enough: the byte is inside the unit, whose size
+ * P * sector_size sfs_setup computed in 32 bits. */
 static void where(const steadyfs *fs, uint32_t ppn, uint32_t off, uint32_t *dblk, uint32_t *doff)
 {
     uint32_t dsize = fs->cfg.bd->geo.page_size * fs->cfg.bd->geo.pages_per_block;
-    uint64_t byte = (uint64_t)(ppn % fs->geo.P) * fs->geo.sector_size + off;
-    *dblk = (ppn / fs->geo.P) * fs->geo.dev_per_block + (uint32_t)(byte / dsize);
-    *doff = (uint32_t)(byte % dsize);
+    uint32_t byte = ppn % fs->geo.P * fs->geo.sector_size + off;
+    *dblk = (ppn / fs->geo.P) * fs->geo.dev_per_block + byte / dsize;
+    *doff = byte % dsize;
+}
+
+/* One device read at byte off of sector ppn: n bytes into buf, sn of the
+ * spare area into spare (every read of this file, each spent against the
+ * budget). */
+static int rd(steadyfs *fs, uint32_t ppn, uint32_t off, uint8_t *buf, uint32_t n, uint8_t *spare,
+              uint32_t sn)
+{
+    uint32_t db, doff;
+    int rc;
+    where(fs, ppn, off, &db, &doff);
+    rc = sbd_read(fs->cfg.bd, db, doff, buf, n, spare, sn);
+    sfs_budget_spend(fs, SFS_SPEND_READ, 1);
+    return rc;
 }
 
 int sfs_dev_err(steadyfs *fs, int rc)
@@ -87,16 +103,11 @@ void sfs_note_flips(steadyfs *fs, uint32_t ppn, int corrected)
 int sfs_rd_tag(steadyfs *fs, uint32_t ppn, sfs_tag *t)
 {
     uint8_t raw[SFS_TAG_SIZE];
-    uint32_t db, off;
     int rc;
-    if (fs->geo.tag_inline) {
-        where(fs, ppn, fs->geo.payload, &db, &off);
-        rc = sbd_read(fs->cfg.bd, db, off, raw, SFS_TAG_SIZE, NULL, 0);
-    } else {
-        where(fs, ppn, 0, &db, &off);
-        rc = sbd_read(fs->cfg.bd, db, off, NULL, 0, raw, SFS_TAG_SIZE);
-    }
-    sfs_budget_spend(fs, SFS_SPEND_READ, 1);
+    if (fs->geo.tag_inline)
+        rc = rd(fs, ppn, fs->geo.payload, raw, SFS_TAG_SIZE, NULL, 0);
+    else
+        rc = rd(fs, ppn, 0, NULL, 0, raw, SFS_TAG_SIZE);
     if (rc < 0)
         return rc == SBD_ERR_ECC ? STEADYFS_ECORRUPT : sfs_dev_err(fs, rc);
     sfs_note_flips(fs, ppn, rc);
@@ -106,16 +117,11 @@ int sfs_rd_tag(steadyfs *fs, uint32_t ppn, sfs_tag *t)
 int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t)
 {
     uint8_t raw[SFS_TAG_SIZE];
-    uint32_t db, off;
     int rc, rc2;
     if (buf == fs->buf)
         fs->cache.buf_ppn = SFS_NONE;
-    where(fs, ppn, 0, &db, &off);
-    if (fs->geo.tag_inline)
-        rc = sbd_read(fs->cfg.bd, db, off, buf, fs->geo.sector_size, NULL, 0);
-    else
-        rc = sbd_read(fs->cfg.bd, db, off, buf, fs->geo.sector_size, raw, SFS_TAG_SIZE);
-    sfs_budget_spend(fs, SFS_SPEND_READ, 1);
+    rc = rd(fs, ppn, 0, buf, fs->geo.sector_size, fs->geo.tag_inline ? NULL : raw,
+            fs->geo.tag_inline ? 0 : SFS_TAG_SIZE);
     if (rc < 0)
         return rc == SBD_ERR_ECC ? STEADYFS_EIO : sfs_dev_err(fs, rc);
     sfs_note_flips(fs, ppn, rc);
@@ -130,13 +136,11 @@ int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t)
 int sfs_rd_words(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t *out)
 {
     uint8_t w[256];
-    uint32_t db, off, i;
+    uint32_t i;
     int rc;
     if (n > 64)
         return STEADYFS_EINVAL;
-    where(fs, ppn, idx * 4u, &db, &off);
-    rc = sbd_read(fs->cfg.bd, db, off, w, 4 * n, NULL, 0);
-    sfs_budget_spend(fs, SFS_SPEND_READ, 1);
+    rc = rd(fs, ppn, idx * 4u, w, 4 * n, NULL, 0);
     if (rc < 0)
         return sfs_dev_err(fs, rc);
     for (i = 0; i < n; i++)
@@ -148,13 +152,10 @@ int sfs_rd_erased(steadyfs *fs, uint32_t ppn)
 {
     uint8_t raw[SFS_TAG_SIZE];
     uint8_t e = fs->cfg.bd->geo.erased_byte;
-    uint32_t db, off, i;
+    uint32_t i;
     int rc;
     fs->cache.buf_ppn = SFS_NONE;
-    where(fs, ppn, 0, &db, &off);
-    rc = sbd_read(fs->cfg.bd, db, off, fs->buf, fs->geo.sector_size, raw,
-                  fs->geo.tag_inline ? 0 : SFS_TAG_SIZE);
-    sfs_budget_spend(fs, SFS_SPEND_READ, 1);
+    rc = rd(fs, ppn, 0, fs->buf, fs->geo.sector_size, raw, fs->geo.tag_inline ? 0 : SFS_TAG_SIZE);
     if (rc < 0 && rc != SBD_ERR_ECC)
         return sfs_dev_err(fs, rc);
     for (i = 0; i < fs->geo.sector_size; i++)
