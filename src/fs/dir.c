@@ -96,7 +96,7 @@ int sfs_dir_lookup(steadyfs *fs, uint32_t dir, const char *name, uint32_t len,
 static int write_page(steadyfs *fs, uint32_t dir, uint32_t d, uint32_t *txn, uint8_t flags,
                       uint32_t old)
 {
-    return sfs_write_lpn(fs, sfs_shared_lpn(fs, dir, 1 + d), OWNER_NS, txn, flags, 0, old, NULL);
+    return sfs_write_lpn(fs, sfs_shared_lpn(fs, dir, 1 + d), OWNER_NS, txn, flags, old, NULL);
 }
 
 /* Insert (or replace the inode of) name, ino != 0, or remove it, ino 0,

@@ -325,7 +325,7 @@ int sfs_inode_edit(steadyfs *fs, uint32_t ino, const sfs_inode *set, uint32_t ma
             if (mask >> i & 1u)
                 memcpy((uint8_t *)&in + setf[i][0], (const uint8_t *)set + setf[i][0], setf[i][1]);
         sfs_inode_pack(fs, fs->buf, &in);
-        rc = sfs_write_lpn(fs, sfs_shared_lpn(fs, ino, 0), owner, txn, flags, 0, SFS_UNKNOWN, ppn);
+        rc = sfs_write_lpn(fs, sfs_shared_lpn(fs, ino, 0), owner, txn, flags, SFS_UNKNOWN, ppn);
     } while (rc == SFS_RETRY);
     return rc;
 }

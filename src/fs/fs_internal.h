@@ -345,7 +345,7 @@ void sfs_abort(steadyfs *fs, int any, uint16_t owner, uint32_t txn);
 /* Write one data sector of lpn from fs->buf as part of (owner, txn). */
 int sfs_prep(steadyfs *fs, uint32_t ino);
 int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uint8_t flags,
-                  uint32_t aux, uint32_t old_hint, uint32_t *ppn_out);
+                  uint32_t old_hint, uint32_t *ppn_out);
 /* The same for file page fpage of a file (tag.fpage: TF_NEWCHUNK). */
 int sfs_write_page(steadyfs *fs, uint32_t lpn, uint32_t fpage, uint16_t owner, uint32_t *txn,
                    uint8_t flags, uint32_t aux, uint32_t old_hint, uint32_t *ppn_out);
@@ -507,8 +507,6 @@ int sfs_dir_next(steadyfs *fs, uint32_t dir, uint64_t cookie, steadyfs_dirent *e
 int sfs_dir_subdirs(steadyfs *fs, uint32_t dir);
 
 /* ns.c */
-int sfs_resolve(steadyfs *fs, const char *path, uint32_t *parent, const char **name,
-                uint32_t *nlen, uint32_t *ino, uint8_t *type);
 int sfs_ino_alloc(steadyfs *fs, uint32_t *ino);
 /* A new inode named `name` in parent, in one namespace transaction: a
  * file, a directory or a symlink (its target, tlen bytes, in the inode

@@ -456,7 +456,7 @@ static int size_merge(steadyfs *fs, uint32_t ino)
             return rc;
         sfs_inode_chunks(fs, ino, OWNER_NS, 0);
         sfs_inode_pack(fs, fs->buf, &in);
-        rc = sfs_write_lpn(fs, sfs_shared_lpn(fs, ino, 0), OWNER_NS, &txn, TF_COMMIT, 0, SFS_UNKNOWN,
+        rc = sfs_write_lpn(fs, sfs_shared_lpn(fs, ino, 0), OWNER_NS, &txn, TF_COMMIT, SFS_UNKNOWN,
                            NULL);
     } while (rc == SFS_RETRY);
     return rc;
@@ -608,9 +608,9 @@ void sfs_abort(steadyfs *fs, int any, uint16_t owner, uint32_t txn)
 }
 
 int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uint8_t flags,
-                  uint32_t aux, uint32_t old_hint, uint32_t *ppn_out)
+                  uint32_t old_hint, uint32_t *ppn_out)
 {
-    return sfs_write_page(fs, lpn, 0, owner, txn, flags, aux, old_hint, ppn_out);
+    return sfs_write_page(fs, lpn, 0, owner, txn, flags, 0, old_hint, ppn_out);
 }
 
 int sfs_write_page(steadyfs *fs, uint32_t lpn, uint32_t fpage, uint16_t owner, uint32_t *txn,
