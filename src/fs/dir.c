@@ -105,12 +105,14 @@ static int edit(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint
                 uint8_t type, uint32_t *txn, uint8_t flags)
 {
     uint32_t h = sfs_name_hash(name, len), k, d, ppn, o, need = DE + len, u, n, fits = 0;
+    uint8_t wf;
     int rc;
     if (fs->cache.dc_dir == dir)
         fs->cache.dc_dir = 0;   /* the directory changes */
     for (k = 0; k < fs->cfg.dir_pages; k++) {
         d = (h + k) % fs->cfg.dir_pages;
         do {
+            wf = flags;
             rc = sfs_prep(fs, dir);
             if (!rc)
                 rc = load(fs, dir, d, &ppn);
@@ -150,17 +152,12 @@ static int edit(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint
             } else {
                 if (fs->buf[4])
                     break;   /* already marked: probe on */
-                fs->buf[4] = 1;
-                rc = write_page(fs, dir, d, txn, 0, ppn);
-                if (rc == SFS_RETRY)
-                    continue;
-                if (rc)
-                    return rc;
-                break;
+                fs->buf[4] = 1;   /* full: the overflow mark, then probe on */
+                wf = 0;
             }
-            rc = write_page(fs, dir, d, txn, flags, ppn);
+            rc = write_page(fs, dir, d, txn, wf, ppn);
         } while (rc == SFS_RETRY);
-        if (o || (ino && fits))
+        if (o || (ino && fits) || rc)
             return rc;
         if (!ino && !fs->buf[4])
             break;

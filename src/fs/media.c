@@ -4,7 +4,8 @@
  * against its CRC on read, so a torn program is never taken for data. */
 #include "fs/fs_internal.h"
 
-static void tag_pack(const steadyfs *fs, uint8_t *p, const sfs_tag *t)
+/* (the payload's CRC, dcrc, is the one field the caller's tag lacks) */
+static void tag_pack(const steadyfs *fs, uint8_t *p, const sfs_tag *t, uint32_t dcrc)
 {
     p[0] = t->kind;
     p[1] = t->flags;
@@ -17,7 +18,7 @@ static void tag_pack(const steadyfs *fs, uint8_t *p, const sfs_tag *t)
     sfs_put32(p + 12, t->key);
     sfs_put32(p + 16, t->txn);
     sfs_put32(p + 20, t->aux);
-    sfs_put32(p + 24, t->dcrc);
+    sfs_put32(p + 24, dcrc);
     /* the volume id seeds the CRC: sectors of an earlier format left on
      * an erase-less device never pass as ours (not the anchor units',
      * read before the checkpoint that holds the id) */
@@ -170,25 +171,17 @@ int sfs_rd_erased(steadyfs *fs, uint32_t ppn)
 
 int sfs_prog_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, const sfs_tag *t)
 {
-    uint8_t raw[SFS_TAG_SIZE];
-    sfs_tag tt = *t;
+    uint8_t raw[SFS_TAG_SIZE], in = (uint8_t)fs->geo.tag_inline;
     uint32_t db, off, o, chunk;
     int rc = 0;
     fs->cache.buf_ppn = SFS_NONE;
-    tt.dcrc = steady_crc32(0, buf, fs->geo.payload);
-    if (fs->geo.tag_inline) {
-        tag_pack(fs, buf + fs->geo.payload, &tt);
-        /* NOR programs one device page per command */
-        chunk = fs->cfg.bd->geo.needs_erase ? fs->cfg.bd->geo.page_size : fs->geo.sector_size;
-        for (o = 0; o < fs->geo.sector_size && rc >= 0; o += chunk) {
-            where(fs, ppn, o, &db, &off);
-            rc = sbd_prog(fs->cfg.bd, db, off, buf + o, chunk, NULL, 0);
-            sfs_budget_spend(fs, SFS_SPEND_PROG, 1);
-        }
-    } else {
-        tag_pack(fs, raw, &tt);
-        where(fs, ppn, 0, &db, &off);
-        rc = sbd_prog(fs->cfg.bd, db, off, buf, fs->geo.sector_size, raw, SFS_TAG_SIZE);
+    tag_pack(fs, in ? buf + fs->geo.payload : raw, t, steady_crc32(0, buf, fs->geo.payload));
+    /* NOR programs one device page per command; a tag in the spare area
+     * goes with the sector's one program */
+    chunk = in && fs->cfg.bd->geo.needs_erase ? fs->cfg.bd->geo.page_size : fs->geo.sector_size;
+    for (o = 0; o < fs->geo.sector_size && rc >= 0; o += chunk) {
+        where(fs, ppn, o, &db, &off);
+        rc = sbd_prog(fs->cfg.bd, db, off, buf + o, chunk, in ? NULL : raw, in ? 0 : SFS_TAG_SIZE);
         sfs_budget_spend(fs, SFS_SPEND_PROG, 1);
     }
     if (rc == SBD_ERR_PROG) {
