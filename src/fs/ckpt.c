@@ -323,11 +323,8 @@ int sfs_ckpt_write(steadyfs *fs)
         /* blocks emptied before this checkpoint may now be erased: no
          * replay from it can need their old contents */
         for (i = 0; i < fs->geo.nblocks; i++)
-            if (fs->blk[i] == BS_LIMBO) {
-                fs->blk[i] = BS_FREE;
-                fs->log.nlimbo--;
-                fs->log.nfree++;
-            }
+            if (fs->blk[i] == BS_LIMBO)
+                sfs_set_state(fs, i, BS_FREE);
         return 0;
     }
     return STEADYFS_EIO;
@@ -436,11 +433,8 @@ static int replay(steadyfs *fs)
      * torn first sector (the move had begun): it is erased before use */
     for (h = 0; h < 2; h++) {
         uint32_t nb = sfs_next_unit(fs, (int)h);
-        if (nb != SFS_NONE && (h ? fs->log.gh_idx : fs->log.head_idx) >= fs->geo.P) {
-            fs->blk[nb] = BS_FREE;
-            fs->log.nqueued--;
-            fs->log.nfree++;
-        }
+        if (nb != SFS_NONE && (h ? fs->log.gh_idx : fs->log.head_idx) >= fs->geo.P)
+            sfs_set_state(fs, nb, BS_FREE);
     }
     rc = resume(fs, fs->log.head_block, &fs->log.head_idx);
     if (!rc)
