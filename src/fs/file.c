@@ -20,11 +20,27 @@ static const uint8_t ifields[][3] = {
     {40, 8, offsetof(sfs_inode, mtime)},   {48, 8, offsetof(sfs_inode, ctime)},
 };
 
+#define W(f) sizeof(((sfs_inode *)0)->f)
+_Static_assert(W(ino) == 4 && W(gen) == 4 && W(type) == 1 && W(mode) == 2 && W(parent) == 4 && W(uid) == 4 &&
+                   W(size) == 8 && W(gid) == 4 && W(mtime) == 8 && W(ctime) == 8,
+               "inode fields have their media widths");
+#undef W
+
 static void inode_io(uint8_t *buf, sfs_inode *in, int put)
 {
-    uint32_t i, k, w;
+    uint32_t i;
+#if !SFS_LE
+    uint32_t k, w;
+#endif
     for (i = 0; i < sizeof ifields / sizeof ifields[0]; i++) {
         uint8_t *f = (uint8_t *)in + ifields[i][2], *b = buf + ifields[i][0];
+#if SFS_LE
+        /* each field in RAM has its media width and byte order */
+        if (put)
+            memcpy(b, f, ifields[i][1]);
+        else
+            memcpy(f, b, ifields[i][1]);
+#else
         uint64_t v = 0;
         w = ifields[i][1];
         if (put) {
@@ -44,6 +60,7 @@ static void inode_io(uint8_t *buf, sfs_inode *in, int put)
             else
                 *f = (uint8_t)v;
         }
+#endif
     }
 }
 

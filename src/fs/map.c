@@ -200,7 +200,7 @@ restart:
             struct sfs_open *o = sfs_primary(fs, ino);
             if (o && sfs_copy_of(fs, o->ino_ppn) == sfs_copy_of(fs, old))
                 o->ino_ppn = p->ppn;
-            fs->ibm[ino >> 3] |= (uint8_t)(1u << (ino & 7u));
+            sfs_bit_set(fs->ibm, ino, 1);
         }
         c = sfs_pend_find(fs, PT_L1, p->key, 0);   /* p is still uncommitted */
         p->flags &= (uint8_t)~(PF_UNC | PF_NEW);
@@ -299,7 +299,7 @@ int sfs_apply_size(steadyfs *fs, uint32_t ino, uint32_t size)
      * into the same inode sector */
     p->txn = (uint32_t)fs->log.seq;
     for (i = 0; i < fs->npend; i++)
-        if (fs->pend[i].type == PT_CHUNK && fs->pend[i].key == ino && !(fs->pend[i].flags & PF_UNC))
+        if (entry_of(&fs->pend[i], PT_CHUNK, ino, 1, PF_UNC))
             fs->pend[i].txn = p->txn;
     return 0;
 }
