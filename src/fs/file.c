@@ -268,6 +268,18 @@ static int page_lpn(steadyfs *fs, struct sfs_open *p, uint32_t pg, int alloc, ui
     return 0;
 }
 
+/* The sector page pg of the file (primary handle p) is in now, or
+ * SFS_NONE (a hole); *lpn its logical page. */
+static int page_ppn(steadyfs *fs, struct sfs_open *p, uint32_t pg, uint32_t *lpn, uint32_t *ppn)
+{
+    uint8_t nf = 0;
+    int rc = page_lpn(fs, p, pg, 0, lpn, &nf);
+    *ppn = SFS_NONE;
+    if (!rc && *lpn != SFS_NONE)
+        rc = sfs_lookup(fs, *lpn, 1, ppn);
+    return rc;
+}
+
 struct sfs_open *sfs_primary(steadyfs *fs, uint32_t ino)
 {
     uint32_t i;
@@ -399,19 +411,16 @@ static uint32_t npages(const steadyfs *fs, uint64_t size)
 static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
 {
     uint32_t off = (uint32_t)(size % fs->geo.payload), pg = (uint32_t)(size / fs->geo.payload), old, lpn;
-    uint8_t nf = 0;
     sfs_tag t;
     int rc;
     if (off) {
         do {
             rc = sfs_prep(fs, p->ino);
             if (!rc)
-                rc = page_lpn(fs, p, pg, 0, &lpn, &nf);
-            if (!rc && lpn != SFS_NONE)
-                rc = sfs_lookup(fs, lpn, 1, &old);
+                rc = page_ppn(fs, p, pg, &lpn, &old);
             if (rc)
                 return rc;
-            if (lpn == SFS_NONE || old == SFS_NONE)
+            if (old == SFS_NONE)
                 break;
             rc = sfs_rd_sector(fs, old, fs->buf, &t);
             if (rc < 0)
@@ -505,14 +514,9 @@ static int32_t read_call(steadyfs *fs, int fd, void *buf, uint32_t len)
             n = (uint32_t)(p->size - o->pos);
         {
             uint32_t lpn;
-            uint8_t nf = 0;
-            rc = page_lpn(fs, p, pg, 0, &lpn, &nf);
-            if (!rc && lpn != SFS_NONE)
-                rc = sfs_lookup(fs, lpn, 1, &ppn);
+            rc = page_ppn(fs, p, pg, &lpn, &ppn);
             if (rc)
                 return rc;
-            if (lpn == SFS_NONE)
-                ppn = SFS_NONE;
         }
         if (ppn == SFS_NONE) {
             memset(dst + done, 0, n);
