@@ -75,9 +75,28 @@ static uint32_t *field(steadyfs *fs, uint32_t i)
     return (uint32_t *)(void *)((uint8_t *)fs + hdr_fields[i][1]);
 }
 
+/* The inode bitmap and the chunks' used and dying bitmaps at byte o of
+ * the image b, into it (put) or out of it: the offset after them. */
+static uint32_t bitmaps(steadyfs *fs, uint8_t *b, uint32_t o, int put)
+{
+    uint8_t *m[3];
+    uint32_t i, n;
+    m[0] = fs->ibm;
+    m[1] = fs->chunk.used;
+    m[2] = fs->chunk.dying;
+    for (i = 0; i < 3; i++, o += n) {
+        n = i ? (fs->geo.n_c + 7u) / 8u : (fs->cfg.max_inodes + 7u) / 8u;
+        if (put)
+            memcpy(b + o, m[i], n);
+        else
+            memcpy(m[i], b + o, n);
+    }
+    return o;
+}
+
 static void serialize(steadyfs *fs, uint8_t *b)
 {
-    uint32_t i, o = CKPT_HDR, nb = (fs->cfg.max_inodes + 7u) / 8u;
+    uint32_t i, o = CKPT_HDR;
     memset(b, 0, fs->geo.payload);
     sfs_put32(b + 0, CKPT_MAGIC);
     sfs_put32(b + 4, CKPT_VERSION);
@@ -105,12 +124,7 @@ static void serialize(steadyfs *fs, uint8_t *b)
     for (i = 0; i < fs->npend; i++, o += SFS_PEND_SIZE)
         pend_pack(b + o, &fs->pend[i]);
 #endif
-    memcpy(b + o, fs->ibm, nb);
-    o += nb;
-    memcpy(b + o, fs->chunk.used, (fs->geo.n_c + 7u) / 8u);
-    o += (fs->geo.n_c + 7u) / 8u;
-    memcpy(b + o, fs->chunk.dying, (fs->geo.n_c + 7u) / 8u);
-    o += (fs->geo.n_c + 7u) / 8u;
+    o = bitmaps(fs, b, o, 1);
     /* the orphan list, where the sector has room for one: the count, then
      * the inode numbers (the held bit is RAM's) */
     if (!fs->geo.orphan_max)
@@ -123,7 +137,7 @@ static void serialize(steadyfs *fs, uint8_t *b)
 
 static int deserialize(steadyfs *fs, const uint8_t *b)
 {
-    uint32_t i, nn, ng, o = CKPT_HDR, nb = (fs->cfg.max_inodes + 7u) / 8u;
+    uint32_t i, nn, ng, o = CKPT_HDR;
     if (sfs_get32(b) == CKPT_MAGIC && sfs_get32(b + 4) != CKPT_VERSION)
         return STEADYFS_EFORMAT;
     if (sfs_get32(b) != CKPT_MAGIC ||
@@ -194,12 +208,7 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
             return STEADYFS_ECORRUPT;
         fs->uncommitted += (fs->pend[i].flags & PF_UNC) != 0;
     }
-    memcpy(fs->ibm, b + o, nb);
-    o += nb;
-    memcpy(fs->chunk.used, b + o, (fs->geo.n_c + 7u) / 8u);
-    o += (fs->geo.n_c + 7u) / 8u;
-    memcpy(fs->chunk.dying, b + o, (fs->geo.n_c + 7u) / 8u);
-    o += (fs->geo.n_c + 7u) / 8u;
+    o = bitmaps(fs, (uint8_t *)(uintptr_t)b, o, 0);   /* (only read) */
     for (i = 0, fs->chunk.ndying = 0; i < fs->geo.n_c; i++)
         fs->chunk.ndying += (uint32_t)sfs_bit(fs->chunk.dying, i);
     fs->orphans.n = 0;
