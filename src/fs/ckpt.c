@@ -196,15 +196,14 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
 #if !SFS_LE
         pend_unpack(b + o, p);
 #endif
-        /* every key and address indexes RAM tables or the device */
+        /* every key and address indexes RAM tables or the device (n: the
+         * slots a chunk entry covers) */
+        uint32_t n = (p->flags & PF_UNC) ? 1u : p->owner;
         if (p->type < PT_L1 || p->type > PT_CHUNK || p->type == 3 ||
             p->key >= (p->type == PT_L1 ? fs->geo.n_l1 * fs->geo.e1
                        : p->type == PT_L2 ? fs->geo.n_l1 : fs->cfg.max_inodes) ||
             (p->type <= PT_L2 && p->ppn != SFS_NONE && p->ppn / fs->geo.P >= fs->geo.nblocks) ||
-            (p->type == PT_CHUNK &&
-             ((p->ppn >> 16) + ((p->flags & PF_UNC) ? 1u : p->owner) > fs->geo.cmax ||
-              (p->ppn & 0xFFFFu) + ((p->flags & PF_UNC) ? 1u : p->owner) > fs->geo.n_c ||
-              (!(p->flags & PF_UNC) && !p->owner))))
+            (p->type == PT_CHUNK && ((p->ppn >> 16) + n > fs->geo.cmax || (p->ppn & 0xFFFFu) + n > fs->geo.n_c || !n)))
             return STEADYFS_ECORRUPT;
         fs->uncommitted += (fs->pend[i].flags & PF_UNC) != 0;
     }
