@@ -233,6 +233,7 @@ int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
 {
     uint32_t b, vol = 0x5EED0001u;
     sfs_tag t;
+    struct sfs_where root;
     uint64_t aseq = 1;
     int rc = sfs_setup(fs, cfg);
     if (rc)
@@ -288,7 +289,9 @@ int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
     fs->log.erase_budget = 4;
     fs->ibm[0] = 0x03;   /* 0 invalid, 1 root */
     /* the root directory: generation 1 (log.seq), mode 0755, its own parent */
-    rc = sfs_create(fs, 1, NULL, 0, STEADYFS_TYPE_DIR, NULL, NULL, 0, &b);
+    memset(&root, 0, sizeof root);
+    root.parent = 1;
+    rc = sfs_create(fs, &root, STEADYFS_TYPE_DIR, NULL, NULL, 0);
     if (!rc)
         rc = sfs_ckpt_write(fs);
     fs->mounted = 0;

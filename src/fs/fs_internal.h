@@ -508,13 +508,21 @@ int sfs_dir_subdirs(steadyfs *fs, uint32_t dir);
 
 /* ns.c */
 int sfs_ino_alloc(steadyfs *fs, uint32_t *ino);
-/* A new inode named `name` in parent, in one namespace transaction: a
- * file, a directory or a symlink (its target, tlen bytes, in the inode
- * sector after the header); generation the log's sequence number, mode and
- * owner from attr or the type's defaults, times now.  name NULL: the root
- * directory at format (inode 1, no entry, no room to make). */
-int sfs_create(steadyfs *fs, uint32_t parent, const char *name, uint32_t len, uint8_t type,
-               const steadyfs_attr *attr, const char *target, uint32_t tlen, uint32_t *ino_out);
+/* What a path resolves to (ns.c): the parent directory and the last name
+ * in it (name, nlen), the inode it names (0: none) and its type. */
+struct sfs_where {
+    const char *name;
+    uint32_t parent, nlen, ino;
+    uint8_t type;
+};
+/* A new inode named r->name in r->parent (its number into r->ino), in one
+ * namespace transaction: a file, a directory or a symlink (its target, tlen
+ * bytes, in the inode sector after the header); generation the log's
+ * sequence number, mode and owner from attr or the type's defaults, times
+ * now.  r->name NULL: the root directory at format (inode 1, its own
+ * parent, no entry, no room to make). */
+int sfs_create(steadyfs *fs, struct sfs_where *r, uint8_t type, const steadyfs_attr *attr,
+               const char *target, uint32_t tlen);
 /* stat of inode ino: its inode sector, an open handle's size and times,
  * a directory's link count (its buckets read). */
 int sfs_inode_stat(steadyfs *fs, uint32_t ino, steadyfs_stat *st);

@@ -11,15 +11,7 @@ static int dot_name(const char *name, uint32_t len)
     return name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.'));
 }
 
-/* What a path resolves to: the parent directory and the last name in it
- * (name, nlen), the inode it names (0: none) and its type. */
-struct where {
-    const char *name;
-    uint32_t parent, nlen, ino;
-    uint8_t type;
-};
-
-static int resolve(steadyfs *fs, const char *path, struct where *r)
+static int resolve(steadyfs *fs, const char *path, struct sfs_where *r)
 {
     uint32_t cur = 1, len, child;
     uint8_t ctype = STEADYFS_TYPE_DIR;
@@ -94,7 +86,7 @@ static int busy(steadyfs *fs, uint32_t ino)
 /* Resolve an existing path to its inode. */
 static int find_ino(steadyfs *fs, const char *path, uint32_t *ino)
 {
-    struct where r;
+    struct sfs_where r;
     int rc = resolve(fs, path, &r);
     *ino = r.ino;
     return rc ? rc : *ino ? 0 : STEADYFS_ENOENT;
@@ -128,20 +120,20 @@ static int ns_end(steadyfs *fs, int rc)
     return sfs_end(fs, rc);
 }
 
-int sfs_create(steadyfs *fs, uint32_t parent, const char *name, uint32_t len, uint8_t type,
-               const steadyfs_attr *attr, const char *target, uint32_t tlen, uint32_t *ino_out)
+int sfs_create(steadyfs *fs, struct sfs_where *r, uint8_t type, const steadyfs_attr *attr,
+               const char *target, uint32_t tlen)
 {
     static const uint16_t def_mode[3] = {0644u, 0755u, 0777u};
     sfs_inode in;
     uint32_t txn = 0, ino = 1, mask = attr ? attr->mask : 0;
     int rc = 0;
-    if (name) {
+    if (r->name) {
         rc = room_for_ns(fs);
         if (!rc)
             rc = sfs_ino_alloc(fs, &ino);
         if (rc)
             return rc;
-        rc = sfs_dir_insert2(fs, parent, name, len, ino, type, &txn, 0);
+        rc = sfs_dir_insert2(fs, r->parent, r->name, r->nlen, ino, type, &txn, 0);
         if (rc)
             return ns_fail(fs, txn, rc);
     }
@@ -149,7 +141,7 @@ int sfs_create(steadyfs *fs, uint32_t parent, const char *name, uint32_t len, ui
     in.ino = ino;
     in.gen = (uint32_t)fs->log.seq;
     in.type = type;
-    in.parent = parent;
+    in.parent = r->parent;
     in.size = tlen;
     in.mode = mask & STEADYFS_ATTR_MODE ? attr->mode & 07777u : def_mode[type - 1u];
     in.uid = mask & STEADYFS_ATTR_UID ? attr->uid : 0;
@@ -166,17 +158,17 @@ int sfs_create(steadyfs *fs, uint32_t parent, const char *name, uint32_t len, ui
         sfs_inode_pack(fs, fs->buf, &in);
         /* the root at format replaces nothing (an append) */
         rc = sfs_write_lpn(fs, sfs_shared_lpn(fs, in.ino, 0), OWNER_NS, &txn, TF_COMMIT,
-                           name ? SFS_UNKNOWN : SFS_NONE, NULL);
+                           r->name ? SFS_UNKNOWN : SFS_NONE, NULL);
     } while (rc == SFS_RETRY);
     if (rc)
         return ns_fail(fs, txn, rc);
-    *ino_out = ino;
+    r->ino = ino;
     return 0;
 }
 
 int steadyfs_open_attr(steadyfs *fs, const char *path, int flags, const steadyfs_attr *attr)
 {
-    struct where r;
+    struct sfs_where r;
     int rc = sfs_begin(fs, 1);
     if (!rc)
         /* O_TRUNC of an existing file is a truncate: within create's bound */
@@ -194,7 +186,7 @@ int steadyfs_open_attr(steadyfs *fs, const char *path, int flags, const steadyfs
             return sfs_end(fs, STEADYFS_EINVAL);
         if (!sfs_slot(fs))
             return sfs_end(fs, STEADYFS_ENFILE);
-        rc = sfs_create(fs, r.parent, r.name, r.nlen, STEADYFS_TYPE_FILE, attr, NULL, 0, &r.ino);
+        rc = sfs_create(fs, &r, STEADYFS_TYPE_FILE, attr, NULL, 0);
         if (rc)
             return sfs_end(fs, rc);
         return ns_end(fs, sfs_open_ino(fs, r.ino, flags));
@@ -217,7 +209,7 @@ static int make(steadyfs *fs, const char *path, uint8_t type, const steadyfs_att
                 const char *target)
 {
     uint32_t tlen = 0;
-    struct where r;
+    struct sfs_where r;
     int rc = sfs_begin(fs, 1);
     if (!rc)
         sfs_budget_arm_path(fs, target ? STEADYFS_CALL_CREATE : STEADYFS_CALL_MKDIR, path, NULL);
@@ -243,7 +235,7 @@ static int make(steadyfs *fs, const char *path, uint8_t type, const steadyfs_att
     if (!rc && !r.nlen)
         rc = STEADYFS_EINVAL;
     if (!rc)
-        rc = sfs_create(fs, r.parent, r.name, r.nlen, type, attr, target, tlen, &r.ino);
+        rc = sfs_create(fs, &r, type, attr, target, tlen);
     return ns_end(fs, rc);
 }
 
@@ -329,7 +321,7 @@ static int orphan_room(steadyfs *fs)
 static int remove_name(steadyfs *fs, const char *path, int want_dir)
 {
     uint32_t txn = 0;
-    struct where r;
+    struct sfs_where r;
     int open_now = 0;
     int rc = sfs_begin(fs, 4);
     if (!rc)
@@ -395,7 +387,7 @@ static int below(steadyfs *fs, uint32_t dir, uint32_t anc)
 int steadyfs_rename(steadyfs *fs, const char *from, const char *to)
 {
     uint32_t txn = 0;
-    struct where s, d;
+    struct sfs_where s, d;
     sfs_inode in;
     int open_now;
     int rc = sfs_begin(fs, 4);
@@ -535,7 +527,7 @@ int32_t steadyfs_readlink(steadyfs *fs, const char *path, char *buf, uint32_t ca
 static int opendir_call(steadyfs *fs, const char *path)
 {
     struct sfs_open *o;
-    struct where r;
+    struct sfs_where r;
     int rc = sfs_begin(fs, 0);
     if (!rc)
         sfs_budget_arm_path(fs, STEADYFS_CALL_OPENDIR, path, NULL);
