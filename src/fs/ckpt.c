@@ -305,8 +305,7 @@ int sfs_ckpt_write(steadyfs *fs)
                 tries--;
                 continue;
             }
-            fs->cache.buf_ppn = SFS_NONE;
-            sfs_reloc_save(fs, fs->buf);
+            sfs_reloc_save(fs, fs->buf);   /* (buf_ppn: anchor_prog's program drops it) */
             rc = anchor_prog(fs, TK_RELOC, &ppn);
             if (rc == SFS_RETRY)
                 continue;
@@ -315,7 +314,6 @@ int sfs_ckpt_write(steadyfs *fs)
             fs->reloc.table = ppn;
             fs->reloc.changed = 0;
         }
-        fs->cache.buf_ppn = SFS_NONE;
         sfs_name_next(fs);
         serialize(fs, fs->buf);
         rc = anchor_prog(fs, TK_CKPT, &ppn);
