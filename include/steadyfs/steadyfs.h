@@ -279,7 +279,6 @@ typedef struct steadyfs {
         uint32_t has_ckpt;   /* the current unit holds a durable checkpoint */
         uint64_t seq;
     } anchor;
-    uint32_t ino_cursor;
     /* Chunks: used and dying bitmaps (n_c bits each), the next chunk to
      * try, the trim cursor (the next L1 index a trim step looks at) and the
      * number of dying chunks. */
@@ -329,6 +328,9 @@ typedef struct steadyfs {
         uint16_t ino[16];
         uint32_t n;
     } orphans;
+    /* last: the context's size stays what it was on every target, test
+     * builds' fields below included */
+    uint32_t ino_cursor;
 #ifdef STEADYFS_CHECK_BUDGET
     /* Test builds only (DESIGN.md §7): the running call's budget from
      * steadyfs_bound and what it has spent (reads, programs, erases); a

@@ -229,14 +229,23 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
  * first sectors, a relocation sector at most before the checkpoint) that
  * is the other one, so this unit is erased again and retried from sector
  * 0; further on, it is this one, so switch. */
+/* Erase anchor unit a.  Anchors stay where mount looks for them: a
+ * failing erase is retried, never retired (a worn-out anchor is EIO). */
+static int anchor_erase(steadyfs *fs, uint32_t a)
+{
+    int rc = SFS_EFAIL, k;
+    for (k = 0; k < 3 && rc == SFS_EFAIL; k++)
+        rc = sfs_erase(fs, fs->anchor.unit[a]);
+    return rc == SFS_EFAIL ? STEADYFS_EIO : rc;
+}
+
 static int anchor_failed(steadyfs *fs)
 {
-    int rc, k;
+    int rc;
     if (!fs->anchor.has_ckpt) {
-        for (k = 0, rc = SFS_EFAIL; k < 3 && rc == SFS_EFAIL; k++)
-            rc = sfs_erase(fs, fs->anchor.unit[fs->anchor.cur]);
+        rc = anchor_erase(fs, fs->anchor.cur);
         if (rc)
-            return rc == SFS_EFAIL ? STEADYFS_EIO : rc;
+            return rc;
         fs->anchor.next_idx = 0;
         if (fs->reloc.table / fs->geo.P == fs->anchor.unit[fs->anchor.cur])
             fs->reloc.changed = 1;   /* its relocation sector was just erased */
@@ -277,15 +286,11 @@ int sfs_ckpt_write(steadyfs *fs)
         if (fs->anchor.next_idx >= fs->geo.P) {
             uint32_t other = !fs->anchor.cur;
             if (fs->anchor.dirty_other) {
-                int k;
                 if (fs->log.erase_budget)
                     fs->log.erase_budget--;
-                /* anchors stay where mount looks for them: a failing erase
-                 * is retried, never retired (a worn-out anchor is EIO) */
-                for (k = 0, rc = SFS_EFAIL; k < 3 && rc == SFS_EFAIL; k++)
-                    rc = sfs_erase(fs, fs->anchor.unit[other]);
+                rc = anchor_erase(fs, other);
                 if (rc)
-                    return rc == SFS_EFAIL ? STEADYFS_EIO : rc;
+                    return rc;
                 fs->anchor.dirty_other = 0;
             }
             fs->anchor.cur = other;
@@ -456,6 +461,7 @@ int sfs_ckpt_mount(steadyfs *fs)
     sfs_tag t0[2], t;
     int ok[2], rc, a, back = 0;
     uint32_t lo, hi, mid;
+    uint64_t cseq;
     for (a = 0; a < 2; a++) {
         rc = sfs_rd_tag(fs, fs->anchor.unit[a] * fs->geo.P, &t0[a]);
         if (rc < 0 && rc != STEADYFS_ECORRUPT)
@@ -501,12 +507,12 @@ int sfs_ckpt_mount(steadyfs *fs)
         a = !a;
         back = 0;
     }
+    cseq = t.seq;   /* base + lo */
     sfs_reloc_reset(fs);
     rc = deserialize(fs, fs->buf);
     if (rc)
         return rc;
     if (fs->reloc.table != SFS_NONE) {
-        uint64_t cseq = t.seq;
         rc = sfs_rd_sector(fs, fs->reloc.table, fs->buf, &t);
         if (rc < 0)
             return rc;
@@ -518,7 +524,7 @@ int sfs_ckpt_mount(steadyfs *fs)
     }
     fs->anchor.cur = (uint32_t)a;
     fs->anchor.has_ckpt = 1;
-    fs->anchor.seq = t0[a].seq + lo + 1;
+    fs->anchor.seq = cseq + 1;
     fs->anchor.next_idx = lo + 1;
     fs->anchor.dirty_other = fs->cfg.bd->geo.needs_erase;
     if (fs->anchor.next_idx < fs->geo.P && fs->cfg.bd->geo.needs_erase) {
