@@ -379,7 +379,7 @@ static int resume(steadyfs *fs, uint32_t b, uint32_t *idx)
  * before, both heads were read for every sector). */
 static int replay(steadyfs *fs)
 {
-    uint32_t ppn, h, *idx, at[2] = {SFS_NONE, SFS_NONE};
+    uint32_t ppn = SFS_NONE, h, *idx, at[2] = {SFS_NONE, SFS_NONE};
     uint64_t exp = fs->log.seq;
     sfs_tag seen[2];
     const sfs_tag *t;
