@@ -55,12 +55,15 @@ static void pend_unpack(const uint8_t *p, struct sfs_pend *e)
 }
 #endif
 
-/* The 32-bit header fields (SPEC §7): byte offset, offset in steadyfs.
- * The first N_CONST are the geometry, checked at mount, not loaded. */
-#define FLD(off, f) {off, (uint16_t)offsetof(steadyfs, f)}
+/* The 32-bit header fields (SPEC §7): byte offset, offset in steadyfs,
+ * both in words (every field is a 4-aligned uint32_t).  The first N_CONST
+ * are the geometry, checked at mount, not loaded. */
+#define FLD(off, f)                                                                                  \
+    {(off) / 4u, (uint8_t)(offsetof(steadyfs, f) / 4u +                                              \
+                           0u * sizeof(char[offsetof(steadyfs, f) % 4u == 0 ? 1 : -1]))}   /* (aligned) */
 #define N_CONST 5u
-_Static_assert(sizeof(steadyfs) < 65536, "header field table holds 16-bit offsets");
-static const uint16_t hdr_fields[][2] = {
+_Static_assert(sizeof(steadyfs) < 1024, "header field table holds word offsets in a byte");
+static const uint8_t hdr_fields[][2] = {
     FLD(12, geo.nblocks), FLD(16, geo.P), FLD(20, geo.sector_size), FLD(96, geo.n_l2), FLD(100, geo.dev_per_block),
     FLD(8, anchor.epoch), FLD(40, log.head_block), FLD(44, log.head_idx), FLD(48, log.head_count), FLD(52, live),
     FLD(56, gc.victim), FLD(60, gc.idx), FLD(64, gc.wl_cursor), FLD(68, log.alloc_cursor),
@@ -72,7 +75,7 @@ static const uint16_t hdr_fields[][2] = {
 
 static uint32_t *field(steadyfs *fs, uint32_t i)
 {
-    return (uint32_t *)(void *)((uint8_t *)fs + hdr_fields[i][1]);
+    return (uint32_t *)(void *)fs + hdr_fields[i][1];
 }
 
 /* The inode bitmap and the chunks' used and dying bitmaps at byte o of
@@ -101,7 +104,7 @@ static void serialize(steadyfs *fs, uint8_t *b)
     sfs_put32(b + 0, CKPT_MAGIC);
     sfs_put32(b + 4, CKPT_VERSION);
     for (i = 0; i < N_FIELDS; i++)
-        sfs_put32(b + hdr_fields[i][0], *field(fs, i));
+        sfs_put32(b + 4 * hdr_fields[i][0], *field(fs, i));
     sfs_put32(b + 116, fs->log.gh_block + 1u);   /* 0: no collection head */
     sfs_put16(b + 24, fs->cfg.max_inodes);
     b[26] = fs->cfg.file_pages_log2;
@@ -146,10 +149,10 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
         return STEADYFS_EINVAL;
     sfs_xc_drop(fs);   /* new roots */
     for (i = 0; i < N_CONST; i++)
-        if (sfs_get32(b + hdr_fields[i][0]) != *field(fs, i))
+        if (sfs_get32(b + 4 * hdr_fields[i][0]) != *field(fs, i))
             return STEADYFS_EINVAL;
     for (; i < N_FIELDS; i++)
-        *field(fs, i) = sfs_get32(b + hdr_fields[i][0]);
+        *field(fs, i) = sfs_get32(b + 4 * hdr_fields[i][0]);
     fs->cfg.fill_permille = (uint16_t)sfs_get16(b + 28);
     fs->chunk.trim = sfs_get16(b + 30);
     if (fs->chunk.trim >= fs->geo.n_c)
