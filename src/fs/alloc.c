@@ -27,13 +27,11 @@ void sfs_set_state(steadyfs *fs, uint32_t b, uint8_t s) { set_state(fs, b, s); }
 
 uint32_t sfs_free_blocks(const steadyfs *fs) { return fs->log.nqueued + fs->log.nfree + fs->log.nlimbo; }
 
-uint32_t sfs_live_for(const steadyfs *fs, uint32_t units)
+uint32_t sfs_live_limit(const steadyfs *fs)
 {
     return (uint32_t)((uint64_t)fs->cfg.fill_permille *
-                      (units > SFS_GC_RESERVE ? units - SFS_GC_RESERVE : 0) * fs->geo.P / 1000u);
+                      (fs->geo.usable > SFS_GC_RESERVE ? fs->geo.usable - SFS_GC_RESERVE : 0) * fs->geo.P / 1000u);
 }
-
-uint32_t sfs_live_limit(const steadyfs *fs) { return sfs_live_for(fs, fs->geo.usable); }
 
 /* A unit went bad: the capacity shrinks with it, so writes stop with
  * ENOSPC at what the good units can hold under the fill limit (and

@@ -24,8 +24,10 @@ int64_t sfs_now(const steadyfs *fs)
  * Geometry of the dense logical space with mi inodes into fs->geo. */
 static uint32_t ckpt_bytes(steadyfs *fs, uint32_t mi)
 {
-    /* every unit outside the anchor area good */
-    uint32_t live = sfs_live_for(fs, fs->geo.nblocks > SFS_RESERVED_BLOCKS ? fs->geo.nblocks - SFS_RESERVED_BLOCKS : 0);
+    uint32_t live = (uint32_t)((uint64_t)fs->cfg.fill_permille *
+                               (fs->geo.nblocks > SFS_RESERVED_BLOCKS + SFS_GC_RESERVE
+                                    ? fs->geo.nblocks - SFS_RESERVED_BLOCKS - SFS_GC_RESERVE : 0) *
+                               fs->geo.P / 1000u);
     uint32_t d;
     /* a file of pages 1.. in chunks of C: its chunk list (u16 each, after
      * the inode header) can hold all the live data */

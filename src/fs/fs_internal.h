@@ -267,8 +267,6 @@ void sfs_enter_next(steadyfs *fs, int gc);
 /* The live limit for the units still good: fill_permille of them, less
  * the collection reserve (format, and every unit that goes bad). */
 uint32_t sfs_live_limit(const steadyfs *fs);
-/* The same for `units` good units. */
-uint32_t sfs_live_for(const steadyfs *fs, uint32_t units);
 int sfs_begin(steadyfs *fs, int modify);         /* API call prologue: 0 reads, 1 writes,
                                                     2 commits, 4 removes (reserves, §6) */
 int sfs_end(steadyfs *fs, int rc);               /* API call epilogue */
