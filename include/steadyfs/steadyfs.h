@@ -225,16 +225,30 @@ typedef struct steadyfs_config {
 
 /* The context.  Fields are private; only sizeof matters to callers. */
 typedef struct steadyfs {
+    /* Order matters to code size only: Cortex-M3's short loads and stores
+     * reach the first 128 bytes (bytes: 32), so the fields most code uses
+     * come first (about 500 B less code than in topic order). */
+    uint8_t mounted, dead, rm;
     steadyfs_config cfg;
-    /* Geometry, derived from the configuration at format and mount. */
+    uint8_t *buf;
+    struct sfs_pend *pend;
+    uint8_t *blk;
+    uint32_t npend, uncommitted;
+    struct sfs_open *open;
+    uint32_t *root;
+    uint8_t *ibm;
+    uint32_t live, live_max;
+    /* Geometry, derived from the configuration at format and mount (the
+     * most used first: see above). */
     struct {
-        uint32_t sector_size, payload, tag_inline, P, nblocks, dev_per_block;
-        uint32_t e1, n_l1, n_l2, vol, usable, txn_max;
-        uint32_t orphan_max;   /* orphans the checkpoint has room for (<= 16) */
+        uint32_t P, payload, nblocks, e1, n_l1;
         /* the dense logical space (format 8): the shared table (S sectors
          * per inode number), then n_c chunks of C pages from cbase on; a
          * file has at most cmax chunks and maxpg pages */
-        uint32_t S, C, cbase, n_c, cmax, maxpg;
+        uint32_t S, n_c, C, cbase, cmax, sector_size;
+        uint32_t n_l2, tag_inline, dev_per_block, vol, usable, txn_max;
+        uint32_t orphan_max;   /* orphans the checkpoint has room for (<= 16) */
+        uint32_t maxpg;
         /* relocation records a sweep cycle spans (reloc.c) */
         uint32_t R;
     } geo;
@@ -265,8 +279,6 @@ typedef struct steadyfs {
         uint32_t has_ckpt;   /* the current unit holds a durable checkpoint */
         uint64_t seq;
     } anchor;
-    uint32_t live, live_max;
-    uint32_t npend, uncommitted, ino_cursor;
     /* Chunks: used and dying bitmaps (n_c bits each), the next chunk to
      * try, the trim cursor (the next L1 index a trim step looks at) and the
      * number of dying chunks. */
@@ -297,7 +309,6 @@ typedef struct steadyfs {
     struct {
         uint32_t data, copy, map, ckpt, erase, victim, catch_up;
     } stats;
-    uint8_t mounted, dead, rm;
     /* Read savers (src/fs/cache.c), exact or empty, never a guess:
      * buf_ppn: the sector whose payload buf holds as read or programmed
      * since the last write to buf or the device (SFS_NONE: none);
@@ -317,12 +328,9 @@ typedef struct steadyfs {
         uint16_t ino[16];
         uint32_t n;
     } orphans;
-    uint8_t *blk;
-    uint32_t *root;
-    struct sfs_pend *pend;
-    struct sfs_open *open;
-    uint8_t *ibm;
-    uint8_t *buf;
+    /* last: the context's size stays what it was on every target, test
+     * builds' fields below included */
+    uint32_t ino_cursor;
 #ifdef STEADYFS_CHECK_BUDGET
     /* Test builds only (DESIGN.md §7): the running call's budget from
      * steadyfs_bound and what it has spent (reads, programs, erases); a

@@ -65,41 +65,35 @@ static uint32_t *head_count(steadyfs *fs, uint32_t b)
     return b == fs->log.head_block ? &fs->log.head_count : b == fs->log.gh_block ? &fs->log.gh_count : NULL;
 }
 
-void sfs_count_inc(steadyfs *fs, uint32_t ppn)
+/* Sector ppn counts one live sector more (d 1) or less (d -1) in its unit:
+ * a head's count, or a closed unit's (within 0..P); else nothing. */
+static void count(steadyfs *fs, uint32_t ppn, int d)
 {
     uint32_t b, *hc;
     /* none, unknown, or (a damaged map) no sector of this device */
     if (ppn >= SFS_UNKNOWN || ppn / fs->geo.P >= fs->geo.nblocks)
         return;
     b = sfs_blk(fs, ppn);
-    if ((hc = head_count(fs, b)) != NULL)
-        (*hc)++;
-    else if (closed(fs, b) && fs->blk[b] < fs->geo.P)
-        fs->blk[b]++;
-    else
-        return;
-    fs->live++;
+    hc = head_count(fs, b);
+    if (hc) {
+        if (d < 0 && !*hc)
+            return;
+        *hc += (uint32_t)d;
+    } else {
+        if (!closed(fs, b) || fs->blk[b] == (d > 0 ? fs->geo.P : 0u))
+            return;
+        fs->blk[b] = (uint8_t)(fs->blk[b] + d);
+    }
+    fs->live += (uint32_t)d;
 }
+
+void sfs_count_inc(steadyfs *fs, uint32_t ppn) { count(fs, ppn, 1); }
 
 /* A sector no longer counts: where its live copy is, if collection
  * copied it (its record still says so). */
 void sfs_count_dec(steadyfs *fs, uint32_t ppn) { sfs_count_dec_raw(fs, sfs_copy_of(fs, ppn)); }
 
-void sfs_count_dec_raw(steadyfs *fs, uint32_t ppn)
-{
-    uint32_t b, *hc;
-    if (ppn >= SFS_UNKNOWN || ppn / fs->geo.P >= fs->geo.nblocks)
-        return;
-    b = sfs_blk(fs, ppn);
-    hc = head_count(fs, b);
-    if (hc && *hc)
-        (*hc)--;
-    else if (!hc && closed(fs, b) && fs->blk[b] > 0)
-        fs->blk[b]--;
-    else
-        return;
-    fs->live--;
-}
+void sfs_count_dec_raw(steadyfs *fs, uint32_t ppn) { count(fs, ppn, -1); }
 
 static int retire_idx(const steadyfs *fs, uint32_t b)
 {
@@ -200,18 +194,25 @@ void sfs_name_next(steadyfs *fs)
     }
 }
 
-void sfs_enter_next(steadyfs *fs, int gc)
+/* Head gc (0 host, 1 collection) goes on in the erased unit b; the unit it
+ * leaves, if any, closes with its count. */
+static void enter(steadyfs *fs, int gc, uint32_t b)
 {
     uint32_t *blk = gc ? &fs->log.gh_block : &fs->log.head_block;
     uint32_t *cnt = gc ? &fs->log.gh_count : &fs->log.head_count;
-    uint32_t b = sfs_next_unit(fs, gc);
-    if (b == SFS_NONE)
-        return;
-    set_state(fs, *blk, (uint8_t)*cnt);
+    if (*blk != SFS_NONE)
+        set_state(fs, *blk, (uint8_t)*cnt);
     set_state(fs, b, BS_HEAD);
     *blk = b;
     *cnt = 0;
     *(gc ? &fs->log.gh_idx : &fs->log.head_idx) = 0;
+}
+
+void sfs_enter_next(steadyfs *fs, int gc)
+{
+    uint32_t b = sfs_next_unit(fs, gc);
+    if (b != SFS_NONE)
+        enter(fs, gc, b);
 }
 
 /* Move a full head (host or collection: gc) to the next erased unit.  Into
@@ -223,7 +224,6 @@ static int head_move(steadyfs *fs, int gc)
 {
     uint32_t *blk = gc ? &fs->log.gh_block : &fs->log.head_block;
     uint32_t *idx = gc ? &fs->log.gh_idx : &fs->log.head_idx;
-    uint32_t *cnt = gc ? &fs->log.gh_count : &fs->log.head_count;
     uint32_t b;
     int rc, named;
     while (*idx >= fs->geo.P) {
@@ -252,12 +252,7 @@ static int head_move(steadyfs *fs, int gc)
             continue;
         }
         fs->log.alloc_cursor = (b + 1) % fs->geo.nblocks;
-        if (*blk != SFS_NONE)
-            set_state(fs, *blk, (uint8_t)*cnt);
-        set_state(fs, b, BS_HEAD);
-        *blk = b;
-        *idx = 0;
-        *cnt = 0;
+        enter(fs, gc, b);
         fs->log.erase_budget++;   /* a call pays for the blocks it fills */
         if (!named)
             fs->log.need_ckpt = 1;   /* replay starts in the heads a checkpoint names */
@@ -578,20 +573,16 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx, int relocate)
             (*idx)++;
             return rc == STEADYFS_EIO && !fs->dead ? 1 : rc;
         }
-        if (relocate) {
-            /* the copy keeps key, owner, transaction and file page */
-            t.flags = (uint8_t)(TF_COPY | (unc ? 0u : TF_COMMIT));
-            if (!unc) {
-                t.owner = OWNER_GC;
-                t.txn = (uint32_t)fs->log.seq;
-            }
-            t.aux = ppn;
-        } else if (unc) {
-            t.flags = 0;
-        } else {
+        /* an open transaction's sector keeps key, owner, transaction and
+         * file page; a committed one commits itself */
+        t.flags = unc ? 0u : TF_COMMIT;
+        if (!unc) {
             t.owner = OWNER_GC;
-            t.flags = TF_COMMIT;
             t.txn = (uint32_t)fs->log.seq;
+        }
+        if (relocate) {
+            t.flags |= TF_COPY;
+            t.aux = ppn;
         }
         rc = sfs_log_prog(fs, fs->buf, &t, &np);
         if (rc == SFS_RETRY)

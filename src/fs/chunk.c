@@ -11,6 +11,16 @@
  * the files look like: what collection without map writes needs. */
 #include "fs/fs_internal.h"
 
+int sfs_bit(const uint8_t *map, uint32_t i) { return map[i >> 3] >> (i & 7u) & 1u; }
+
+void sfs_bit_set(uint8_t *map, uint32_t i, int on)
+{
+    if (on)
+        map[i >> 3] |= (uint8_t)(1u << (i & 7u));
+    else
+        map[i >> 3] &= (uint8_t)~(1u << (i & 7u));
+}
+
 /* A chunk an uncommitted transaction took (its first sector written). */
 static int taken(const steadyfs *fs, uint32_t c)
 {
@@ -85,21 +95,16 @@ int sfs_trim_step(steadyfs *fs)
     rc = sfs_trim_l1(fs, m, &tr);
     if (rc)
         return rc;
-    /* every dying chunk of that L1 sector is free now */
-    for (c = best; c < fs->geo.n_c && l1_of(fs, c) == m; c++)
-        if (sfs_bit(fs->chunk.dying, c)) {
-            sfs_bit_set(fs->chunk.dying, c, 0);
-            sfs_bit_set(fs->chunk.used, c, 0);
-            fs->chunk.ndying--;
-        }
-    for (c = best; c-- > 0 && l1_of(fs, c) == m;)
-        if (sfs_bit(fs->chunk.dying, c)) {
-            sfs_bit_set(fs->chunk.dying, c, 0);
-            sfs_bit_set(fs->chunk.used, c, 0);
-            fs->chunk.ndying--;
-        }
-    for (c = best + 1; c < fs->geo.n_c && l1_of(fs, c) == m; c++)
+    /* every dying chunk of that L1 sector is free now: from its first
+     * chunk to the first of the next sector, where the cursor goes */
+    for (c = best; c > 0 && l1_of(fs, c - 1u) == m; c--)
         ;
+    for (; c < fs->geo.n_c && l1_of(fs, c) == m; c++)
+        if (sfs_bit(fs->chunk.dying, c)) {
+            sfs_bit_set(fs->chunk.dying, c, 0);
+            sfs_bit_set(fs->chunk.used, c, 0);
+            fs->chunk.ndying--;
+        }
     fs->chunk.trim = c % fs->geo.n_c;
     fs->chunk.age = (uint32_t)fs->log.seq;
     return 1;

@@ -20,11 +20,27 @@ static const uint8_t ifields[][3] = {
     {40, 8, offsetof(sfs_inode, mtime)},   {48, 8, offsetof(sfs_inode, ctime)},
 };
 
+#define W(f) sizeof(((sfs_inode *)0)->f)
+_Static_assert(W(ino) == 4 && W(gen) == 4 && W(type) == 1 && W(mode) == 2 && W(parent) == 4 && W(uid) == 4 &&
+                   W(size) == 8 && W(gid) == 4 && W(mtime) == 8 && W(ctime) == 8,
+               "inode fields have their media widths");
+#undef W
+
 static void inode_io(uint8_t *buf, sfs_inode *in, int put)
 {
-    uint32_t i, k, w;
+    uint32_t i;
+#if !SFS_LE
+    uint32_t k, w;
+#endif
     for (i = 0; i < sizeof ifields / sizeof ifields[0]; i++) {
         uint8_t *f = (uint8_t *)in + ifields[i][2], *b = buf + ifields[i][0];
+#if SFS_LE
+        /* each field in RAM has its media width and byte order */
+        if (put)
+            memcpy(b, f, ifields[i][1]);
+        else
+            memcpy(f, b, ifields[i][1]);
+#else
         uint64_t v = 0;
         w = ifields[i][1];
         if (put) {
@@ -44,6 +60,7 @@ static void inode_io(uint8_t *buf, sfs_inode *in, int put)
             else
                 *f = (uint8_t)v;
         }
+#endif
     }
 }
 
@@ -141,8 +158,7 @@ void sfs_inode_chunks(steadyfs *fs, uint32_t ino, uint16_t owner, uint32_t txn)
         n = p->flags & PF_UNC ? 1u : p->owner;
         for (k = 0; k < n && s + k < fs->geo.cmax; k++) {
             c = (p->ppn & 0xFFFFu) + k;
-            fs->buf[SFS_INODE_HDR + 2 * (s + k)] = (uint8_t)c;
-            fs->buf[SFS_INODE_HDR + 2 * (s + k) + 1] = (uint8_t)(c >> 8);
+            sfs_put16(fs->buf + SFS_INODE_HDR + 2 * (s + k), c);
         }
     }
     fs->cache.buf_ppn = SFS_NONE;
@@ -252,6 +268,18 @@ static int page_lpn(steadyfs *fs, struct sfs_open *p, uint32_t pg, int alloc, ui
     return 0;
 }
 
+/* The sector page pg of the file (primary handle p) is in now, or
+ * SFS_NONE (a hole); *lpn its logical page. */
+static int page_ppn(steadyfs *fs, struct sfs_open *p, uint32_t pg, uint32_t *lpn, uint32_t *ppn)
+{
+    uint8_t nf = 0;
+    int rc = page_lpn(fs, p, pg, 0, lpn, &nf);
+    *ppn = SFS_NONE;
+    if (!rc && *lpn != SFS_NONE)
+        rc = sfs_lookup(fs, *lpn, 1, ppn);
+    return rc;
+}
+
 struct sfs_open *sfs_primary(steadyfs *fs, uint32_t ino)
 {
     uint32_t i;
@@ -261,7 +289,7 @@ struct sfs_open *sfs_primary(steadyfs *fs, uint32_t ino)
     return NULL;
 }
 
-static struct sfs_open *handle(steadyfs *fs, int fd, uint8_t kind)
+struct sfs_open *sfs_handle(steadyfs *fs, int fd, uint8_t kind)
 {
     if (fd < 0 || (uint32_t)fd >= fs->cfg.open_max || !fs->open[fd].ino ||
         fs->open[fd].kind != kind)
@@ -326,7 +354,7 @@ int sfs_inode_edit(steadyfs *fs, uint32_t ino, const sfs_inode *set, uint32_t ma
             if (mask >> i & 1u)
                 memcpy((uint8_t *)&in + setf[i][0], (const uint8_t *)set + setf[i][0], setf[i][1]);
         sfs_inode_pack(fs, fs->buf, &in);
-        rc = sfs_write_lpn(fs, sfs_shared_lpn(fs, ino, 0), owner, txn, flags, 0, SFS_UNKNOWN, ppn);
+        rc = sfs_write_lpn(fs, sfs_shared_lpn(fs, ino, 0), owner, txn, flags, SFS_UNKNOWN, ppn);
     } while (rc == SFS_RETRY);
     return rc;
 }
@@ -383,19 +411,16 @@ static uint32_t npages(const steadyfs *fs, uint64_t size)
 static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
 {
     uint32_t off = (uint32_t)(size % fs->geo.payload), pg = (uint32_t)(size / fs->geo.payload), old, lpn;
-    uint8_t nf = 0;
     sfs_tag t;
     int rc;
     if (off) {
         do {
             rc = sfs_prep(fs, p->ino);
             if (!rc)
-                rc = page_lpn(fs, p, pg, 0, &lpn, &nf);
-            if (!rc && lpn != SFS_NONE)
-                rc = sfs_lookup(fs, lpn, 1, &old);
+                rc = page_ppn(fs, p, pg, &lpn, &old);
             if (rc)
                 return rc;
-            if (lpn == SFS_NONE || old == SFS_NONE)
+            if (old == SFS_NONE)
                 break;
             rc = sfs_rd_sector(fs, old, fs->buf, &t);
             if (rc < 0)
@@ -423,7 +448,7 @@ int steadyfs_close(steadyfs *fs, int fd)
         sfs_budget_arm(fs, STEADYFS_CALL_CLOSE, 0);
     if (rc)
         return rc;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o)
         return sfs_end(fs, STEADYFS_EBADF);
     ino = o->ino;
@@ -475,7 +500,7 @@ static int32_t read_call(steadyfs *fs, int fd, void *buf, uint32_t len)
     if (rc)
         return rc;
     fs->log.erase_budget = 0;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o || (o->acc & STEADYFS_O_ACCMODE) == STEADYFS_O_WRONLY)
         return STEADYFS_EBADF;
     p = sfs_primary(fs, o->ino);
@@ -489,14 +514,9 @@ static int32_t read_call(steadyfs *fs, int fd, void *buf, uint32_t len)
             n = (uint32_t)(p->size - o->pos);
         {
             uint32_t lpn;
-            uint8_t nf = 0;
-            rc = page_lpn(fs, p, pg, 0, &lpn, &nf);
-            if (!rc && lpn != SFS_NONE)
-                rc = sfs_lookup(fs, lpn, 1, &ppn);
+            rc = page_ppn(fs, p, pg, &lpn, &ppn);
             if (rc)
                 return rc;
-            if (lpn == SFS_NONE)
-                ppn = SFS_NONE;
         }
         if (ppn == SFS_NONE) {
             memset(dst + done, 0, n);
@@ -531,7 +551,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
     int rc = sfs_begin(fs, 1);
     if (rc)
         return rc;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o || (o->acc & STEADYFS_O_ACCMODE) == STEADYFS_O_RDONLY)
         return sfs_end(fs, STEADYFS_EBADF);
     sfs_budget_arm(fs, o->acc & SFS_ACC_DSYNC ? STEADYFS_CALL_WRITE_SYNC : STEADYFS_CALL_WRITE,
@@ -624,7 +644,7 @@ int64_t steadyfs_seek(steadyfs *fs, int fd, int64_t off, int whence)
     int rc = sfs_begin(fs, 0);
     if (rc)
         return rc;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o)
         return STEADYFS_EBADF;
     base = whence == STEADYFS_SEEK_SET ? 0
@@ -644,7 +664,7 @@ int64_t steadyfs_size(steadyfs *fs, int fd)
     int rc = sfs_begin(fs, 0);
     if (rc)
         return rc;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o)
         return STEADYFS_EBADF;
     return (int64_t)sfs_primary(fs, o->ino)->size;
@@ -658,7 +678,7 @@ int steadyfs_truncate(steadyfs *fs, int fd, uint64_t size)
         sfs_budget_arm(fs, STEADYFS_CALL_TRUNCATE, 0);
     if (rc)
         return rc;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o || (o->acc & STEADYFS_O_ACCMODE) == STEADYFS_O_RDONLY)
         return sfs_end(fs, STEADYFS_EBADF);
     p = sfs_primary(fs, o->ino);
@@ -682,7 +702,7 @@ int steadyfs_sync(steadyfs *fs, int fd)
         sfs_budget_arm(fs, STEADYFS_CALL_SYNC, 0);
     if (rc)
         return rc;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o)
         return sfs_end(fs, STEADYFS_EBADF);
     return sfs_end(fs, sfs_file_commit(fs, o, 0));
@@ -694,7 +714,7 @@ int steadyfs_fstat(steadyfs *fs, int fd, steadyfs_stat *st)
     int rc = sfs_begin(fs, 0);
     if (rc)
         return rc;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o)
         return STEADYFS_EBADF;
     /* mode and owner are in the inode sector only (a read, within the

@@ -14,6 +14,11 @@ static uint32_t log2u(uint32_t v)
 
 static uint32_t align4(uint32_t v) { return (v + 3u) & ~3u; }
 
+int64_t sfs_now(const steadyfs *fs)
+{
+    return fs->cfg.clock ? fs->cfg.clock() : 0;
+}
+
 /* Bytes of a checkpoint with mi inodes: header, block table, L2 roots,
  * pending table, inode bitmap, the chunks' used and dying bitmaps (SPEC §7).
  * Geometry of the dense logical space with mi inodes into fs->geo. */
@@ -52,11 +57,33 @@ static uint32_t ckpt_bytes(steadyfs *fs, uint32_t mi)
            (mi + 7u) / 8u + 2u * ((fs->geo.n_c + 7u) / 8u);
 }
 
+void *sfs_carve(uint8_t *w, uint32_t *off, uint32_t n)
+{
+    void *p = w ? w + *off : NULL;
+    *off += align4(n);
+    return p;
+}
+
+/* The work area's tables from w on (NULL: none, only their size), one
+ * layout for steadyfs_work_size and the placing alike: its bytes. */
+static uint32_t place(steadyfs *fs, uint8_t *w)
+{
+    uint32_t off = 0;
+    fs->open = sfs_carve(w, &off, sizeof(struct sfs_open) * fs->cfg.open_max);   /* 8-aligned first */
+    fs->pend = sfs_carve(w, &off, sizeof(struct sfs_pend) * fs->cfg.pending_max);
+    fs->root = sfs_carve(w, &off, 4 * fs->geo.n_l2);
+    fs->blk = sfs_carve(w, &off, fs->geo.nblocks);
+    fs->chunk.used = sfs_carve(w, &off, (fs->geo.n_c + 7u) / 8u);
+    fs->chunk.dying = sfs_carve(w, &off, (fs->geo.n_c + 7u) / 8u);
+    fs->ibm = sfs_carve(w, &off, (fs->cfg.max_inodes + 7u) / 8u);
+    sfs_reloc_place(fs, w, &off);
+    return off;
+}
+
 int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
 {
     const sbd_geometry *g;
     uint32_t dsize, bbytes;
-    uint8_t *w;
     if (!fs || !cfg || !cfg->bd || !cfg->bd->ops)
         return STEADYFS_EINVAL;
     memset(fs, 0, sizeof *fs);
@@ -129,27 +156,11 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
         fs->geo.orphan_max = SFS_ORPHAN_CAP;
     fs->orphans.n = 0;
     if (cfg->work) {
-        if (cfg->work_size < steadyfs_work_size(cfg) || ((uintptr_t)cfg->work & 7u) ||
-            !cfg->sector_buf)
+        uint32_t n = place(fs, cfg->work);
+        if (cfg->work_size < n || ((uintptr_t)cfg->work & 7u) || !cfg->sector_buf)
             return STEADYFS_EINVAL;
-        w = cfg->work;
-        fs->open = (struct sfs_open *)(void *)w;   /* 8-aligned first */
-        w += sizeof(struct sfs_open) * fs->cfg.open_max;
-        fs->pend = (struct sfs_pend *)(void *)w;
-        w += sizeof(struct sfs_pend) * fs->cfg.pending_max;
-        fs->root = (uint32_t *)(void *)w;
-        w += 4 * fs->geo.n_l2;
-        fs->blk = w;
-        w += align4(fs->geo.nblocks);
-        fs->chunk.used = w;
-        w += align4((fs->geo.n_c + 7u) / 8u);
-        fs->chunk.dying = w;
-        w += align4((fs->geo.n_c + 7u) / 8u);
-        fs->ibm = w;
-        w += align4((fs->cfg.max_inodes + 7u) / 8u);
-        sfs_reloc_place(fs, w);
         fs->buf = cfg->sector_buf;
-        memset(cfg->work, 0, steadyfs_work_size(cfg));
+        memset(cfg->work, 0, n);
     }
     fs->log.head_block = SFS_NONE;
     fs->log.gh_block = SFS_NONE;
@@ -172,10 +183,7 @@ uint32_t steadyfs_work_size(const steadyfs_config *cfg)
     c.work = NULL;
     if (sfs_setup(&tmp, &c))
         return 0;
-    return align4(tmp.geo.nblocks) + 4 * tmp.geo.n_l2 + 2u * align4((tmp.geo.n_c + 7u) / 8u) +
-           (uint32_t)sizeof(struct sfs_pend) * tmp.cfg.pending_max +
-           (uint32_t)sizeof(struct sfs_open) * tmp.cfg.open_max +
-           align4((tmp.cfg.max_inodes + 7u) / 8u) + sfs_reloc_ram(&tmp);
+    return place(&tmp, NULL);
 }
 
 static int block_bad(steadyfs *fs, uint32_t b)
@@ -223,9 +231,9 @@ static void derive(steadyfs *fs)
 
 int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
 {
-    uint32_t b, vol = 0x5EED0001u, txn = 0;
+    uint32_t b, vol = 0x5EED0001u;
     sfs_tag t;
-    sfs_inode in;
+    struct sfs_where root;
     uint64_t aseq = 1;
     int rc = sfs_setup(fs, cfg);
     if (rc)
@@ -280,20 +288,10 @@ int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
     fs->mounted = 1;
     fs->log.erase_budget = 4;
     fs->ibm[0] = 0x03;   /* 0 invalid, 1 root */
-    memset(&in, 0, sizeof in);
-    in.ino = 1;
-    in.gen = 1;
-    in.type = STEADYFS_TYPE_DIR;
-    in.parent = 1;
-    in.mode = 0755u;
-    in.mtime = in.ctime = sfs_now(fs);
-    do {
-        rc = sfs_prep(fs, 0);
-        if (rc)
-            break;
-        sfs_inode_pack(fs, fs->buf, &in);
-        rc = sfs_write_lpn(fs, sfs_shared_lpn(fs, 1, 0), OWNER_NS, &txn, TF_COMMIT, 0, SFS_NONE, NULL);
-    } while (rc == SFS_RETRY);
+    /* the root directory: generation 1 (log.seq), mode 0755, its own parent */
+    memset(&root, 0, sizeof root);
+    root.parent = 1;
+    rc = sfs_create(fs, &root, STEADYFS_TYPE_DIR, NULL, NULL, 0);
     if (!rc)
         rc = sfs_ckpt_write(fs);
     fs->mounted = 0;

@@ -154,7 +154,34 @@ typedef struct sfs_inode {
 
 /* crc.c */
 
-/* little-endian helpers */
+/* little-endian helpers.  On a little-endian target the bytes are the
+ * value's own, so memcpy says it: the compiler makes it one (unaligned)
+ * load or store where the core allows it (Cortex-M3) instead of four byte
+ * accesses and shifts -- ~1 KB of the core's code on the firmware */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SFS_LE 1   /* RAM integers are laid out as on media */
+static inline void sfs_put32(uint8_t *p, uint32_t v) { __builtin_memcpy(p, &v, 4); }
+static inline uint32_t sfs_get32(const uint8_t *p)
+{
+    uint32_t v;
+    __builtin_memcpy(&v, p, 4);
+    return v;
+}
+static inline void sfs_put16(uint8_t *p, uint32_t v)
+{
+    uint16_t h = (uint16_t)v;
+    __builtin_memcpy(p, &h, 2);
+}
+static inline uint32_t sfs_get16(const uint8_t *p)
+{
+    uint16_t h;
+    __builtin_memcpy(&h, p, 2);
+    return h;
+}
+#else
+#define SFS_LE 0
+static inline void sfs_put16(uint8_t *p, uint32_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline uint32_t sfs_get16(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
 static inline void sfs_put32(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
@@ -163,6 +190,7 @@ static inline uint32_t sfs_get32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
+#endif
 static inline void sfs_put64(uint8_t *p, uint64_t v)
 {
     sfs_put32(p, (uint32_t)v); sfs_put32(p + 4, (uint32_t)(v >> 32));
@@ -204,14 +232,9 @@ static inline uint32_t sfs_first_dead_slot(const steadyfs *fs, uint32_t from)
 {
     return from <= 1u ? 0u : (from + fs->geo.C - 1u) / fs->geo.C;
 }
-static inline int sfs_bit(const uint8_t *map, uint32_t i) { return map[i >> 3] >> (i & 7u) & 1u; }
-static inline void sfs_bit_set(uint8_t *map, uint32_t i, int on)
-{
-    if (on)
-        map[i >> 3] |= (uint8_t)(1u << (i & 7u));
-    else
-        map[i >> 3] &= (uint8_t)~(1u << (i & 7u));
-}
+/* Bit i of a bitmap (chunk.c: called, not inlined -- ~25 places). */
+int sfs_bit(const uint8_t *map, uint32_t i);
+void sfs_bit_set(uint8_t *map, uint32_t i, int on);
 
 /* media.c: sector I/O.  Reads return >= 0 (bit errors corrected in the
  * worst codeword) or an error; ECORRUPT when the tag or checksum fails. */
@@ -322,7 +345,7 @@ void sfs_abort(steadyfs *fs, int any, uint16_t owner, uint32_t txn);
 /* Write one data sector of lpn from fs->buf as part of (owner, txn). */
 int sfs_prep(steadyfs *fs, uint32_t ino);
 int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uint8_t flags,
-                  uint32_t aux, uint32_t old_hint, uint32_t *ppn_out);
+                  uint32_t old_hint, uint32_t *ppn_out);
 /* The same for file page fpage of a file (tag.fpage: TF_NEWCHUNK). */
 int sfs_write_page(steadyfs *fs, uint32_t lpn, uint32_t fpage, uint16_t owner, uint32_t *txn,
                    uint8_t flags, uint32_t aux, uint32_t old_hint, uint32_t *ppn_out);
@@ -358,8 +381,11 @@ int sfs_trim_step(steadyfs *fs);
  * without the retirements run time made (sweep steps are not replayed). */
 #define SFS_RELOC_RUN_ROOM 3u
 #define SFS_RELOC_RUNS(fs) (SFS_RELOC_RECS + 8u + (fs)->cfg.replay_max + 2u)
-uint32_t sfs_reloc_ram(const steadyfs *fs);      /* work-area bytes */
-void sfs_reloc_place(steadyfs *fs, uint8_t *w);
+/* The relocation tables in work area w (NULL: none) from *off on. */
+void sfs_reloc_place(steadyfs *fs, uint8_t *w, uint32_t *off);
+/* The next n bytes (4-aligned) of work area w at *off (moved past them),
+ * NULL without a work area (sizes only: steadyfs_work_size). */
+void *sfs_carve(uint8_t *w, uint32_t *off, uint32_t n);
 /* Where the live copy of the sector at ppn is (ppn itself if it was not
  * copied, or its record retired). */
 uint32_t sfs_copy_of(const steadyfs *fs, uint32_t ppn);
@@ -458,13 +484,12 @@ int sfs_inode_edit(steadyfs *fs, uint32_t ino, const sfs_inode *set, uint32_t ma
  * changed, as close does). */
 int sfs_file_commit(steadyfs *fs, struct sfs_open *o, int times);
 struct sfs_open *sfs_primary(steadyfs *fs, uint32_t ino);
+/* Handle fd if it is open as `kind`, or NULL. */
+struct sfs_open *sfs_handle(steadyfs *fs, int fd, uint8_t kind);
 struct sfs_open *sfs_slot(steadyfs *fs);
 int sfs_open_ino(steadyfs *fs, uint32_t ino, int flags);
 
-static inline int64_t sfs_now(const steadyfs *fs)
-{
-    return fs->cfg.clock ? fs->cfg.clock() : 0;
-}
+int64_t sfs_now(const steadyfs *fs);   /* the clock, or 0 without one (fs.c) */
 
 /* dir.c */
 uint32_t sfs_name_hash(const char *name, uint32_t len);
@@ -482,9 +507,22 @@ int sfs_dir_next(steadyfs *fs, uint32_t dir, uint64_t cookie, steadyfs_dirent *e
 int sfs_dir_subdirs(steadyfs *fs, uint32_t dir);
 
 /* ns.c */
-int sfs_resolve(steadyfs *fs, const char *path, uint32_t *parent, const char **name,
-                uint32_t *nlen, uint32_t *ino, uint8_t *type);
 int sfs_ino_alloc(steadyfs *fs, uint32_t *ino);
+/* What a path resolves to (ns.c): the parent directory and the last name
+ * in it (name, nlen), the inode it names (0: none) and its type. */
+struct sfs_where {
+    const char *name;
+    uint32_t parent, nlen, ino;
+    uint8_t type;
+};
+/* A new inode named r->name in r->parent (its number into r->ino), in one
+ * namespace transaction: a file, a directory or a symlink (its target, tlen
+ * bytes, in the inode sector after the header); generation the log's
+ * sequence number, mode and owner from attr or the type's defaults, times
+ * now.  r->name NULL: the root directory at format (inode 1, its own
+ * parent, no entry, no room to make). */
+int sfs_create(steadyfs *fs, struct sfs_where *r, uint8_t type, const steadyfs_attr *attr,
+               const char *target, uint32_t tlen);
 /* stat of inode ino: its inode sector, an open handle's size and times,
  * a directory's link count (its buckets read). */
 int sfs_inode_stat(steadyfs *fs, uint32_t ino, steadyfs_stat *st);

@@ -18,14 +18,18 @@ void sfs_orphan_release(steadyfs *fs, uint32_t ino)
             fs->orphans.ino[i] &= (uint16_t)~SFS_ORPHAN_HELD;
 }
 
-int sfs_is_orphan(const steadyfs *fs, uint32_t ino)
+/* The list index of orphan ino (0: of the first no handle holds), or
+ * orphans.n if there is none. */
+static uint32_t orphan_at(const steadyfs *fs, uint32_t ino)
 {
     uint32_t i;
     for (i = 0; i < fs->orphans.n; i++)
-        if ((fs->orphans.ino[i] & ~SFS_ORPHAN_HELD) == ino)
-            return 1;
-    return 0;
+        if (ino ? (fs->orphans.ino[i] & ~SFS_ORPHAN_HELD) == ino : !(fs->orphans.ino[i] & SFS_ORPHAN_HELD))
+            break;
+    return i;
 }
+
+int sfs_is_orphan(const steadyfs *fs, uint32_t ino) { return orphan_at(fs, ino) < fs->orphans.n; }
 
 /* The chunks of inode ino's slots >= slot0 die: those its committed inode
  * sector (at ippn, read here) lists, and its committed chunk entries
@@ -39,7 +43,7 @@ static int chunks_die(steadyfs *fs, uint32_t ino, uint32_t ippn, uint32_t slot0)
         if (rc < 0)
             return rc;
         for (s = slot0; s < fs->geo.cmax; s++) {
-            c = (uint32_t)fs->buf[SFS_INODE_HDR + 2 * s] | (uint32_t)fs->buf[SFS_INODE_HDR + 2 * s + 1] << 8;
+            c = sfs_get16(fs->buf + SFS_INODE_HDR + 2 * s);
             if (c != CHUNK_NONE)
                 sfs_chunk_die(fs, c);
         }
@@ -150,10 +154,7 @@ int sfs_reap(steadyfs *fs, uint32_t ino, int lazy)
     uint32_t i, ippn;
     uint8_t type;
     int rc;
-    for (i = 0; i < fs->orphans.n; i++)
-        if (ino ? (fs->orphans.ino[i] & ~SFS_ORPHAN_HELD) == ino
-                : !(fs->orphans.ino[i] & SFS_ORPHAN_HELD))
-            break;
+    i = orphan_at(fs, ino);
     if (i == fs->orphans.n)
         return 0;
     ino = fs->orphans.ino[i] & ~SFS_ORPHAN_HELD;

@@ -72,15 +72,20 @@ int sfs_pend_none(steadyfs *fs, uint32_t lpn)
     return pend_add(fs, PT_L1, lpn, SFS_NONE) ? 0 : STEADYFS_ENOSPC;
 }
 
-/* Committed chunk entries of inode ino go: its inode sector, just
- * committed, lists them (sfs_inode_edit applies them). */
-static void drop_chunks(steadyfs *fs, uint32_t ino)
+/* Is p an entry of `type` whose key / div is k, and without the flags
+ * `not` (PF_UNC: a committed one)? */
+static int entry_of(const struct sfs_pend *p, uint8_t type, uint32_t k, uint32_t div, uint8_t not)
+{
+    return p->type == type && !(p->flags & not) && p->key / div == k;
+}
+
+/* Those entries go (a map sector or inode sector took them in). */
+static void drop_entries(steadyfs *fs, uint8_t type, uint32_t k, uint32_t div, uint8_t not)
 {
     uint32_t i;
     for (i = 0; i < fs->npend;) {
-        struct sfs_pend *p = &fs->pend[i];
-        if (p->type == PT_CHUNK && p->key == ino && !(p->flags & PF_UNC)) {
-            sfs_pend_del(fs, p);
+        if (entry_of(&fs->pend[i], type, k, div, not)) {
+            sfs_pend_del(fs, &fs->pend[i]);
             continue;
         }
         i++;
@@ -195,7 +200,7 @@ restart:
             struct sfs_open *o = sfs_primary(fs, ino);
             if (o && sfs_copy_of(fs, o->ino_ppn) == sfs_copy_of(fs, old))
                 o->ino_ppn = p->ppn;
-            fs->ibm[ino >> 3] |= (uint8_t)(1u << (ino & 7u));
+            sfs_bit_set(fs->ibm, ino, 1);
         }
         c = sfs_pend_find(fs, PT_L1, p->key, 0);   /* p is still uncommitted */
         p->flags &= (uint8_t)~(PF_UNC | PF_NEW);
@@ -245,20 +250,11 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
         if (rc)
             return rc;
         /* all or nothing: no change at all if its L2 change has no room */
-        for (i = 0; i < fs->npend; i++) {
-            p = &fs->pend[i];
-            freed += p->type == PT_L1 && !(p->flags & PF_UNC) && p->key / fs->geo.e1 == t->key;
-        }
+        for (i = 0; i < fs->npend; i++)
+            freed += entry_of(&fs->pend[i], PT_L1, t->key, fs->geo.e1, PF_UNC);
         if (!sfs_pend_find(fs, PT_L2, t->key, 0) && fs->npend - freed >= fs->cfg.pending_max)
             return STEADYFS_ENOSPC;
-        for (i = 0; i < fs->npend;) {
-            p = &fs->pend[i];
-            if (p->type == PT_L1 && !(p->flags & PF_UNC) && p->key / fs->geo.e1 == t->key) {
-                sfs_pend_del(fs, p);
-                continue;
-            }
-            i++;
-        }
+        drop_entries(fs, PT_L1, t->key, fs->geo.e1, PF_UNC);
         sfs_count_dec(fs, old);
         sfs_count_inc(fs, ppn);
         p = sfs_pend_find(fs, PT_L2, t->key, 0);
@@ -274,14 +270,7 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
         if (t->key >= fs->geo.n_l2)
             return STEADYFS_ECORRUPT;
         sfs_xc_drop_map(fs, 1, t->key);
-        for (i = 0; i < fs->npend;) {
-            struct sfs_pend *p = &fs->pend[i];
-            if (p->type == PT_L2 && p->key / fs->geo.e1 == t->key) {
-                sfs_pend_del(fs, p);
-                continue;
-            }
-            i++;
-        }
+        drop_entries(fs, PT_L2, t->key, fs->geo.e1, 0);
         sfs_count_dec(fs, fs->root[t->key]);
         sfs_count_inc(fs, ppn);
         fs->root[t->key] = ppn;
@@ -310,7 +299,7 @@ int sfs_apply_size(steadyfs *fs, uint32_t ino, uint32_t size)
      * into the same inode sector */
     p->txn = (uint32_t)fs->log.seq;
     for (i = 0; i < fs->npend; i++)
-        if (fs->pend[i].type == PT_CHUNK && fs->pend[i].key == ino && !(fs->pend[i].flags & PF_UNC))
+        if (entry_of(&fs->pend[i], PT_CHUNK, ino, 1, PF_UNC))
             fs->pend[i].txn = p->txn;
     return 0;
 }
@@ -342,7 +331,7 @@ int sfs_apply_data(steadyfs *fs, const sfs_tag *t, uint32_t ppn, uint32_t old_hi
      * written with */
     if (!rc && inode_of(fs, t->key) && t->owner != OWNER_GC) {
         sfs_drop_size(fs, inode_of(fs, t->key));
-        drop_chunks(fs, inode_of(fs, t->key));
+        drop_entries(fs, PT_CHUNK, inode_of(fs, t->key), 1, PF_UNC);
     }
     if (!rc && (t->flags & TF_SIZE))
         rc = sfs_apply_size(fs, t->owner, t->aux);
@@ -350,7 +339,7 @@ int sfs_apply_data(steadyfs *fs, const sfs_tag *t, uint32_t ppn, uint32_t old_hi
 }
 
 /* Write a map sector from fs->buf and apply it. */
-static int map_prog(steadyfs *fs, uint8_t kind, uint32_t key, uint8_t flags, uint32_t aux)
+static int map_prog(steadyfs *fs, uint8_t kind, uint32_t key, uint8_t flags)
 {
     sfs_tag t;
     uint32_t ppn;
@@ -360,7 +349,6 @@ static int map_prog(steadyfs *fs, uint8_t kind, uint32_t key, uint8_t flags, uin
     t.kind = kind;
     t.key = key;
     t.flags = flags;
-    t.aux = aux;
     /* a map sector that maps nothing is not kept: its parent entry becomes
      * "none" (otherwise every inode range ever used would keep its map
      * sectors live for good) */
@@ -374,28 +362,6 @@ static int map_prog(steadyfs *fs, uint8_t kind, uint32_t key, uint8_t flags, uin
     return sfs_apply_map(fs, &t, ppn);
 }
 
-static int l1_build(steadyfs *fs, uint32_t m)
-{
-    uint32_t old, i;
-    sfs_tag t;
-    int rc = sfs_l1_locate(fs, m, &old);
-    if (rc)
-        return rc;
-    fs->cache.buf_ppn = SFS_NONE;
-    if (old == SFS_NONE)
-        memset(fs->buf, 0xFF, fs->geo.payload);
-    else if ((rc = sfs_rd_sector(fs, old, fs->buf, &t)) < 0)
-        return rc;
-    for (i = 0; i < fs->npend; i++) {
-        struct sfs_pend *p = &fs->pend[i];
-        if (p->type == PT_L1 && !(p->flags & PF_UNC) && p->key / fs->geo.e1 == m)
-            sfs_put32(fs->buf + 4 * (p->key % fs->geo.e1), p->ppn);
-    }
-    /* words that name a sector collection copied name its copy */
-    sfs_reloc_l1(fs, fs->buf);
-    return 0;
-}
-
 /* Does a trim remove logical page lpn? */
 static int trimmed(const steadyfs *fs, const struct sfs_trim *tr, uint32_t lpn)
 {
@@ -407,20 +373,38 @@ static int trimmed(const steadyfs *fs, const struct sfs_trim *tr, uint32_t lpn)
     return tr->dying && c < fs->geo.n_c && sfs_bit(fs->chunk.dying, c);
 }
 
-/* Merge L1 sector m.  With a trim (tr non-NULL, TF_TRIM: replay skips the
- * sector, so the next program is the checkpoint that commits it) the words
- * it names become none and their sectors are uncounted, once (a retried
- * program does not uncount them again). */
-static int merge_l1_k(steadyfs *fs, uint32_t m, const struct sfs_trim *tr)
+/* Merge map sector m of kind TK_MAP1 (an L1 sector: its committed
+ * changes, every word resolved) or TK_MAP2 (an L2 sector: its L1 changes).
+ * With a trim (tr non-NULL, TF_TRIM: replay skips the sector, so the next
+ * program is the checkpoint that commits it) the words it names become
+ * none and their sectors are uncounted, once (a retried program does not
+ * uncount them again). */
+static int merge(steadyfs *fs, uint8_t kind, uint32_t m, const struct sfs_trim *tr)
 {
-    uint32_t i, w;
+    uint32_t i, w, old;
+    sfs_tag t;
     int rc, counted = 0;
     do {
         rc = sfs_log_reserve(fs);
-        if (!rc)
-            rc = l1_build(fs, m);
         if (rc)
             break;
+        if (kind == TK_MAP2)
+            old = fs->root[m];
+        else if ((rc = sfs_l1_locate(fs, m, &old)) != 0)
+            break;
+        fs->cache.buf_ppn = SFS_NONE;
+        if (old == SFS_NONE)
+            memset(fs->buf, 0xFF, fs->geo.payload);
+        else if ((rc = sfs_rd_sector(fs, old, fs->buf, &t)) < 0)
+            break;
+        /* PT_L1 changes (committed ones) into an L1 sector, PT_L2 into an L2 */
+        for (i = 0; i < fs->npend; i++) {
+            struct sfs_pend *p = &fs->pend[i];
+            if (entry_of(p, (uint8_t)(kind - 1u), m, fs->geo.e1, kind == TK_MAP1 ? PF_UNC : 0))
+                sfs_put32(fs->buf + 4 * (p->key % fs->geo.e1), p->ppn);
+        }
+        if (kind == TK_MAP1)
+            sfs_reloc_l1(fs, fs->buf);   /* words that name a sector collection copied name its copy */
         for (i = 0; tr && i < fs->geo.e1; i++) {
             if (!trimmed(fs, tr, m * fs->geo.e1 + i))
                 continue;
@@ -430,38 +414,16 @@ static int merge_l1_k(steadyfs *fs, uint32_t m, const struct sfs_trim *tr)
             sfs_put32(fs->buf + 4 * i, SFS_NONE);
         }
         counted = 1;
-        rc = map_prog(fs, TK_MAP1, m, tr ? TF_TRIM : 0, 0);
+        rc = map_prog(fs, kind, m, tr ? TF_TRIM : 0);
     } while (rc == SFS_RETRY);
     return rc;
 }
 
-int sfs_merge_l1(steadyfs *fs, uint32_t m) { return merge_l1_k(fs, m, NULL); }
+int sfs_merge_l1(steadyfs *fs, uint32_t m) { return merge(fs, TK_MAP1, m, NULL); }
 
-int sfs_trim_l1(steadyfs *fs, uint32_t m, const struct sfs_trim *tr) { return merge_l1_k(fs, m, tr); }
+int sfs_trim_l1(steadyfs *fs, uint32_t m, const struct sfs_trim *tr) { return merge(fs, TK_MAP1, m, tr); }
 
-int sfs_merge_l2(steadyfs *fs, uint32_t l2)
-{
-    uint32_t i;
-    sfs_tag t;
-    int rc;
-    do {
-        rc = sfs_log_reserve(fs);
-        if (rc)
-            break;
-        fs->cache.buf_ppn = SFS_NONE;
-        if (fs->root[l2] == SFS_NONE)
-            memset(fs->buf, 0xFF, fs->geo.payload);
-        else if ((rc = sfs_rd_sector(fs, fs->root[l2], fs->buf, &t)) < 0)
-            return rc;
-        for (i = 0; i < fs->npend; i++) {
-            struct sfs_pend *p = &fs->pend[i];
-            if (p->type == PT_L2 && p->key / fs->geo.e1 == l2)
-                sfs_put32(fs->buf + 4 * (p->key % fs->geo.e1), p->ppn);
-        }
-        rc = map_prog(fs, TK_MAP2, l2, 0, 0);
-    } while (rc == SFS_RETRY);
-    return rc;
-}
+int sfs_merge_l2(steadyfs *fs, uint32_t l2) { return merge(fs, TK_MAP2, l2, NULL); }
 
 /* A committed size or chunk entry of inode ino, or NULL. */
 static struct sfs_pend *inode_entry(steadyfs *fs, uint32_t ino)
@@ -494,7 +456,7 @@ static int size_merge(steadyfs *fs, uint32_t ino)
             return rc;
         sfs_inode_chunks(fs, ino, OWNER_NS, 0);
         sfs_inode_pack(fs, fs->buf, &in);
-        rc = sfs_write_lpn(fs, sfs_shared_lpn(fs, ino, 0), OWNER_NS, &txn, TF_COMMIT, 0, SFS_UNKNOWN,
+        rc = sfs_write_lpn(fs, sfs_shared_lpn(fs, ino, 0), OWNER_NS, &txn, TF_COMMIT, SFS_UNKNOWN,
                            NULL);
     } while (rc == SFS_RETRY);
     return rc;
@@ -646,9 +608,9 @@ void sfs_abort(steadyfs *fs, int any, uint16_t owner, uint32_t txn)
 }
 
 int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uint8_t flags,
-                  uint32_t aux, uint32_t old_hint, uint32_t *ppn_out)
+                  uint32_t old_hint, uint32_t *ppn_out)
 {
-    return sfs_write_page(fs, lpn, 0, owner, txn, flags, aux, old_hint, ppn_out);
+    return sfs_write_page(fs, lpn, 0, owner, txn, flags, 0, old_hint, ppn_out);
 }
 
 int sfs_write_page(steadyfs *fs, uint32_t lpn, uint32_t fpage, uint16_t owner, uint32_t *txn,

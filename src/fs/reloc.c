@@ -26,6 +26,8 @@
  * copies' tags (a copy names its source in aux).  An L1 sector written
  * after the relocation sector is clean in RAM only: after a cut the sweep
  * may write it once more (never less). */
+#include <stddef.h>
+
 #include "fs/fs_internal.h"
 #ifdef STEADYFS_CHECK_BUDGET
 #include <stdio.h>
@@ -37,29 +39,16 @@
 
 static uint32_t mbytes(const steadyfs *fs) { return (fs->geo.P + 7u) / 8u; }
 static uint8_t *map_of(const steadyfs *fs, uint32_t k) { return fs->reloc.map + k * mbytes(fs); }
-static uint32_t align4(uint32_t v) { return (v + 3u) & ~3u; }
 
-uint32_t sfs_reloc_ram(const steadyfs *fs)
+void sfs_reloc_place(steadyfs *fs, uint8_t *w, uint32_t *off)
 {
-    return align4(SFS_RELOC_CAP * 4u) + align4(SFS_RELOC_CAP * 2u) + align4(SFS_RELOC_CAP * mbytes(fs)) +
-           align4(SFS_RELOC_RUNS(fs) * 2u) + 2u * align4(SFS_RELOC_RUNS(fs)) + align4((fs->geo.n_l1 + 7u) / 8u);
-}
-
-void sfs_reloc_place(steadyfs *fs, uint8_t *w)
-{
-    fs->reloc.done = (uint32_t *)(void *)w;
-    w += align4(SFS_RELOC_CAP * 4u);
-    fs->reloc.unit = (uint16_t *)(void *)w;
-    w += align4(SFS_RELOC_CAP * 2u);
-    fs->reloc.map = w;
-    w += align4(SFS_RELOC_CAP * mbytes(fs));
-    fs->reloc.cu_unit = (uint16_t *)(void *)w;
-    w += align4(SFS_RELOC_RUNS(fs) * 2u);
-    fs->reloc.cu_off = w;
-    w += align4(SFS_RELOC_RUNS(fs));
-    fs->reloc.cu_n = w;
-    w += align4(SFS_RELOC_RUNS(fs));
-    fs->reloc.dirty = w;
+    fs->reloc.done = sfs_carve(w, off, SFS_RELOC_CAP * 4u);
+    fs->reloc.unit = sfs_carve(w, off, SFS_RELOC_CAP * 2u);
+    fs->reloc.map = sfs_carve(w, off, SFS_RELOC_CAP * mbytes(fs));
+    fs->reloc.cu_unit = sfs_carve(w, off, SFS_RELOC_RUNS(fs) * 2u);
+    fs->reloc.cu_off = sfs_carve(w, off, SFS_RELOC_RUNS(fs));
+    fs->reloc.cu_n = sfs_carve(w, off, SFS_RELOC_RUNS(fs));
+    fs->reloc.dirty = sfs_carve(w, off, (fs->geo.n_l1 + 7u) / 8u);
 }
 
 static uint32_t popcount8(uint8_t v)
@@ -268,24 +257,20 @@ static void retire(steadyfs *fs)
         b = fs->reloc.unit[0];
         n = rank(fs, 0, fs->geo.P);
         fs->reloc.base += n;
-        fs->reloc.nrec--;
-        for (k = 0; k < fs->reloc.nrec; k++) {
-            fs->reloc.unit[k] = fs->reloc.unit[k + 1u];
-            fs->reloc.done[k] = fs->reloc.done[k + 1u];
-            memcpy(map_of(fs, k), map_of(fs, k + 1u), mbytes(fs));
-        }
+        k = --fs->reloc.nrec;
+        memmove(fs->reloc.unit, fs->reloc.unit + 1, 2u * k);
+        memmove(fs->reloc.done, fs->reloc.done + 1, 4u * k);
+        memmove(fs->reloc.map, map_of(fs, 1), mbytes(fs) * k);
         if (fs->blk[b] == BS_MOVED && !sfs_reloc_holds(fs, b))
             sfs_set_state(fs, b, BS_LIMBO);
         /* runs wholly below the first address still needed */
         while (fs->reloc.ncu && fs->reloc.base - fs->reloc.cu_base >= fs->reloc.cu_n[0] &&
                !(fs->reloc.ncu == 1u && fs->reloc.active)) {
             fs->reloc.cu_base += fs->reloc.cu_n[0];
-            fs->reloc.ncu--;
-            for (k = 0; k < fs->reloc.ncu; k++) {
-                fs->reloc.cu_unit[k] = fs->reloc.cu_unit[k + 1u];
-                fs->reloc.cu_off[k] = fs->reloc.cu_off[k + 1u];
-                fs->reloc.cu_n[k] = fs->reloc.cu_n[k + 1u];
-            }
+            k = --fs->reloc.ncu;
+            memmove(fs->reloc.cu_unit, fs->reloc.cu_unit + 1, 2u * k);
+            memmove(fs->reloc.cu_off, fs->reloc.cu_off + 1, k);
+            memmove(fs->reloc.cu_n, fs->reloc.cu_n + 1, k);
         }
         if (!fs->reloc.nrec) {
             fs->reloc.ncu = 0;
@@ -368,68 +353,87 @@ void sfs_reloc_reset(steadyfs *fs)
     memset(fs->reloc.dirty, 0, (fs->geo.n_l1 + 7u) / 8u);
 }
 
-void sfs_reloc_save(steadyfs *fs, uint8_t *b)
+/* n bytes between the relocation sector's image and RAM (put: into the
+ * image); save and load walk the same layout with it. */
+static void io(uint8_t *img, void *ram, uint32_t n, int put)
+{
+    if (put)
+        memcpy(img, ram, n);
+    else
+        memcpy(ram, img, n);
+}
+
+static void io16(uint8_t *img, uint16_t *v, int put)
+{
+    if (put)
+        sfs_put16(img, *v);
+    else
+        *v = (uint16_t)sfs_get16(img);
+}
+
+/* The header's words (bytes 4..31) are reloc.nrec .. reloc.owed, in order. */
+_Static_assert(offsetof(steadyfs, reloc.owed) - offsetof(steadyfs, reloc.nrec) == 24,
+               "relocation header words are consecutive in RAM");
+static void hdr_io(steadyfs *fs, uint8_t *b, int put)
+{
+    uint32_t i, *w = (uint32_t *)(void *)((uint8_t *)fs + offsetof(steadyfs, reloc.nrec));
+    for (i = 0; i < 7u; i++) {
+        if (put)
+            sfs_put32(b + 4 + 4 * i, w[i]);
+        else
+            w[i] = sfs_get32(b + 4 + 4 * i);
+    }
+    io(b + 32, &fs->reloc.active, 1, put);
+}
+
+/* Records (unit, tick, bitmap), runs (unit, first, count), dirty bits. */
+static void body_io(steadyfs *fs, uint8_t *b, int put)
 {
     uint32_t k, o = RELOC_HDR, mb = mbytes(fs);
-    memset(b, 0, fs->geo.payload);
-    sfs_put32(b, RELOC_MAGIC);
-    sfs_put32(b + 4, fs->reloc.nrec);
-    sfs_put32(b + 8, fs->reloc.ncu);
-    sfs_put32(b + 12, fs->reloc.base);
-    sfs_put32(b + 16, fs->reloc.cu_base);
-    sfs_put32(b + 20, fs->reloc.cursor);
-    sfs_put32(b + 24, fs->reloc.ticks);
-    sfs_put32(b + 28, fs->reloc.owed);
-    b[32] = fs->reloc.active;
     for (k = 0; k < fs->reloc.nrec; k++, o += 6u + mb) {
-        b[o] = (uint8_t)fs->reloc.unit[k];
-        b[o + 1] = (uint8_t)(fs->reloc.unit[k] >> 8);
-        sfs_put32(b + o + 2, fs->reloc.done[k]);
-        memcpy(b + o + 6, map_of(fs, k), mb);
+        io16(b + o, &fs->reloc.unit[k], put);
+        if (put)
+            sfs_put32(b + o + 2, fs->reloc.done[k]);
+        else
+            fs->reloc.done[k] = sfs_get32(b + o + 2);
+        io(b + o + 6, map_of(fs, k), mb, put);
     }
     for (k = 0; k < fs->reloc.ncu; k++, o += 4u) {
-        b[o] = (uint8_t)fs->reloc.cu_unit[k];
-        b[o + 1] = (uint8_t)(fs->reloc.cu_unit[k] >> 8);
-        b[o + 2] = fs->reloc.cu_off[k];
-        b[o + 3] = fs->reloc.cu_n[k];
+        io16(b + o, &fs->reloc.cu_unit[k], put);
+        io(b + o + 2, &fs->reloc.cu_off[k], 1, put);
+        io(b + o + 3, &fs->reloc.cu_n[k], 1, put);
     }
     /* the dirty bits as they are now: an L1 sector written later is clean
      * in RAM only, so after a cut the sweep may write it once more */
-    memcpy(b + o, fs->reloc.dirty, (fs->geo.n_l1 + 7u) / 8u);
+    io(b + o, fs->reloc.dirty, (fs->geo.n_l1 + 7u) / 8u, put);
+}
+
+void sfs_reloc_save(steadyfs *fs, uint8_t *b)
+{
+    memset(b, 0, fs->geo.payload);
+    sfs_put32(b, RELOC_MAGIC);
+    hdr_io(fs, b, 1);
+    body_io(fs, b, 1);
 }
 
 int sfs_reloc_load(steadyfs *fs, const uint8_t *b)
 {
-    uint32_t k, o = RELOC_HDR, mb = mbytes(fs);
+    uint32_t k, mb = mbytes(fs);
+    uint8_t *img = (uint8_t *)(uintptr_t)b;   /* only read: put is 0 */
     if (sfs_get32(b) != RELOC_MAGIC)
         return STEADYFS_ECORRUPT;
-    fs->reloc.nrec = sfs_get32(b + 4);
-    fs->reloc.ncu = sfs_get32(b + 8);
-    fs->reloc.base = sfs_get32(b + 12);
-    fs->reloc.cu_base = sfs_get32(b + 16);
-    fs->reloc.cursor = sfs_get32(b + 20);
-    fs->reloc.ticks = sfs_get32(b + 24);
-    fs->reloc.owed = sfs_get32(b + 28);
-    fs->reloc.active = b[32];
+    hdr_io(fs, img, 0);
     if (fs->reloc.nrec > SFS_RELOC_CAP || fs->reloc.ncu > SFS_RELOC_RUNS(fs) ||
         fs->reloc.cursor >= fs->geo.n_l1 || fs->reloc.active > 1u || (fs->reloc.active && !fs->reloc.nrec) ||
         RELOC_HDR + fs->reloc.nrec * (6u + mb) + 4u * fs->reloc.ncu + (fs->geo.n_l1 + 7u) / 8u > fs->geo.payload)
         return STEADYFS_ECORRUPT;
-    for (k = 0; k < fs->reloc.nrec; k++, o += 6u + mb) {
-        fs->reloc.unit[k] = (uint16_t)(b[o] | b[o + 1] << 8);
-        fs->reloc.done[k] = sfs_get32(b + o + 2);
-        memcpy(map_of(fs, k), b + o + 6, mb);
+    body_io(fs, img, 0);
+    for (k = 0; k < fs->reloc.nrec; k++)
         if (fs->reloc.unit[k] >= fs->geo.nblocks)
             return STEADYFS_ECORRUPT;
-    }
-    for (k = 0; k < fs->reloc.ncu; k++, o += 4u) {
-        fs->reloc.cu_unit[k] = (uint16_t)(b[o] | b[o + 1] << 8);
-        fs->reloc.cu_off[k] = b[o + 2];
-        fs->reloc.cu_n[k] = b[o + 3];
+    for (k = 0; k < fs->reloc.ncu; k++)
         if (fs->reloc.cu_unit[k] >= fs->geo.nblocks || fs->reloc.cu_off[k] + fs->reloc.cu_n[k] > fs->geo.P)
             return STEADYFS_ECORRUPT;
-    }
-    memcpy(fs->reloc.dirty, b + o, (fs->geo.n_l1 + 7u) / 8u);
     count_sources(fs);
     fs->reloc.changed = 0;
     return 0;
