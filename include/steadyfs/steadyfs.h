@@ -25,28 +25,41 @@
  * is sizeof(steadyfs)), one sector buffer of `sector_size` bytes and a work
  * area of steadyfs_work_size(cfg) bytes:
  *
- *   work = 56 * open_max                   open files and directories
+ *   work = 80 * open_max                   open files and directories
  *        + 16 * pending_max                pending map changes
  *        + 4 * n_l2                        map roots
- *        + nblocks (rounded up to 4)       block table: 1 byte per erase unit
- *        + ceil(max_inodes / 8) (to 4)     inode allocation bitmap
- *   n_l2 = ceil(ceil(max_inodes * 2^file_pages_log2 / E) / E),
- *   E    = largest power of two <= sector payload / 4 (512 on NAND).
+ *        + nblocks                         block table: 1 byte per erase unit
+ *        + 2 * ceil(n_c / 8)               chunks: used and dying bitmaps
+ *        + ceil(max_inodes / 8)            inode allocation bitmap
+ *        + 34 * (6 + ceil(P / 8))          relocation records (unit, the
+ *                                          copy count before it, a bitmap)
+ *        + 4 * (42 + replay_max)           copy runs (unit, first, count)
+ *        + ceil(n_l1 / 8)                  the sweep's dirty L1 bits
+ *   each term rounded up to 4.  The dense logical space (docs/SPEC.md §3):
+ *   P    = sectors per erase unit; E = largest power of two <= sector
+ *          payload / 4 (512 on NAND);
+ *   live = fill_permille / 1000 * (nblocks - 10) * P;
+ *   C    = chunk size, the smallest power of two >= 8 with
+ *          (payload - 64) / 2 * C >= live;
+ *   S    = smallest power of two >= 1 + dir_pages (2 at least);
+ *   n_c  = ceil(live / C) + max_inodes,
+ *   n_l1 = ceil((S * max_inodes + C * n_c) / E), n_l2 = ceil(n_l1 / E).
  *   The default max_inodes is the largest power of two <= 1024 whose
- *   checkpoint (128 + nblocks + 4 n_l2 + 16 pending_max + max_inodes/8
- *   bytes) fits one sector payload: 512 on a full mt29f1g01.
- *   An open handle is 56 B: 48 B of file state and position, 8 B the
- *   working mtime (format 4's times; mode and owner stay on the medium).
+ *   checkpoint (132 + nblocks + 4 n_l2 + 16 pending_max + max_inodes / 8
+ *   + 2 n_c / 8 bytes) fits one sector payload: 256 on a full mt29f1g01.
+ *   An open handle is 80 B: file state, position, the working mtime and a
+ *   window of 8 chunk numbers (a log's next page costs no chunk lookup).
  *
- *   sizeof(steadyfs) is fixed (no config term): 488 B on Cortex-M3, of
- *   which 104 B are the read savers (src/fs/cache.c: the sector the buffer
- *   holds, 4 runs of 4 map words, the last directory path component),
- *   4 B (+4 B alignment) the clock pointer in the configuration and 40 B
- *   the orphan list (16 inode numbers of open files whose name is gone).
+ *   sizeof(steadyfs) is fixed (no config term): 624 B on Cortex-M3, with
+ *   the read savers (src/fs/cache.c: the sector the buffer holds, 4 runs
+ *   of 4 map words, the last directory path component), the clock pointer
+ *   in the configuration, the orphan list (16 inode numbers of open files
+ *   whose name is gone) and the relocation state's counters.
  *
- *   mt29f1g01 (1024 blocks) defaults, 512 inodes, one open file (open_max = 1):
- *     work 56 + 512 + 256 + 1024 + 64 = 1912 B, + 2048 B sector buffer,
- *     + sizeof(steadyfs) (488 B on Cortex-M3) = 4448 B.
+ *   mt29f1g01 (1024 blocks) defaults, 256 inodes, one open file (open_max = 1):
+ *     work 80 + 512 + 4 + 1024 + 2 * 128 + 32 + 752 = 2660 B (n_c = 1017,
+ *     n_l1 = 136, C = 64), + 2048 B sector buffer, + sizeof(steadyfs)
+ *     (624 B on Cortex-M3) = 5332 B.
  *
  * Threads.  None: calls on one steadyfs must not run concurrently.
  *
@@ -213,7 +226,8 @@ typedef struct steadyfs_config {
     uint16_t max_inodes;      /* (format) files + directories, root included (512) */
     uint16_t fill_permille;   /* (format) live data limit, per mille of the
                                  sectors outside the reserve (default 750) */
-    uint8_t file_pages_log2;  /* (format) max sectors per file, log2 (15) */
+    uint8_t file_pages_log2;  /* (format) max sectors per file, log2 (0: what the
+                                 inode's chunk list holds, (payload - 64) / 2 chunks) */
     uint8_t dir_pages;        /* (format) hash bucket sectors per directory (8) */
     uint32_t sector_size;     /* (format) 0: 2048 (must be a multiple of the page) */
     uint32_t erase_mult;      /* (format) device blocks per erase unit; 0: 1 on
