@@ -285,20 +285,23 @@ int sfs_sweep_step(steadyfs *fs)
 {
     uint32_t m, lap;
     int rc, merged = 0;
-    int short_of_units = fs->reloc.nrec > sfs_free_blocks(fs);
-    /* A step is one L1 merge, or nothing at a clean index.  While the
-     * records hold more units than are free, a clean index does not even
-     * spend what the records owe: the walk goes on past it (up to one
+    uint32_t pool = fs->geo.usable > SFS_GC_RESERVE ? fs->geo.usable - SFS_GC_RESERVE : 0;
+    int short_of_units = fs->geo.R + 1u > pool / 8u && fs->reloc.nrec > sfs_free_blocks(fs);
+    /* A step is one L1 merge, or nothing at a clean index.  On a device
+     * where the R + 1 units records may hold are more than an eighth of
+     * the pool (mt25q128, em064lx: 31 of 246, 28 of 118 units), and while
+     * the records hold more units than are free, a clean index does not
+     * even spend what the records owe: the walk goes on past it (up to one
      * lap), so where copies dirtied few L1 sectors (a log's sequential
      * pages) records retire within a few merges and give their units
-     * back.  Without that, on a device of few units the R held ones
-     * squeezed collection into copying the fill again and again (em064lx
-     * log4k: 54 715 copies, format 6 628).  Not always: with units to
-     * spare the held ones rotate through the pool, and the copies that
-     * rotation brings level wear (test_fs_wear max/mean 1.7; 2.6-2.9 with
-     * free walking everywhere).  Either way the walk covers at least the
-     * indices it did when every index spent a step, so the pace's
-     * arithmetic (sfs_pace_steps) holds. */
+     * back.  Without that the held units squeezed collection into copying
+     * the fill again and again (em064lx log4k: 54 715 copies where format
+     * 6 made 628; 2.7 MB/s, now 13.7).  Not everywhere: on mt29f1g01 the
+     * adversary's merges rose by a third with it (its largest write +
+     * sync 52 -> 83 ms, 35 catch-ups), and with units to spare the held
+     * ones rotate through the pool, which levels wear.  Either way the
+     * walk covers at least the indices it did when every index spent a
+     * step, so the pace's arithmetic (sfs_pace_steps) holds. */
     for (lap = 0; fs->reloc.owed && !merged && lap < fs->geo.n_l1; lap++) {
         m = fs->reloc.cursor;
         merged = sfs_bit(fs->reloc.dirty, m);
