@@ -113,7 +113,10 @@
  * steadyfs_bound() states the bound per call kind.  Garbage collection is
  * paced by writes; steadyfs_gc_step() lets idle time get ahead.  Space:
  * capacity (steadyfs_info) is fill_permille of the sectors outside a
- * reserve of 4 anchor-area and 6 collection units; writes and creates
+ * reserve of 4 anchor-area and 6 collection units -- less (by a quarter
+ * at most) where collection would then net under P/8 sectors a victim,
+ * with the units relocation records hold (mt25q128, em064lx: DESIGN.md
+ * §6); writes and creates
  * stop with ENOSPC, cleanly, 8 sectors before it, and keep erased units
  * back: a close, sync, unlink, rmdir or rename on a full device still
  * works (delete to recover).  A close whose commit fails drops the file's
@@ -223,9 +226,11 @@ typedef struct steadyfs_config {
     uint16_t open_max;        /* open files + directories (default 4) */
     uint16_t pending_max;     /* pending map changes K (default 32, >= 8) */
     uint16_t replay_max;      /* sectors between checkpoints R (default 22) */
-    uint16_t max_inodes;      /* (format) files + directories, root included (512) */
+    uint16_t max_inodes;      /* (format) files + directories, root included (0:
+                                 the most whose checkpoint fits, <= 1024) */
     uint16_t fill_permille;   /* (format) live data limit, per mille of the
-                                 sectors outside the reserve (default 750) */
+                                 sectors outside the reserve (default 750;
+                                 lowered where the pace needs it, §6) */
     uint8_t file_pages_log2;  /* (format) max sectors per file, log2 (0: what the
                                  inode's chunk list holds, (payload - 64) / 2 chunks) */
     uint8_t dir_pages;        /* (format) hash bucket sectors per directory (8) */
@@ -568,8 +573,7 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
  * a timing mode (host: steady_fs_guarantee_ns), n * c + d bounds the time of
  * the n calls, and `steady plan` turns (c, d) into the RAM that absorbs an
  * input rate (docs/DESIGN.md §7).  Today per_record is the call's own
- * worst case and burst is 0: the collection's induced map merges and its
- * catch-up are not yet paced, so nothing is amortised over a window.
+ * worst case and burst is 0: nothing is amortised over a window yet.
  * Returns 0 or STEADYFS_EINVAL. */
 int steadyfs_guarantee(const steadyfs_config *cfg, const sbd_geometry *geo, uint32_t record_size,
                        steadyfs_cost *per_record, steadyfs_cost *burst);

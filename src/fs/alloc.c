@@ -277,8 +277,8 @@ int sfs_log_reserve_gc(steadyfs *fs)
     if (fs->dead)
         return STEADYFS_EIO;
     /* Collection may not take the last SFS_RM_UNITS units unless the call
-     * is a removal (unlink, rmdir, rename: fs->rm 2).  Its copies can
-     * induce map merges faster than a victim frees space (DESIGN.md §10);
+     * is a removal (unlink, rmdir, rename: fs->rm 2).  Up to format 6 its
+     * copies could induce map merges faster than a victim freed space;
      * before this floor such a state ran the device down to no unit at
      * all, and then neither a write nor a delete could ever run again
      * (test_fs_adversary at 90 % of the live limit).  Now collection
@@ -681,12 +681,13 @@ int sfs_gc_pace(steadyfs *fs)
         fs->gc.debt = 0;   /* nothing to pay while the pool is full */
         return 0;
     }
-    /* the pace the current victim needs (P / (P - its live count)), never
-     * more than the fill limit's worst case s_gc.  That need ignores the
-     * map merges its copies induce (up to ~0.5 sector per copy with small
-     * files): with only the units data writes keep left (SFS_Q_TARGET +
-     * 1, sfs_log_reserve), the full pace s_gc, or collection falls behind
-     * until the reserve is gone (DESIGN.md §6).  (From one unit below that
+    /* the pace the current victim needs ((P + sw) / (P - its live count
+     * - sw)), never more than the fill limit's worst case s_gc.  That need
+     * ignores the merges the host's own changes cause (paid through
+     * gc.debt, at most SFS_DEBT_STEP sectors' worth a sector): with only
+     * the units data writes keep left (SFS_Q_TARGET + 1, sfs_log_reserve),
+     * the full pace s_gc, or collection falls behind until the reserve is
+     * gone (DESIGN.md §6).  (From one unit below that
      * reserve, the free units sat at the writes' reserve and every head
      * move there collected on the spot: test_fs_adversary, 10^5 calls at
      * 75 %: 476 catch-ups, 11-24 writes failed with ENOSPC, none now) */

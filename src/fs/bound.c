@@ -1,5 +1,5 @@
-/* The worst-case cost of every call (docs/CORE2.md, "The stated bound",
- * derives each term; DESIGN.md §7 describes main's model).
+/* The worst-case cost of every call (docs/DESIGN.md §7 derives each term
+ * and says what is assumed rather than proven).
  *
  * A call is counted as what it sets in motion, each part at its worst:
  * its own sectors (host data, inode, directory buckets), the collection
@@ -265,7 +265,7 @@ static void settle(const model *m, acc *a, uint64_t calls, uint64_t xunc)
      * head takes everything but collection copies, so its moves are at
      * most the sectors / P + 1 (a head full at the start).  Its own
      * host-head sectors are not counted as bringing another catch-up in
-     * the same stretch (docs/CORE2.md: an assumption, not proven).  Each
+     * the same stretch (DESIGN.md §7: an assumption, not proven).  Each
      * checkpoints at most `keep` (<= 4) times for the units it empties,
      * plus once per unit a head takes meanwhile (with the moves below). */
     cu = (a->sec + rp) / m->P + 1;
@@ -518,8 +518,10 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
                       call == STEADYFS_CALL_WRITE_SYNC || call == STEADYFS_CALL_GC_STEP || !n
                   ? 4u : (uint32_t)(n > 64 ? 64 : n);
     /* the pace, as derive() computes it at mount (the same function),
-     * from the format fill limit with every good block usable (fewer good
-     * blocks only lower v) */
+     * from the format fill limit with every block good.  Bad blocks lower
+     * the limit with the pool but not the R + 1 held units, so v creeps up:
+     * the s stated here first falls short at 453 bad units on mt29f1g01,
+     * 136 on mt25q128, 18 on em064lx (DESIGN.md §7) */
     closed = fs.geo.nblocks - SFS_RESERVED_BLOCKS;
     fs.geo.usable = closed;
     v = sfs_live_limit(&fs);
@@ -542,10 +544,10 @@ int steadyfs_guarantee(const steadyfs_config *cfg, const sbd_geometry *geo, uint
         return STEADYFS_EINVAL;
     /* The write_sync bound holds in every reachable state, so n calls in a
      * row cost at most n times it.  A tighter c needs the work of a window
-     * amortised: map merges are at most three programs per entry created
-     * and catch-up collection at most once per host-head move, but copies
-     * can induce merges faster than collection frees space (DESIGN.md §10),
-     * so no window total below n times the per-call worst is proven yet. */
+     * amortised: on format 9 no copy adds a map change (relocation, §6),
+     * so a window's collection is at most the pace's per sector, but the
+     * calculator that states it (issue 12 item 4) is not written: no
+     * window total below n times the per-call worst is claimed yet. */
     rc = steadyfs_bound(cfg, geo, STEADYFS_CALL_WRITE_SYNC, record_size, per_record);
     memset(burst, 0, sizeof *burst);
     return rc;

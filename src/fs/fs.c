@@ -206,9 +206,10 @@ static int find_anchors(steadyfs *fs)
 
 /* Garbage-collection pace from the fill limit (DESIGN.md §6): with at most
  * v live sectors per closed unit on average, the greedy victim has at most
- * v, so examining ceil(33 P / (32 (P - v))) victim sectors per written
- * sector frees space as fast as writes use it, the static wear-levelling
- * copy (one per SFS_WL_STEP = 32 sectors written) included. */
+ * v, so ceil(33 (P + sw) / (32 (P - v - sw))) steps per written sector --
+ * a victim's P sectors examined and its record's sw sweep steps -- free
+ * space as fast as writes use it, the static wear-levelling copy (one per
+ * SFS_WL_STEP = 32 sectors written) included. */
 uint32_t sfs_pace_steps(const steadyfs *fs, uint32_t usable, uint32_t live_max)
 {
     /* the units relocated victims hold until their records retire (R + 1)
