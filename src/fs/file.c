@@ -435,7 +435,7 @@ static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
     p->size = size;
     touched(fs, p);
     cw_drop(p);   /* the cut may drop slots the handle knows */
-    return commit_sector(fs, p, npages(fs, size));
+    return commit_sector(fs, p, pg + (off != 0));   /* npages(fs, size) */
 }
 
 int steadyfs_close(steadyfs *fs, int fd)

@@ -83,7 +83,7 @@ static uint32_t place(steadyfs *fs, uint8_t *w)
 int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
 {
     const sbd_geometry *g;
-    uint32_t dsize, bbytes;
+    uint32_t dsize, bbytes, cb;
     if (!fs || !cfg || !cfg->bd || !cfg->bd->ops)
         return STEADYFS_EINVAL;
     memset(fs, 0, sizeof *fs);
@@ -141,7 +141,8 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     }
     if (fs->cfg.max_inodes < 4 || fs->cfg.dir_pages < 1 || fs->cfg.dir_pages > 15)
         return STEADYFS_EINVAL;
-    if (ckpt_bytes(fs, fs->cfg.max_inodes) > fs->geo.payload || fs->geo.n_c >= CHUNK_NONE)
+    cb = ckpt_bytes(fs, fs->cfg.max_inodes);   /* (sets the geometry) */
+    if (cb > fs->geo.payload || fs->geo.n_c >= CHUNK_NONE)
         return STEADYFS_EINVAL;   /* checkpoint must fit one sector */
     fs->geo.txn_max = (fs->cfg.pending_max - 8u) / fs->cfg.open_max;
     if (fs->geo.txn_max < 1)
@@ -150,8 +151,8 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
      * count, then one u16 each): what room the sector has left, at most
      * SFS_ORPHAN_CAP; none if inode numbers need the held bit */
     fs->geo.orphan_max = 0;
-    if (ckpt_bytes(fs, fs->cfg.max_inodes) + 4u <= fs->geo.payload && fs->cfg.max_inodes <= 0x8000u)
-        fs->geo.orphan_max = (fs->geo.payload - ckpt_bytes(fs, fs->cfg.max_inodes) - 2u) / 2u;
+    if (cb + 4u <= fs->geo.payload && fs->cfg.max_inodes <= 0x8000u)
+        fs->geo.orphan_max = (fs->geo.payload - cb - 2u) / 2u;
     if (fs->geo.orphan_max > SFS_ORPHAN_CAP)
         fs->geo.orphan_max = SFS_ORPHAN_CAP;
     fs->orphans.n = 0;
