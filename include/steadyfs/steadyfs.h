@@ -25,28 +25,41 @@
  * is sizeof(steadyfs)), one sector buffer of `sector_size` bytes and a work
  * area of steadyfs_work_size(cfg) bytes:
  *
- *   work = 56 * open_max                   open files and directories
+ *   work = 80 * open_max                   open files and directories
  *        + 16 * pending_max                pending map changes
  *        + 4 * n_l2                        map roots
- *        + nblocks (rounded up to 4)       block table: 1 byte per erase unit
- *        + ceil(max_inodes / 8) (to 4)     inode allocation bitmap
- *   n_l2 = ceil(ceil(max_inodes * 2^file_pages_log2 / E) / E),
- *   E    = largest power of two <= sector payload / 4 (512 on NAND).
+ *        + nblocks                         block table: 1 byte per erase unit
+ *        + 2 * ceil(n_c / 8)               chunks: used and dying bitmaps
+ *        + ceil(max_inodes / 8)            inode allocation bitmap
+ *        + 34 * (6 + ceil(P / 8))          relocation records (unit, the
+ *                                          copy count before it, a bitmap)
+ *        + 4 * (42 + replay_max)           copy runs (unit, first, count)
+ *        + ceil(n_l1 / 8)                  the sweep's dirty L1 bits
+ *   each term rounded up to 4.  The dense logical space (docs/SPEC.md §3):
+ *   P    = sectors per erase unit; E = largest power of two <= sector
+ *          payload / 4 (512 on NAND);
+ *   live = fill_permille / 1000 * (nblocks - 10) * P;
+ *   C    = chunk size, the smallest power of two >= 8 with
+ *          (payload - 64) / 2 * C >= live;
+ *   S    = smallest power of two >= 1 + dir_pages (2 at least);
+ *   n_c  = ceil(live / C) + max_inodes,
+ *   n_l1 = ceil((S * max_inodes + C * n_c) / E), n_l2 = ceil(n_l1 / E).
  *   The default max_inodes is the largest power of two <= 1024 whose
- *   checkpoint (128 + nblocks + 4 n_l2 + 16 pending_max + max_inodes/8
- *   bytes) fits one sector payload: 512 on a full mt29f1g01.
- *   An open handle is 56 B: 48 B of file state and position, 8 B the
- *   working mtime (format 4's times; mode and owner stay on the medium).
+ *   checkpoint (132 + nblocks + 4 n_l2 + 16 pending_max + max_inodes / 8
+ *   + 2 n_c / 8 bytes) fits one sector payload: 256 on a full mt29f1g01.
+ *   An open handle is 80 B: file state, position, the working mtime and a
+ *   window of 8 chunk numbers (a log's next page costs no chunk lookup).
  *
- *   sizeof(steadyfs) is fixed (no config term): 488 B on Cortex-M3, of
- *   which 104 B are the read savers (src/fs/cache.c: the sector the buffer
- *   holds, 4 runs of 4 map words, the last directory path component),
- *   4 B (+4 B alignment) the clock pointer in the configuration and 40 B
- *   the orphan list (16 inode numbers of open files whose name is gone).
+ *   sizeof(steadyfs) is fixed (no config term): 624 B on Cortex-M3, with
+ *   the read savers (src/fs/cache.c: the sector the buffer holds, 4 runs
+ *   of 4 map words, the last directory path component), the clock pointer
+ *   in the configuration, the orphan list (16 inode numbers of open files
+ *   whose name is gone) and the relocation state's counters.
  *
- *   mt29f1g01 (1024 blocks) defaults, 512 inodes, one open file (open_max = 1):
- *     work 56 + 512 + 256 + 1024 + 64 = 1912 B, + 2048 B sector buffer,
- *     + sizeof(steadyfs) (488 B on Cortex-M3) = 4448 B.
+ *   mt29f1g01 (1024 blocks) defaults, 256 inodes, one open file (open_max = 1):
+ *     work 80 + 512 + 4 + 1024 + 2 * 128 + 32 + 752 = 2660 B (n_c = 1017,
+ *     n_l1 = 136, C = 64), + 2048 B sector buffer, + sizeof(steadyfs)
+ *     (624 B on Cortex-M3) = 5332 B.
  *
  * Threads.  None: calls on one steadyfs must not run concurrently.
  *
@@ -100,7 +113,10 @@
  * steadyfs_bound() states the bound per call kind.  Garbage collection is
  * paced by writes; steadyfs_gc_step() lets idle time get ahead.  Space:
  * capacity (steadyfs_info) is fill_permille of the sectors outside a
- * reserve of 4 anchor-area and 6 collection units; writes and creates
+ * reserve of 4 anchor-area and 6 collection units -- less (by a quarter
+ * at most) where collection would then net under P/8 sectors a victim,
+ * with the units relocation records hold (mt25q128, em064lx: DESIGN.md
+ * §6); writes and creates
  * stop with ENOSPC, cleanly, 8 sectors before it, and keep erased units
  * back: a close, sync, unlink, rmdir or rename on a full device still
  * works (delete to recover).  A close whose commit fails drops the file's
@@ -161,7 +177,7 @@ enum steadyfs_err {
 /* Open flags. */
 /* The on-media format this build reads and writes (docs/SPEC.md); an image
  * of any other version is refused with STEADYFS_EFORMAT. */
-#define STEADYFS_FORMAT_VERSION 6
+#define STEADYFS_FORMAT_VERSION 9
 
 #define STEADYFS_O_RDONLY 0x0000
 #define STEADYFS_O_WRONLY 0x0001
@@ -210,10 +226,13 @@ typedef struct steadyfs_config {
     uint16_t open_max;        /* open files + directories (default 4) */
     uint16_t pending_max;     /* pending map changes K (default 32, >= 8) */
     uint16_t replay_max;      /* sectors between checkpoints R (default 22) */
-    uint16_t max_inodes;      /* (format) files + directories, root included (512) */
+    uint16_t max_inodes;      /* (format) files + directories, root included (0:
+                                 the most whose checkpoint fits, <= 1024) */
     uint16_t fill_permille;   /* (format) live data limit, per mille of the
-                                 sectors outside the reserve (default 750) */
-    uint8_t file_pages_log2;  /* (format) max sectors per file, log2 (15) */
+                                 sectors outside the reserve (default 750;
+                                 lowered where the pace needs it, §6) */
+    uint8_t file_pages_log2;  /* (format) max sectors per file, log2 (0: what the
+                                 inode's chunk list holds, (payload - 64) / 2 chunks) */
     uint8_t dir_pages;        /* (format) hash bucket sectors per directory (8) */
     uint32_t sector_size;     /* (format) 0: 2048 (must be a multiple of the page) */
     uint32_t erase_mult;      /* (format) device blocks per erase unit; 0: 1 on
@@ -225,12 +244,32 @@ typedef struct steadyfs_config {
 
 /* The context.  Fields are private; only sizeof matters to callers. */
 typedef struct steadyfs {
+    /* Order matters to code size only: Cortex-M3's short loads and stores
+     * reach the first 128 bytes (bytes: 32), so the fields most code uses
+     * come first (about 500 B less code than in topic order). */
+    uint8_t mounted, dead, rm;
     steadyfs_config cfg;
-    /* Geometry, derived from the configuration at format and mount. */
+    uint8_t *buf;
+    struct sfs_pend *pend;
+    uint8_t *blk;
+    uint32_t npend, uncommitted;
+    struct sfs_open *open;
+    uint32_t *root;
+    uint8_t *ibm;
+    uint32_t live, live_max;
+    /* Geometry, derived from the configuration at format and mount (the
+     * most used first: see above). */
     struct {
-        uint32_t sector_size, payload, tag_inline, P, nblocks, dev_per_block;
-        uint32_t e1, n_l1, n_l2, fbits, vol, usable, txn_max;
+        uint32_t P, payload, nblocks, e1, n_l1;
+        /* the dense logical space (format 8): the shared table (S sectors
+         * per inode number), then n_c chunks of C pages from cbase on; a
+         * file has at most cmax chunks and maxpg pages */
+        uint32_t S, n_c, C, cbase, cmax, sector_size;
+        uint32_t n_l2, tag_inline, dev_per_block, vol, usable, txn_max;
         uint32_t orphan_max;   /* orphans the checkpoint has room for (<= 16) */
+        uint32_t maxpg;
+        /* relocation records a sweep cycle spans (reloc.c) */
+        uint32_t R;
     } geo;
     /* The log: the host head, the collection head (copies), sequence
      * numbers, checkpoint and erase-ahead state, the erased-unit queue. */
@@ -246,6 +285,9 @@ typedef struct steadyfs {
      * units to evacuate (grown bad or near the ECC limit). */
     struct {
         uint32_t victim, idx, c0, s, low, drift, victims;
+        uint32_t debt;      /* sectors programmed outside collection since its last step */
+        uint32_t waiting;   /* a victim examined whole that still counts dying
+                               chunks' sectors: not picked again until trimmed */
         uint32_t wl_victim, wl_idx, wl_next, wl_tick, wl_cursor;
         uint32_t retire[4];
         uint8_t active, busy;   /* busy: calls left without erase-ahead (sfs_end) */
@@ -253,15 +295,39 @@ typedef struct steadyfs {
     /* The two anchor units that hold checkpoints. */
     struct {
         uint32_t unit[2], cur, next_idx, dirty_other, epoch;
+        uint32_t has_ckpt;   /* the current unit holds a durable checkpoint */
         uint64_t seq;
     } anchor;
-    uint32_t live, live_max;
-    uint32_t npend, uncommitted, ino_cursor;
+    /* Chunks: used and dying bitmaps (n_c bits each), the next chunk to
+     * try, the trim cursor (the next L1 index a trim step looks at) and the
+     * number of dying chunks. */
+    struct {
+        uint8_t *used, *dying;
+        uint32_t cursor, trim, ndying, age;   /* age: log seq of the last trim step */
+        uint32_t steps;                       /* trim steps the running call may take */
+    } chunk;
+    /* Relocation (DESIGN.md §6, collection without map writes): records
+     * of the victims whose live sectors were copied, and where the copies
+     * went.  A record is a victim unit, the sweep tick at which it was
+     * completed and the bitmap (mb = ceil(P / 8) bytes) of the sectors
+     * copied; copies are numbered in the order they were programmed (copy
+     * addresses), record 0's first at `base`; the copy runs `cu` (unit,
+     * first index, count) say where each copy address is, run 0's first at
+     * `cu_base`.  `dirty`: one bit per L1 index whose sector may still
+     * point at a copied sector; the sweep walks the L1 indices (`cursor`,
+     * `ticks` steps so far, `owed` steps the completed records still call
+     * for).  `table`: the relocation sector the last checkpoint names. */
+    struct {
+        uint16_t *unit, *cu_unit;
+        uint32_t *done;
+        uint8_t *map, *cu_off, *cu_n, *dirty;
+        uint32_t nrec, ncu, base, cu_base, cursor, ticks, owed, table, nsrc;
+        uint8_t active, changed;
+    } reloc;
     /* Counters since mount (statistics; nothing depends on them). */
     struct {
         uint32_t data, copy, map, ckpt, erase, victim, catch_up;
     } stats;
-    uint8_t mounted, dead, rm;
     /* Read savers (src/fs/cache.c), exact or empty, never a guess:
      * buf_ppn: the sector whose payload buf holds as read or programmed
      * since the last write to buf or the device (SFS_NONE: none);
@@ -281,12 +347,9 @@ typedef struct steadyfs {
         uint16_t ino[16];
         uint32_t n;
     } orphans;
-    uint8_t *blk;
-    uint32_t *root;
-    struct sfs_pend *pend;
-    struct sfs_open *open;
-    uint8_t *ibm;
-    uint8_t *buf;
+    /* last: the context's size stays what it was on every target, test
+     * builds' fields below included */
+    uint32_t ino_cursor;
 #ifdef STEADYFS_CHECK_BUDGET
     /* Test builds only (DESIGN.md §7): the running call's budget from
      * steadyfs_bound and what it has spent (reads, programs, erases); a
@@ -510,8 +573,7 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
  * a timing mode (host: steady_fs_guarantee_ns), n * c + d bounds the time of
  * the n calls, and `steady plan` turns (c, d) into the RAM that absorbs an
  * input rate (docs/DESIGN.md §7).  Today per_record is the call's own
- * worst case and burst is 0: the collection's induced map merges and its
- * catch-up are not yet paced, so nothing is amortised over a window.
+ * worst case and burst is 0: nothing is amortised over a window yet.
  * Returns 0 or STEADYFS_EINVAL. */
 int steadyfs_guarantee(const steadyfs_config *cfg, const sbd_geometry *geo, uint32_t record_size,
                        steadyfs_cost *per_record, steadyfs_cost *burst);

@@ -1,6 +1,10 @@
 /* Blocks: live-sector counts, the log head, erase-ahead, bad blocks, wear
  * levelling and garbage collection paced by writes (DESIGN.md §4). */
 #include "fs/fs_internal.h"
+#ifdef STEADYFS_CHECK_BUDGET
+#include <stdio.h>
+#include <stdlib.h>
+#endif
 
 static int closed(const steadyfs *fs, uint32_t b) { return fs->blk[b] <= fs->geo.P; }
 
@@ -19,12 +23,27 @@ static void set_state(steadyfs *fs, uint32_t b, uint8_t s)
     fs->blk[b] = s;
 }
 
+void sfs_set_state(steadyfs *fs, uint32_t b, uint8_t s) { set_state(fs, b, s); }
+
 uint32_t sfs_free_blocks(const steadyfs *fs) { return fs->log.nqueued + fs->log.nfree + fs->log.nlimbo; }
 
 uint32_t sfs_live_limit(const steadyfs *fs)
 {
-    return (uint32_t)((uint64_t)fs->cfg.fill_permille *
-                      (fs->geo.usable > SFS_GC_RESERVE ? fs->geo.usable - SFS_GC_RESERVE : 0) * fs->geo.P / 1000u);
+    uint32_t pool = fs->geo.usable > SFS_GC_RESERVE ? fs->geo.usable - SFS_GC_RESERVE : 0;
+    uint32_t live = (uint32_t)((uint64_t)fs->cfg.fill_permille * pool * fs->geo.P / 1000u);
+    uint32_t held = fs->geo.R + 1u, sw = sfs_sweep_per_record(fs), keep = fs->geo.P / 8u ? fs->geo.P / 8u : 1u;
+    /* Collection must net at least P/8 sectors per victim after the
+     * sweep's steps, with the units relocated victims hold (R + 1) out of
+     * the pool it picks from (sfs_pace_steps, DESIGN.md §6).  Where the
+     * fill limit leaves less -- units of 32 sectors (NOR, MRAM): a victim
+     * at 75 % frees 8, the sweep takes 4 -- the limit comes down to what
+     * does, by at most a quarter. */
+    if (pool > held && fs->geo.P > sw + keep) {
+        uint32_t cap = (fs->geo.P - sw - keep) * (pool - held);
+        if (cap < live)
+            live = cap > live - live / 4u ? cap : live - live / 4u;
+    }
+    return live;
 }
 
 /* A unit went bad: the capacity shrinks with it, so writes stop with
@@ -46,37 +65,35 @@ static uint32_t *head_count(steadyfs *fs, uint32_t b)
     return b == fs->log.head_block ? &fs->log.head_count : b == fs->log.gh_block ? &fs->log.gh_count : NULL;
 }
 
-void sfs_count_inc(steadyfs *fs, uint32_t ppn)
+/* Sector ppn counts one live sector more (d 1) or less (d -1) in its unit:
+ * a head's count, or a closed unit's (within 0..P); else nothing. */
+static void count(steadyfs *fs, uint32_t ppn, int d)
 {
     uint32_t b, *hc;
     /* none, unknown, or (a damaged map) no sector of this device */
     if (ppn >= SFS_UNKNOWN || ppn / fs->geo.P >= fs->geo.nblocks)
         return;
     b = sfs_blk(fs, ppn);
-    if ((hc = head_count(fs, b)) != NULL)
-        (*hc)++;
-    else if (closed(fs, b) && fs->blk[b] < fs->geo.P)
-        fs->blk[b]++;
-    else
-        return;
-    fs->live++;
+    hc = head_count(fs, b);
+    if (hc) {
+        if (d < 0 && !*hc)
+            return;
+        *hc += (uint32_t)d;
+    } else {
+        if (!closed(fs, b) || fs->blk[b] == (d > 0 ? fs->geo.P : 0u))
+            return;
+        fs->blk[b] = (uint8_t)(fs->blk[b] + d);
+    }
+    fs->live += (uint32_t)d;
 }
 
-void sfs_count_dec(steadyfs *fs, uint32_t ppn)
-{
-    uint32_t b, *hc;
-    if (ppn >= SFS_UNKNOWN || ppn / fs->geo.P >= fs->geo.nblocks)
-        return;
-    b = sfs_blk(fs, ppn);
-    hc = head_count(fs, b);
-    if (hc && *hc)
-        (*hc)--;
-    else if (!hc && closed(fs, b) && fs->blk[b] > 0)
-        fs->blk[b]--;
-    else
-        return;
-    fs->live--;
-}
+void sfs_count_inc(steadyfs *fs, uint32_t ppn) { count(fs, ppn, 1); }
+
+/* A sector no longer counts: where its live copy is, if collection
+ * copied it (its record still says so). */
+void sfs_count_dec(steadyfs *fs, uint32_t ppn) { sfs_count_dec_raw(fs, sfs_copy_of(fs, ppn)); }
+
+void sfs_count_dec_raw(steadyfs *fs, uint32_t ppn) { count(fs, ppn, -1); }
 
 static int retire_idx(const steadyfs *fs, uint32_t b)
 {
@@ -98,6 +115,13 @@ static int erase_free(steadyfs *fs, uint32_t b)
     }
     if (ri >= 0)
         fs->gc.retire[ri] = SFS_NONE;
+#ifdef STEADYFS_CHECK_BUDGET
+    /* test builds: a unit a relocation record names is never erased */
+    if (sfs_reloc_holds(fs, b)) {
+        fprintf(stderr, "steadyfs: erasing unit %u, which a relocation record names\n", b);
+        abort();
+    }
+#endif
     rc = sfs_erase(fs, b);
     fs->stats.erase++;
     if (rc == SFS_EFAIL) {
@@ -170,18 +194,25 @@ void sfs_name_next(steadyfs *fs)
     }
 }
 
-void sfs_enter_next(steadyfs *fs, int gc)
+/* Head gc (0 host, 1 collection) goes on in the erased unit b; the unit it
+ * leaves, if any, closes with its count. */
+static void enter(steadyfs *fs, int gc, uint32_t b)
 {
     uint32_t *blk = gc ? &fs->log.gh_block : &fs->log.head_block;
     uint32_t *cnt = gc ? &fs->log.gh_count : &fs->log.head_count;
-    uint32_t b = sfs_next_unit(fs, gc);
-    if (b == SFS_NONE)
-        return;
-    set_state(fs, *blk, (uint8_t)*cnt);
+    if (*blk != SFS_NONE)
+        set_state(fs, *blk, (uint8_t)*cnt);
     set_state(fs, b, BS_HEAD);
     *blk = b;
     *cnt = 0;
     *(gc ? &fs->log.gh_idx : &fs->log.head_idx) = 0;
+}
+
+void sfs_enter_next(steadyfs *fs, int gc)
+{
+    uint32_t b = sfs_next_unit(fs, gc);
+    if (b != SFS_NONE)
+        enter(fs, gc, b);
 }
 
 /* Move a full head (host or collection: gc) to the next erased unit.  Into
@@ -193,7 +224,6 @@ static int head_move(steadyfs *fs, int gc)
 {
     uint32_t *blk = gc ? &fs->log.gh_block : &fs->log.head_block;
     uint32_t *idx = gc ? &fs->log.gh_idx : &fs->log.head_idx;
-    uint32_t *cnt = gc ? &fs->log.gh_count : &fs->log.head_count;
     uint32_t b;
     int rc, named;
     while (*idx >= fs->geo.P) {
@@ -222,12 +252,7 @@ static int head_move(steadyfs *fs, int gc)
             continue;
         }
         fs->log.alloc_cursor = (b + 1) % fs->geo.nblocks;
-        if (*blk != SFS_NONE)
-            set_state(fs, *blk, (uint8_t)*cnt);
-        set_state(fs, b, BS_HEAD);
-        *blk = b;
-        *idx = 0;
-        *cnt = 0;
+        enter(fs, gc, b);
         fs->log.erase_budget++;   /* a call pays for the blocks it fills */
         if (!named)
             fs->log.need_ckpt = 1;   /* replay starts in the heads a checkpoint names */
@@ -252,8 +277,8 @@ int sfs_log_reserve_gc(steadyfs *fs)
     if (fs->dead)
         return STEADYFS_EIO;
     /* Collection may not take the last SFS_RM_UNITS units unless the call
-     * is a removal (unlink, rmdir, rename: fs->rm 2).  Its copies can
-     * induce map merges faster than a victim frees space (DESIGN.md §10);
+     * is a removal (unlink, rmdir, rename: fs->rm 2).  Up to format 6 its
+     * copies could induce map merges faster than a victim freed space;
      * before this floor such a state ran the device down to no unit at
      * all, and then neither a write nor a delete could ever run again
      * (test_fs_adversary at 90 % of the live limit).  Now collection
@@ -270,6 +295,10 @@ int sfs_log_reserve_gc(steadyfs *fs)
         rc = head_move(fs, 0);
         if (rc)
             return rc;
+        /* no host sector follows at once, so replay would not see the
+         * move (and the unit it left may become a victim): a checkpoint
+         * records it */
+        fs->log.need_ckpt = 1;
     }
     rc = head_move(fs, 1);
     fs->log.to_gh = 1;   /* every reserve says where the next sector goes */
@@ -304,10 +333,11 @@ int sfs_log_reserve(steadyfs *fs)
                 continue;
             }
             for (b = 0; b < fs->geo.nblocks; b++)
-                if (fs->blk[b] == 0 && b != fs->gc.victim && b != fs->gc.wl_victim)
+                if (fs->blk[b] == 0 && b != fs->gc.victim && b != fs->gc.wl_victim &&
+                    b != fs->gc.waiting)
                     break;
             if (b < fs->geo.nblocks) {
-                set_state(fs, b, BS_LIMBO);   /* empty: nothing to copy */
+                sfs_reloc_empty(fs, b);   /* empty: nothing to copy */
                 continue;
             }
             fs->gc.active = 2;
@@ -367,6 +397,10 @@ int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out)
     }
     if (rc)
         return rc;
+    /* everything but collection's own work calls for collection (the
+     * pace: sfs_gc_pace), map merges and inode sectors as data do */
+    if (!fs->gc.active && !(t->kind == TK_DATA && (t->flags & TF_COPY)))
+        fs->gc.debt++;
     if (t->kind == TK_DATA && t->owner == OWNER_GC)
         fs->stats.copy++;
     else if (t->kind == TK_DATA)
@@ -389,7 +423,8 @@ static uint32_t pick_victim(steadyfs *fs)
         }
     fs->gc.victims++;
     for (b = 0; b < fs->geo.nblocks; b++)
-        if (closed(fs, b) && fs->blk[b] < bestc && b != fs->gc.wl_victim) {
+        if (closed(fs, b) && fs->blk[b] < bestc && b != fs->gc.wl_victim &&
+            (b != fs->gc.waiting || !fs->chunk.ndying)) {
             best = b;
             bestc = fs->blk[b];
             if (!bestc)
@@ -415,10 +450,11 @@ static uint32_t pick_static(steadyfs *fs)
     return SFS_NONE;
 }
 
-/* Is sector ppn with tag t live?  Fills *how: 1 data, 2 map1, 3 map2. */
+/* Is sector ppn with tag t live?  *unc: the uncommitted change that
+ * names it, if it is an open transaction's. */
 static int live_of(steadyfs *fs, uint32_t ppn, const sfs_tag *t, struct sfs_pend **unc)
 {
-    uint32_t cur;
+    uint32_t cur, c;
     int rc;
     *unc = NULL;
     if (t->kind == TK_DATA) {
@@ -431,23 +467,64 @@ static int live_of(steadyfs *fs, uint32_t ppn, const sfs_tag *t, struct sfs_pend
                 return 1;
             }
         }
+        /* a dying chunk's sectors are dead (still counted until the trim
+         * step that frees the chunk) */
+        c = sfs_chunk_of_lpn(fs, t->key);
+        if (c != CHUNK_NONE && (c >= fs->geo.n_c || sfs_bit(fs->chunk.dying, c)))
+            return 0;
         rc = sfs_lookup(fs, t->key, 0, &cur);
-        return rc ? rc : cur == ppn;
+        /* the map may still name a sector copied before: its copy is live */
+        return rc ? rc : sfs_copy_of(fs, cur) == ppn;
     }
     if (t->kind == TK_MAP1) {
         rc = sfs_l1_locate(fs, t->key, &cur);
         if (rc)
             return rc;
-        return cur == ppn && !sfs_kill_covers_l1(fs, t->key);
+        return cur == ppn;
     }
     if (t->kind == TK_MAP2)
         return t->key < fs->geo.n_l2 && fs->root[t->key] == ppn;
     return 0;
 }
 
+/* Collection is done with the unit of a slot: every sector examined. */
+static int finish(steadyfs *fs, uint32_t *victim)
+{
+    int rc;
+    /* what is still counted may be a dying chunk's: trim, one L1 sector
+     * per step, before judging the count; with no trim step left to this
+     * call, the unit waits (a closed unit that counts its dying sectors)
+     * and collection goes on with another victim */
+    if (fs->blk[*victim] && fs->chunk.ndying) {
+        rc = sfs_trim_step(fs);
+        if (rc)
+            return rc < 0 ? rc : 1;
+        fs->gc.waiting = *victim;
+        sfs_reloc_end(fs, *victim);   /* its record is complete all the same */
+        *victim = SFS_NONE;
+        return 1;
+    }
+    if (fs->blk[*victim]) {
+        /* every sector examined, yet counted live: the count drifted
+         * (a bug); nothing here is reachable, so free it */
+        fs->live -= fs->blk[*victim];
+        fs->blk[*victim] = 0;
+        fs->gc.drift++;
+    }
+    if (!sfs_reloc_end(fs, *victim))
+        sfs_reloc_empty(fs, *victim);
+    *victim = SFS_NONE;
+    fs->stats.victim++;
+    return 1;
+}
+
 /* One step on the victim of a slot (*victim, *idx): examine a sector and
- * move it if live, or retire the emptied unit. */
-static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
+ * move it if live, or finish with the emptied unit.  relocate: the greedy
+ * slot, whose copies go to the collection head under a relocation record
+ * (no map change: reloc.c); else (static wear levelling, rare) a copy is
+ * an ordinary committed change written at the host head, so that the
+ * collection head holds nothing but the records' copies. */
+static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx, int relocate)
 {
     uint32_t ppn, np;
     sfs_tag t;
@@ -457,22 +534,8 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
         *victim = SFS_NONE;   /* taken by the other slot or emptied meanwhile */
         return 1;
     }
-    if (fs->blk[*victim] == 0 || *idx >= fs->geo.P) {
-        /* what is still counted may be a settling kill's: settle it, one
-         * L1 sector per step, before judging the count */
-        if (fs->blk[*victim] && (rc = sfs_settle(fs, 1, 0)) != 0)
-            return rc < 0 ? rc : 1;
-        if (fs->blk[*victim]) {
-            /* every sector examined, yet counted live: the count drifted
-             * (a bug); nothing here is reachable, so free it */
-            fs->live -= fs->blk[*victim];
-            fs->gc.drift++;
-        }
-        set_state(fs, *victim, BS_LIMBO);
-        *victim = SFS_NONE;
-        fs->stats.victim++;
-        return 1;
-    }
+    if (fs->blk[*victim] == 0 || *idx >= fs->geo.P)
+        return finish(fs, victim);
     ppn = *victim * fs->geo.P + *idx;
     rc = sfs_rd_tag(fs, ppn, &t);
     if (rc == STEADYFS_ECORRUPT) {
@@ -481,8 +544,8 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
     }
     if (rc < 0)
         return rc;
-    /* a move adds a pending change (a merge of an L1 sector adds its L2
-     * change): room first (making room may itself move the sector) */
+    /* a merge adds a pending change (and its L2 change); so does a wear
+     * levelling copy: room first (making room may itself move the sector) */
     rc = sfs_make_room(fs, 4);
     if (rc)
         return rc;
@@ -499,30 +562,40 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
     else if (t.kind == TK_MAP2)
         rc = sfs_merge_l2(fs, t.key);
     else {
-        rc = sfs_log_reserve_gc(fs);
+        rc = relocate ? sfs_log_reserve_gc(fs) : sfs_log_reserve(fs);
         if (rc)
             return rc;
+        if (!closed(fs, *victim))
+            return 1;   /* the reserve's own collection finished with it */
         rc = sfs_rd_sector(fs, ppn, fs->buf, &t);
         if (rc < 0) {
             /* unreadable live data: nothing left to move */
             (*idx)++;
             return rc == STEADYFS_EIO && !fs->dead ? 1 : rc;
         }
-        if (unc) {
-            t.flags = 0;
-        } else {
+        /* an open transaction's sector keeps key, owner, transaction and
+         * file page; a committed one commits itself */
+        t.flags = unc ? 0u : TF_COMMIT;
+        if (!unc) {
             t.owner = OWNER_GC;
-            t.flags = TF_COMMIT;
             t.txn = (uint32_t)fs->log.seq;
+        }
+        if (relocate) {
+            t.flags |= TF_COPY;
+            t.aux = ppn;
         }
         rc = sfs_log_prog(fs, fs->buf, &t, &np);
         if (rc == SFS_RETRY)
             return 1;
         if (rc)
             return rc;
-        rc = sfs_apply_prog(fs, t.key, np, t.owner, t.txn, SFS_UNKNOWN);
-        if (!rc && !unc)
-            rc = sfs_apply_commit(fs, t.owner, t.txn);
+        if (relocate) {
+            rc = sfs_reloc_copy(fs, &t, ppn, np);
+        } else {
+            rc = sfs_apply_prog(fs, t.key, np, t.owner, t.txn, SFS_UNKNOWN);
+            if (!rc && !unc)
+                rc = sfs_apply_commit(fs, t.owner, t.txn);
+        }
     }
     if (rc == SFS_RETRY)
         return 1;
@@ -534,14 +607,28 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx)
 
 int sfs_gc_one(steadyfs *fs)
 {
+    int rc;
+    /* the sweep the completed records call for comes first: it keeps
+     * records (and the units they hold) within SFS_RELOC_RECS */
+    /* short of erased units, the sweep goes ahead of what records call
+     * for: the oldest record retires sooner and gives its unit back */
+    if (!fs->reloc.owed && fs->reloc.nrec > fs->reloc.active && sfs_free_blocks(fs) <= SFS_Q_TARGET) {
+        uint32_t age = fs->reloc.ticks - fs->reloc.done[0];
+        fs->reloc.owed = age < fs->geo.n_l1 ? fs->geo.n_l1 - age : 1u;
+    }
+    rc = sfs_sweep_step(fs);
+    if (rc)
+        return rc;
     if (fs->gc.victim == SFS_NONE) {
+        if (!sfs_reloc_room(fs))
+            return 0;
         fs->gc.victim = pick_victim(fs);
         fs->gc.idx = 0;
         if (fs->gc.victim == SFS_NONE)
             return 0;
         fs->gc.c0 = fs->blk[fs->gc.victim];
     }
-    return examine(fs, &fs->gc.victim, &fs->gc.idx);
+    return examine(fs, &fs->gc.victim, &fs->gc.idx, 1);
 }
 
 static int wl_one(steadyfs *fs)
@@ -558,7 +645,7 @@ static int wl_one(steadyfs *fs)
         if (fs->gc.wl_victim == SFS_NONE)
             return 0;
     }
-    return examine(fs, &fs->gc.wl_victim, &fs->gc.wl_idx);
+    return examine(fs, &fs->gc.wl_victim, &fs->gc.wl_idx, 0);
 }
 
 
@@ -566,16 +653,19 @@ static int wl_one(steadyfs *fs)
 int sfs_gc_pace(steadyfs *fs)
 {
     uint32_t i, n;
-    int rc = 0, settled;
+    int rc = 0, settled = 0;
     uint32_t fb;
-    /* A kill settling for SFS_SETTLE_AGE sectors (the light calls that
-     * settle it first did not come: a log rotation's create and first
-     * records are not light) takes one of this sector's collection steps
-     * until it is done, so it is done within that age + 64 host sectors
-     * (DESIGN.md §5). */
-    settled = sfs_settle(fs, 1, SFS_SETTLE_AGE);
-    if (settled < 0)
-        return settled;
+    /* Dying chunks for SFS_TRIM_AGE sectors (the light calls that trim
+     * first did not come: a log rotation's create and first records are
+     * not light): one trim step takes one of this sector's collection
+     * steps, so every dying chunk is trimmed within that age + n_l1 host
+     * sectors (DESIGN.md §5). */
+    if (fs->chunk.ndying && (uint32_t)fs->log.seq - fs->chunk.age >= SFS_TRIM_AGE) {
+        settled = sfs_trim_step(fs);
+        if (settled < 0)
+            return settled;
+        fs->chunk.age = (uint32_t)fs->log.seq;
+    }
     /* static wear levelling: one sector per SFS_WL_STEP written, whatever the pool */
     if ((fs->gc.wl_tick++ & (SFS_WL_STEP - 1u)) == 0) {
         fs->gc.active = 1;
@@ -584,30 +674,46 @@ int sfs_gc_pace(steadyfs *fs)
         if (rc < 0 && rc != STEADYFS_ENOSPC)
             return rc;
     }
+    /* a relocated victim's unit comes back only when its record retires,
+     * up to R victims later: collection keeps that many ahead */
     fb = sfs_free_blocks(fs);
-    if (fb > fs->gc.low && fs->gc.retire[0] == SFS_NONE && fs->gc.retire[1] == SFS_NONE)
+    if (fb > fs->gc.low + fs->reloc.nrec && fs->gc.retire[0] == SFS_NONE && fs->gc.retire[1] == SFS_NONE) {
+        fs->gc.debt = 0;   /* nothing to pay while the pool is full */
         return 0;
-    /* the pace the current victim needs (P / (P - its live count)), never
-     * more than the fill limit's worst case s_gc.  That need ignores the
-     * map merges its copies induce (up to ~0.5 sector per copy with small
-     * files): with only the units data writes keep left (SFS_Q_TARGET +
-     * 1, sfs_log_reserve), the full pace s_gc, or collection falls behind
-     * until the reserve is gone (DESIGN.md §6).  (From one unit below that
+    }
+    /* the pace the current victim needs ((P + sw) / (P - its live count
+     * - sw)), never more than the fill limit's worst case s_gc.  That need
+     * ignores the merges the host's own changes cause (paid through
+     * gc.debt, at most SFS_DEBT_STEP sectors' worth a sector): with only
+     * the units data writes keep left (SFS_Q_TARGET + 1, sfs_log_reserve),
+     * the full pace s_gc, or collection falls behind until the reserve is
+     * gone (DESIGN.md §6).  (From one unit below that
      * reserve, the free units sat at the writes' reserve and every head
      * move there collected on the spot: test_fs_adversary, 10^5 calls at
      * 75 %: 476 catch-ups, 11-24 writes failed with ENOSPC, none now) */
     n = fs->gc.s;
     if (fs->gc.victim != SFS_NONE && fb > SFS_Q_TARGET + 1u) {
         uint32_t c0 = fs->gc.c0 < fs->geo.P ? fs->gc.c0 : fs->geo.P - 1;
-        uint32_t need = (fs->geo.P + (fs->geo.P - c0) - 1) / (fs->geo.P - c0);
+        uint32_t sw = sfs_sweep_per_record(fs);
+        uint32_t need = c0 + sw < fs->geo.P ? (fs->geo.P + sw + (fs->geo.P - c0 - sw) - 1) / (fs->geo.P - c0 - sw) : n;
         if (need < n)
             n = need;
+    }
+    /* for every sector programmed since (the host's, and the map merges
+     * and inode sectors its calls wrote), not one per call */
+    {
+        /* at most SFS_DEBT_STEP sectors' worth at once: what calls
+         * without a pace of their own left is paid over the next ones */
+        uint32_t d = fs->gc.debt < 1u ? 1u : fs->gc.debt > SFS_DEBT_STEP ? SFS_DEBT_STEP : fs->gc.debt;
+        n *= d;
+        fs->gc.debt = fs->gc.debt > d ? fs->gc.debt - d : 0u;
     }
     fs->gc.active = 1;
     for (i = (uint32_t)settled, rc = 0; i < n; i++) {
         rc = sfs_gc_one(fs);
-        if (rc <= 0)
+        if (rc <= 0) {
             break;
+        }
     }
     fs->gc.active = 0;
     return rc < 0 && rc != STEADYFS_ENOSPC ? rc : 0;
@@ -621,6 +727,7 @@ int sfs_begin(steadyfs *fs, int modify)
         return STEADYFS_EIO;
     fs->log.erase_budget = 1;
     fs->log.call_ops = 0;
+    fs->chunk.steps = SFS_TRIMS_PER_CALL;
     sfs_budget_void(fs);   /* the call arms its own kind and size */
     fs->cache.buf_ppn = SFS_NONE;   /* the caller owns the buffer between calls */
     fs->rm = (uint8_t)(modify >> 1);   /* 2 a commit, 4 a removal: DESIGN.md §6 */
@@ -658,11 +765,21 @@ int sfs_end(steadyfs *fs, int rc)
      * DESIGN.md §5) or a cold merge; else, below, an erase ahead.  No call
      * has an erase beside any of them unless no erased unit is left
      * (DESIGN.md §6). */
-    if (!fs->dead && rc >= 0 && light && fs->log.call_ops) {
+    /* ... except in a call whose erase cannot wait (no erased unit left,
+     * a free one to erase: the end of this function erases it whatever
+     * the call was).  Its housekeeping goes to the next call instead, so
+     * no record has an erase beside a merge: a log4k record after a fill
+     * had 2 data programs, an early merge and that erase (3.03 ms) */
+    int must_erase = !fs->log.nqueued && fs->log.nfree && fs->log.erase_budget;
+    if (!fs->dead && rc >= 0 && light && fs->log.call_ops && !must_erase) {
         r2 = 0;
         if (fs->log.since_ckpt + 2 > fs->cfg.replay_max ||
             (fs->log.nqueued <= 1 && !fs->log.nfree && fs->log.nlimbo)) {
-            r2 = sfs_ckpt_write(fs);
+            /* a trim step rides on it: the checkpoint due anyway is the one
+             * that must follow the step (one program more, not two) */
+            r2 = sfs_trim_step(fs);
+            if (r2 >= 0)
+                r2 = sfs_ckpt_write(fs);
             kept = 1;
         }
         if (!r2 && fs->npend + 5 > fs->cfg.pending_max) {
@@ -673,8 +790,14 @@ int sfs_end(steadyfs *fs, int rc)
             /* an orphan no handle holds (a cut left it, or a removed
              * directory was closed) dies, if its kill can settle later */
             r2 = sfs_reap(fs, 0, 1);
-            if (!r2)
-                r2 = sfs_settle(fs, 1, 0);
+            /* with live room short, a trim step now (and the checkpoint it
+             * needs) rather than at the next checkpoint due: a delete's
+             * space comes back before writes meet the limit */
+            if (!r2 && fs->chunk.ndying && fs->live + SFS_TRIM_ROOM(fs) > fs->live_max) {
+                r2 = sfs_trim_step(fs);
+                if (r2 > 0 && (r2 = sfs_ckpt_write(fs)) == 0)
+                    r2 = 1;
+            }
             if (!r2)
                 r2 = sfs_merge_cold(fs);
             kept = r2;
@@ -704,11 +827,15 @@ int steadyfs_gc_step(steadyfs *fs, uint32_t budget)
     if (rc)
         return rc;
     while (done < budget) {
+        fs->chunk.steps = 1;   /* one per step of the budget */
         /* idle time settles a deleted file's counts first: its space
          * shows as free again (DESIGN.md §5) */
         rc = sfs_reap(fs, 0, 1);
-        if (!rc)
-            rc = sfs_settle(fs, 1, 0);
+        if (!rc) {
+            rc = sfs_trim_step(fs);
+            if (rc > 0 && (rc = sfs_ckpt_write(fs)) == 0)
+                rc = 1;
+        }
         if (rc) {
             if (rc < 0)
                 break;

@@ -18,17 +18,28 @@
  * inode sectors (SPEC §5, §7); 5: the orphan list (open inodes without a
  * name) after the inode bitmap (SPEC §7); 6: each head's next unit named
  * in the block table (0xF6, 0xF7): a head moves into it without a
- * checkpoint and replay follows it (SPEC §7, §8) */
+ * checkpoint and replay follows it (SPEC §7, §8); 7: (reserved: committed
+ * changes covering runs of pages); 8: the dense logical space -- chunks,
+ * their used and dying bitmaps after the inode bitmap, the trim cursor at
+ * byte 30, tags with a 48-bit seq and the file page, no kill entries
+ * (DESIGN.md §4, §5; SPEC §2, §3, §7) */
 #define CKPT_VERSION SFS_CKPT_VERSION
-#define CKPT_HDR 128u
+#define CKPT_HDR 132u   /* 128..131: the relocation sector (format 9) */
 
+#if SFS_LE
+/* A pending entry in RAM is its checkpoint image (SPEC §7): the table is
+ * copied whole. */
+_Static_assert(sizeof(struct sfs_pend) == SFS_PEND_SIZE && offsetof(struct sfs_pend, ppn) == 4 &&
+                   offsetof(struct sfs_pend, txn) == 8 && offsetof(struct sfs_pend, owner) == 12 &&
+                   offsetof(struct sfs_pend, type) == 14 && offsetof(struct sfs_pend, flags) == 15,
+               "pending entry layout is the checkpoint's");
+#else
 static void pend_pack(uint8_t *p, const struct sfs_pend *e)
 {
     sfs_put32(p, e->key);
     sfs_put32(p + 4, e->ppn);
     sfs_put32(p + 8, e->txn);
-    p[12] = (uint8_t)e->owner;
-    p[13] = (uint8_t)(e->owner >> 8);
+    sfs_put16(p + 12, e->owner);
     p[14] = e->type;
     p[15] = e->flags;
 }
@@ -38,17 +49,21 @@ static void pend_unpack(const uint8_t *p, struct sfs_pend *e)
     e->key = sfs_get32(p);
     e->ppn = sfs_get32(p + 4);
     e->txn = sfs_get32(p + 8);
-    e->owner = (uint16_t)(p[12] | p[13] << 8);
+    e->owner = (uint16_t)sfs_get16(p + 12);
     e->type = p[14];
     e->flags = p[15];
 }
+#endif
 
-/* The 32-bit header fields (SPEC §7): byte offset, offset in steadyfs.
- * The first N_CONST are the geometry, checked at mount, not loaded. */
-#define FLD(off, f) {off, (uint16_t)offsetof(steadyfs, f)}
+/* The 32-bit header fields (SPEC §7): byte offset, offset in steadyfs,
+ * both in words (every field is a 4-aligned uint32_t).  The first N_CONST
+ * are the geometry, checked at mount, not loaded. */
+#define FLD(off, f)                                                                                  \
+    {(off) / 4u, (uint8_t)(offsetof(steadyfs, f) / 4u +                                              \
+                           0u * sizeof(char[offsetof(steadyfs, f) % 4u == 0 ? 1 : -1]))}   /* (aligned) */
 #define N_CONST 5u
-_Static_assert(sizeof(steadyfs) < 65536, "header field table holds 16-bit offsets");
-static const uint16_t hdr_fields[][2] = {
+_Static_assert(sizeof(steadyfs) < 1024, "header field table holds word offsets in a byte");
+static const uint8_t hdr_fields[][2] = {
     FLD(12, geo.nblocks), FLD(16, geo.P), FLD(20, geo.sector_size), FLD(96, geo.n_l2), FLD(100, geo.dev_per_block),
     FLD(8, anchor.epoch), FLD(40, log.head_block), FLD(44, log.head_idx), FLD(48, log.head_count), FLD(52, live),
     FLD(56, gc.victim), FLD(60, gc.idx), FLD(64, gc.wl_cursor), FLD(68, log.alloc_cursor),
@@ -60,66 +75,97 @@ static const uint16_t hdr_fields[][2] = {
 
 static uint32_t *field(steadyfs *fs, uint32_t i)
 {
-    return (uint32_t *)(void *)((uint8_t *)fs + hdr_fields[i][1]);
+    return (uint32_t *)(void *)fs + hdr_fields[i][1];
+}
+
+/* The inode bitmap and the chunks' used and dying bitmaps at byte o of
+ * the image b, into it (put) or out of it: the offset after them. */
+static uint32_t bitmaps(steadyfs *fs, uint8_t *b, uint32_t o, int put)
+{
+    uint8_t *m[3];
+    uint32_t i, n;
+    m[0] = fs->ibm;
+    m[1] = fs->chunk.used;
+    m[2] = fs->chunk.dying;
+    for (i = 0; i < 3; i++, o += n) {
+        n = i ? (fs->geo.n_c + 7u) / 8u : (fs->cfg.max_inodes + 7u) / 8u;
+        if (put)
+            memcpy(b + o, m[i], n);
+        else
+            memcpy(m[i], b + o, n);
+    }
+    return o;
 }
 
 static void serialize(steadyfs *fs, uint8_t *b)
 {
-    uint32_t i, o = CKPT_HDR, nb = (fs->cfg.max_inodes + 7u) / 8u;
+    uint32_t i, o = CKPT_HDR;
     memset(b, 0, fs->geo.payload);
     sfs_put32(b + 0, CKPT_MAGIC);
     sfs_put32(b + 4, CKPT_VERSION);
     for (i = 0; i < N_FIELDS; i++)
-        sfs_put32(b + hdr_fields[i][0], *field(fs, i));
+        sfs_put32(b + 4 * hdr_fields[i][0], *field(fs, i));
     sfs_put32(b + 116, fs->log.gh_block + 1u);   /* 0: no collection head */
-    b[24] = (uint8_t)fs->cfg.max_inodes;
-    b[25] = (uint8_t)(fs->cfg.max_inodes >> 8);
+    sfs_put16(b + 24, fs->cfg.max_inodes);
     b[26] = fs->cfg.file_pages_log2;
     b[27] = fs->cfg.dir_pages;
-    b[28] = (uint8_t)fs->cfg.fill_permille;
-    b[29] = (uint8_t)(fs->cfg.fill_permille >> 8);
+    sfs_put16(b + 28, fs->cfg.fill_permille);
+    sfs_put16(b + 30, fs->chunk.trim);
     sfs_put64(b + 32, fs->log.seq);
+    sfs_put32(b + 128, fs->reloc.table);
     for (i = 0; i < fs->geo.nblocks; i++)
         b[o + i] = fs->blk[i] == BS_LIMBO ? (uint8_t)BS_FREE : fs->blk[i];
     o += fs->geo.nblocks;
+#if SFS_LE
+    memcpy(b + o, fs->root, 4 * fs->geo.n_l2);
+    o += 4 * fs->geo.n_l2;
+    memcpy(b + o, fs->pend, SFS_PEND_SIZE * fs->npend);
+    o += SFS_PEND_SIZE * fs->npend;
+#else
     for (i = 0; i < fs->geo.n_l2; i++, o += 4)
         sfs_put32(b + o, fs->root[i]);
     for (i = 0; i < fs->npend; i++, o += SFS_PEND_SIZE)
         pend_pack(b + o, &fs->pend[i]);
-    memcpy(b + o, fs->ibm, nb);
-    o += nb;
+#endif
+    o = bitmaps(fs, b, o, 1);
     /* the orphan list, where the sector has room for one: the count, then
      * the inode numbers (the held bit is RAM's) */
     if (!fs->geo.orphan_max)
         return;
     b[o] = (uint8_t)fs->orphans.n;
     for (i = 0; i < fs->orphans.n; i++) {
-        uint32_t ino = fs->orphans.ino[i] & ~SFS_ORPHAN_HELD;
-        b[o + 2 + 2 * i] = (uint8_t)ino;
-        b[o + 3 + 2 * i] = (uint8_t)(ino >> 8);
+        sfs_put16(b + o + 2 + 2 * i, fs->orphans.ino[i] & ~SFS_ORPHAN_HELD);
     }
 }
 
 static int deserialize(steadyfs *fs, const uint8_t *b)
 {
-    uint32_t i, nn, ng, o = CKPT_HDR, nb = (fs->cfg.max_inodes + 7u) / 8u;
+    uint32_t i, nn, ng, o = CKPT_HDR;
     if (sfs_get32(b) == CKPT_MAGIC && sfs_get32(b + 4) != CKPT_VERSION)
         return STEADYFS_EFORMAT;
     if (sfs_get32(b) != CKPT_MAGIC ||
-        (uint32_t)(b[24] | b[25] << 8) != fs->cfg.max_inodes ||
+        sfs_get16(b + 24) != fs->cfg.max_inodes ||
         b[26] != fs->cfg.file_pages_log2 || b[27] != fs->cfg.dir_pages)
         return STEADYFS_EINVAL;
     sfs_xc_drop(fs);   /* new roots */
     for (i = 0; i < N_CONST; i++)
-        if (sfs_get32(b + hdr_fields[i][0]) != *field(fs, i))
+        if (sfs_get32(b + 4 * hdr_fields[i][0]) != *field(fs, i))
             return STEADYFS_EINVAL;
     for (; i < N_FIELDS; i++)
-        *field(fs, i) = sfs_get32(b + hdr_fields[i][0]);
-    fs->cfg.fill_permille = (uint16_t)(b[28] | b[29] << 8);
+        *field(fs, i) = sfs_get32(b + 4 * hdr_fields[i][0]);
+    fs->cfg.fill_permille = (uint16_t)sfs_get16(b + 28);
+    fs->chunk.trim = sfs_get16(b + 30);
+    if (fs->chunk.trim >= fs->geo.n_c)
+        return STEADYFS_ECORRUPT;
     fs->log.seq = sfs_get64(b + 32);
-    fs->log.gh_block -= 1u;
-    fs->log.gh_idx = fs->log.gh_block == SFS_NONE ? fs->geo.P : sfs_get32(b + 120);
-    fs->log.gh_count = fs->log.gh_block == SFS_NONE ? 0 : sfs_get32(b + 124);
+    fs->reloc.table = sfs_get32(b + 128);
+    if (fs->reloc.table != SFS_NONE &&
+        fs->reloc.table / fs->geo.P != fs->anchor.unit[0] && fs->reloc.table / fs->geo.P != fs->anchor.unit[1])
+        return STEADYFS_ECORRUPT;
+    if (--fs->log.gh_block == SFS_NONE) {
+        fs->log.gh_idx = fs->geo.P;   /* (the fields as loaded are ignored) */
+        fs->log.gh_count = 0;
+    }
     if ((fs->log.gh_block != SFS_NONE && (fs->log.gh_block >= fs->geo.nblocks || fs->log.gh_block == fs->log.head_block)) ||
         fs->log.gh_idx > fs->geo.P ||
         fs->npend > fs->cfg.pending_max || fs->log.head_block >= fs->geo.nblocks ||
@@ -128,11 +174,10 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
     fs->log.nqueued = fs->log.nfree = fs->log.nlimbo = 0;
     for (i = 0, nn = 0, ng = 0; i < fs->geo.nblocks; i++) {
         uint8_t s = b[o + i];
-        if (s > fs->geo.P && (s < BS_HEAD || s > BS_GNEXT || s == BS_LIMBO))
+        if (s > fs->geo.P && (s < BS_HEAD || s > BS_MOVED || s == BS_LIMBO))
             return STEADYFS_ECORRUPT;
-        fs->blk[i] = s;
-        fs->log.nqueued += s == BS_QUEUED || s == BS_NEXT || s == BS_GNEXT;
-        fs->log.nfree += s == BS_FREE;
+        fs->blk[i] = 0;   /* counts nothing: set_state counts s */
+        sfs_set_state(fs, i, s);
         nn += s == BS_NEXT;
         ng += s == BS_GNEXT;
     }
@@ -146,101 +191,154 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
             return STEADYFS_ECORRUPT;
     }
     fs->uncommitted = 0;
+#if SFS_LE
+    memcpy(fs->pend, b + o, SFS_PEND_SIZE * fs->npend);
+#endif
     for (i = 0; i < fs->npend; i++, o += SFS_PEND_SIZE) {
         struct sfs_pend *p = &fs->pend[i];
+#if !SFS_LE
         pend_unpack(b + o, p);
-        /* every key and address indexes RAM tables or the device */
-        if (p->type < PT_L1 || p->type > PT_SIZE ||
+#endif
+        /* every key and address indexes RAM tables or the device (n: the
+         * slots a chunk entry covers) */
+        uint32_t n = (p->flags & PF_UNC) ? 1u : p->owner;
+        if (p->type < PT_L1 || p->type > PT_CHUNK || p->type == 3 ||
             p->key >= (p->type == PT_L1 ? fs->geo.n_l1 * fs->geo.e1
                        : p->type == PT_L2 ? fs->geo.n_l1 : fs->cfg.max_inodes) ||
-            (p->type <= PT_L2 && p->ppn != SFS_NONE && p->ppn / fs->geo.P >= fs->geo.nblocks))
+            (p->type <= PT_L2 && p->ppn != SFS_NONE && p->ppn / fs->geo.P >= fs->geo.nblocks) ||
+            (p->type == PT_CHUNK && ((p->ppn >> 16) + n > fs->geo.cmax || (p->ppn & 0xFFFFu) + n > fs->geo.n_c || !n)))
             return STEADYFS_ECORRUPT;
         fs->uncommitted += (fs->pend[i].flags & PF_UNC) != 0;
     }
-    memcpy(fs->ibm, b + o, nb);
-    o += nb;
+    o = bitmaps(fs, (uint8_t *)(uintptr_t)b, o, 0);   /* (only read) */
+    for (i = 0, fs->chunk.ndying = 0; i < fs->geo.n_c; i++)
+        fs->chunk.ndying += (uint32_t)sfs_bit(fs->chunk.dying, i);
     fs->orphans.n = 0;
     if (!fs->geo.orphan_max)
         return 0;
-    fs->orphans.n = (uint32_t)(b[o] | b[o + 1] << 8);
+    fs->orphans.n = sfs_get16(b + o);
     if (fs->orphans.n > fs->geo.orphan_max)
         return fs->orphans.n > SFS_ORPHAN_CAP ? STEADYFS_ECORRUPT : STEADYFS_EINVAL;
     for (i = 0; i < fs->orphans.n; i++) {
-        fs->orphans.ino[i] = (uint16_t)(b[o + 2 + 2 * i] | b[o + 3 + 2 * i] << 8);
+        fs->orphans.ino[i] = (uint16_t)sfs_get16(b + o + 2 + 2 * i);
         if (!fs->orphans.ino[i] || fs->orphans.ino[i] >= fs->cfg.max_inodes)
             return STEADYFS_ECORRUPT;
     }
     return 0;
 }
 
-int sfs_ckpt_write(steadyfs *fs)
+/* A failing anchor program.  Never erase the unit that holds the newest
+ * durable checkpoint: while this unit holds none yet (a fresh unit: its
+ * first sectors, a relocation sector at most before the checkpoint) that
+ * is the other one, so this unit is erased again and retried from sector
+ * 0; further on, it is this one, so switch. */
+/* Erase anchor unit a.  Anchors stay where mount looks for them: a
+ * failing erase is retried, never retired (a worn-out anchor is EIO). */
+static int anchor_erase(steadyfs *fs, uint32_t a)
+{
+    int rc = SFS_EFAIL, k;
+    for (k = 0; k < 3 && rc == SFS_EFAIL; k++)
+        rc = sfs_erase(fs, fs->anchor.unit[a]);
+    return rc == SFS_EFAIL ? STEADYFS_EIO : rc;
+}
+
+static int anchor_failed(steadyfs *fs)
+{
+    int rc;
+    if (!fs->anchor.has_ckpt) {
+        rc = anchor_erase(fs, fs->anchor.cur);
+        if (rc)
+            return rc;
+        fs->anchor.next_idx = 0;
+        if (fs->reloc.table / fs->geo.P == fs->anchor.unit[fs->anchor.cur])
+            fs->reloc.changed = 1;   /* its relocation sector was just erased */
+    } else {
+        fs->anchor.next_idx = fs->geo.P;
+        fs->anchor.dirty_other = 1;
+    }
+    return 0;
+}
+
+/* Program fs->buf as the anchor's next sector, of kind `kind`, at *ppn:
+ * 0, SFS_RETRY after a failed program (anchor_failed made room to try
+ * again), or an error. */
+static int anchor_prog(steadyfs *fs, uint8_t kind, uint32_t *ppn)
 {
     sfs_tag t;
+    int rc;
+    memset(&t, 0, sizeof t);
+    t.kind = kind;
+    t.key = fs->anchor.epoch;
+    t.seq = fs->anchor.seq;
+    *ppn = fs->anchor.unit[fs->anchor.cur] * fs->geo.P + fs->anchor.next_idx++;
+    rc = sfs_prog_sector(fs, *ppn, fs->buf, &t);
+    if (rc == SFS_EFAIL)
+        return (rc = anchor_failed(fs)) != 0 ? rc : SFS_RETRY;
+    if (!rc) {
+        fs->anchor.seq++;
+        fs->log.call_ops++;   /* a call with a checkpoint is not light (sfs_end) */
+    }
+    return rc;
+}
+
+int sfs_ckpt_write(steadyfs *fs)
+{
     uint32_t i, ppn;
     int rc, tries;
     for (tries = 0; tries < 3; tries++) {
         if (fs->anchor.next_idx >= fs->geo.P) {
             uint32_t other = !fs->anchor.cur;
             if (fs->anchor.dirty_other) {
-                int k;
                 if (fs->log.erase_budget)
                     fs->log.erase_budget--;
-                /* anchors stay where mount looks for them: a failing erase
-                 * is retried, never retired (a worn-out anchor is EIO) */
-                for (k = 0, rc = SFS_EFAIL; k < 3 && rc == SFS_EFAIL; k++)
-                    rc = sfs_erase(fs, fs->anchor.unit[other]);
+                rc = anchor_erase(fs, other);
                 if (rc)
-                    return rc == SFS_EFAIL ? STEADYFS_EIO : rc;
+                    return rc;
                 fs->anchor.dirty_other = 0;
             }
             fs->anchor.cur = other;
             fs->anchor.next_idx = 0;
             fs->anchor.dirty_other = 1;
+            fs->anchor.has_ckpt = 0;
         }
-        fs->cache.buf_ppn = SFS_NONE;
+        /* The relocation records, when they changed, or when their sector
+         * is in the other anchor unit (erased once this one fills): their
+         * sector first, in the same unit as the checkpoint that names it */
+        if (!fs->reloc.nrec && !fs->reloc.owed) {
+            fs->reloc.table = SFS_NONE;
+            fs->reloc.changed = 0;
+        } else if (fs->reloc.changed || fs->reloc.table / fs->geo.P != fs->anchor.unit[fs->anchor.cur]) {
+            if (fs->anchor.next_idx + 2u > fs->geo.P) {
+                fs->anchor.next_idx = fs->geo.P;   /* no room for both: the other unit */
+                tries--;
+                continue;
+            }
+            sfs_reloc_save(fs, fs->buf);   /* (buf_ppn: anchor_prog's program drops it) */
+            rc = anchor_prog(fs, TK_RELOC, &ppn);
+            if (rc == SFS_RETRY)
+                continue;
+            if (rc)
+                return rc;
+            fs->reloc.table = ppn;
+            fs->reloc.changed = 0;
+        }
         sfs_name_next(fs);
         serialize(fs, fs->buf);
-        memset(&t, 0, sizeof t);
-        t.kind = TK_CKPT;
-        t.key = fs->anchor.epoch;
-        t.seq = fs->anchor.seq;
-        ppn = fs->anchor.unit[fs->anchor.cur] * fs->geo.P + fs->anchor.next_idx;
-        rc = sfs_prog_sector(fs, ppn, fs->buf, &t);
-        fs->anchor.next_idx++;
-        if (rc == SFS_EFAIL) {
-            /* a failing anchor program.  Never erase the unit that holds
-             * the newest durable checkpoint: on sector 0 of a fresh unit
-             * that is the other one, so this unit is erased again and
-             * sector 0 retried; further on, it is this one, so switch. */
-            if (fs->anchor.next_idx == 1) {
-                int k;
-                for (k = 0, rc = SFS_EFAIL; k < 3 && rc == SFS_EFAIL; k++)
-                    rc = sfs_erase(fs, fs->anchor.unit[fs->anchor.cur]);
-                if (rc)
-                    return rc == SFS_EFAIL ? STEADYFS_EIO : rc;
-                fs->anchor.next_idx = 0;
-            } else {
-                fs->anchor.next_idx = fs->geo.P;
-                fs->anchor.dirty_other = 1;
-            }
+        rc = anchor_prog(fs, TK_CKPT, &ppn);
+        if (rc == SFS_RETRY)
             continue;
-        }
         if (rc)
             return rc;
-        fs->anchor.seq++;
         fs->anchor.epoch++;
+        fs->anchor.has_ckpt = 1;
         fs->stats.ckpt++;
-        fs->log.call_ops++;   /* a call with a checkpoint is not light (sfs_end) */
         fs->log.need_ckpt = 0;
         fs->log.since_ckpt = 0;
         /* blocks emptied before this checkpoint may now be erased: no
          * replay from it can need their old contents */
         for (i = 0; i < fs->geo.nblocks; i++)
-            if (fs->blk[i] == BS_LIMBO) {
-                fs->blk[i] = BS_FREE;
-                fs->log.nlimbo--;
-                fs->log.nfree++;
-            }
+            if (fs->blk[i] == BS_LIMBO)
+                sfs_set_state(fs, i, BS_FREE);
         return 0;
     }
     return STEADYFS_EIO;
@@ -253,7 +351,7 @@ static int anchor_ok(steadyfs *fs, uint32_t a, uint32_t i, uint64_t base)
     int rc = sfs_rd_tag(fs, fs->anchor.unit[a] * fs->geo.P + i, &t);
     if (rc < 0)
         return rc == STEADYFS_ECORRUPT ? 0 : rc;
-    return t.kind == TK_CKPT && t.seq == base + i;
+    return t.kind >= TK_CKPT && t.seq == base + i;   /* an anchor kind (none is above TK_RELOC) */
 }
 
 /* Where the log resumes in one head after a replay: never program over a
@@ -284,9 +382,10 @@ static int resume(steadyfs *fs, uint32_t b, uint32_t *idx)
  * before, both heads were read for every sector). */
 static int replay(steadyfs *fs)
 {
-    uint32_t ppn, h, *idx, at[2] = {SFS_NONE, SFS_NONE};
+    uint32_t ppn = SFS_NONE, h, *idx, at[2] = {SFS_NONE, SFS_NONE};
     uint64_t exp = fs->log.seq;
-    sfs_tag t, seen[2];
+    sfs_tag seen[2];
+    const sfs_tag *t;
     int rc, ok[2] = {0, 0};
     for (;;) {
         for (h = 0; h < 2; h++) {
@@ -320,11 +419,18 @@ static int replay(steadyfs *fs)
         }
         if (h == 2)
             break;   /* the log ends */
-        t = seen[h];
-        if (t.kind == TK_DATA) {
-            rc = sfs_apply_data(fs, &t, ppn, SFS_UNKNOWN);
-        } else if (t.kind == TK_MAP1 || t.kind == TK_MAP2) {
-            rc = sfs_apply_map(fs, &t, ppn);
+        t = &seen[h];
+        if (t->kind == TK_DATA && (t->flags & TF_COPY)) {
+            rc = sfs_reloc_copy(fs, t, t->aux, ppn);
+        } else if (t->kind == TK_DATA) {
+            rc = sfs_apply_data(fs, t, ppn, SFS_UNKNOWN);
+        } else if (t->kind == TK_MAP1 && (t->flags & TF_TRIM)) {
+            /* a trim step not followed by its checkpoint (the next program
+             * after it): it never happened; the old L1 sector is still
+             * there (LIMBO) and the dying chunks are trimmed again */
+            rc = 0;
+        } else if (t->kind == TK_MAP1 || t->kind == TK_MAP2) {
+            rc = sfs_apply_map(fs, t, ppn);
         } else {
             break;
         }
@@ -341,15 +447,14 @@ static int replay(steadyfs *fs)
      * torn first sector (the move had begun): it is erased before use */
     for (h = 0; h < 2; h++) {
         uint32_t nb = sfs_next_unit(fs, (int)h);
-        if (nb != SFS_NONE && (h ? fs->log.gh_idx : fs->log.head_idx) >= fs->geo.P) {
-            fs->blk[nb] = BS_FREE;
-            fs->log.nqueued--;
-            fs->log.nfree++;
-        }
+        if (nb != SFS_NONE && (h ? fs->log.gh_idx : fs->log.head_idx) >= fs->geo.P)
+            sfs_set_state(fs, nb, BS_FREE);
     }
     rc = resume(fs, fs->log.head_block, &fs->log.head_idx);
     if (!rc)
         rc = resume(fs, fs->log.gh_block, &fs->log.gh_idx);
+    sfs_reloc_mounted(fs);
+    fs->reloc.changed = 1;   /* the first checkpoint saves what replay rebuilt */
     fs->log.need_ckpt = 1;
     return rc;
 }
@@ -359,11 +464,12 @@ int sfs_ckpt_mount(steadyfs *fs)
     sfs_tag t0[2], t;
     int ok[2], rc, a, back = 0;
     uint32_t lo, hi, mid;
+    uint64_t cseq;
     for (a = 0; a < 2; a++) {
         rc = sfs_rd_tag(fs, fs->anchor.unit[a] * fs->geo.P, &t0[a]);
         if (rc < 0 && rc != STEADYFS_ECORRUPT)
             return rc;
-        ok[a] = rc >= 0 && t0[a].kind == TK_CKPT;
+        ok[a] = rc >= 0 && t0[a].kind >= TK_CKPT;   /* TK_CKPT or TK_RELOC */
     }
     if (!ok[0] && !ok[1])
         return STEADYFS_ECORRUPT;
@@ -388,8 +494,11 @@ int sfs_ckpt_mount(steadyfs *fs)
                 break;
             if (rc < 0 && fs->dead)
                 return rc;
-            /* only the newest sector can be torn: one step back at most */
-            if (lo == 0 || ++back > 1)
+            /* only the newest sector can be torn, and before a checkpoint
+             * may come its relocation sector: two steps back at most */
+            if (rc >= 0)
+                rc = STEADYFS_ECORRUPT;
+            if (lo == 0 || ++back > 2)
                 break;
             lo--;
         }
@@ -401,11 +510,24 @@ int sfs_ckpt_mount(steadyfs *fs)
         a = !a;
         back = 0;
     }
+    cseq = t.seq;   /* base + lo */
+    sfs_reloc_reset(fs);
     rc = deserialize(fs, fs->buf);
     if (rc)
         return rc;
+    if (fs->reloc.table != SFS_NONE) {
+        rc = sfs_rd_sector(fs, fs->reloc.table, fs->buf, &t);
+        if (rc < 0)
+            return rc;
+        if (t.kind != TK_RELOC || t.seq >= cseq)
+            return STEADYFS_ECORRUPT;
+        rc = sfs_reloc_load(fs, fs->buf);
+        if (rc)
+            return rc;
+    }
     fs->anchor.cur = (uint32_t)a;
-    fs->anchor.seq = t0[a].seq + lo + 1;
+    fs->anchor.has_ckpt = 1;
+    fs->anchor.seq = cseq + 1;
     fs->anchor.next_idx = lo + 1;
     fs->anchor.dirty_other = fs->cfg.bd->geo.needs_erase;
     if (fs->anchor.next_idx < fs->geo.P && fs->cfg.bd->geo.needs_erase) {

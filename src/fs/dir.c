@@ -27,7 +27,7 @@ uint32_t sfs_name_hash(const char *name, uint32_t len)
  * written).  *ppn: where it was. */
 static int load(steadyfs *fs, uint32_t dir, uint32_t d, uint32_t *ppn)
 {
-    int rc = sfs_lookup(fs, sfs_data_lpn(fs, dir, d), 1, ppn);
+    int rc = sfs_lookup(fs, sfs_shared_lpn(fs, dir, 1 + d), 1, ppn);
     if (rc)
         return rc;
     if (*ppn == SFS_NONE) {
@@ -39,16 +39,17 @@ static int load(steadyfs *fs, uint32_t dir, uint32_t d, uint32_t *ppn)
     rc = sfs_rd_buf(fs, *ppn);
     if (rc < 0)
         return rc;
-    if ((uint32_t)(fs->buf[2] | fs->buf[3] << 8) > fs->geo.payload - DH)
+    if (sfs_get16(fs->buf + 2) > fs->geo.payload - DH)
         return STEADYFS_ECORRUPT;
     return 0;
 }
 
-static uint32_t used(const uint8_t *b) { return (uint32_t)(b[2] | b[3] << 8); }
-static uint32_t count(const uint8_t *b) { return (uint32_t)(b[0] | b[1] << 8); }
+static uint32_t used(const uint8_t *b) { return sfs_get16(b + 2); }
+static uint32_t count(const uint8_t *b) { return sfs_get16(b); }
 static void set_hdr(uint8_t *b, uint32_t n, uint32_t u)
 {
-    b[0] = (uint8_t)n; b[1] = (uint8_t)(n >> 8); b[2] = (uint8_t)u; b[3] = (uint8_t)(u >> 8);
+    sfs_put16(b, n);
+    sfs_put16(b + 2, u);
 }
 
 /* Offset of name in the loaded sector, or 0. */
@@ -95,20 +96,23 @@ int sfs_dir_lookup(steadyfs *fs, uint32_t dir, const char *name, uint32_t len,
 static int write_page(steadyfs *fs, uint32_t dir, uint32_t d, uint32_t *txn, uint8_t flags,
                       uint32_t old)
 {
-    return sfs_write_lpn(fs, sfs_data_lpn(fs, dir, d), OWNER_NS, txn, flags, 0, old, NULL);
+    return sfs_write_lpn(fs, sfs_shared_lpn(fs, dir, 1 + d), OWNER_NS, txn, flags, old, NULL);
 }
 
-/* Insert (or replace the inode of) name, as part of NS transaction *txn. */
-int sfs_dir_insert2(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t ino,
-                    uint8_t type, uint32_t *txn, uint8_t flags)
+/* Insert (or replace the inode of) name, ino != 0, or remove it, ino 0,
+ * as part of NS transaction *txn: both probe the buckets alike. */
+static int edit(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t ino,
+                uint8_t type, uint32_t *txn, uint8_t flags)
 {
-    uint32_t h = sfs_name_hash(name, len), k, d, ppn, o, need = DE + len, u, n;
+    uint32_t h = sfs_name_hash(name, len), k, d, ppn, o, need = DE + len, u, n, fits = 0;
+    uint8_t wf;
     int rc;
     if (fs->cache.dc_dir == dir)
         fs->cache.dc_dir = 0;   /* the directory changes */
     for (k = 0; k < fs->cfg.dir_pages; k++) {
         d = (h + k) % fs->cfg.dir_pages;
         do {
+            wf = flags;
             rc = sfs_prep(fs, dir);
             if (!rc)
                 rc = load(fs, dir, d, &ppn);
@@ -117,11 +121,19 @@ int sfs_dir_insert2(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, 
             o = find(fs->buf, h, name, len);
             u = used(fs->buf);
             n = count(fs->buf);
+            fits = DH + u + need <= fs->geo.payload;
+            if (!ino && !o)
+                break;   /* not in this bucket */
             fs->cache.buf_ppn = SFS_NONE;   /* edited below */
-            if (o) {
+            if (!ino) {
+                need = DE + fs->buf[o + 9];
+                memmove(fs->buf + o, fs->buf + o + need, DH + u - o - need);
+                set_hdr(fs->buf, n - 1, u - need);
+                memset(fs->buf + DH + u - need, 0, need);
+            } else if (o) {
                 sfs_put32(fs->buf + o + 4, ino);
                 fs->buf[o + 8] = type;
-            } else if (DH + u + need <= fs->geo.payload) {
+            } else if (fits) {
                 /* sorted by (hash, ino) */
                 uint32_t at = DH, end = DH + u;
                 while (at + DE <= end) {
@@ -140,53 +152,29 @@ int sfs_dir_insert2(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, 
             } else {
                 if (fs->buf[4])
                     break;   /* already marked: probe on */
-                fs->buf[4] = 1;
-                rc = write_page(fs, dir, d, txn, 0, ppn);
-                if (rc == SFS_RETRY)
-                    continue;
-                if (rc)
-                    return rc;
-                break;
+                fs->buf[4] = 1;   /* full: the overflow mark, then probe on */
+                wf = 0;
             }
-            rc = write_page(fs, dir, d, txn, flags, ppn);
+            rc = write_page(fs, dir, d, txn, wf, ppn);
         } while (rc == SFS_RETRY);
-        if (o || DH + u + need <= fs->geo.payload)
+        if (o || (ino && fits) || rc)
             return rc;
+        if (!ino && !fs->buf[4])
+            break;
     }
-    return STEADYFS_ENOSPC;
+    return ino ? STEADYFS_ENOSPC : STEADYFS_ENOENT;
+}
+
+int sfs_dir_insert2(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t ino,
+                    uint8_t type, uint32_t *txn, uint8_t flags)
+{
+    return edit(fs, dir, name, len, ino, type, txn, flags);
 }
 
 int sfs_dir_remove2(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t *txn,
                     uint8_t flags)
 {
-    uint32_t h = sfs_name_hash(name, len), k, d, ppn, o, nl;
-    int rc;
-    if (fs->cache.dc_dir == dir)
-        fs->cache.dc_dir = 0;   /* the directory changes */
-    for (k = 0; k < fs->cfg.dir_pages; k++) {
-        d = (h + k) % fs->cfg.dir_pages;
-        do {
-            rc = sfs_prep(fs, dir);
-            if (!rc)
-                rc = load(fs, dir, d, &ppn);
-            if (rc)
-                return rc;
-            o = find(fs->buf, h, name, len);
-            if (!o)
-                break;
-            nl = DE + fs->buf[o + 9];
-            fs->cache.buf_ppn = SFS_NONE;
-            memmove(fs->buf + o, fs->buf + o + nl, DH + used(fs->buf) - o - nl);
-            set_hdr(fs->buf, count(fs->buf) - 1, used(fs->buf) - nl);
-            memset(fs->buf + DH + used(fs->buf), 0, nl);
-            rc = write_page(fs, dir, d, txn, flags, ppn);
-        } while (rc == SFS_RETRY);
-        if (o)
-            return rc;
-        if (!fs->buf[4])
-            break;
-    }
-    return STEADYFS_ENOENT;
+    return edit(fs, dir, name, len, 0, 0, txn, flags);
 }
 
 /* Entries of dir (of `type` only, unless 0); with stop, 1 at the first. */

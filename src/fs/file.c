@@ -1,11 +1,10 @@
 /* Files: handles, read, write, truncate and the commit (sync).
  *
- * Page i of inode X is logical page (X << fbits) + 1 + i; the inode sector
- * is logical page X (the range of the unused inode 0 is a dense inode
- * table, so small files share map sectors), and writing it with the COMMIT
- * flag is what commits the file's
- * transaction: data sectors written since the last commit become the
- * file's committed content in the same instant as its new size. */
+ * Page 0 of inode X and its inode sector are in X's block of the shared
+ * table; pages i >= 1 are in the chunks its inode sector lists (SPEC §3,
+ * §5).  Writing the inode sector with the COMMIT flag is what commits the
+ * file's transaction: data sectors written since the last commit become
+ * the file's committed content in the same instant as its new size. */
 #include <stddef.h>
 
 #include "fs/fs_internal.h"
@@ -21,11 +20,27 @@ static const uint8_t ifields[][3] = {
     {40, 8, offsetof(sfs_inode, mtime)},   {48, 8, offsetof(sfs_inode, ctime)},
 };
 
+#define W(f) sizeof(((sfs_inode *)0)->f)
+_Static_assert(W(ino) == 4 && W(gen) == 4 && W(type) == 1 && W(mode) == 2 && W(parent) == 4 && W(uid) == 4 &&
+                   W(size) == 8 && W(gid) == 4 && W(mtime) == 8 && W(ctime) == 8,
+               "inode fields have their media widths");
+#undef W
+
 static void inode_io(uint8_t *buf, sfs_inode *in, int put)
 {
-    uint32_t i, k, w;
+    uint32_t i;
+#if !SFS_LE
+    uint32_t k, w;
+#endif
     for (i = 0; i < sizeof ifields / sizeof ifields[0]; i++) {
         uint8_t *f = (uint8_t *)in + ifields[i][2], *b = buf + ifields[i][0];
+#if SFS_LE
+        /* each field in RAM has its media width and byte order */
+        if (put)
+            memcpy(b, f, ifields[i][1]);
+        else
+            memcpy(f, b, ifields[i][1]);
+#else
         uint64_t v = 0;
         w = ifields[i][1];
         if (put) {
@@ -45,16 +60,19 @@ static void inode_io(uint8_t *buf, sfs_inode *in, int put)
             else
                 *f = (uint8_t)v;
         }
+#endif
     }
 }
 
 void sfs_inode_pack(steadyfs *fs, uint8_t *buf, const sfs_inode *in)
 {
-    /* a symlink's target, already in place after the header, stays */
+    /* a symlink's target, already in place after the header, stays; so
+     * does a file's chunk list (its writer put it there) */
     uint32_t end = SFS_INODE_HDR + (in->type == STEADYFS_TYPE_SYMLINK ? (uint32_t)in->size : 0u);
     fs->cache.buf_ppn = SFS_NONE;
     memset(buf, 0, SFS_INODE_HDR);
-    memset(buf + end, 0, fs->geo.payload - end);
+    if (in->type != STEADYFS_TYPE_FILE)
+        memset(buf + end, 0, fs->geo.payload - end);
     sfs_put32(buf, INODE_MAGIC);
     inode_io(buf, (sfs_inode *)(uintptr_t)in, 1);
 }
@@ -68,9 +86,8 @@ int sfs_inode_unpack(steadyfs *fs, const uint8_t *buf, sfs_inode *in)
         return STEADYFS_ENOENT;
     /* larger than a file can grow: its pages would index other inodes';
      * a symlink's target must fit its sector */
-    if (in->size > (in->type == STEADYFS_TYPE_SYMLINK
-                        ? (uint64_t)steadyfs_symlink_max(fs)
-                        : (((uint64_t)1 << fs->geo.fbits) - 1u) * fs->geo.payload) ||
+    if (in->size > (in->type == STEADYFS_TYPE_SYMLINK ? (uint64_t)steadyfs_symlink_max(fs)
+                                                      : (uint64_t)fs->geo.maxpg * fs->geo.payload) ||
         in->mode > 07777u)
         return STEADYFS_ECORRUPT;
     return 0;
@@ -82,7 +99,7 @@ int sfs_inode_read(steadyfs *fs, uint32_t ino, sfs_inode *in, uint32_t *ppn)
     int rc;
     if (ino == 0 || ino >= fs->cfg.max_inodes)
         return STEADYFS_ECORRUPT;
-    rc = sfs_lookup(fs, ino, 1, &p);
+    rc = sfs_lookup(fs, sfs_shared_lpn(fs, ino, 0), 1, &p);
     if (rc)
         return rc;
     if (p == SFS_NONE)
@@ -105,6 +122,164 @@ int sfs_inode_read(steadyfs *fs, uint32_t ino, sfs_inode *in, uint32_t *ppn)
     return rc;
 }
 
+/* The chunk a pending chunk entry gives slot `slot` of inode ino (the
+ * uncommitted one of its own transaction, with working, first; else a
+ * committed run covering it), or CHUNK_NONE. */
+static uint32_t chunk_entry(steadyfs *fs, uint32_t ino, uint32_t slot, int working)
+{
+    uint32_t c = CHUNK_NONE, i, s0;
+    for (i = 0; i < fs->npend; i++) {
+        struct sfs_pend *p = &fs->pend[i];
+        if (p->type != PT_CHUNK || p->key != ino)
+            continue;
+        s0 = p->ppn >> 16;
+        if (!(p->flags & PF_UNC) && slot >= s0 && slot < s0 + p->owner)
+            c = (p->ppn & 0xFFFFu) + slot - s0;
+        else if ((p->flags & PF_UNC) && working && slot == s0)
+            return p->ppn & 0xFFFFu;
+    }
+    return c;
+}
+
+static uint32_t pending_chunk(steadyfs *fs, uint32_t ino, uint32_t slot)
+{
+    return chunk_entry(fs, ino, slot, 1);
+}
+
+void sfs_inode_chunks(steadyfs *fs, uint32_t ino, uint16_t owner, uint32_t txn)
+{
+    uint32_t i, s, n, k, c;
+    for (i = 0; i < fs->npend; i++) {
+        struct sfs_pend *p = &fs->pend[i];
+        if (p->type != PT_CHUNK || p->key != ino ||
+            ((p->flags & PF_UNC) && (p->owner != owner || p->txn != txn)))
+            continue;
+        s = p->ppn >> 16;
+        n = p->flags & PF_UNC ? 1u : p->owner;
+        for (k = 0; k < n && s + k < fs->geo.cmax; k++) {
+            c = (p->ppn & 0xFFFFu) + k;
+            sfs_put16(fs->buf + SFS_INODE_HDR + 2 * (s + k), c);
+        }
+    }
+    fs->cache.buf_ppn = SFS_NONE;
+}
+
+int sfs_chunk_get(steadyfs *fs, uint32_t ino, uint32_t slot, int working, uint32_t *chunk)
+{
+    uint32_t e = chunk_entry(fs, ino, slot, working), ippn, w;
+    int rc;
+    if (e != CHUNK_NONE) {
+        *chunk = e;
+        return 0;
+    }
+    *chunk = CHUNK_NONE;
+    if (slot >= fs->geo.cmax)
+        return 0;
+    rc = sfs_lookup(fs, sfs_shared_lpn(fs, ino, 0), working, &ippn);
+    if (rc || ippn == SFS_NONE)
+        return rc;
+    /* one word of the inode sector's chunk list */
+    rc = sfs_rd_words(fs, ippn, (SFS_INODE_HDR + 2 * slot) / 4, 1, &w);
+    if (rc)
+        return rc;
+    *chunk = slot & 1u ? w >> 16 : w & 0xFFFFu;
+    if (*chunk != CHUNK_NONE && *chunk >= fs->geo.n_c)
+        return STEADYFS_ECORRUPT;
+    return 0;
+}
+
+static uint32_t npages(const steadyfs *fs, uint64_t size);
+
+/* Forget the chunks the handle knows (a shrink changes them). */
+static void cw_drop(struct sfs_open *p)
+{
+    uint32_t i;
+    for (i = 0; i < SFS_CWIN; i++)
+        p->cw[i] = CHUNK_UNKNOWN;
+}
+
+/* The chunk of slot `slot` of the file (primary handle p): the window the
+ * handle knows, a pending chunk entry, nothing for a slot wholly past the
+ * end (a shrink clears the slots it cuts, a write past the end moves the
+ * end: an append into a new slot reads nothing), else the window of
+ * SFS_CWIN slots around it from the inode sector (one small read). */
+static int slot_chunk(steadyfs *fs, struct sfs_open *p, uint32_t slot, uint32_t *c)
+{
+    uint32_t w[SFS_CWIN / 2], i, base, ippn, n;
+    int rc;
+    if (slot - p->cw_base < SFS_CWIN && p->cw[slot - p->cw_base] != CHUNK_UNKNOWN) {
+        *c = p->cw[slot - p->cw_base];
+        return 0;
+    }
+    *c = pending_chunk(fs, p->ino, slot);
+    if (*c == CHUNK_NONE && (slot ? slot * fs->geo.C : 1u) >= npages(fs, p->size))
+        return 0;
+    if (*c != CHUNK_NONE) {
+        if (slot - p->cw_base < SFS_CWIN)
+            p->cw[slot - p->cw_base] = (uint16_t)*c;
+        return 0;
+    }
+    base = slot & ~(SFS_CWIN - 1u);
+    n = base + SFS_CWIN <= fs->geo.cmax ? SFS_CWIN : fs->geo.cmax - base;
+    rc = sfs_lookup(fs, sfs_shared_lpn(fs, p->ino, 0), 1, &ippn);
+    if (rc || ippn == SFS_NONE)
+        return rc ? rc : STEADYFS_ECORRUPT;
+    rc = sfs_rd_words(fs, ippn, (SFS_INODE_HDR + 2 * base) / 4, (n + 1u) / 2u, w);
+    if (rc)
+        return rc;
+    cw_drop(p);
+    p->cw_base = (uint16_t)base;
+    for (i = 0; i < n; i++) {
+        uint32_t e = pending_chunk(fs, p->ino, base + i);
+        p->cw[i] = (uint16_t)(e != CHUNK_NONE ? e : i & 1u ? w[i / 2] >> 16 : w[i / 2] & 0xFFFFu);
+        if (p->cw[i] != CHUNK_NONE && p->cw[i] >= fs->geo.n_c)
+            return STEADYFS_ECORRUPT;
+    }
+    *c = p->cw[slot - base];
+    return 0;
+}
+
+/* Logical page of page pg of the file (primary handle p), or SFS_NONE (a
+ * hole in a chunk not taken).  alloc: take a free chunk for it (*flags
+ * gets TF_NEWCHUNK: the sector's tag records it). */
+static int page_lpn(steadyfs *fs, struct sfs_open *p, uint32_t pg, int alloc, uint32_t *lpn,
+                    uint8_t *flags)
+{
+    uint32_t c;
+    int rc;
+    if (pg == 0) {
+        *lpn = sfs_shared_lpn(fs, p->ino, 1);
+        return 0;
+    }
+    if (pg >= fs->geo.maxpg)
+        return STEADYFS_EFBIG;
+    rc = slot_chunk(fs, p, pg / fs->geo.C, &c);
+    if (!rc && c == CHUNK_NONE && alloc) {
+        rc = sfs_chunk_find(fs, &c);
+        *flags |= TF_NEWCHUNK;
+        /* known once the sector that takes it is written (a pending
+         * chunk entry until the inode sector is) */
+        if (pg / fs->geo.C - p->cw_base < SFS_CWIN)
+            p->cw[pg / fs->geo.C - p->cw_base] = CHUNK_UNKNOWN;
+    }
+    if (rc)
+        return rc;
+    *lpn = c == CHUNK_NONE ? SFS_NONE : sfs_chunk_lpn(fs, c, pg);
+    return 0;
+}
+
+/* The sector page pg of the file (primary handle p) is in now, or
+ * SFS_NONE (a hole); *lpn its logical page. */
+static int page_ppn(steadyfs *fs, struct sfs_open *p, uint32_t pg, uint32_t *lpn, uint32_t *ppn)
+{
+    uint8_t nf = 0;
+    int rc = page_lpn(fs, p, pg, 0, lpn, &nf);
+    *ppn = SFS_NONE;
+    if (!rc && *lpn != SFS_NONE)
+        rc = sfs_lookup(fs, *lpn, 1, ppn);
+    return rc;
+}
+
 struct sfs_open *sfs_primary(steadyfs *fs, uint32_t ino)
 {
     uint32_t i;
@@ -114,7 +289,7 @@ struct sfs_open *sfs_primary(steadyfs *fs, uint32_t ino)
     return NULL;
 }
 
-static struct sfs_open *handle(steadyfs *fs, int fd, uint8_t kind)
+struct sfs_open *sfs_handle(steadyfs *fs, int fd, uint8_t kind)
 {
     if (fd < 0 || (uint32_t)fd >= fs->cfg.open_max || !fs->open[fd].ino ||
         fs->open[fd].kind != kind)
@@ -161,16 +336,25 @@ int sfs_inode_edit(steadyfs *fs, uint32_t ino, const sfs_inode *set, uint32_t ma
     int rc;
     do {
         rc = sfs_prep(fs, ino);
-        /* after prep, which may use the buffer: a symlink's target */
+        /* after prep, which may use the buffer: a symlink's target, a
+         * file's chunk list (with the pending entries this sector takes in:
+         * its commit drops them) */
         if (!rc)
             rc = sfs_inode_read(fs, ino, &in, NULL);
         if (rc)
             return rc;
+        if (in.type == STEADYFS_TYPE_FILE) {
+            sfs_inode_chunks(fs, ino, owner, *txn);
+            /* a shrink (SFS_SET_CUT): the chunks of the pages it removes
+             * leave the list (the kill that commits it makes them dying) */
+            for (i = (mask & SFS_SET_CUT) ? (uint32_t)set->parent : fs->geo.cmax; i < fs->geo.cmax; i++)
+                fs->buf[SFS_INODE_HDR + 2 * i] = fs->buf[SFS_INODE_HDR + 2 * i + 1] = 0xFFu;
+        }
         for (i = 0; i < 8; i++)
             if (mask >> i & 1u)
                 memcpy((uint8_t *)&in + setf[i][0], (const uint8_t *)set + setf[i][0], setf[i][1]);
         sfs_inode_pack(fs, fs->buf, &in);
-        rc = sfs_write_lpn(fs, ino, owner, txn, flags, 0, SFS_UNKNOWN, ppn);
+        rc = sfs_write_lpn(fs, sfs_shared_lpn(fs, ino, 0), owner, txn, flags, SFS_UNKNOWN, ppn);
     } while (rc == SFS_RETRY);
     return rc;
 }
@@ -188,8 +372,10 @@ static int commit_sector(steadyfs *fs, struct sfs_open *p, uint32_t kill_pg)
         return rc;
     set.size = p->size;
     set.mtime = set.ctime = p->mtime;
+    set.parent = kill_pg == SFS_NONE ? 0 : sfs_first_dead_slot(fs, kill_pg);
     rc = sfs_inode_edit(fs, p->ino, &set,
-                        SFS_SET_SIZE | (p->tdirty ? SFS_SET_MTIME | SFS_SET_CTIME : 0u),
+                        SFS_SET_SIZE | (p->tdirty ? SFS_SET_MTIME | SFS_SET_CTIME : 0u) |
+                            (kill_pg == SFS_NONE ? 0u : SFS_SET_CUT),
                         (uint16_t)p->ino, &p->txn, kill_pg == SFS_NONE ? TF_COMMIT : 0, &ppn);
     if (!rc && kill_pg != SFS_NONE)
         rc = sfs_commit_kill(fs, (uint16_t)p->ino, p->txn, p->ino, kill_pg, SFS_KILL_FROM);
@@ -224,14 +410,14 @@ static uint32_t npages(const steadyfs *fs, uint64_t size)
 /* Shrink: zero the tail of the new last page, commit, unmap the rest. */
 static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
 {
-    uint32_t off = (uint32_t)(size % fs->geo.payload), pg = (uint32_t)(size / fs->geo.payload), old;
+    uint32_t off = (uint32_t)(size % fs->geo.payload), pg = (uint32_t)(size / fs->geo.payload), old, lpn;
     sfs_tag t;
     int rc;
     if (off) {
         do {
             rc = sfs_prep(fs, p->ino);
             if (!rc)
-                rc = sfs_lookup(fs, sfs_data_lpn(fs, p->ino, pg), 1, &old);
+                rc = page_ppn(fs, p, pg, &lpn, &old);
             if (rc)
                 return rc;
             if (old == SFS_NONE)
@@ -241,15 +427,15 @@ static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
                 return rc;
             fs->cache.buf_ppn = SFS_NONE;
             memset(fs->buf + off, 0, fs->geo.payload - off);
-            rc = sfs_write_lpn(fs, sfs_data_lpn(fs, p->ino, pg), (uint16_t)p->ino, &p->txn, 0, 0,
-                               SFS_UNKNOWN, NULL);
+            rc = sfs_write_page(fs, lpn, pg, (uint16_t)p->ino, &p->txn, 0, 0, SFS_UNKNOWN, NULL);
         } while (rc == SFS_RETRY);
         if (rc)
             return rc;
     }
     p->size = size;
     touched(fs, p);
-    return commit_sector(fs, p, npages(fs, size));
+    cw_drop(p);   /* the cut may drop slots the handle knows */
+    return commit_sector(fs, p, pg + (off != 0));   /* npages(fs, size) */
 }
 
 int steadyfs_close(steadyfs *fs, int fd)
@@ -262,7 +448,7 @@ int steadyfs_close(steadyfs *fs, int fd)
         sfs_budget_arm(fs, STEADYFS_CALL_CLOSE, 0);
     if (rc)
         return rc;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o)
         return sfs_end(fs, STEADYFS_EBADF);
     ino = o->ino;
@@ -314,7 +500,7 @@ static int32_t read_call(steadyfs *fs, int fd, void *buf, uint32_t len)
     if (rc)
         return rc;
     fs->log.erase_budget = 0;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o || (o->acc & STEADYFS_O_ACCMODE) == STEADYFS_O_WRONLY)
         return STEADYFS_EBADF;
     p = sfs_primary(fs, o->ino);
@@ -326,9 +512,12 @@ static int32_t read_call(steadyfs *fs, int fd, void *buf, uint32_t len)
             n = len - done;
         if (n > p->size - o->pos)
             n = (uint32_t)(p->size - o->pos);
-        rc = sfs_lookup(fs, sfs_data_lpn(fs, o->ino, pg), 1, &ppn);
-        if (rc)
-            return rc;
+        {
+            uint32_t lpn;
+            rc = page_ppn(fs, p, pg, &lpn, &ppn);
+            if (rc)
+                return rc;
+        }
         if (ppn == SFS_NONE) {
             memset(dst + done, 0, n);
         } else {
@@ -354,14 +543,15 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
 {
     struct sfs_open *o, *p;
     const uint8_t *src = buf;
-    uint32_t done = 0, n, off, pg, old, hint;
+    uint32_t done = 0, n, off, pg, old, hint, lpn;
     uint64_t end;
+    uint8_t nf;
     int commit;
     sfs_tag t;
     int rc = sfs_begin(fs, 1);
     if (rc)
         return rc;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o || (o->acc & STEADYFS_O_ACCMODE) == STEADYFS_O_RDONLY)
         return sfs_end(fs, STEADYFS_EBADF);
     sfs_budget_arm(fs, o->acc & SFS_ACC_DSYNC ? STEADYFS_CALL_WRITE_SYNC : STEADYFS_CALL_WRITE,
@@ -375,7 +565,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
         n = fs->geo.payload - off;
         if (n > len - done)
             n = len - done;
-        if ((uint64_t)pg + 2 > (1ull << fs->geo.fbits)) {
+        if (pg >= fs->geo.maxpg) {
             rc = STEADYFS_EFBIG;
             break;
         }
@@ -395,12 +585,17 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
         commit = (o->acc & SFS_ACC_DSYNC) && done + n == len;
         do {
             rc = sfs_prep(fs, o->ino);
+            /* after prep (a trim step or collection may run in it): the
+             * chunk, taken now if the page's slot has none */
+            nf = 0;
+            if (!rc)
+                rc = page_lpn(fs, p, pg, 1, &lpn, &nf);
             if (rc)
                 break;
-            hint = pg >= npages(fs, p->csize) ? SFS_NONE : SFS_UNKNOWN;
+            hint = pg >= npages(fs, p->csize) || (nf & TF_NEWCHUNK) ? SFS_NONE : SFS_UNKNOWN;
             fs->cache.buf_ppn = SFS_NONE;
             if (off || (n < fs->geo.payload && o->pos + n < p->size)) {
-                rc = sfs_lookup(fs, sfs_data_lpn(fs, o->ino, pg), 1, &old);
+                rc = sfs_lookup(fs, lpn, 1, &old);
                 if (rc)
                     break;
                 if (old == SFS_NONE || (uint64_t)pg * fs->geo.payload >= p->size) {
@@ -414,9 +609,9 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
                 memset(fs->buf + n, 0, fs->geo.payload - n);
             }
             memcpy(fs->buf + off, src + done, n);
-            rc = sfs_write_lpn(fs, sfs_data_lpn(fs, o->ino, pg), (uint16_t)o->ino, &p->txn,
-                               commit ? TF_COMMIT | TF_SIZE : 0, commit ? (uint32_t)end : 0,
-                               hint, NULL);
+            rc = sfs_write_page(fs, lpn, pg, (uint16_t)o->ino, &p->txn,
+                                (uint8_t)(nf | (commit ? TF_COMMIT | TF_SIZE : 0)),
+                                commit ? (uint32_t)end : 0, hint, NULL);
         } while (rc == SFS_RETRY);
         if (rc)
             break;
@@ -449,7 +644,7 @@ int64_t steadyfs_seek(steadyfs *fs, int fd, int64_t off, int whence)
     int rc = sfs_begin(fs, 0);
     if (rc)
         return rc;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o)
         return STEADYFS_EBADF;
     base = whence == STEADYFS_SEEK_SET ? 0
@@ -469,7 +664,7 @@ int64_t steadyfs_size(steadyfs *fs, int fd)
     int rc = sfs_begin(fs, 0);
     if (rc)
         return rc;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o)
         return STEADYFS_EBADF;
     return (int64_t)sfs_primary(fs, o->ino)->size;
@@ -483,11 +678,11 @@ int steadyfs_truncate(steadyfs *fs, int fd, uint64_t size)
         sfs_budget_arm(fs, STEADYFS_CALL_TRUNCATE, 0);
     if (rc)
         return rc;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o || (o->acc & STEADYFS_O_ACCMODE) == STEADYFS_O_RDONLY)
         return sfs_end(fs, STEADYFS_EBADF);
     p = sfs_primary(fs, o->ino);
-    if (size + 2 * fs->geo.payload > ((uint64_t)1 << fs->geo.fbits) * fs->geo.payload)
+    if (size > (uint64_t)fs->geo.maxpg * fs->geo.payload)
         return sfs_end(fs, STEADYFS_EFBIG);
     if (size > p->size) {
         p->size = size;
@@ -507,7 +702,7 @@ int steadyfs_sync(steadyfs *fs, int fd)
         sfs_budget_arm(fs, STEADYFS_CALL_SYNC, 0);
     if (rc)
         return rc;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o)
         return sfs_end(fs, STEADYFS_EBADF);
     return sfs_end(fs, sfs_file_commit(fs, o, 0));
@@ -519,7 +714,7 @@ int steadyfs_fstat(steadyfs *fs, int fd, steadyfs_stat *st)
     int rc = sfs_begin(fs, 0);
     if (rc)
         return rc;
-    o = handle(fs, fd, STEADYFS_TYPE_FILE);
+    o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o)
         return STEADYFS_EBADF;
     /* mode and owner are in the inode sector only (a read, within the
@@ -561,6 +756,7 @@ int sfs_open_ino(steadyfs *fs, uint32_t ino, int flags)
         o->ino = ino;
         o->gen = in.gen;
         o->ino_ppn = ppn;
+        cw_drop(o);
         o->size = o->csize = in.size;
         o->mtime = in.mtime;
     }

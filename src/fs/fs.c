@@ -14,20 +14,76 @@ static uint32_t log2u(uint32_t v)
 
 static uint32_t align4(uint32_t v) { return (v + 3u) & ~3u; }
 
-/* Bytes of a checkpoint with mi inodes: header, block table, L2 roots,
- * pending table, inode bitmap (SPEC §7). */
-static uint32_t ckpt_bytes(const steadyfs *fs, uint32_t mi)
+int64_t sfs_now(const steadyfs *fs)
 {
-    uint32_t nl1 = (uint32_t)(((uint64_t)mi << fs->geo.fbits) / fs->geo.e1);
-    return 128 + fs->geo.nblocks + 4 * ((nl1 + fs->geo.e1 - 1) / fs->geo.e1) + SFS_PEND_SIZE * fs->cfg.pending_max +
-           (mi + 7u) / 8u;
+    return fs->cfg.clock ? fs->cfg.clock() : 0;
+}
+
+/* Bytes of a checkpoint with mi inodes: header, block table, L2 roots,
+ * pending table, inode bitmap, the chunks' used and dying bitmaps (SPEC §7).
+ * Geometry of the dense logical space with mi inodes into fs->geo. */
+static uint32_t ckpt_bytes(steadyfs *fs, uint32_t mi)
+{
+    uint32_t live = (uint32_t)((uint64_t)fs->cfg.fill_permille *
+                               (fs->geo.nblocks > SFS_RESERVED_BLOCKS + SFS_GC_RESERVE
+                                    ? fs->geo.nblocks - SFS_RESERVED_BLOCKS - SFS_GC_RESERVE : 0) *
+                               fs->geo.P / 1000u);
+    uint32_t d;
+    /* a file of pages 1.. in chunks of C: its chunk list (u16 each, after
+     * the inode header) can hold all the live data */
+    fs->geo.cmax = (fs->geo.payload - SFS_INODE_HDR) / 2u;
+    for (fs->geo.C = 8; fs->geo.C < fs->geo.e1 && (uint64_t)fs->geo.cmax * fs->geo.C < live; fs->geo.C *= 2)
+        ;
+    fs->geo.S = 2;
+    while (fs->geo.S < 1u + fs->cfg.dir_pages)
+        fs->geo.S *= 2;
+    /* every file with a page >= 1 may leave most of a chunk unused */
+    fs->geo.n_c = (live + fs->geo.C - 1) / fs->geo.C + mi;
+    fs->geo.cbase = fs->geo.S * mi;
+    d = fs->geo.cbase + fs->geo.n_c * fs->geo.C;
+    fs->geo.n_l1 = (d + fs->geo.e1 - 1) / fs->geo.e1;
+    fs->geo.n_l2 = (fs->geo.n_l1 + fs->geo.e1 - 1) / fs->geo.e1;
+    fs->geo.maxpg = fs->geo.cmax * fs->geo.C;
+    /* a cycle of R records costs n_l1 sweep steps: ~4 per record, at most
+     * SFS_RELOC_RECS records (and units held) at a time */
+    fs->geo.R = fs->geo.n_l1 / 4u;
+    if (fs->geo.R < 1u)
+        fs->geo.R = 1u;
+    if (fs->geo.R > SFS_RELOC_RECS)
+        fs->geo.R = SFS_RELOC_RECS;
+    if (fs->cfg.file_pages_log2 && fs->cfg.file_pages_log2 < 31 && fs->geo.maxpg > (1u << fs->cfg.file_pages_log2))
+        fs->geo.maxpg = 1u << fs->cfg.file_pages_log2;
+    return 132 + fs->geo.nblocks + 4 * fs->geo.n_l2 + SFS_PEND_SIZE * fs->cfg.pending_max +
+           (mi + 7u) / 8u + 2u * ((fs->geo.n_c + 7u) / 8u);
+}
+
+void *sfs_carve(uint8_t *w, uint32_t *off, uint32_t n)
+{
+    void *p = w ? w + *off : NULL;
+    *off += align4(n);
+    return p;
+}
+
+/* The work area's tables from w on (NULL: none, only their size), one
+ * layout for steadyfs_work_size and the placing alike: its bytes. */
+static uint32_t place(steadyfs *fs, uint8_t *w)
+{
+    uint32_t off = 0;
+    fs->open = sfs_carve(w, &off, sizeof(struct sfs_open) * fs->cfg.open_max);   /* 8-aligned first */
+    fs->pend = sfs_carve(w, &off, sizeof(struct sfs_pend) * fs->cfg.pending_max);
+    fs->root = sfs_carve(w, &off, 4 * fs->geo.n_l2);
+    fs->blk = sfs_carve(w, &off, fs->geo.nblocks);
+    fs->chunk.used = sfs_carve(w, &off, (fs->geo.n_c + 7u) / 8u);
+    fs->chunk.dying = sfs_carve(w, &off, (fs->geo.n_c + 7u) / 8u);
+    fs->ibm = sfs_carve(w, &off, (fs->cfg.max_inodes + 7u) / 8u);
+    sfs_reloc_place(fs, w, &off);
+    return off;
 }
 
 int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
 {
     const sbd_geometry *g;
-    uint32_t dsize, bbytes;
-    uint8_t *w;
+    uint32_t dsize, bbytes, cb;
     if (!fs || !cfg || !cfg->bd || !cfg->bd->ops)
         return STEADYFS_EINVAL;
     memset(fs, 0, sizeof *fs);
@@ -76,9 +132,6 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     if (fs->geo.P < 8 || fs->geo.P > 128 || fs->geo.nblocks < SFS_RESERVED_BLOCKS + SFS_GC_RESERVE + 4)
         return STEADYFS_EINVAL;
     fs->geo.e1 = 1u << log2u(fs->geo.payload / 4u);
-    if (!fs->cfg.file_pages_log2)
-        fs->cfg.file_pages_log2 = (uint8_t)(log2u(fs->geo.e1) + 6u);
-    fs->geo.fbits = fs->cfg.file_pages_log2;
     if (!fs->cfg.max_inodes) {
         /* the most inodes (up to 1024) whose checkpoint still fits a sector */
         uint32_t mi = 1024;
@@ -86,15 +139,10 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
             mi /= 2;
         fs->cfg.max_inodes = (uint16_t)mi;
     }
-    if (fs->cfg.max_inodes < 4)
+    if (fs->cfg.max_inodes < 4 || fs->cfg.dir_pages < 1 || fs->cfg.dir_pages > 15)
         return STEADYFS_EINVAL;
-    if ((1u << fs->geo.fbits) < fs->geo.e1 || (1u << fs->geo.fbits) / fs->geo.e1 > 64u ||
-        (uint64_t)fs->cfg.max_inodes << fs->geo.fbits >= 0xFFFF0000ull ||
-        2u * fs->cfg.max_inodes > (1u << fs->geo.fbits))
-        return STEADYFS_EINVAL;
-    fs->geo.n_l1 = (uint32_t)(((uint64_t)fs->cfg.max_inodes << fs->geo.fbits) / fs->geo.e1);
-    fs->geo.n_l2 = (fs->geo.n_l1 + fs->geo.e1 - 1) / fs->geo.e1;
-    if (ckpt_bytes(fs, fs->cfg.max_inodes) > fs->geo.payload)
+    cb = ckpt_bytes(fs, fs->cfg.max_inodes);   /* (sets the geometry) */
+    if (cb > fs->geo.payload || fs->geo.n_c >= CHUNK_NONE)
         return STEADYFS_EINVAL;   /* checkpoint must fit one sector */
     fs->geo.txn_max = (fs->cfg.pending_max - 8u) / fs->cfg.open_max;
     if (fs->geo.txn_max < 1)
@@ -103,32 +151,23 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
      * count, then one u16 each): what room the sector has left, at most
      * SFS_ORPHAN_CAP; none if inode numbers need the held bit */
     fs->geo.orphan_max = 0;
-    if (ckpt_bytes(fs, fs->cfg.max_inodes) + 4u <= fs->geo.payload && fs->cfg.max_inodes <= 0x8000u)
-        fs->geo.orphan_max = (fs->geo.payload - ckpt_bytes(fs, fs->cfg.max_inodes) - 2u) / 2u;
+    if (cb + 4u <= fs->geo.payload && fs->cfg.max_inodes <= 0x8000u)
+        fs->geo.orphan_max = (fs->geo.payload - cb - 2u) / 2u;
     if (fs->geo.orphan_max > SFS_ORPHAN_CAP)
         fs->geo.orphan_max = SFS_ORPHAN_CAP;
     fs->orphans.n = 0;
     if (cfg->work) {
-        if (cfg->work_size < steadyfs_work_size(cfg) || ((uintptr_t)cfg->work & 7u) ||
-            !cfg->sector_buf)
+        uint32_t n = place(fs, cfg->work);
+        if (cfg->work_size < n || ((uintptr_t)cfg->work & 7u) || !cfg->sector_buf)
             return STEADYFS_EINVAL;
-        w = cfg->work;
-        fs->open = (struct sfs_open *)(void *)w;   /* 8-aligned first */
-        w += sizeof(struct sfs_open) * fs->cfg.open_max;
-        fs->pend = (struct sfs_pend *)(void *)w;
-        w += sizeof(struct sfs_pend) * fs->cfg.pending_max;
-        fs->root = (uint32_t *)(void *)w;
-        w += 4 * fs->geo.n_l2;
-        fs->blk = w;
-        w += align4(fs->geo.nblocks);
-        fs->ibm = w;
         fs->buf = cfg->sector_buf;
-        memset(cfg->work, 0, steadyfs_work_size(cfg));
+        memset(cfg->work, 0, n);
     }
     fs->log.head_block = SFS_NONE;
     fs->log.gh_block = SFS_NONE;
     fs->log.gh_idx = fs->geo.P;
     fs->gc.victim = SFS_NONE;
+    fs->gc.waiting = SFS_NONE;
     fs->gc.wl_victim = SFS_NONE;
     fs->gc.low = SFS_Q_TARGET + 3;
     fs->gc.retire[0] = fs->gc.retire[1] = fs->gc.retire[2] = fs->gc.retire[3] = SFS_NONE;
@@ -145,10 +184,7 @@ uint32_t steadyfs_work_size(const steadyfs_config *cfg)
     c.work = NULL;
     if (sfs_setup(&tmp, &c))
         return 0;
-    return align4(tmp.geo.nblocks) + 4 * tmp.geo.n_l2 +
-           (uint32_t)sizeof(struct sfs_pend) * tmp.cfg.pending_max +
-           (uint32_t)sizeof(struct sfs_open) * tmp.cfg.open_max +
-           align4((tmp.cfg.max_inodes + 7u) / 8u);
+    return place(&tmp, NULL);
 }
 
 static int block_bad(steadyfs *fs, uint32_t b)
@@ -171,23 +207,35 @@ static int find_anchors(steadyfs *fs)
 
 /* Garbage-collection pace from the fill limit (DESIGN.md §6): with at most
  * v live sectors per closed unit on average, the greedy victim has at most
- * v, so examining ceil(33 P / (32 (P - v))) victim sectors per written
- * sector frees space as fast as writes use it, the static wear-levelling
- * copy (one per SFS_WL_STEP = 32 sectors written) included. */
-static void derive(steadyfs *fs)
+ * v, so ceil(33 (P + sw) / (32 (P - v - sw))) steps per written sector --
+ * a victim's P sectors examined and its record's sw sweep steps -- free
+ * space as fast as writes use it, the static wear-levelling copy (one per
+ * SFS_WL_STEP = 32 sectors written) included. */
+uint32_t sfs_pace_steps(const steadyfs *fs, uint32_t usable, uint32_t live_max)
 {
-    uint32_t closed = fs->geo.usable > SFS_GC_RESERVE ? fs->geo.usable - SFS_GC_RESERVE : 1;
-    uint32_t v = fs->live_max / closed;
+    /* the units relocated victims hold until their records retire (R + 1)
+     * are not in the pool collection picks from */
+    uint32_t held = SFS_GC_RESERVE + fs->geo.R + 1u;
+    uint32_t closed = usable > held ? usable - held : 1;
+    uint32_t v = live_max / closed, sw = sfs_sweep_per_record(fs), net;
     if (v >= fs->geo.P)
         v = fs->geo.P - 1;
-    fs->gc.s = ((SFS_WL_STEP + 1u) * fs->geo.P + SFS_WL_STEP * (fs->geo.P - v) - 1) / (SFS_WL_STEP * (fs->geo.P - v));
+    /* a victim: P sectors examined and sw sweep steps free P - v - sw
+     * sectors (each sweep step may program one) */
+    net = fs->geo.P > v + sw ? fs->geo.P - v - sw : 1u;
+    return ((SFS_WL_STEP + 1u) * (fs->geo.P + sw) + SFS_WL_STEP * net - 1) / (SFS_WL_STEP * net);
+}
+
+static void derive(steadyfs *fs)
+{
+    fs->gc.s = sfs_pace_steps(fs, fs->geo.usable, fs->live_max);
 }
 
 int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
 {
-    uint32_t b, vol = 0x5EED0001u, txn = 0;
+    uint32_t b, vol = 0x5EED0001u;
     sfs_tag t;
-    sfs_inode in;
+    struct sfs_where root;
     uint64_t aseq = 1;
     int rc = sfs_setup(fs, cfg);
     if (rc)
@@ -214,6 +262,7 @@ int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
     fs->dead = 0;
     fs->geo.vol = vol;
     fs->anchor.seq = aseq;
+    sfs_reloc_reset(fs);
     for (b = 0; b < fs->geo.nblocks; b++) {
         if (b < SFS_RESERVED_BLOCKS)
             fs->blk[b] = BS_RESERVED;
@@ -241,20 +290,10 @@ int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
     fs->mounted = 1;
     fs->log.erase_budget = 4;
     fs->ibm[0] = 0x03;   /* 0 invalid, 1 root */
-    memset(&in, 0, sizeof in);
-    in.ino = 1;
-    in.gen = 1;
-    in.type = STEADYFS_TYPE_DIR;
-    in.parent = 1;
-    in.mode = 0755u;
-    in.mtime = in.ctime = sfs_now(fs);
-    do {
-        rc = sfs_prep(fs, 0);
-        if (rc)
-            break;
-        sfs_inode_pack(fs, fs->buf, &in);
-        rc = sfs_write_lpn(fs, 1, OWNER_NS, &txn, TF_COMMIT, 0, SFS_NONE, NULL);
-    } while (rc == SFS_RETRY);
+    /* the root directory: generation 1 (log.seq), mode 0755, its own parent */
+    memset(&root, 0, sizeof root);
+    root.parent = 1;
+    rc = sfs_create(fs, &root, STEADYFS_TYPE_DIR, NULL, NULL, 0);
     if (!rc)
         rc = sfs_ckpt_write(fs);
     fs->mounted = 0;
@@ -309,9 +348,10 @@ int steadyfs_unmount(steadyfs *fs)
         sfs_budget_arm(fs, STEADYFS_CALL_UNMOUNT, 0);
         while ((r2 = sfs_reap(fs, 0, 0)) > 0)
             ;
-        if (!r2)
-            r2 = sfs_settle(fs, 64, 0);
-        if (r2 > 0)
+        /* dying chunks are trimmed, and the last trim checkpointed, so
+         * the next mount (steady df after steady rm) shows the space free */
+        fs->chunk.steps = fs->chunk.ndying;   /* each frees at least one chunk */
+        while (!r2 && fs->chunk.ndying && (r2 = sfs_trim_step(fs)) > 0)
             r2 = sfs_ckpt_write(fs);
         r2 = sfs_end(fs, r2);
     }

@@ -36,21 +36,41 @@
 #define BS_NEXT 0xF6u     /* erased, named by the checkpoint as the host head's next
                              unit: the head moves into it without a checkpoint */
 #define BS_GNEXT 0xF7u    /* the same for the collection head */
+#define BS_MOVED 0xF8u    /* relocated: every live sector copied (a relocation
+                             record says where); still readable, erasable
+                             once the record retires (reloc.c) */
+
+/* Chunks (format 8, DESIGN.md §4): a file's data pages >= 1 live in chunks
+ * of geo.C logical pages each; the inode lists its chunks (u16, CHUNK_NONE
+ * for none).  A chunk is used, dying (its file or pages died: its map words
+ * are trimmed by sfs_trim_step, then it is free) or free. */
+#define CHUNK_NONE 0xFFFFu
 
 /* Sector kinds (tag.kind). */
 #define TK_DATA 1u
 #define TK_MAP1 2u
 #define TK_MAP2 3u
 #define TK_CKPT 4u
+#define TK_RELOC 5u       /* the relocation records (anchor unit, just before the
+                             checkpoint that names it) */
 
 /* Tag flags. */
 #define TF_COMMIT 0x01u   /* commits transaction (owner, txn) */
-/* 0x02, 0x04: KILL, KILLALL in format 2; kills are committed by a
- * checkpoint since format 3 (sfs_commit_kill), never in a tag */
-#define TF_KILLMERGE 0x08u/* MAP2 written by merging the kill of inode aux */
+#define TF_COPY 0x02u     /* DATA: a collection copy of the sector at aux (its
+                             relocation record: reloc.c); with COMMIT (owner
+                             OWNER_GC) a committed sector, without it a sector
+                             of the open transaction (owner, txn) */
+/* 0x04: KILLALL in format 2; kills are committed by a checkpoint since
+ * format 3 (sfs_commit_kill), never in a tag */
+/* 0x08: KILLMERGE (MAP2 merging a kill) until format 7 */
 #define TF_EMPTY 0x10u    /* MAP1/MAP2 mapping nothing: its parent entry becomes none */
 #define TF_SIZE 0x20u     /* with COMMIT on a data sector: aux is the file's new size
                              (the commit rides in the tag, no inode program) */
+#define TF_NEWCHUNK 0x40u /* DATA: the first sector written into a chunk its file
+                             took in this transaction: chunk list entry fpage / C
+                             of inode `owner` is this sector's chunk */
+#define TF_TRIM 0x80u     /* MAP1 written by a trim step: replay skips it (the
+                             checkpoint that follows it at once is its commit) */
 
 #define OWNER_GC 0xFFFEu  /* a garbage-collection copy: commits itself */
 #define OWNER_NS 0xFFFFu  /* a namespace operation (create, rename, ...) */
@@ -58,13 +78,14 @@
 /* Pending entry types. */
 #define PT_L1 1u          /* lpn -> sector */
 #define PT_L2 2u          /* L1 map index -> map sector */
-#define PT_KILL 3u        /* inode `key`: pages >= ppn unmapped */
+/* 3: KILL until format 7 (kills now mark chunks dying) */
 #define PT_SIZE 4u        /* inode `key`: committed size is `ppn` bytes (newer than
                              its inode sector; from a TF_SIZE commit) */
+#define PT_CHUNK 5u       /* inode `key`: chunk list entry ppn >> 16 is chunk
+                             ppn & 0xFFFF (newer than its inode sector); a
+                             committed one covers `owner` slots from there,
+                             taken by consecutive chunks (a log's run) */
 #define PF_UNC 0x01u      /* uncommitted (belongs to transaction owner/txn) */
-#define PF_KILLALL 0x02u  /* kill: the inode page too */
-#define PF_UNSETTLED 0x08u /* kill (whole inode): counts of its L1 sectors from index
-                             `owner` on not settled yet (sfs_settle) */
 #define PF_NEW 0x04u      /* uncommitted L1 of a page with no committed location
                              (an append): its commit replaces nothing.  Other
                              uncommitted changes look their old location up at
@@ -101,12 +122,21 @@ struct sfs_open {
     uint64_t csize;    /* committed size */
     uint64_t pos;      /* file position, or directory cookie */
     int64_t mtime;     /* working mtime (ns); ctime = mtime when tdirty */
+    /* The chunks of SFS_CWIN slots from cw_base on (primary handle;
+     * CHUNK_UNKNOWN: not known): a log's next page and a random writer's
+     * pages in a window of SFS_CWIN * C pages cost no read of the inode's
+     * chunk list (one small read fills the window). */
+    uint16_t cw_base, cw[8];
 };
+#define SFS_CWIN 8u
+#define CHUNK_UNKNOWN 0xFFFEu
 
 typedef struct sfs_tag {
     uint8_t kind, flags;
     uint16_t owner;
-    uint64_t seq;
+    uint16_t fpage;   /* DATA: the file page (0: an inode sector, a directory
+                         bucket, page 0), for TF_NEWCHUNK */
+    uint64_t seq;     /* 48 bits on media */
     uint32_t key, txn, aux, dcrc;
 } sfs_tag;
 
@@ -124,7 +154,34 @@ typedef struct sfs_inode {
 
 /* crc.c */
 
-/* little-endian helpers */
+/* little-endian helpers.  On a little-endian target the bytes are the
+ * value's own, so memcpy says it: the compiler makes it one (unaligned)
+ * load or store where the core allows it (Cortex-M3) instead of four byte
+ * accesses and shifts -- ~1 KB of the core's code on the firmware */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SFS_LE 1   /* RAM integers are laid out as on media */
+static inline void sfs_put32(uint8_t *p, uint32_t v) { __builtin_memcpy(p, &v, 4); }
+static inline uint32_t sfs_get32(const uint8_t *p)
+{
+    uint32_t v;
+    __builtin_memcpy(&v, p, 4);
+    return v;
+}
+static inline void sfs_put16(uint8_t *p, uint32_t v)
+{
+    uint16_t h = (uint16_t)v;
+    __builtin_memcpy(p, &h, 2);
+}
+static inline uint32_t sfs_get16(const uint8_t *p)
+{
+    uint16_t h;
+    __builtin_memcpy(&h, p, 2);
+    return h;
+}
+#else
+#define SFS_LE 0
+static inline void sfs_put16(uint8_t *p, uint32_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline uint32_t sfs_get16(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
 static inline void sfs_put32(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
@@ -133,6 +190,7 @@ static inline uint32_t sfs_get32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
+#endif
 static inline void sfs_put64(uint8_t *p, uint64_t v)
 {
     sfs_put32(p, (uint32_t)v); sfs_put32(p + 4, (uint32_t)(v >> 32));
@@ -143,18 +201,40 @@ static inline uint64_t sfs_get64(const uint8_t *p)
 }
 
 static inline uint32_t sfs_blk(const steadyfs *fs, uint32_t ppn) { return ppn / fs->geo.P; }
-static inline uint32_t sfs_lpn(const steadyfs *fs, uint32_t ino, uint32_t pg)
+/* Logical pages (SPEC §3).  The shared table holds, for every inode number
+ * ino, a block of S (a power of two > dir_pages) logical pages: its inode
+ * sector (k = 0) and its sectors k = 1 + d, d < dir_pages: a file's page 0,
+ * a directory's bucket d.  Small files and directories need no chunk, and
+ * an inode's block lies in one map sector. */
+static inline uint32_t sfs_shared_lpn(const steadyfs *fs, uint32_t ino, uint32_t k)
 {
-    return ino << fs->geo.fbits | pg;
+    return ino * fs->geo.S + k;
 }
-/* Logical page of data page i of inode ino.  The range of the unused inode
- * 0 is a dense table: inode sectors at [0, max_inodes) and every file's
- * first data page at [max_inodes, 2 max_inodes), so small files and
- * directories share map sectors.  Pages i >= 1 are in the inode's range. */
-static inline uint32_t sfs_data_lpn(const steadyfs *fs, uint32_t ino, uint32_t i)
+/* The inode whose shared block holds lpn (lpn < cbase), and which sector k. */
+static inline uint32_t sfs_shared_ino(const steadyfs *fs, uint32_t lpn) { return lpn / fs->geo.S; }
+static inline uint32_t sfs_shared_k(const steadyfs *fs, uint32_t lpn) { return lpn % fs->geo.S; }
+/* Logical page of file page i >= 1 held by chunk `chunk`: slot i / C,
+ * offset i % C (offset 0 of slot 0 stays unused: page 0 is in the shared
+ * table; so a 4 KiB-aligned pair of pages shares a run of 4 map words, one
+ * small read for both) */
+static inline uint32_t sfs_chunk_lpn(const steadyfs *fs, uint32_t chunk, uint32_t i)
 {
-    return i ? sfs_lpn(fs, ino, i) : fs->cfg.max_inodes + ino;
+    return fs->geo.cbase + chunk * fs->geo.C + i % fs->geo.C;
 }
+/* The chunk a logical page is in, or CHUNK_NONE (the shared table). */
+static inline uint32_t sfs_chunk_of_lpn(const steadyfs *fs, uint32_t lpn)
+{
+    return lpn < fs->geo.cbase ? CHUNK_NONE : (lpn - fs->geo.cbase) / fs->geo.C;
+}
+/* The first chunk slot whose pages are all >= page `from`: a cut at
+ * `from` gives up the chunks of the slots from there on. */
+static inline uint32_t sfs_first_dead_slot(const steadyfs *fs, uint32_t from)
+{
+    return from <= 1u ? 0u : (from + fs->geo.C - 1u) / fs->geo.C;
+}
+/* Bit i of a bitmap (chunk.c: called, not inlined -- ~25 places). */
+int sfs_bit(const uint8_t *map, uint32_t i);
+void sfs_bit_set(uint8_t *map, uint32_t i, int on);
 
 /* media.c: sector I/O.  Reads return >= 0 (bit errors corrected in the
  * worst codeword) or an error; ECORRUPT when the tag or checksum fails. */
@@ -227,37 +307,24 @@ static inline void sfs_budget_end(steadyfs *fs) { (void)fs; }
 /* map.c: the map, pending changes, transactions. */
 struct sfs_pend *sfs_pend_find(steadyfs *fs, uint8_t type, uint32_t key, int unc);
 void sfs_pend_del(steadyfs *fs, struct sfs_pend *p);
+/* A committed change of lpn to none (kill.c); ENOSPC without room. */
+int sfs_pend_none(steadyfs *fs, uint32_t lpn);
+/* The size entry of inode ino goes (its inode sector has the size). */
+void sfs_drop_size(steadyfs *fs, uint32_t ino);
 int sfs_lookup(steadyfs *fs, uint32_t lpn, int working, uint32_t *ppn);
 int sfs_l1_locate(steadyfs *fs, uint32_t m, uint32_t *ppn);
 int sfs_make_room(steadyfs *fs, uint32_t need);
 int sfs_apply_prog(steadyfs *fs, uint32_t lpn, uint32_t ppn, uint16_t owner, uint32_t txn,
                    uint32_t old_hint);
 int sfs_apply_commit(steadyfs *fs, uint16_t owner, uint32_t txn);
-int sfs_apply_kill(steadyfs *fs, uint32_t ino, uint32_t from, int all);
 int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn);
 /* A TF_SIZE commit: inode ino's committed size becomes `size`. */
 int sfs_apply_size(steadyfs *fs, uint32_t ino, uint32_t size);
 /* Effect of one replayed or just-written data sector (tag t at ppn). */
 int sfs_apply_data(steadyfs *fs, const sfs_tag *t, uint32_t ppn, uint32_t old_hint);
-int sfs_kill_pending(steadyfs *fs, uint32_t ino);
-/* Settle the counts of the kill still settling (if any, and made at least
- * min_age sectors ago): at most max_l1 of its L1 sectors, one small read
- * before them.  1 if it did. */
-int sfs_settle(steadyfs *fs, uint32_t max_l1, uint32_t min_age);
-#define SFS_SETTLE_AGE 32u
-/* A whole-inode kill settles later only with this much room under the
- * live limit: it is settled within SFS_SETTLE_AGE + 64 host sectors, each
- * adding at most 3 live sectors (itself, a new L1 and L2 map sector), so
- * no write meets the limit meanwhile for sectors the kill still counts. */
-#define SFS_SETTLE_ROOM(fs) \
-    (3u * (SFS_SETTLE_AGE + (1u << (fs)->geo.fbits) / (fs)->geo.e1) + SFS_RM_ROOM + 4u)
-/* 0 if `need` more live sectors fit under the live limit (settling a kill
- * first if that is what it takes), else ENOSPC. */
+/* 0 if `need` more live sectors fit under the live limit (after at most
+ * two trim steps, if dying chunks still count sectors), else ENOSPC. */
 int sfs_live_room(steadyfs *fs, uint32_t need);
-/* Is L1 index m one whose sectors a settling kill still counts?  (fsck.c:
- * for fsck and the tests' recount) */
-int sfs_kill_settling(steadyfs *fs, uint32_t m);
-int sfs_merge_kill(steadyfs *fs, uint32_t ino);
 int sfs_merge_l1(steadyfs *fs, uint32_t m);
 /* A light call's housekeeping: with the pending table within 8 entries of
  * full, merge the L1 sector of the oldest committed change outside the
@@ -266,31 +333,113 @@ int sfs_merge_l1(steadyfs *fs, uint32_t m);
  * when the table fills).  1 if it merged. */
 int sfs_merge_cold(steadyfs *fs);
 int sfs_merge_l2(steadyfs *fs, uint32_t l2);
-int sfs_kill_covers_l1(steadyfs *fs, uint32_t m);
+/* What a trim merge of an L1 sector removes: the words of every dying
+ * chunk in it (dying), of the shared block of inode blk (0: none), and of
+ * chunk tail_c from offset tail_o on (tail_c CHUNK_NONE: none). */
+struct sfs_trim {
+    int dying;
+    uint32_t blk, tail_c, tail_o;
+};
+int sfs_trim_l1(steadyfs *fs, uint32_t m, const struct sfs_trim *tr);
 void sfs_abort(steadyfs *fs, int any, uint16_t owner, uint32_t txn);
 /* Write one data sector of lpn from fs->buf as part of (owner, txn). */
 int sfs_prep(steadyfs *fs, uint32_t ino);
 int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uint8_t flags,
-                  uint32_t aux, uint32_t old_hint, uint32_t *ppn_out);
-/* Commit transaction (owner, txn), whose sectors are all programmed and
- * none with COMMIT, together with a kill of inode ino (pages >= from; all:
- * the inode itself too): the kill is applied with its counts settled and
- * a checkpoint is the commit record.  So the log holds no kill and mount
- * never replays one (its L1-sector reads were half of mount's bound); a
- * cut before the checkpoint is durable leaves the transaction without a
- * commit, and replay drops it (DESIGN.md §5). */
+                  uint32_t old_hint, uint32_t *ppn_out);
+/* The same for file page fpage of a file (tag.fpage: TF_NEWCHUNK). */
+int sfs_write_page(steadyfs *fs, uint32_t lpn, uint32_t fpage, uint16_t owner, uint32_t *txn,
+                   uint8_t flags, uint32_t aux, uint32_t old_hint, uint32_t *ppn_out);
+
+/* chunk.c: chunks of the dense logical space. */
+/* A free chunk (neither used nor dying nor taken by an uncommitted
+ * transaction), from the allocation cursor on: *c, or ENOSPC. */
+int sfs_chunk_find(steadyfs *fs, uint32_t *c);
+/* Chunk c dies: its words are trimmed by a later trim step. */
+void sfs_chunk_die(steadyfs *fs, uint32_t c);
+/* One trim step: the next L1 sector (from the trim cursor) holding dying
+ * chunks is merged with their words none, their sectors uncounted and the
+ * chunks freed (one sector read, one program, and the checkpoint that
+ * must follow).  1 if it did one, 0 if no chunk is dying. */
+int sfs_trim_step(steadyfs *fs);
+/* Sectors after which the pace takes a trim step if light calls did not. */
+#define SFS_TRIM_AGE 32u
+/* Trim steps one API call may take (the pace's, a light call's, two for a
+ * write short of live room; steadyfs_bound counts them); unmount and idle
+ * steadyfs_gc_step take as many as they need. */
+#define SFS_TRIMS_PER_CALL 3u
+/* Live room below which a light call trims without waiting for a
+ * checkpoint due anyway: four units' worth. */
+#define SFS_TRIM_ROOM(fs) (4u * (fs)->geo.P)
+/* reloc.c: relocation records and the sweep (DESIGN.md §6). */
+/* Records one sweep cycle spans: each completed record calls for
+ * ceil(n_l1 / SFS_RELOC_RECS) sweep steps, so a record retires within
+ * SFS_RELOC_RECS later ones. */
+#define SFS_RELOC_RECS 32u
+#define SFS_RELOC_CAP (SFS_RELOC_RECS + 2u)   /* records kept (+ in progress, + 1) */
+/* Copy runs kept: a victim is started only with SFS_RELOC_RUN_ROOM runs
+ * free, and replay adds one run per sector at most after the checkpoint
+ * without the retirements run time made (sweep steps are not replayed). */
+#define SFS_RELOC_RUN_ROOM 3u
+#define SFS_RELOC_RUNS(fs) (SFS_RELOC_RECS + 8u + (fs)->cfg.replay_max + 2u)
+/* The relocation tables in work area w (NULL: none) from *off on. */
+void sfs_reloc_place(steadyfs *fs, uint8_t *w, uint32_t *off);
+/* The next n bytes (4-aligned) of work area w at *off (moved past them),
+ * NULL without a work area (sizes only: steadyfs_work_size). */
+void *sfs_carve(uint8_t *w, uint32_t *off, uint32_t n);
+/* Where the live copy of the sector at ppn is (ppn itself if it was not
+ * copied, or its record retired). */
+uint32_t sfs_copy_of(const steadyfs *fs, uint32_t ppn);
+/* Can collection start another victim (room for its record and runs)? */
+int sfs_reloc_room(const steadyfs *fs);
+/* A copy (tag t, TF_COPY) of the sector at src was programmed at dst: its
+ * record and run, the counts, the pending change that named src, the L1
+ * index made dirty (run time and replay alike). */
+int sfs_reloc_copy(steadyfs *fs, const sfs_tag *t, uint32_t src, uint32_t dst);
+/* Collection is done with the victim unit b (every sector examined):
+ * its record, if it has one, is complete (b becomes MOVED if nothing is
+ * counted in it any more).  1 if b had a record. */
+int sfs_reloc_end(steadyfs *fs, uint32_t b);
+/* The closed unit b counts nothing any more: it may be erased after the
+ * next checkpoint (LIMBO), or, while a record still names it, once that
+ * record retires (MOVED). */
+void sfs_reloc_empty(steadyfs *fs, uint32_t b);
+/* Does a record still name unit b (so it must not be erased)? */
+int sfs_reloc_holds(const steadyfs *fs, uint32_t b);
+/* One step of the sweep the completed records call for: L1 indices are
+ * passed (free while clean) until one dirty sector is merged.  1 if it
+ * merged one, 0 if no step is owed. */
+int sfs_sweep_step(steadyfs *fs);
+/* The words of an L1 image (index m) resolved (sfs_resolve); its dirty
+ * bit goes once it is written (sfs_reloc_written). */
+void sfs_reloc_l1(steadyfs *fs, uint8_t *buf);
+void sfs_reloc_written(steadyfs *fs, uint32_t m);
+/* The relocation sector's payload from RAM, and back (mount). */
+void sfs_reloc_save(steadyfs *fs, uint8_t *buf);
+int sfs_reloc_load(steadyfs *fs, const uint8_t *buf);
+/* Mount: no record and nothing dirty until the relocation sector is
+ * loaded; after replay, the victim of the last record continues. */
+void sfs_reloc_reset(steadyfs *fs);
+void sfs_reloc_mounted(steadyfs *fs);
+/* alloc.c: a unit's state (counts of queued, free, limbo units kept). */
+void sfs_set_state(steadyfs *fs, uint32_t b, uint8_t s);
+void sfs_count_dec_raw(steadyfs *fs, uint32_t ppn);
+
+/* kill.c: kills and orphans.  Commit transaction (owner, txn), whose
+ * sectors are all programmed and none with COMMIT, together with a kill of
+ * inode ino (its pages >= from die; all: the inode itself): the chunks of
+ * what dies become dying, the inode's own sectors are unmapped, and a
+ * checkpoint is the commit record.  So the log holds no kill and mount
+ * never replays one; a cut before the checkpoint is durable leaves the
+ * transaction without a commit, and replay drops it (DESIGN.md §5). */
 #define SFS_KILL_FROM 0u    /* data pages >= from die (a shrink) */
 #define SFS_KILL_ALL 1u     /* the inode dies (unlink, rmdir, rename over it) */
 #define SFS_KILL_ORPHAN 2u  /* the inode loses its name but is open: an orphan
                                (fs->orphans) until its last handle closes */
 int sfs_commit_kill(steadyfs *fs, uint16_t owner, uint32_t txn, uint32_t ino, uint32_t from,
                     uint32_t how);
-/* Can a whole-inode kill of ino settle later (sfs_settle) rather than read
- * its L1 sectors in the call?  The rules of DESIGN.md §5. */
-int sfs_kill_lazy(steadyfs *fs, uint32_t ino);
 /* Orphans (DESIGN.md §5): kill the orphan ino (0: any that no handle holds
- * open; lazy: only one whose kill settles later, so the call reads no L1
- * sector), committed by a checkpoint.  1 if one died, 0 if none did. */
+ * open; lazy: a light call's, only with the pending room the kill needs at
+ * hand), committed by a checkpoint.  1 if one died, 0 if none did. */
 int sfs_reap(steadyfs *fs, uint32_t ino, int lazy);
 /* fs->orphans.ino[]: an orphan's inode number, | SFS_ORPHAN_HELD while a
  * handle has it open (RAM only: no handle survives a mount). */
@@ -310,6 +459,12 @@ int sfs_ckpt_mount(steadyfs *fs);
 void sfs_inode_pack(steadyfs *fs, uint8_t *buf, const sfs_inode *in);
 int sfs_inode_unpack(steadyfs *fs, const uint8_t *buf, sfs_inode *in);
 int sfs_inode_read(steadyfs *fs, uint32_t ino, sfs_inode *in, uint32_t *ppn);
+/* Into the chunk list of inode ino's sector in fs->buf: its committed
+ * chunk entries, and with owner ino the uncommitted ones of (owner, txn). */
+void sfs_inode_chunks(steadyfs *fs, uint32_t ino, uint16_t owner, uint32_t txn);
+/* The chunk of slot `slot` of inode ino (working: its transaction's own
+ * too), or CHUNK_NONE: a pending chunk entry, else the inode sector. */
+int sfs_chunk_get(steadyfs *fs, uint32_t ino, uint32_t slot, int working, uint32_t *chunk);
 /* Program inode ino again as part of (owner, *txn) with tag flags: its
  * committed sector read after the pending room is made (a symlink's target
  * stays), the fields `mask` names taken from `set`.  One inode read and
@@ -321,19 +476,20 @@ int sfs_inode_read(steadyfs *fs, uint32_t ino, sfs_inode *in, uint32_t *ppn);
 #define SFS_SET_SIZE 0x20u
 #define SFS_SET_CTIME 0x40u
 #define SFS_SET_PARENT 0x80u
+#define SFS_SET_CUT 0x100u       /* a shrink: a file's chunk list is cleared from
+                                    slot set->parent on (the pages it removes) */
 int sfs_inode_edit(steadyfs *fs, uint32_t ino, const sfs_inode *set, uint32_t mask,
                    uint16_t owner, uint32_t *txn, uint8_t flags, uint32_t *ppn);
 /* Commit o's file if it has changes (times: also if only its times
  * changed, as close does). */
 int sfs_file_commit(steadyfs *fs, struct sfs_open *o, int times);
 struct sfs_open *sfs_primary(steadyfs *fs, uint32_t ino);
+/* Handle fd if it is open as `kind`, or NULL. */
+struct sfs_open *sfs_handle(steadyfs *fs, int fd, uint8_t kind);
 struct sfs_open *sfs_slot(steadyfs *fs);
 int sfs_open_ino(steadyfs *fs, uint32_t ino, int flags);
 
-static inline int64_t sfs_now(const steadyfs *fs)
-{
-    return fs->cfg.clock ? fs->cfg.clock() : 0;
-}
+int64_t sfs_now(const steadyfs *fs);   /* the clock, or 0 without one (fs.c) */
 
 /* dir.c */
 uint32_t sfs_name_hash(const char *name, uint32_t len);
@@ -351,9 +507,22 @@ int sfs_dir_next(steadyfs *fs, uint32_t dir, uint64_t cookie, steadyfs_dirent *e
 int sfs_dir_subdirs(steadyfs *fs, uint32_t dir);
 
 /* ns.c */
-int sfs_resolve(steadyfs *fs, const char *path, uint32_t *parent, const char **name,
-                uint32_t *nlen, uint32_t *ino, uint8_t *type);
 int sfs_ino_alloc(steadyfs *fs, uint32_t *ino);
+/* What a path resolves to (ns.c): the parent directory and the last name
+ * in it (name, nlen), the inode it names (0: none) and its type. */
+struct sfs_where {
+    const char *name;
+    uint32_t parent, nlen, ino;
+    uint8_t type;
+};
+/* A new inode named r->name in r->parent (its number into r->ino), in one
+ * namespace transaction: a file, a directory or a symlink (its target, tlen
+ * bytes, in the inode sector after the header); generation the log's
+ * sequence number, mode and owner from attr or the type's defaults, times
+ * now.  r->name NULL: the root directory at format (inode 1, its own
+ * parent, no entry, no room to make). */
+int sfs_create(steadyfs *fs, struct sfs_where *r, uint8_t type, const steadyfs_attr *attr,
+               const char *target, uint32_t tlen);
 /* stat of inode ino: its inode sector, an open handle's size and times,
  * a directory's link count (its buckets read). */
 int sfs_inode_stat(steadyfs *fs, uint32_t ino, steadyfs_stat *st);
@@ -370,6 +539,19 @@ int sfs_xc_word(steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t key, uint32_t
 int sfs_rd_buf(steadyfs *fs, uint32_t ppn);      /* sector ppn into fs->buf (payload) */
 int sfs_dc_get(const steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t *ino);
 void sfs_dc_put(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t ino);
+
+/* Collection steps per sector programmed outside collection (DESIGN.md
+ * §6): from the format's usable units and live limit (fs.c; steadyfs_bound
+ * uses the same). */
+uint32_t sfs_pace_steps(const steadyfs *fs, uint32_t usable, uint32_t live_max);
+/* Sweep steps a completed relocation record calls for: ceil(n_l1 / R). */
+static inline uint32_t sfs_sweep_per_record(const steadyfs *fs)
+{
+    return (fs->geo.n_l1 + fs->geo.R - 1u) / fs->geo.R;
+}
+/* Sectors' worth of pace one host sector pays at most (the rest waits for
+ * the next ones): itself and a map merge its change caused. */
+#define SFS_DEBT_STEP 2u
 
 /* geometry derived from config (fs.c) */
 int sfs_setup(steadyfs *fs, const steadyfs_config *cfg);

@@ -28,6 +28,8 @@ typedef struct fck {
     uint8_t *imap;    /* bit per inode: inode sector mapped and valid */
     uint8_t *iref;    /* bit per inode: named by a directory entry */
     uint8_t *iscan;   /* bit per inode: directory scanned */
+    uint8_t *cpg;     /* per chunk: highest mapped offset + 1 (0: none mapped) */
+    uint8_t *cown;    /* bit per chunk: listed by an inode */
 } fck;
 
 static uint32_t a4(uint32_t v) { return (v + 3u) & ~3u; }
@@ -165,7 +167,8 @@ static int reach(fck *c, uint32_t ppn, uint8_t kind, uint32_t key, uint8_t *buf)
 
 /* Format 4's fields of a valid inode sector in fs->buf: reserved bytes
  * zero, a symlink's target without NUL, nothing after the header or the
- * target (mode, type and symlink length are checked by the unpack). */
+ * target but a file's chunk list (mode, type and symlink length are
+ * checked by the unpack). */
 static void inode_fields(fck *c, uint32_t ino, const sfs_inode *in)
 {
     const uint8_t *b = c->fs->buf;
@@ -183,6 +186,8 @@ static void inode_fields(fck *c, uint32_t ino, const sfs_inode *in)
             say(c, 1, "symlink inode %u: target empty or with a NUL byte", ino);
         end = SFS_INODE_HDR + (uint32_t)in->size;
     }
+    if (in->type == STEADYFS_TYPE_FILE)
+        return;   /* its chunk list follows (check_chunks) */
     for (i = end; i < c->fs->geo.payload && !b[i]; i++)
         ;
     if (i < c->fs->geo.payload)
@@ -190,90 +195,58 @@ static void inode_fields(fck *c, uint32_t ino, const sfs_inode *in)
             in->type == STEADYFS_TYPE_SYMLINK ? "'s target" : "");
 }
 
-/* A data sector at logical page lpn, verified: account it to its inode. */
+/* A data sector at logical page lpn, verified: account it to its inode
+ * (the shared table) or its chunk. */
 static void data_page(fck *c, uint32_t lpn, uint32_t ppn)
 {
     steadyfs *fs = c->fs;
-    uint32_t mi = fs->cfg.max_inodes, ino, pg;
+    uint32_t ino, k, ch;
     sfs_inode in;
     c->rep->data_sectors++;
     if (!reach(c, ppn, TK_DATA, lpn, fs->buf))
         return;
-    if (lpn < mi) {
+    if (lpn >= fs->geo.cbase) {
+        ch = sfs_chunk_of_lpn(fs, lpn);
+        k = (lpn - fs->geo.cbase) % fs->geo.C;
+        if (ch >= fs->geo.n_c)
+            say(c, 1, "logical page %u mapped past the last chunk", lpn);
+        else if (!sfs_bit(fs->chunk.used, ch))
+            say(c, 1, "chunk %u: logical page %u mapped, but the chunk is free", ch, lpn);
+        else if (c->cpg[ch] < k + 1u)
+            c->cpg[ch] = (uint8_t)(k + 1u);
+        return;
+    }
+    ino = sfs_shared_ino(fs, lpn);
+    k = sfs_shared_k(fs, lpn);
+    if (k == 0) {
         int rc = sfs_inode_unpack(fs, fs->buf, &in);
-        if (lpn == 0 || !bit(fs->ibm, lpn))
-            say(c, 1, "inode %u: inode sector mapped but the inode bitmap has it free", lpn);
-        else if (rc || in.ino != lpn)
-            say(c, 1, "inode %u: inode sector invalid (magic, number, type or size)", lpn);
+        if (ino == 0 || !bit(fs->ibm, ino))
+            say(c, 1, "inode %u: inode sector mapped but the inode bitmap has it free", ino);
+        else if (rc || in.ino != ino)
+            say(c, 1, "inode %u: inode sector invalid (magic, number, type or size)", ino);
         else {
-            setbit(c->imap, lpn);
-            inode_fields(c, lpn, &in);
+            setbit(c->imap, ino);
+            inode_fields(c, ino, &in);
         }
         return;
     }
-    if (lpn < 2u * mi) {
-        ino = lpn - mi;
-        pg = 0;
-    } else if (lpn < (1u << fs->geo.fbits)) {
-        say(c, 1, "logical page %u mapped in the unused part of the dense table", lpn);
-        return;
-    } else {
-        ino = lpn >> fs->geo.fbits;
-        pg = lpn & ((1u << fs->geo.fbits) - 1u);
-        if (pg == 0) {
-            say(c, 1, "inode %u: page 0 mapped outside the dense table (logical page %u)", ino,
-                lpn);
-            return;
-        }
-    }
-    if (ino == 0)
-        say(c, 1, "data page of inode 0 mapped (logical page %u)", lpn);
-    else if (c->maxp[ino] < pg + 1)
-        c->maxp[ino] = pg + 1;
+    if (ino == 0 || k > fs->cfg.dir_pages)
+        say(c, 1, "logical page %u mapped in an unused place of the shared table", lpn);
+    else if (c->maxp[ino] < k)
+        c->maxp[ino] = k;   /* page 0 of a file, bucket k - 1 of a directory */
 }
 
-/* Here, not in map.c, because only fsck and the tests' recount need it
- * (the run-time core stays smaller). */
-int sfs_kill_settling(steadyfs *fs, uint32_t m)
-{
-    uint32_t i, m0;
-    for (i = 0; i < fs->npend; i++) {
-        const struct sfs_pend *k = &fs->pend[i];
-        if (k->type != PT_KILL || !(k->flags & PF_UNSETTLED))
-            continue;
-        m0 = (k->key << fs->geo.fbits) / fs->geo.e1;
-        return m >= m0 + k->owner && m < m0 + (1u << fs->geo.fbits) / fs->geo.e1;
-    }
-    return 0;
-}
-
-/* First page a committed kill of ino covers, or ~0. */
-static uint32_t kill_pg(steadyfs *fs, uint32_t ino)
-{
-    struct sfs_pend *k = sfs_pend_find(fs, PT_KILL, ino, 0);
-    return !k ? SFS_NONE : (k->flags & PF_KILLALL) ? 0 : k->ppn;
-}
-
-/* L1 index m, whose L1 sector per L2 is l1w: the L1 sector (unless a kill
- * covers it) and every logical page in its range. */
+/* L1 index m, whose L1 sector per L2 is l1w: the L1 sector and every
+ * logical page in its range (dying chunks' pages too: they stay counted
+ * until a trim step frees them). */
 static void visit_l1(fck *c, uint32_t m, uint32_t l1w)
 {
     steadyfs *fs = c->fs;
     uint32_t j, e = fs->geo.e1;
     struct sfs_pend *p2 = sfs_pend_find(fs, PT_L2, m, 0);
     uint32_t l1 = p2 ? p2->ppn : l1w;
-    uint32_t kp = kill_pg(fs, (m * e) >> fs->geo.fbits), pgm = (m * e) & ((1u << fs->geo.fbits) - 1u);
     int have1 = 0, pend = 0;
-    if (sfs_kill_settling(fs, m)) {
-        /* a dead inode's range whose counts are still being settled: the
-         * block table still counts its L1 sector and what that maps */
-        if (l1 != SFS_NONE && reach(c, l1, TK_MAP1, m, c->b1))
-            for (j = 0; j < e; j++)
-                if (sfs_get32(c->b1 + 4 * j) != SFS_NONE)
-                    reach(c, sfs_get32(c->b1 + 4 * j), TK_DATA, m * e + j, fs->buf);
-        return;
-    }
-    if (l1 != SFS_NONE && pgm < kp) {
+    if (l1 != SFS_NONE) {
         c->rep->map_sectors++;
         have1 = reach(c, l1, TK_MAP1, m, c->b1);
     }
@@ -281,20 +254,17 @@ static void visit_l1(fck *c, uint32_t m, uint32_t l1w)
         pend = fs->pend[j].type == PT_L1 && fs->pend[j].key / e == m;
     if (!have1 && !pend)
         return;
-    /* the range as sfs_lookup sees it: the L1 words, none where the kill
-     * reaches, then the committed pending changes on top */
+    /* the range as sfs_lookup sees it: the L1 words, then the committed
+     * pending changes on top */
     if (!have1)
         memset(c->b1, 0xFF, 4u * e);
-    for (j = 0; j < e; j++)
-        if (pgm + j >= kp)
-            sfs_put32(c->b1 + 4 * j, SFS_NONE);
     for (j = 0; j < fs->npend; j++)
         if (fs->pend[j].type == PT_L1 && fs->pend[j].key / e == m)
             sfs_put32(c->b1 + 4 * (fs->pend[j].key % e), fs->pend[j].ppn);
     for (j = 0; j < e; j++) {
         uint32_t ppn = sfs_get32(c->b1 + 4 * j);
-        if (ppn != SFS_NONE)
-            data_page(c, m * e + j, ppn);
+        if (ppn != SFS_NONE)   /* a sector collection copied: its copy */
+            data_page(c, m * e + j, sfs_copy_of(fs, ppn));
     }
 }
 
@@ -321,7 +291,7 @@ static void sweep_map(fck *c)
         struct sfs_pend *p = &fs->pend[i];
         uint32_t w = SFS_NONE;
         if (p->type != PT_L1 && p->type != PT_L2)
-            continue;   /* a kill or a size: no map sector */
+            continue;   /* a size or a chunk: no map sector */
         m = p->type == PT_L2 ? p->key : p->key / e;
         for (j = 0; j < i; j++)   /* once per L1 index */
             if ((fs->pend[j].type == PT_L1 || fs->pend[j].type == PT_L2) &&
@@ -401,6 +371,36 @@ static int check_state(fck *c)
                 fs->gc.retire[i] & 0x7FFFFFFFu);
     if (fs->gc.victim != SFS_NONE && fs->gc.victim >= fs->geo.nblocks)
         say(c, 1, "collection victim %u is past the device", fs->gc.victim);
+    /* relocation: a MOVED unit is some record's; a record's unit is MOVED
+     * or still closed (its victim in progress, or waiting for trims); a
+     * copy run lies in a closed unit, the collection head, or a unit
+     * relocated since (its copies copied again) */
+    for (i = 0; i < fs->geo.nblocks; i++)
+        if (fs->blk[i] == BS_MOVED) {
+            uint32_t k;
+            for (k = 0; k < fs->reloc.nrec && fs->reloc.unit[k] != i; k++)
+                ;
+            if (k == fs->reloc.nrec)
+                say(c, 1, "unit %u: relocated (state MOVED) but no relocation record names it", i);
+        }
+    for (i = 0; i < fs->reloc.nrec; i++) {
+        uint8_t s = fs->blk[fs->reloc.unit[i]];
+        if (s != BS_MOVED && s > fs->geo.P)
+            say(c, 1, "relocation record %u: unit %u has state %u", i, fs->reloc.unit[i], s);
+    }
+    for (i = 0; i < fs->reloc.ncu; i++) {
+        uint32_t u = fs->reloc.cu_unit[i];
+        if (fs->blk[u] > fs->geo.P && fs->blk[u] != BS_MOVED && u != fs->log.gh_block &&
+            u != fs->log.head_block)
+            say(c, 1, "copy run %u: unit %u has state %u", i, u, fs->blk[u]);
+    }
+    for (i = 0, heads = 0; i < fs->geo.n_c; i++) {
+        if (sfs_bit(fs->chunk.dying, i) && !sfs_bit(fs->chunk.used, i))
+            say(c, 1, "chunk %u: dying but not used", i);
+        heads += (uint32_t)sfs_bit(fs->chunk.dying, i);
+    }
+    if (heads != fs->chunk.ndying)
+        say(c, 1, "chunks: %u dying in the bitmap, %u counted", heads, fs->chunk.ndying);
     if (!bit(fs->ibm, 1))
         say(c, 1, "inode bitmap: the root (inode 1) is free");
     for (i = fs->cfg.max_inodes; i < ((fs->cfg.max_inodes + 7u) & ~7u); i++)
@@ -485,10 +485,12 @@ static void check_anchor(fck *c)
     int rc;
     for (i = 0; i < fs->geo.P; i++) {
         rc = sfs_rd_tag(fs, a * fs->geo.P + i, &t);
-        if (rc < 0 || t.kind != TK_CKPT || (i && t.seq != base + i))
+        if (rc < 0 || (t.kind != TK_CKPT && t.kind != TK_RELOC) || (i && t.seq != base + i))
             break;
         if (!i)
             base = t.seq;
+        if (t.kind == TK_RELOC)
+            continue;   /* relocation records: checked where a checkpoint names them */
         if (badp != SFS_NONE)
             say(c, 1, "checkpoint in anchor unit %u sector %u: payload damaged", a, badp);
         badp = SFS_NONE;
@@ -536,7 +538,7 @@ static int bucket(fck *c, uint32_t dir, uint32_t d)
     steadyfs *fs = c->fs;
     uint32_t ppn;
     sfs_tag t;
-    if (sfs_lookup(fs, sfs_data_lpn(fs, dir, d), 0, &ppn))
+    if (sfs_lookup(fs, sfs_shared_lpn(fs, dir, 1 + d), 0, &ppn))
         return -1;
     if (ppn == SFS_NONE) {
         memset(c->b1, 0, fs->geo.payload);
@@ -661,6 +663,44 @@ static void scan_dir(fck *c, uint32_t dir)
     }
 }
 
+/* Every file's chunk list (its inode sector and its pending chunk
+ * entries): each chunk listed once, used, not dying; the pages mapped in
+ * them extend the file's highest page.  Every used chunk that is not
+ * dying belongs to a file. */
+static void check_chunks(fck *c)
+{
+    steadyfs *fs = c->fs;
+    uint32_t ino, s, ch;
+    sfs_inode in;
+    for (ino = 1; ino < fs->cfg.max_inodes; ino++) {
+        if (!bit(c->imap, ino) || sfs_inode_read(fs, ino, &in, NULL) || in.type != STEADYFS_TYPE_FILE)
+            continue;
+        if (c->maxp[ino] > 1)
+            say(c, 1, "file inode %u: shared-table sector %u mapped (a file has only page 0 there)",
+                ino, c->maxp[ino]);
+        sfs_inode_chunks(fs, ino, 0, 0);
+        for (s = 0; s < fs->geo.cmax; s++) {
+            ch = (uint32_t)fs->buf[SFS_INODE_HDR + 2 * s] | (uint32_t)fs->buf[SFS_INODE_HDR + 2 * s + 1] << 8;
+            if (ch == CHUNK_NONE)
+                continue;
+            if (ch >= fs->geo.n_c || !sfs_bit(fs->chunk.used, ch) || sfs_bit(fs->chunk.dying, ch) ||
+                bit(c->cown, ch)) {
+                say(c, 1, "file inode %u: slot %u lists chunk %u, which is %s", ino, s, ch,
+                    ch >= fs->geo.n_c ? "past the last chunk"
+                    : !sfs_bit(fs->chunk.used, ch) ? "free"
+                    : sfs_bit(fs->chunk.dying, ch) ? "dying" : "listed twice");
+                continue;
+            }
+            setbit(c->cown, ch);
+            if (c->cpg[ch] && c->maxp[ino] < s * fs->geo.C + c->cpg[ch])
+                c->maxp[ino] = s * fs->geo.C + c->cpg[ch];
+        }
+    }
+    for (ch = 0; ch < fs->geo.n_c; ch++)
+        if (sfs_bit(fs->chunk.used, ch) && !sfs_bit(fs->chunk.dying, ch) && !bit(c->cown, ch))
+            say(c, 1, "chunk %u: used, but no file lists it (%u pages mapped)", ch, c->cpg[ch]);
+}
+
 /* The tree from the root: breadth by passes over the inode numbers, so no
  * recursion and no queue; each directory is scanned once. */
 static void check_tree(fck *c)
@@ -717,23 +757,25 @@ static int fck_setup(steadyfs *fs, const steadyfs_config *cfg, uint32_t *parts)
     parts[2] = a4(fs->geo.nblocks);
     parts[3] = 4u * fs->cfg.max_inodes;
     parts[4] = ib;
+    parts[5] = a4(fs->geo.n_c);
+    parts[6] = a4((fs->geo.n_c + 7u) / 8u);
     return 0;
 }
 
 uint32_t steadyfs_fsck_work_size(const steadyfs_config *cfg)
 {
     steadyfs tmp;
-    uint32_t p[5];
+    uint32_t p[7];
     if (!cfg || fck_setup(&tmp, cfg, p))
         return 0;
-    return 2u * a4(p[0]) + p[1] + p[2] + p[3] + 3u * p[4];
+    return 2u * a4(p[0]) + p[1] + p[2] + p[3] + 3u * p[4] + p[5] + p[6];
 }
 
 int steadyfs_fsck(steadyfs *fs, const steadyfs_config *cfg, void *work, uint32_t work_size,
                   steadyfs_fsck_cb cb, void *ctx, steadyfs_fsck_report *rep)
 {
     fck c;
-    uint32_t p[5], need;
+    uint32_t p[7], need;
     uint8_t *w = work;
     int rc;
     if (!fs || !cfg || !rep)
@@ -760,6 +802,9 @@ int steadyfs_fsck(steadyfs *fs, const steadyfs_config *cfg, void *work, uint32_t
     c.imap = w;
     c.iref = w + p[4];
     c.iscan = w + 2u * p[4];
+    w += 3u * p[4];
+    c.cpg = w;
+    c.cown = w + p[5];
     rc = steadyfs_mount(fs, cfg);
     if (rc) {
         say(&c, 1, "cannot mount: %s (no valid checkpoint, or one that does not match the "
@@ -770,6 +815,7 @@ int steadyfs_fsck(steadyfs *fs, const steadyfs_config *cfg, void *work, uint32_t
     if (check_state(&c) == 0) {
         sweep_map(&c);
         check_counts(&c);
+        check_chunks(&c);
         check_tree(&c);
     } else {
         say(&c, 1, "checkpoint state out of range: map and tree not checked");

@@ -10,10 +10,11 @@
  * used twice: at run time and, identically, when mount replays the log. */
 #include "fs/fs_internal.h"
 
-#define MAX_L1_PER_INODE 64u
-
-static uint32_t ino_of(const steadyfs *fs, uint32_t lpn) { return lpn >> fs->geo.fbits; }
-static uint32_t pg_of(const steadyfs *fs, uint32_t lpn) { return lpn & ((1u << fs->geo.fbits) - 1u); }
+/* The inode whose inode sector logical page lpn is, or 0. */
+static uint32_t inode_of(const steadyfs *fs, uint32_t lpn)
+{
+    return lpn < fs->geo.cbase && sfs_shared_k(fs, lpn) == 0 ? sfs_shared_ino(fs, lpn) : 0;
+}
 
 struct sfs_pend *sfs_pend_find(steadyfs *fs, uint8_t type, uint32_t key, int unc)
 {
@@ -59,28 +60,36 @@ static struct sfs_pend *pend_add(steadyfs *fs, uint8_t type, uint32_t key, uint3
     return p;
 }
 
-static void drop_size(steadyfs *fs, uint32_t ino)
+void sfs_drop_size(steadyfs *fs, uint32_t ino)
 {
     struct sfs_pend *p = sfs_pend_find(fs, PT_SIZE, ino, 0);
     if (p)
         sfs_pend_del(fs, p);
 }
 
-int sfs_kill_pending(steadyfs *fs, uint32_t ino) { return sfs_pend_find(fs, PT_KILL, ino, 0) != NULL; }
-
-/* First page a kill of ino covers (pages >= it are unmapped), or ~0. */
-static uint32_t kill_from(steadyfs *fs, uint32_t ino)
+int sfs_pend_none(steadyfs *fs, uint32_t lpn)
 {
-    struct sfs_pend *k = sfs_pend_find(fs, PT_KILL, ino, 0);
-    if (!k)
-        return SFS_NONE;
-    return (k->flags & PF_KILLALL) ? 0 : k->ppn;
+    return pend_add(fs, PT_L1, lpn, SFS_NONE) ? 0 : STEADYFS_ENOSPC;
 }
 
-int sfs_kill_covers_l1(steadyfs *fs, uint32_t m)
+/* Is p an entry of `type` whose key / div is k, and without the flags
+ * `not` (PF_UNC: a committed one)? */
+static int entry_of(const struct sfs_pend *p, uint8_t type, uint32_t k, uint32_t div, uint8_t not)
 {
-    uint32_t lpn0 = m * fs->geo.e1;
-    return pg_of(fs, lpn0) >= kill_from(fs, ino_of(fs, lpn0));
+    return p->type == type && !(p->flags & not) && p->key / div == k;
+}
+
+/* Those entries go (a map sector or inode sector took them in). */
+static void drop_entries(steadyfs *fs, uint8_t type, uint32_t k, uint32_t div, uint8_t not)
+{
+    uint32_t i;
+    for (i = 0; i < fs->npend;) {
+        if (entry_of(&fs->pend[i], type, k, div, not)) {
+            sfs_pend_del(fs, &fs->pend[i]);
+            continue;
+        }
+        i++;
+    }
 }
 
 int sfs_l1_locate(steadyfs *fs, uint32_t m, uint32_t *ppn)
@@ -110,10 +119,6 @@ int sfs_lookup(steadyfs *fs, uint32_t lpn, int working, uint32_t *ppn)
     }
     if ((p = sfs_pend_find(fs, PT_L1, lpn, 0)) != NULL) {
         *ppn = p->ppn;
-        return 0;
-    }
-    if (pg_of(fs, lpn) >= kill_from(fs, ino_of(fs, lpn))) {
-        *ppn = SFS_NONE;
         return 0;
     }
     rc = sfs_l1_locate(fs, lpn / fs->geo.e1, &l1);
@@ -153,6 +158,27 @@ int sfs_apply_commit(steadyfs *fs, uint16_t owner, uint32_t txn)
 restart:
     for (i = 0; i < fs->npend; i++) {
         struct sfs_pend *p = &fs->pend[i], *c;
+        if (p->type == PT_CHUNK && (p->flags & PF_UNC) && p->owner == owner && p->txn == txn) {
+            /* the chunk the transaction took is the file's now: it extends
+             * the run of the slot before it if it is the next chunk (a log
+             * takes chunks in order: one entry for all of them) */
+            uint32_t k;
+            p->flags &= (uint8_t)~PF_UNC;
+            p->owner = 1;
+            p->txn = (uint32_t)fs->log.seq;
+            fs->uncommitted--;
+            for (k = 0; k < fs->npend; k++) {
+                struct sfs_pend *r = &fs->pend[k];
+                if (r != p && r->type == PT_CHUNK && !(r->flags & PF_UNC) && r->key == p->key &&
+                    (r->ppn >> 16) + r->owner == (p->ppn >> 16) &&
+                    (r->ppn & 0xFFFFu) + r->owner == (p->ppn & 0xFFFFu) && r->owner < 0xFFFFu) {
+                    r->owner++;
+                    sfs_pend_del(fs, p);
+                    goto restart;
+                }
+            }
+            continue;
+        }
         if (p->type != PT_L1 || !(p->flags & PF_UNC) || p->owner != owner || p->txn != txn)
             continue;
         old = SFS_NONE;
@@ -169,12 +195,12 @@ restart:
             if (q != p && q->type == PT_L1 && (q->flags & PF_UNC) && q->key == p->key)
                 q->flags &= (uint8_t)~PF_NEW;
         }
-        if (p->key < fs->cfg.max_inodes) {
-            uint32_t ino = p->key;
+        if (inode_of(fs, p->key)) {
+            uint32_t ino = inode_of(fs, p->key);
             struct sfs_open *o = sfs_primary(fs, ino);
-            if (o && o->ino_ppn == old)
+            if (o && sfs_copy_of(fs, o->ino_ppn) == sfs_copy_of(fs, old))
                 o->ino_ppn = p->ppn;
-            fs->ibm[ino >> 3] |= (uint8_t)(1u << (ino & 7u));
+            sfs_bit_set(fs->ibm, ino, 1);
         }
         c = sfs_pend_find(fs, PT_L1, p->key, 0);   /* p is still uncommitted */
         p->flags &= (uint8_t)~(PF_UNC | PF_NEW);
@@ -189,204 +215,17 @@ restart:
     return 0;
 }
 
-/* Read the L1 addresses of inode ino's pages into l1[] (L2 changes
- * pending included).  Returns the count. */
-static int l1_of_inode(steadyfs *fs, uint32_t ino, uint32_t *l1, uint32_t *m0)
-{
-    uint32_t n = (1u << fs->geo.fbits) / fs->geo.e1, i, r;
-    int rc;
-    *m0 = (ino << fs->geo.fbits) / fs->geo.e1;
-    r = fs->root[*m0 / fs->geo.e1];
-    if (r == SFS_NONE) {
-        for (i = 0; i < n; i++)
-            l1[i] = SFS_NONE;
-    } else {
-        /* one read of the inode's run of L2 entries */
-        rc = sfs_rd_words(fs, r, *m0 % fs->geo.e1, n, l1);
-        if (rc)
-            return rc;
-    }
-    for (i = 0; i < n; i++) {
-        struct sfs_pend *p = sfs_pend_find(fs, PT_L2, *m0 + i, 0);
-        if (p)
-            l1[i] = p->ppn;
-    }
-    return (int)n;
-}
-
-/* The whole-inode kill whose counts are still being settled, or NULL. */
-static struct sfs_pend *unsettled_kill(steadyfs *fs)
-{
-    uint32_t i;
-    for (i = 0; i < fs->npend; i++)
-        if (fs->pend[i].type == PT_KILL && (fs->pend[i].flags & PF_UNSETTLED))
-            return &fs->pend[i];
-    return NULL;
-}
-
-/* Uncount the sectors L1 sector l1 maps for pages [lo, hi) of inode ino,
- * and, when the kill covers its whole range, the L1 sector itself. */
-static int settle_l1(steadyfs *fs, uint32_t ino, uint32_t i, uint32_t l1, uint32_t lo, uint32_t hi)
-{
-    uint32_t j, pg0 = i * fs->geo.e1;
-    sfs_tag t;
-    int rc = sfs_rd_sector(fs, l1, fs->buf, &t);
-    if (rc < 0)
-        return rc;
-    for (j = 0; j < fs->geo.e1; j++) {
-        uint32_t pg = pg0 + j, v = sfs_get32(fs->buf + 4 * j);
-        if (pg < lo || pg >= hi || v == SFS_NONE)
-            continue;
-        if (sfs_pend_find(fs, PT_L1, sfs_lpn(fs, ino, pg), 0))
-            continue;   /* superseded; counted through the entry */
-        sfs_count_dec(fs, v);
-    }
-    if (pg0 >= lo)
-        sfs_count_dec(fs, l1);   /* the whole map sector dies */
-    return 0;
-}
-
-int sfs_settle(steadyfs *fs, uint32_t max_l1, uint32_t min_age)
-{
-    uint32_t l1[MAX_L1_PER_INODE], m0, i;
-    struct sfs_pend *k = unsettled_kill(fs);
-    int n, rc, done = 0;
-    if (!k || (uint32_t)fs->log.seq - k->txn < min_age)
-        return 0;
-    n = l1_of_inode(fs, k->key, l1, &m0);   /* one small read */
-    if (n < 0)
-        return n;
-    for (i = k->owner; i < (uint32_t)n; i++) {
-        if (l1[i] == SFS_NONE)
-            continue;
-        if ((uint32_t)done == max_l1)
-            break;
-        rc = settle_l1(fs, k->key, i, l1[i], 0, SFS_NONE);
-        if (rc)
-            return rc;
-        done++;
-    }
-    /* nothing above adds or deletes a pending entry: k is still valid */
-    k->owner = (uint16_t)i;
-    if (i >= (uint32_t)n) {
-        k->flags &= (uint8_t)~PF_UNSETTLED;
-        /* the settled state must be durable before the kill can be
-         * merged: replaying that merge over a checkpoint that still holds
-         * the kill unsettled would lose the counts settlement took off */
-        fs->log.need_ckpt = 1;
-    }
-    return 1;
-}
-
 int sfs_live_room(steadyfs *fs, uint32_t need)
 {
-    int rc;
+    int rc, steps = 0;
     while (fs->live + need > fs->live_max) {
-        /* a settling kill still counts its sectors: settle it all before
-         * saying there is no room (a delete must give writes back).  Not
-         * reached while SFS_SETTLE_ROOM holds; kept as the safety net, and
-         * the budget check of test builds would catch it being used */
-        rc = sfs_settle(fs, MAX_L1_PER_INODE, 0);
-        if (rc <= 0)
-            return rc < 0 ? rc : STEADYFS_ENOSPC;
-    }
-    return 0;
-}
-
-/* A committed L1 change of a data page i >= 1 of inode ino, or NULL. */
-static struct sfs_pend *committed_change_of(steadyfs *fs, uint32_t ino)
-{
-    uint32_t i;
-    for (i = 0; i < fs->npend; i++)
-        if (fs->pend[i].type == PT_L1 && !(fs->pend[i].flags & PF_UNC) &&
-            fs->pend[i].key >= (1u << fs->geo.fbits) && ino_of(fs, fs->pend[i].key) == ino)
-            return &fs->pend[i];
-    return NULL;
-}
-
-int sfs_kill_lazy(steadyfs *fs, uint32_t ino)
-{
-    return kill_from(fs, ino) == SFS_NONE && !unsettled_kill(fs) &&
-           fs->live + SFS_SETTLE_ROOM(fs) <= fs->live_max && !committed_change_of(fs, ino);
-}
-
-int sfs_apply_kill(steadyfs *fs, uint32_t ino, uint32_t from, int all)
-{
-    uint32_t l1[MAX_L1_PER_INODE], m0, i, j, pg0, s = all ? 0 : from;
-    uint32_t oldk = kill_from(fs, ino);
-    struct sfs_pend *k;
-    int n, rc, settling = 0;
-    if (ino == 0 || ino >= fs->cfg.max_inodes)
-        return STEADYFS_ECORRUPT;   /* a damaged log's kill of no inode */
-    if (s < oldk) {
-        /* A whole inode dies: its counts are settled later, one L1 sector
-         * per call (sfs_settle), instead of reading up to 64 L1 sectors
-         * here (DESIGN.md §5).  Only one kill settles at a time, and only
-         * one that no committed change of the inode waits beside (its L1
-         * word would be uncounted twice); otherwise, as for a shrink, now. */
-        settling = all && sfs_kill_lazy(fs, ino);
-        n = settling ? 0 : l1_of_inode(fs, ino, l1, &m0);
-        if (n < 0)
-            return n;
-        for (i = 0; i < (uint32_t)n; i++) {
-            pg0 = i * fs->geo.e1;
-            if (l1[i] == SFS_NONE || pg0 + fs->geo.e1 <= s || pg0 >= oldk)
-                continue;
-            rc = settle_l1(fs, ino, i, l1[i], s, oldk);
-            if (rc)
-                return rc;
-        }
-        for (i = 0; i < fs->npend;) {
-            struct sfs_pend *p = &fs->pend[i];
-            if (p->type == PT_L1 && ino_of(fs, p->key) == ino && pg_of(fs, p->key) >= s) {
-                sfs_count_dec(fs, p->ppn);
-                sfs_pend_del(fs, p);
-                continue;
-            }
-            i++;
-        }
-    }
-    for (j = 0; j < (all ? 2u : s == 0 ? 1u : 0u); j++) {
-        /* the first data page (and, when the inode dies, its sector) live in
-         * the dense table: unmap them by a committed change to "none" */
-        uint32_t d = j ? ino : fs->cfg.max_inodes + ino, cur;
-        struct sfs_pend *p;
-        rc = sfs_lookup(fs, d, 0, &cur);
-        if (rc)
+        /* dying chunks still count their sectors: a trim step or two gives
+         * a delete's space back to this write (steadyfs_bound counts them);
+         * the pace trims the rest (DESIGN.md §5) */
+        if (steps++ == 2 || (rc = sfs_trim_step(fs)) == 0)
+            return STEADYFS_ENOSPC;
+        if (rc < 0)
             return rc;
-        sfs_count_dec(fs, cur);
-        for (i = 0; i < fs->npend;) {
-            p = &fs->pend[i];
-            if (p->type == PT_L1 && p->key == d) {
-                if (p->flags & PF_UNC)
-                    sfs_count_dec(fs, p->ppn);
-                sfs_pend_del(fs, p);
-                continue;
-            }
-            i++;
-        }
-        /* always: a "none" change deleted above may have been what hid an
-         * older map entry */
-        if (!pend_add(fs, PT_L1, d, SFS_NONE))
-            return STEADYFS_ENOSPC;
-    }
-    k = sfs_pend_find(fs, PT_KILL, ino, 0);
-    if (!k) {
-        k = pend_add(fs, PT_KILL, ino, s);
-        if (!k)
-            return STEADYFS_ENOSPC;
-    }
-    if (s < k->ppn)
-        k->ppn = s;
-    if (settling) {
-        k->flags |= PF_UNSETTLED;
-        k->owner = 0;   /* the next L1 index of the inode to settle */
-    }
-    if (all) {
-        drop_size(fs, ino);
-        k->flags |= PF_KILLALL;
-        k->ppn = 0;
-        fs->ibm[ino >> 3] &= (uint8_t)~(1u << (ino & 7u));
     }
     return 0;
 }
@@ -403,27 +242,20 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
         uint32_t freed = 0;
         if (t->key >= fs->geo.n_l1)
             return STEADYFS_ECORRUPT;
+        if (t->flags & TF_TRIM)
+            fs->log.need_ckpt = 1;   /* replay skips it: the next program commits it */
         sfs_xc_drop_map(fs, 0, t->key);   /* map words on media change only here */
+        sfs_reloc_written(fs, t->key);      /* written resolved: no word names a copied sector */
         rc = sfs_l1_locate(fs, t->key, &old);
         if (rc)
             return rc;
         /* all or nothing: no change at all if its L2 change has no room */
-        for (i = 0; i < fs->npend; i++) {
-            p = &fs->pend[i];
-            freed += p->type == PT_L1 && !(p->flags & PF_UNC) && p->key / fs->geo.e1 == t->key;
-        }
+        for (i = 0; i < fs->npend; i++)
+            freed += entry_of(&fs->pend[i], PT_L1, t->key, fs->geo.e1, PF_UNC);
         if (!sfs_pend_find(fs, PT_L2, t->key, 0) && fs->npend - freed >= fs->cfg.pending_max)
             return STEADYFS_ENOSPC;
-        for (i = 0; i < fs->npend;) {
-            p = &fs->pend[i];
-            if (p->type == PT_L1 && !(p->flags & PF_UNC) && p->key / fs->geo.e1 == t->key) {
-                sfs_pend_del(fs, p);
-                continue;
-            }
-            i++;
-        }
-        if (!sfs_kill_covers_l1(fs, t->key))
-            sfs_count_dec(fs, old);
+        drop_entries(fs, PT_L1, t->key, fs->geo.e1, PF_UNC);
+        sfs_count_dec(fs, old);
         sfs_count_inc(fs, ppn);
         p = sfs_pend_find(fs, PT_L2, t->key, 0);
         if (!p)
@@ -438,19 +270,7 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
         if (t->key >= fs->geo.n_l2)
             return STEADYFS_ECORRUPT;
         sfs_xc_drop_map(fs, 1, t->key);
-        for (i = 0; i < fs->npend;) {
-            struct sfs_pend *p = &fs->pend[i];
-            if (p->type == PT_L2 && p->key / fs->geo.e1 == t->key) {
-                sfs_pend_del(fs, p);
-                continue;
-            }
-            i++;
-        }
-        if (t->flags & TF_KILLMERGE) {
-            struct sfs_pend *k = sfs_pend_find(fs, PT_KILL, t->aux, 0);
-            if (k)
-                sfs_pend_del(fs, k);
-        }
+        drop_entries(fs, PT_L2, t->key, fs->geo.e1, 0);
         sfs_count_dec(fs, fs->root[t->key]);
         sfs_count_inc(fs, ppn);
         fs->root[t->key] = ppn;
@@ -462,6 +282,7 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
 int sfs_apply_size(steadyfs *fs, uint32_t ino, uint32_t size)
 {
     struct sfs_pend *p;
+    uint32_t i;
     if (ino == 0 || ino >= fs->cfg.max_inodes)
         return STEADYFS_ECORRUPT;   /* a damaged log's size of no inode */
     p = sfs_pend_find(fs, PT_SIZE, ino, 0);
@@ -474,28 +295,51 @@ int sfs_apply_size(steadyfs *fs, uint32_t ino, uint32_t size)
      * oldest: aged from its first record, it was merged into its inode
      * sector every ~14 records of a log (an inode program and an L1 change
      * each time, 0.07 programs per 4 KiB record) for a value the next
-     * record replaces anyway */
+     * record replaces anyway.  The file's chunk runs wait with it: they go
+     * into the same inode sector */
     p->txn = (uint32_t)fs->log.seq;
+    for (i = 0; i < fs->npend; i++)
+        if (entry_of(&fs->pend[i], PT_CHUNK, ino, 1, PF_UNC))
+            fs->pend[i].txn = p->txn;
     return 0;
 }
 
 int sfs_apply_data(steadyfs *fs, const sfs_tag *t, uint32_t ppn, uint32_t old_hint)
 {
     int rc = sfs_apply_prog(fs, t->key, ppn, t->owner, t->txn, old_hint);
+    if (!rc && (t->flags & TF_NEWCHUNK) && t->owner != OWNER_GC) {
+        /* the transaction took a chunk for its file: the file's chunk list
+         * entry (fpage - 1) / C, until its inode sector is written */
+        uint32_t c = sfs_chunk_of_lpn(fs, t->key);
+        struct sfs_pend *p;
+        if (c == CHUNK_NONE || !t->fpage || t->owner == 0 || t->owner >= fs->cfg.max_inodes)
+            return STEADYFS_ECORRUPT;
+        p = pend_add(fs, PT_CHUNK, t->owner, ((uint32_t)t->fpage / fs->geo.C) << 16 | c);
+        if (!p)
+            return STEADYFS_ENOSPC;
+        p->flags = PF_UNC;
+        p->owner = t->owner;
+        p->txn = t->txn;
+        fs->uncommitted++;
+        sfs_bit_set(fs->chunk.used, c, 1);
+    }
     if (rc || !(t->flags & TF_COMMIT))
         return rc;
     rc = sfs_apply_commit(fs, t->owner, t->txn);
     /* an inode sector its file (or a size merge) commits carries the
-     * newest size; a collection copy carries the size it was written with */
-    if (!rc && t->key < fs->cfg.max_inodes && t->owner != OWNER_GC)
-        drop_size(fs, t->key);
+     * newest size and chunk list; a collection copy carries what it was
+     * written with */
+    if (!rc && inode_of(fs, t->key) && t->owner != OWNER_GC) {
+        sfs_drop_size(fs, inode_of(fs, t->key));
+        drop_entries(fs, PT_CHUNK, inode_of(fs, t->key), 1, PF_UNC);
+    }
     if (!rc && (t->flags & TF_SIZE))
         rc = sfs_apply_size(fs, t->owner, t->aux);
     return rc;
 }
 
 /* Write a map sector from fs->buf and apply it. */
-static int map_prog(steadyfs *fs, uint8_t kind, uint32_t key, uint8_t flags, uint32_t aux)
+static int map_prog(steadyfs *fs, uint8_t kind, uint32_t key, uint8_t flags)
 {
     sfs_tag t;
     uint32_t ppn;
@@ -505,7 +349,6 @@ static int map_prog(steadyfs *fs, uint8_t kind, uint32_t key, uint8_t flags, uin
     t.kind = kind;
     t.key = key;
     t.flags = flags;
-    t.aux = aux;
     /* a map sector that maps nothing is not kept: its parent entry becomes
      * "none" (otherwise every inode range ever used would keep its map
      * sectors live for good) */
@@ -519,118 +362,85 @@ static int map_prog(steadyfs *fs, uint8_t kind, uint32_t key, uint8_t flags, uin
     return sfs_apply_map(fs, &t, ppn);
 }
 
-static int l1_build(steadyfs *fs, uint32_t m, uint32_t kill_pg)
+/* Does a trim remove logical page lpn? */
+static int trimmed(const steadyfs *fs, const struct sfs_trim *tr, uint32_t lpn)
 {
-    uint32_t old, i;
-    sfs_tag t;
-    int rc = sfs_l1_locate(fs, m, &old);
-    if (rc)
-        return rc;
-    fs->cache.buf_ppn = SFS_NONE;
-    if (old == SFS_NONE)
-        memset(fs->buf, 0xFF, fs->geo.payload);
-    else if ((rc = sfs_rd_sector(fs, old, fs->buf, &t)) < 0)
-        return rc;
-    for (i = 0; i < fs->npend; i++) {
-        struct sfs_pend *p = &fs->pend[i];
-        if (p->type == PT_L1 && !(p->flags & PF_UNC) && p->key / fs->geo.e1 == m)
-            sfs_put32(fs->buf + 4 * (p->key % fs->geo.e1), p->ppn);
-    }
-    if (kill_pg != SFS_NONE)
-        for (i = 0; i < fs->geo.e1; i++)
-            if (pg_of(fs, m * fs->geo.e1 + i) >= kill_pg)
-                sfs_put32(fs->buf + 4 * i, SFS_NONE);
-    return 0;
+    uint32_t c = sfs_chunk_of_lpn(fs, lpn);
+    if (c == CHUNK_NONE)   /* the shared table */
+        return tr->blk && sfs_shared_ino(fs, lpn) == tr->blk;
+    if (tr->tail_c != CHUNK_NONE && c == tr->tail_c)
+        return (lpn - fs->geo.cbase) % fs->geo.C >= tr->tail_o;
+    return tr->dying && c < fs->geo.n_c && sfs_bit(fs->chunk.dying, c);
 }
 
-static int merge_l1_k(steadyfs *fs, uint32_t m, uint32_t kill_pg)
+/* Merge map sector m of kind TK_MAP1 (an L1 sector: its committed
+ * changes, every word resolved) or TK_MAP2 (an L2 sector: its L1 changes).
+ * With a trim (tr non-NULL, TF_TRIM: replay skips the sector, so the next
+ * program is the checkpoint that commits it) the words it names become
+ * none and their sectors are uncounted, once (a retried program does not
+ * uncount them again). */
+static int merge(steadyfs *fs, uint8_t kind, uint32_t m, const struct sfs_trim *tr)
 {
-    int rc;
-    do {
-        rc = sfs_log_reserve(fs);
-        if (!rc)
-            rc = l1_build(fs, m, kill_pg);
-        if (!rc)
-            rc = map_prog(fs, TK_MAP1, m, 0, 0);
-    } while (rc == SFS_RETRY);
-    return rc;
-}
-
-int sfs_merge_l1(steadyfs *fs, uint32_t m) { return merge_l1_k(fs, m, SFS_NONE); }
-
-static int merge_l2_k(steadyfs *fs, uint32_t l2, uint32_t kill_ino)
-{
-    uint32_t i, m0 = 0, n = 0, first = 0, from;
+    uint32_t i, w, old;
     sfs_tag t;
-    int rc;
+    int rc, counted = 0;
     do {
         rc = sfs_log_reserve(fs);
         if (rc)
             break;
-        /* after the reserve: a collection inside it may have merged the
-         * kill already (then this is a plain merge) */
-        from = kill_ino == SFS_NONE ? SFS_NONE : kill_from(fs, kill_ino);
-        if (from == SFS_NONE)
-            kill_ino = SFS_NONE;
-        else {
-            m0 = (kill_ino << fs->geo.fbits) / fs->geo.e1;
-            n = (1u << fs->geo.fbits) / fs->geo.e1;
-            first = (from + fs->geo.e1 - 1) / fs->geo.e1;   /* first L1 fully covered */
-        }
+        if (kind == TK_MAP2)
+            old = fs->root[m];
+        else if ((rc = sfs_l1_locate(fs, m, &old)) != 0)
+            break;
         fs->cache.buf_ppn = SFS_NONE;
-        if (fs->root[l2] == SFS_NONE)
+        if (old == SFS_NONE)
             memset(fs->buf, 0xFF, fs->geo.payload);
-        else if ((rc = sfs_rd_sector(fs, fs->root[l2], fs->buf, &t)) < 0)
-            return rc;
+        else if ((rc = sfs_rd_sector(fs, old, fs->buf, &t)) < 0)
+            break;
+        /* PT_L1 changes (committed ones) into an L1 sector, PT_L2 into an L2 */
         for (i = 0; i < fs->npend; i++) {
             struct sfs_pend *p = &fs->pend[i];
-            if (p->type == PT_L2 && p->key / fs->geo.e1 == l2)
+            if (entry_of(p, (uint8_t)(kind - 1u), m, fs->geo.e1, kind == TK_MAP1 ? PF_UNC : 0))
                 sfs_put32(fs->buf + 4 * (p->key % fs->geo.e1), p->ppn);
         }
-        for (i = first; i < n; i++)
-            sfs_put32(fs->buf + 4 * ((m0 + i) % fs->geo.e1), SFS_NONE);
-        rc = map_prog(fs, TK_MAP2, l2, kill_ino != SFS_NONE ? TF_KILLMERGE : 0,
-                      kill_ino != SFS_NONE ? kill_ino : 0);
+        if (kind == TK_MAP1)
+            sfs_reloc_l1(fs, fs->buf);   /* words that name a sector collection copied name its copy */
+        for (i = 0; tr && i < fs->geo.e1; i++) {
+            if (!trimmed(fs, tr, m * fs->geo.e1 + i))
+                continue;
+            w = sfs_get32(fs->buf + 4 * i);
+            if (!counted)
+                sfs_count_dec(fs, w);
+            sfs_put32(fs->buf + 4 * i, SFS_NONE);
+        }
+        counted = 1;
+        rc = map_prog(fs, kind, m, tr ? TF_TRIM : 0);
     } while (rc == SFS_RETRY);
     return rc;
 }
 
-int sfs_merge_l2(steadyfs *fs, uint32_t l2) { return merge_l2_k(fs, l2, SFS_NONE); }
+int sfs_merge_l1(steadyfs *fs, uint32_t m) { return merge(fs, TK_MAP1, m, NULL); }
 
-int sfs_merge_kill(steadyfs *fs, uint32_t ino)
+int sfs_trim_l1(steadyfs *fs, uint32_t m, const struct sfs_trim *tr) { return merge(fs, TK_MAP1, m, tr); }
+
+int sfs_merge_l2(steadyfs *fs, uint32_t l2) { return merge(fs, TK_MAP2, l2, NULL); }
+
+/* A committed size or chunk entry of inode ino, or NULL. */
+static struct sfs_pend *inode_entry(steadyfs *fs, uint32_t ino)
 {
-    uint32_t from = kill_from(fs, ino), m0 = (ino << fs->geo.fbits) / fs->geo.e1;
-    struct sfs_pend *k = sfs_pend_find(fs, PT_KILL, ino, 0);
-    int rc;
-    if (from == SFS_NONE)
-        return 0;
-    if (k->flags & PF_UNSETTLED) {
-        /* not reached: a settling inode is neither reused nor picked by
-         * make_room; its L1 sectors must be read before they go */
-        rc = sfs_settle(fs, MAX_L1_PER_INODE, 0);
-        if (rc < 0)
-            return rc;
-    }
-    if (from % fs->geo.e1) {
-        uint32_t mb = m0 + from / fs->geo.e1, cur;
-        rc = sfs_l1_locate(fs, mb, &cur);
-        if (rc)
-            return rc;
-        if (cur != SFS_NONE) {
-            rc = merge_l1_k(fs, mb, from);
-            if (rc)
-                return rc;
-        }
-    }
-    return merge_l2_k(fs, m0 / fs->geo.e1, ino);
+    uint32_t i;
+    for (i = 0; i < fs->npend; i++)
+        if ((fs->pend[i].type == PT_SIZE || fs->pend[i].type == PT_CHUNK) &&
+            !(fs->pend[i].flags & PF_UNC) && fs->pend[i].key == ino)
+            return &fs->pend[i];
+    return NULL;
 }
 
-/* Rewrite inode ino's sector with its committed size from the pending
- * table (a namespace-owned transaction of one sector that commits itself;
- * committing an inode sector drops the size entry). */
+/* Rewrite inode ino's sector with its committed size and chunks from the
+ * pending table (a namespace-owned transaction of one sector that commits
+ * itself; committing an inode sector drops those entries). */
 static int size_merge(steadyfs *fs, uint32_t ino)
 {
-    struct sfs_pend *s;
     sfs_inode in;
     uint32_t txn = 0;
     int rc;
@@ -639,14 +449,15 @@ static int size_merge(steadyfs *fs, uint32_t ino)
         if (rc)
             return rc;
         /* after the reserve: a collection inside it may have merged it */
-        s = sfs_pend_find(fs, PT_SIZE, ino, 0);
-        if (!s)
+        if (!inode_entry(fs, ino))
             return 0;
         rc = sfs_inode_read(fs, ino, &in, NULL);   /* the size entry applied */
         if (rc)
             return rc;
+        sfs_inode_chunks(fs, ino, OWNER_NS, 0);
         sfs_inode_pack(fs, fs->buf, &in);
-        rc = sfs_write_lpn(fs, ino, OWNER_NS, &txn, TF_COMMIT, 0, SFS_UNKNOWN, NULL);
+        rc = sfs_write_lpn(fs, sfs_shared_lpn(fs, ino, 0), OWNER_NS, &txn, TF_COMMIT, SFS_UNKNOWN,
+                           NULL);
     } while (rc == SFS_RETRY);
     return rc;
 }
@@ -670,8 +481,10 @@ int sfs_merge_cold(steadyfs *fs)
     }
     for (i = 0; i < fs->npend; i++) {
         struct sfs_pend *p = &fs->pend[i];
-        if (p->type == PT_SIZE ? i == hs
-                               : p->type != PT_L1 || (p->flags & PF_UNC) || p->key / fs->geo.e1 == hot)
+        /* a size or chunk entry of the file whose size is hot waits too */
+        if (p->type == PT_SIZE || p->type == PT_CHUNK
+                ? (p->flags & PF_UNC) || (hs != SFS_NONE && p->key == fs->pend[hs].key)
+                : p->type != PT_L1 || (p->flags & PF_UNC) || p->key / fs->geo.e1 == hot)
             continue;
         if (j == SFS_NONE || (int32_t)(p->txn - fs->pend[j].txn) < 0)
             j = i;
@@ -684,7 +497,7 @@ int sfs_merge_cold(steadyfs *fs)
      * sectors cover the device, so the cold merges after a log rotation
      * share one L2 merge; merged at once, each was a second program and
      * read in its record: four records of 1.3 ms in a row at 4 MB/s) */
-    if (fs->pend[j].type == PT_SIZE)
+    if (fs->pend[j].type == PT_SIZE || fs->pend[j].type == PT_CHUNK)
         rc = size_merge(fs, fs->pend[j].key);
     else
         rc = sfs_merge_l1(fs, fs->pend[j].key / fs->geo.e1);
@@ -697,19 +510,6 @@ int sfs_make_room(steadyfs *fs, uint32_t need)
     int rc;
     /* one slot always stays spare for the L2 change an L1 merge adds */
     while (fs->npend + need + 1 > fs->cfg.pending_max) {
-        struct sfs_pend *k = NULL;
-        /* a kill still settling keeps its entry (its L1 sectors must stay
-         * reachable): with at most K - 8 uncommitted entries there is
-         * always something else to merge */
-        for (i = 0; i < fs->npend && !k; i++)
-            if (fs->pend[i].type == PT_KILL && !(fs->pend[i].flags & PF_UNSETTLED))
-                k = &fs->pend[i];
-        if (k) {
-            rc = sfs_merge_kill(fs, k->key);
-            if (rc)
-                return rc;
-            continue;
-        }
         /* merge the map sector of the oldest committed change: each change
          * waits in the table at most once, and a sector written on and on
          * (a log's) gathers changes until its turn comes, so one merge
@@ -733,7 +533,8 @@ int sfs_make_room(steadyfs *fs, uint32_t need)
             int l2 = p->type == PT_L2, better;
             /* committed L1 changes and sizes go oldest first; a size goes
              * into its inode sector (which adds one L1 change) */
-            if (!l2 && p->type != PT_SIZE && (p->type != PT_L1 || (p->flags & PF_UNC)))
+            if (p->type == PT_SIZE || p->type == PT_CHUNK ? (p->flags & PF_UNC) != 0
+                                                          : !l2 && (p->type != PT_L1 || (p->flags & PF_UNC)))
                 continue;
             if (j == SFS_NONE)
                 better = 1;
@@ -759,7 +560,8 @@ int sfs_make_room(steadyfs *fs, uint32_t need)
                 return rc;
             continue;
         }
-        if (fs->pend[j].type == PT_SIZE) {
+        if (fs->pend[j].type == PT_SIZE || fs->pend[j].type == PT_CHUNK) {
+            m = sfs_shared_lpn(fs, fs->pend[j].key, 0) / fs->geo.e1;
             rc = size_merge(fs, fs->pend[j].key);
             if (rc)
                 return rc;
@@ -782,16 +584,22 @@ void sfs_abort(steadyfs *fs, int any, uint16_t owner, uint32_t txn)
     for (i = 0; i < fs->npend;) {
         struct sfs_pend *p = &fs->pend[i];
         if ((p->flags & PF_UNC) && (any || (p->owner == owner && p->txn == txn))) {
-            uint32_t lpn = p->key, cur = SFS_NONE;
+            uint32_t lpn = p->key, cur = SFS_NONE, ino = inode_of(fs, lpn);
+            if (p->type == PT_CHUNK) {
+                /* the chunk it took is free again */
+                sfs_bit_set(fs->chunk.used, p->ppn & 0xFFFFu, 0);
+                sfs_pend_del(fs, p);
+                continue;
+            }
             sfs_count_dec(fs, p->ppn);
             sfs_pend_del(fs, p);
-            if (lpn < fs->cfg.max_inodes && sfs_lookup(fs, lpn, 0, &cur) == 0) {
+            if (ino && sfs_lookup(fs, lpn, 0, &cur) == 0) {
                 /* an aborted create leaves its inode number free again */
                 sfs_tag t;
                 sfs_inode in;
                 if (cur == SFS_NONE || sfs_rd_sector(fs, cur, fs->buf, &t) < 0 ||
                     sfs_inode_unpack(fs, fs->buf, &in) != 0)
-                    fs->ibm[lpn >> 3] &= (uint8_t)~(1u << (lpn & 7u));
+                    sfs_bit_set(fs->ibm, ino, 0);
             }
             continue;
         }
@@ -800,7 +608,13 @@ void sfs_abort(steadyfs *fs, int any, uint16_t owner, uint32_t txn)
 }
 
 int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uint8_t flags,
-                  uint32_t aux, uint32_t old_hint, uint32_t *ppn_out)
+                  uint32_t old_hint, uint32_t *ppn_out)
+{
+    return sfs_write_page(fs, lpn, 0, owner, txn, flags, 0, old_hint, ppn_out);
+}
+
+int sfs_write_page(steadyfs *fs, uint32_t lpn, uint32_t fpage, uint16_t owner, uint32_t *txn,
+                   uint8_t flags, uint32_t aux, uint32_t old_hint, uint32_t *ppn_out)
 {
     sfs_tag t;
     uint32_t ppn;
@@ -808,6 +622,7 @@ int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uin
     memset(&t, 0, sizeof t);
     t.kind = TK_DATA;
     t.key = lpn;
+    t.fpage = (uint16_t)fpage;
     t.owner = owner;
     t.flags = flags;
     t.aux = aux;
@@ -823,97 +638,12 @@ int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uin
     return rc;
 }
 
-void sfs_orphan_release(steadyfs *fs, uint32_t ino)
-{
-    uint32_t i;
-    for (i = 0; i < fs->orphans.n; i++)
-        if (!ino || (fs->orphans.ino[i] & ~SFS_ORPHAN_HELD) == ino)
-            fs->orphans.ino[i] &= (uint16_t)~SFS_ORPHAN_HELD;
-}
-
-int sfs_is_orphan(const steadyfs *fs, uint32_t ino)
-{
-    uint32_t i;
-    for (i = 0; i < fs->orphans.n; i++)
-        if ((fs->orphans.ino[i] & ~SFS_ORPHAN_HELD) == ino)
-            return 1;
-    return 0;
-}
-
-int sfs_reap(steadyfs *fs, uint32_t ino, int lazy)
-{
-    uint32_t i;
-    int rc;
-    for (i = 0; i < fs->orphans.n; i++)
-        if (ino ? (fs->orphans.ino[i] & ~SFS_ORPHAN_HELD) == ino
-                : !(fs->orphans.ino[i] & SFS_ORPHAN_HELD))
-            break;
-    if (i == fs->orphans.n)
-        return 0;
-    ino = fs->orphans.ino[i] & ~SFS_ORPHAN_HELD;
-    if (lazy) {
-        /* a light call's housekeeping: one step towards the kill.  A
-         * committed change of the orphan's pages would be uncounted twice
-         * by a settling kill: its map sector is merged first (the cold
-         * merge's cost).  A kill still settling goes first (the light
-         * call's settling step).  And no merge for room: the kill costs
-         * two lookups and the checkpoint (steadyfs_bound's finish). */
-        struct sfs_pend *c = committed_change_of(fs, ino);
-        if (c && fs->npend + 2u <= fs->cfg.pending_max) {
-            rc = sfs_merge_l1(fs, c->key / fs->geo.e1);
-            return rc ? rc : 1;
-        }
-        if (!sfs_kill_lazy(fs, ino) || fs->npend + 4u + 1u > fs->cfg.pending_max)
-            return 0;
-    }
-    /* the kill adds up to three entries: room first */
-    rc = sfs_make_room(fs, 4);
-    if (rc)
-        return rc;
-    fs->orphans.ino[i] = fs->orphans.ino[--fs->orphans.n];
-    rc = sfs_apply_kill(fs, ino, 0, 1);
-    if (!rc)
-        rc = sfs_ckpt_write(fs);   /* the commit record of the kill, as in sfs_commit_kill */
-    return rc ? rc : 1;
-}
-
-int sfs_commit_kill(steadyfs *fs, uint16_t owner, uint32_t txn, uint32_t ino, uint32_t from,
-                    uint32_t how)
-{
-    /* a kill adds up to three entries: the call that made it pays for the
-     * room first, so every call starts with the same slack */
-    int rc = sfs_make_room(fs, 4);
-    if (!rc)
-        rc = sfs_apply_commit(fs, owner, txn);
-    if (!rc && owner != OWNER_NS)
-        drop_size(fs, ino);   /* its inode sector, in the transaction, has the size */
-    if (!rc && how == SFS_KILL_ORPHAN) {
-        /* the inode keeps its sectors and its number while a handle has it
-         * open; the checkpoint below lists it, so after a cut the next
-         * mount's first light calls (or unmount) reap it */
-        if (fs->orphans.n < fs->geo.orphan_max)
-            fs->orphans.ino[fs->orphans.n++] = (uint16_t)(ino | SFS_ORPHAN_HELD);
-        else
-            rc = STEADYFS_EBUSY;
-    } else if (!rc) {
-        rc = sfs_apply_kill(fs, ino, from, how == SFS_KILL_ALL);
-    }
-    if (!rc)
-        rc = sfs_ckpt_write(fs);
-    return rc;
-}
-
-/* Before a data sector of inode ino is built in fs->buf: merge a pending
- * kill of ino (so no change survives next to an older kill), make room in
- * the pending table and make sure the head has a free sector. */
+/* Before a data sector is built in fs->buf: make room in the pending
+ * table and make sure the head has a free sector. */
 int sfs_prep(steadyfs *fs, uint32_t ino)
 {
     int rc;
-    if (ino && sfs_kill_pending(fs, ino)) {
-        rc = sfs_merge_kill(fs, ino);
-        if (rc)
-            return rc;
-    }
+    (void)ino;
     for (;;) {
         /* room for the sector's change and a commit's kill (three) */
         rc = sfs_make_room(fs, 4);

@@ -4,27 +4,32 @@
  * against its CRC on read, so a torn program is never taken for data. */
 #include "fs/fs_internal.h"
 
-static void tag_pack(const steadyfs *fs, uint8_t *p, const sfs_tag *t)
+/* (the payload's CRC, dcrc, is the one field the caller's tag lacks) */
+static void tag_pack(const steadyfs *fs, uint8_t *p, const sfs_tag *t, uint32_t dcrc)
 {
     p[0] = t->kind;
     p[1] = t->flags;
-    p[2] = (uint8_t)t->owner;
-    p[3] = (uint8_t)(t->owner >> 8);
-    sfs_put64(p + 4, t->seq);
+    sfs_put16(p + 2, t->owner);
+    /* seq: 48 bits (2.8e14 programs, more than any device's life); the
+     * other 16 the file page (format 8) */
+    sfs_put32(p + 4, (uint32_t)t->seq);
+    sfs_put16(p + 8, (uint32_t)(t->seq >> 32));
+    sfs_put16(p + 10, t->fpage);
     sfs_put32(p + 12, t->key);
     sfs_put32(p + 16, t->txn);
     sfs_put32(p + 20, t->aux);
-    sfs_put32(p + 24, t->dcrc);
+    sfs_put32(p + 24, dcrc);
     /* the volume id seeds the CRC: sectors of an earlier format left on
-     * an erase-less device never pass as ours */
-    sfs_put32(p + 28, steady_crc32(t->kind == TK_CKPT ? 0 : fs->geo.vol, p, 28));
+     * an erase-less device never pass as ours (not the anchor units',
+     * read before the checkpoint that holds the id) */
+    sfs_put32(p + 28, steady_crc32(t->kind >= TK_CKPT ? 0 : fs->geo.vol, p, 28));
 }
 
 static int tag_unpack(const steadyfs *fs, const uint8_t *p, sfs_tag *t)
 {
     uint32_t key = sfs_get32(p + 12);
-    if (p[0] == 0 || p[0] > TK_CKPT ||
-        sfs_get32(p + 28) != steady_crc32(p[0] == TK_CKPT ? 0 : fs->geo.vol, p, 28))
+    if (p[0] == 0 || p[0] > TK_RELOC ||
+        sfs_get32(p + 28) != steady_crc32(p[0] >= TK_CKPT ? 0 : fs->geo.vol, p, 28))
         return STEADYFS_ECORRUPT;
     /* a key outside the map is no sector of ours, whatever its CRC says:
      * replay and collection index the map with it */
@@ -33,8 +38,9 @@ static int tag_unpack(const steadyfs *fs, const uint8_t *p, sfs_tag *t)
         return STEADYFS_ECORRUPT;
     t->kind = p[0];
     t->flags = p[1];
-    t->owner = (uint16_t)(p[2] | p[3] << 8);
-    t->seq = sfs_get64(p + 4);
+    t->owner = (uint16_t)sfs_get16(p + 2);
+    t->seq = (uint64_t)sfs_get32(p + 4) | (uint64_t)sfs_get16(p + 8) << 32;
+    t->fpage = (uint16_t)sfs_get16(p + 10);
     t->key = key;
     t->txn = sfs_get32(p + 16);
     t->aux = sfs_get32(p + 20);
@@ -42,13 +48,29 @@ static int tag_unpack(const steadyfs *fs, const uint8_t *p, sfs_tag *t)
     return 0;
 }
 
-/* Device block and offset of byte `off` of sector ppn. */
+/* Device block and offset of byte `off` (< sector_size) of sector ppn.
+ * 32 bits are enough: the byte is inside the unit, whose size
+ * P * sector_size sfs_setup computed in 32 bits. */
 static void where(const steadyfs *fs, uint32_t ppn, uint32_t off, uint32_t *dblk, uint32_t *doff)
 {
     uint32_t dsize = fs->cfg.bd->geo.page_size * fs->cfg.bd->geo.pages_per_block;
-    uint64_t byte = (uint64_t)(ppn % fs->geo.P) * fs->geo.sector_size + off;
-    *dblk = (ppn / fs->geo.P) * fs->geo.dev_per_block + (uint32_t)(byte / dsize);
-    *doff = (uint32_t)(byte % dsize);
+    uint32_t byte = ppn % fs->geo.P * fs->geo.sector_size + off;
+    *dblk = (ppn / fs->geo.P) * fs->geo.dev_per_block + byte / dsize;
+    *doff = byte % dsize;
+}
+
+/* One device read at byte off of sector ppn: n bytes into buf, sn of the
+ * spare area into spare (every read of this file, each spent against the
+ * budget). */
+static int rd(steadyfs *fs, uint32_t ppn, uint32_t off, uint8_t *buf, uint32_t n, uint8_t *spare,
+              uint32_t sn)
+{
+    uint32_t db, doff;
+    int rc;
+    where(fs, ppn, off, &db, &doff);
+    rc = sbd_read(fs->cfg.bd, db, doff, buf, n, spare, sn);
+    sfs_budget_spend(fs, SFS_SPEND_READ, 1);
+    return rc;
 }
 
 int sfs_dev_err(steadyfs *fs, int rc)
@@ -82,16 +104,11 @@ void sfs_note_flips(steadyfs *fs, uint32_t ppn, int corrected)
 int sfs_rd_tag(steadyfs *fs, uint32_t ppn, sfs_tag *t)
 {
     uint8_t raw[SFS_TAG_SIZE];
-    uint32_t db, off;
     int rc;
-    if (fs->geo.tag_inline) {
-        where(fs, ppn, fs->geo.payload, &db, &off);
-        rc = sbd_read(fs->cfg.bd, db, off, raw, SFS_TAG_SIZE, NULL, 0);
-    } else {
-        where(fs, ppn, 0, &db, &off);
-        rc = sbd_read(fs->cfg.bd, db, off, NULL, 0, raw, SFS_TAG_SIZE);
-    }
-    sfs_budget_spend(fs, SFS_SPEND_READ, 1);
+    if (fs->geo.tag_inline)
+        rc = rd(fs, ppn, fs->geo.payload, raw, SFS_TAG_SIZE, NULL, 0);
+    else
+        rc = rd(fs, ppn, 0, NULL, 0, raw, SFS_TAG_SIZE);
     if (rc < 0)
         return rc == SBD_ERR_ECC ? STEADYFS_ECORRUPT : sfs_dev_err(fs, rc);
     sfs_note_flips(fs, ppn, rc);
@@ -101,16 +118,11 @@ int sfs_rd_tag(steadyfs *fs, uint32_t ppn, sfs_tag *t)
 int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t)
 {
     uint8_t raw[SFS_TAG_SIZE];
-    uint32_t db, off;
     int rc, rc2;
     if (buf == fs->buf)
         fs->cache.buf_ppn = SFS_NONE;
-    where(fs, ppn, 0, &db, &off);
-    if (fs->geo.tag_inline)
-        rc = sbd_read(fs->cfg.bd, db, off, buf, fs->geo.sector_size, NULL, 0);
-    else
-        rc = sbd_read(fs->cfg.bd, db, off, buf, fs->geo.sector_size, raw, SFS_TAG_SIZE);
-    sfs_budget_spend(fs, SFS_SPEND_READ, 1);
+    rc = rd(fs, ppn, 0, buf, fs->geo.sector_size, fs->geo.tag_inline ? NULL : raw,
+            fs->geo.tag_inline ? 0 : SFS_TAG_SIZE);
     if (rc < 0)
         return rc == SBD_ERR_ECC ? STEADYFS_EIO : sfs_dev_err(fs, rc);
     sfs_note_flips(fs, ppn, rc);
@@ -124,32 +136,36 @@ int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t)
 
 int sfs_rd_words(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t *out)
 {
-    uint8_t w[256];
-    uint32_t db, off, i;
+#if SFS_LE
+    /* the words as on media are the words in RAM: read in place */
     int rc;
     if (n > 64)
         return STEADYFS_EINVAL;
-    where(fs, ppn, idx * 4u, &db, &off);
-    rc = sbd_read(fs->cfg.bd, db, off, w, 4 * n, NULL, 0);
-    sfs_budget_spend(fs, SFS_SPEND_READ, 1);
+    rc = rd(fs, ppn, idx * 4u, (uint8_t *)out, 4 * n, NULL, 0);
+    return rc < 0 ? sfs_dev_err(fs, rc) : 0;
+#else
+    uint8_t w[256];
+    uint32_t i;
+    int rc;
+    if (n > 64)
+        return STEADYFS_EINVAL;
+    rc = rd(fs, ppn, idx * 4u, w, 4 * n, NULL, 0);
     if (rc < 0)
         return sfs_dev_err(fs, rc);
     for (i = 0; i < n; i++)
         out[i] = sfs_get32(w + 4 * i);
     return 0;
+#endif
 }
 
 int sfs_rd_erased(steadyfs *fs, uint32_t ppn)
 {
     uint8_t raw[SFS_TAG_SIZE];
     uint8_t e = fs->cfg.bd->geo.erased_byte;
-    uint32_t db, off, i;
+    uint32_t i;
     int rc;
     fs->cache.buf_ppn = SFS_NONE;
-    where(fs, ppn, 0, &db, &off);
-    rc = sbd_read(fs->cfg.bd, db, off, fs->buf, fs->geo.sector_size, raw,
-                  fs->geo.tag_inline ? 0 : SFS_TAG_SIZE);
-    sfs_budget_spend(fs, SFS_SPEND_READ, 1);
+    rc = rd(fs, ppn, 0, fs->buf, fs->geo.sector_size, raw, fs->geo.tag_inline ? 0 : SFS_TAG_SIZE);
     if (rc < 0 && rc != SBD_ERR_ECC)
         return sfs_dev_err(fs, rc);
     for (i = 0; i < fs->geo.sector_size; i++)
@@ -164,25 +180,17 @@ int sfs_rd_erased(steadyfs *fs, uint32_t ppn)
 
 int sfs_prog_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, const sfs_tag *t)
 {
-    uint8_t raw[SFS_TAG_SIZE];
-    sfs_tag tt = *t;
+    uint8_t raw[SFS_TAG_SIZE], in = (uint8_t)fs->geo.tag_inline;
     uint32_t db, off, o, chunk;
     int rc = 0;
     fs->cache.buf_ppn = SFS_NONE;
-    tt.dcrc = steady_crc32(0, buf, fs->geo.payload);
-    if (fs->geo.tag_inline) {
-        tag_pack(fs, buf + fs->geo.payload, &tt);
-        /* NOR programs one device page per command */
-        chunk = fs->cfg.bd->geo.needs_erase ? fs->cfg.bd->geo.page_size : fs->geo.sector_size;
-        for (o = 0; o < fs->geo.sector_size && rc >= 0; o += chunk) {
-            where(fs, ppn, o, &db, &off);
-            rc = sbd_prog(fs->cfg.bd, db, off, buf + o, chunk, NULL, 0);
-            sfs_budget_spend(fs, SFS_SPEND_PROG, 1);
-        }
-    } else {
-        tag_pack(fs, raw, &tt);
-        where(fs, ppn, 0, &db, &off);
-        rc = sbd_prog(fs->cfg.bd, db, off, buf, fs->geo.sector_size, raw, SFS_TAG_SIZE);
+    tag_pack(fs, in ? buf + fs->geo.payload : raw, t, steady_crc32(0, buf, fs->geo.payload));
+    /* NOR programs one device page per command; a tag in the spare area
+     * goes with the sector's one program */
+    chunk = in && fs->cfg.bd->geo.needs_erase ? fs->cfg.bd->geo.page_size : fs->geo.sector_size;
+    for (o = 0; o < fs->geo.sector_size && rc >= 0; o += chunk) {
+        where(fs, ppn, o, &db, &off);
+        rc = sbd_prog(fs->cfg.bd, db, off, buf + o, chunk, in ? NULL : raw, in ? 0 : SFS_TAG_SIZE);
         sfs_budget_spend(fs, SFS_SPEND_PROG, 1);
     }
     if (rc == SBD_ERR_PROG) {

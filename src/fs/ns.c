@@ -11,19 +11,18 @@ static int dot_name(const char *name, uint32_t len)
     return name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.'));
 }
 
-int sfs_resolve(steadyfs *fs, const char *path, uint32_t *parent, const char **name,
-                uint32_t *nlen, uint32_t *ino, uint8_t *type)
+static int resolve(steadyfs *fs, const char *path, struct sfs_where *r)
 {
     uint32_t cur = 1, len, child;
     uint8_t ctype = STEADYFS_TYPE_DIR;
     int rc;
+    r->parent = 1;
+    r->name = path;
+    r->nlen = 0;
+    r->ino = 1;
+    r->type = STEADYFS_TYPE_DIR;
     if (!path || path[0] != '/')
         return STEADYFS_EINVAL;
-    *parent = 1;
-    *name = path;
-    *nlen = 0;
-    *ino = 1;
-    *type = STEADYFS_TYPE_DIR;
     for (;;) {
         while (*path == '/')
             path++;
@@ -35,9 +34,9 @@ int sfs_resolve(steadyfs *fs, const char *path, uint32_t *parent, const char **n
             return STEADYFS_ENAMETOOLONG;
         if (ctype != STEADYFS_TYPE_DIR)
             return STEADYFS_ENOTDIR;
-        *parent = cur;
-        *name = path;
-        *nlen = len;
+        r->parent = cur;
+        r->name = path;
+        r->nlen = len;
         if (dot_name(path, len))
             return STEADYFS_EINVAL;
         rc = sfs_dir_lookup(fs, cur, path, len, &child, &ctype);
@@ -45,8 +44,8 @@ int sfs_resolve(steadyfs *fs, const char *path, uint32_t *parent, const char **n
         if (rc == STEADYFS_ENOENT) {
             while (*path == '/')
                 path++;
-            *ino = 0;
-            *type = 0;
+            r->ino = 0;
+            r->type = 0;
             return *path ? STEADYFS_ENOENT : 0;
         }
         if (rc)
@@ -54,8 +53,8 @@ int sfs_resolve(steadyfs *fs, const char *path, uint32_t *parent, const char **n
         if (child == 0 || child >= fs->cfg.max_inodes)
             return STEADYFS_ECORRUPT;
         cur = child;
-        *ino = child;
-        *type = ctype;
+        r->ino = child;
+        r->type = ctype;
     }
 }
 
@@ -66,8 +65,7 @@ int sfs_ino_alloc(steadyfs *fs, uint32_t *ino)
         i = (fs->ino_cursor + k) % n;
         if (i < 2)
             continue;
-        /* a number whose kill is still pending would cost its merge now */
-        if (!(fs->ibm[i >> 3] & (1u << (i & 7u))) && !sfs_kill_pending(fs, i)) {
+        if (!sfs_bit(fs->ibm, i)) {
             fs->ino_cursor = i + 1;
             *ino = i;
             return 0;
@@ -88,10 +86,9 @@ static int busy(steadyfs *fs, uint32_t ino)
 /* Resolve an existing path to its inode. */
 static int find_ino(steadyfs *fs, const char *path, uint32_t *ino)
 {
-    uint32_t parent, nlen;
-    const char *name;
-    uint8_t type;
-    int rc = sfs_resolve(fs, path, &parent, &name, &nlen, ino, &type);
+    struct sfs_where r;
+    int rc = resolve(fs, path, &r);
+    *ino = r.ino;
     return rc ? rc : *ino ? 0 : STEADYFS_ENOENT;
 }
 
@@ -123,28 +120,28 @@ static int ns_end(steadyfs *fs, int rc)
     return sfs_end(fs, rc);
 }
 
-/* A new inode named `name` in parent: a file, a directory or a symlink
- * (its target, tlen bytes, in the inode sector after the header). */
-static int create(steadyfs *fs, uint32_t parent, const char *name, uint32_t len, uint8_t type,
-                  const steadyfs_attr *attr, const char *target, uint32_t tlen, uint32_t *ino_out)
+int sfs_create(steadyfs *fs, struct sfs_where *r, uint8_t type, const steadyfs_attr *attr,
+               const char *target, uint32_t tlen)
 {
     static const uint16_t def_mode[3] = {0644u, 0755u, 0777u};
     sfs_inode in;
-    uint32_t txn = 0, ino, mask = attr ? attr->mask : 0;
-    int rc = room_for_ns(fs);
-    if (rc)
-        return rc;
-    rc = sfs_ino_alloc(fs, &ino);
-    if (rc)
-        return rc;
-    rc = sfs_dir_insert2(fs, parent, name, len, ino, type, &txn, 0);
-    if (rc)
-        return ns_fail(fs, txn, rc);
+    uint32_t txn = 0, ino = 1, mask = attr ? attr->mask : 0;
+    int rc = 0;
+    if (r->name) {
+        rc = room_for_ns(fs);
+        if (!rc)
+            rc = sfs_ino_alloc(fs, &ino);
+        if (rc)
+            return rc;
+        rc = sfs_dir_insert2(fs, r->parent, r->name, r->nlen, ino, type, &txn, 0);
+        if (rc)
+            return ns_fail(fs, txn, rc);
+    }
     memset(&in, 0, sizeof in);
     in.ino = ino;
     in.gen = (uint32_t)fs->log.seq;
     in.type = type;
-    in.parent = parent;
+    in.parent = r->parent;
     in.size = tlen;
     in.mode = mask & STEADYFS_ATTR_MODE ? attr->mode & 07777u : def_mode[type - 1u];
     in.uid = mask & STEADYFS_ATTR_UID ? attr->uid : 0;
@@ -154,22 +151,24 @@ static int create(steadyfs *fs, uint32_t parent, const char *name, uint32_t len,
         rc = sfs_prep(fs, in.ino);
         if (rc)
             break;
+        /* a file's chunk list starts empty */
+        memset(fs->buf + SFS_INODE_HDR, type == STEADYFS_TYPE_FILE ? 0xFF : 0, fs->geo.payload - SFS_INODE_HDR);
         if (tlen)
             memcpy(fs->buf + SFS_INODE_HDR, target, tlen);
         sfs_inode_pack(fs, fs->buf, &in);
-        rc = sfs_write_lpn(fs, in.ino, OWNER_NS, &txn, TF_COMMIT, 0, SFS_UNKNOWN, NULL);
+        /* the root at format replaces nothing (an append) */
+        rc = sfs_write_lpn(fs, sfs_shared_lpn(fs, in.ino, 0), OWNER_NS, &txn, TF_COMMIT,
+                           r->name ? SFS_UNKNOWN : SFS_NONE, NULL);
     } while (rc == SFS_RETRY);
     if (rc)
         return ns_fail(fs, txn, rc);
-    *ino_out = ino;
+    r->ino = ino;
     return 0;
 }
 
 int steadyfs_open_attr(steadyfs *fs, const char *path, int flags, const steadyfs_attr *attr)
 {
-    uint32_t parent, nlen, ino;
-    const char *name;
-    uint8_t type;
+    struct sfs_where r;
     int rc = sfs_begin(fs, 1);
     if (!rc)
         /* O_TRUNC of an existing file is a truncate: within create's bound */
@@ -177,27 +176,27 @@ int steadyfs_open_attr(steadyfs *fs, const char *path, int flags, const steadyfs
                                     ? STEADYFS_CALL_CREATE : STEADYFS_CALL_OPEN, path, NULL);
     if (rc)
         return rc;
-    rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &type);
+    rc = resolve(fs, path, &r);
     if (rc)
         return sfs_end(fs, rc);
-    if (!ino) {
+    if (!r.ino) {
         if (!(flags & STEADYFS_O_CREAT))
             return sfs_end(fs, STEADYFS_ENOENT);
-        if (!nlen)
+        if (!r.nlen)
             return sfs_end(fs, STEADYFS_EINVAL);
         if (!sfs_slot(fs))
             return sfs_end(fs, STEADYFS_ENFILE);
-        rc = create(fs, parent, name, nlen, STEADYFS_TYPE_FILE, attr, NULL, 0, &ino);
+        rc = sfs_create(fs, &r, STEADYFS_TYPE_FILE, attr, NULL, 0);
         if (rc)
             return sfs_end(fs, rc);
-        return ns_end(fs, sfs_open_ino(fs, ino, flags));
+        return ns_end(fs, sfs_open_ino(fs, r.ino, flags));
     } else {
         if ((flags & STEADYFS_O_CREAT) && (flags & STEADYFS_O_EXCL))
             return sfs_end(fs, STEADYFS_EEXIST);
-        if (type == STEADYFS_TYPE_DIR)
+        if (r.type == STEADYFS_TYPE_DIR)
             return sfs_end(fs, STEADYFS_EISDIR);
     }
-    return sfs_end(fs, sfs_open_ino(fs, ino, flags));
+    return sfs_end(fs, sfs_open_ino(fs, r.ino, flags));
 }
 
 int steadyfs_open(steadyfs *fs, const char *path, int flags)
@@ -209,9 +208,8 @@ int steadyfs_open(steadyfs *fs, const char *path, int flags)
 static int make(steadyfs *fs, const char *path, uint8_t type, const steadyfs_attr *attr,
                 const char *target)
 {
-    uint32_t parent, nlen, ino, tlen = 0;
-    const char *name;
-    uint8_t t;
+    uint32_t tlen = 0;
+    struct sfs_where r;
     int rc = sfs_begin(fs, 1);
     if (!rc)
         sfs_budget_arm_path(fs, target ? STEADYFS_CALL_CREATE : STEADYFS_CALL_MKDIR, path, NULL);
@@ -224,20 +222,20 @@ static int make(steadyfs *fs, const char *path, uint8_t type, const steadyfs_att
         if (tlen > steadyfs_symlink_max(fs))
             return sfs_end(fs, STEADYFS_ENAMETOOLONG);
     }
-    rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &t);
+    rc = resolve(fs, path, &r);
     /* POSIX: mkdir of an existing directory's "." or ".." is EEXIST */
-    if (rc == STEADYFS_EINVAL && nlen && dot_name(name, nlen)) {
-        for (name += nlen; *name == '/'; name++)
+    if (rc == STEADYFS_EINVAL && r.nlen && dot_name(r.name, r.nlen)) {
+        for (r.name += r.nlen; *r.name == '/'; r.name++)
             ;
-        if (!*name)
+        if (!*r.name)
             rc = STEADYFS_EEXIST;
     }
-    if (!rc && ino)
+    if (!rc && r.ino)
         rc = STEADYFS_EEXIST;
-    if (!rc && !nlen)
+    if (!rc && !r.nlen)
         rc = STEADYFS_EINVAL;
     if (!rc)
-        rc = create(fs, parent, name, nlen, type, attr, target, tlen, &ino);
+        rc = sfs_create(fs, &r, type, attr, target, tlen);
     return ns_end(fs, rc);
 }
 
@@ -322,9 +320,8 @@ static int orphan_room(steadyfs *fs)
 
 static int remove_name(steadyfs *fs, const char *path, int want_dir)
 {
-    uint32_t parent, nlen, ino, txn = 0;
-    const char *name;
-    uint8_t type;
+    uint32_t txn = 0;
+    struct sfs_where r;
     int open_now = 0;
     int rc = sfs_begin(fs, 4);
     if (!rc)
@@ -337,29 +334,29 @@ static int remove_name(steadyfs *fs, const char *path, int want_dir)
     if (!rc)
         rc = sfs_prep(fs, 0);
     if (!rc)
-        rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &type);
-    if (!rc && !ino)
+        rc = resolve(fs, path, &r);
+    if (!rc && !r.ino)
         rc = STEADYFS_ENOENT;
-    if (!rc && ino == 1)
+    if (!rc && r.ino == 1)
         rc = STEADYFS_EBUSY;
-    if (!rc && want_dir && type != STEADYFS_TYPE_DIR)
+    if (!rc && want_dir && r.type != STEADYFS_TYPE_DIR)
         rc = STEADYFS_ENOTDIR;
-    if (!rc && !want_dir && type == STEADYFS_TYPE_DIR)
+    if (!rc && !want_dir && r.type == STEADYFS_TYPE_DIR)
         rc = STEADYFS_EISDIR;
     if (!rc && want_dir) {
-        rc = sfs_dir_empty(fs, ino);
+        rc = sfs_dir_empty(fs, r.ino);
         rc = rc < 0 ? rc : rc ? 0 : STEADYFS_ENOTEMPTY;
     }
-    open_now = !rc && busy(fs, ino);
+    open_now = !rc && busy(fs, r.ino);
     if (open_now)
         rc = orphan_room(fs);
     if (!rc)
-        rc = sfs_dir_remove2(fs, parent, name, nlen, &txn, 0);
+        rc = sfs_dir_remove2(fs, r.parent, r.name, r.nlen, &txn, 0);
     /* the bucket sector is the whole transaction: a checkpoint commits it
      * with the inode's kill (no tombstone sector), or, while a handle has
      * the inode open, with its orphan entry (it dies at the last close) */
     if (!rc)
-        rc = sfs_commit_kill(fs, OWNER_NS, txn, ino, 0, open_now ? SFS_KILL_ORPHAN : SFS_KILL_ALL);
+        rc = sfs_commit_kill(fs, OWNER_NS, txn, r.ino, 0, open_now ? SFS_KILL_ORPHAN : SFS_KILL_ALL);
     if (rc && txn)
         rc = ns_fail(fs, txn, rc);
     return ns_end(fs, rc);
@@ -389,9 +386,8 @@ static int below(steadyfs *fs, uint32_t dir, uint32_t anc)
 
 int steadyfs_rename(steadyfs *fs, const char *from, const char *to)
 {
-    uint32_t sp, sl, si, dp, dl, di, txn = 0;
-    const char *sn, *dn;
-    uint8_t st, dt;
+    uint32_t txn = 0;
+    struct sfs_where s, d;
     sfs_inode in;
     int open_now;
     int rc = sfs_begin(fs, 4);
@@ -399,53 +395,53 @@ int steadyfs_rename(steadyfs *fs, const char *from, const char *to)
         sfs_budget_arm_path(fs, STEADYFS_CALL_RENAME, from, to);
     if (rc)
         return rc;
-    rc = sfs_resolve(fs, from, &sp, &sn, &sl, &si, &st);
-    if (!rc && !si)
+    rc = resolve(fs, from, &s);
+    if (!rc && !s.ino)
         rc = STEADYFS_ENOENT;
-    if (!rc && si == 1)
+    if (!rc && s.ino == 1)
         rc = STEADYFS_EBUSY;
     if (!rc)
-        rc = sfs_resolve(fs, to, &dp, &dn, &dl, &di, &dt);
+        rc = resolve(fs, to, &d);
     if (rc)
         return sfs_end(fs, rc);
-    if (!dl)
+    if (!d.nlen)
         return sfs_end(fs, STEADYFS_EBUSY);
-    if (di == si)
+    if (d.ino == s.ino)
         return sfs_end(fs, 0);
-    if (di) {
-        if (st == STEADYFS_TYPE_DIR && dt != STEADYFS_TYPE_DIR)
+    if (d.ino) {
+        if (s.type == STEADYFS_TYPE_DIR && d.type != STEADYFS_TYPE_DIR)
             return sfs_end(fs, STEADYFS_ENOTDIR);
-        if (st != STEADYFS_TYPE_DIR && dt == STEADYFS_TYPE_DIR)
+        if (s.type != STEADYFS_TYPE_DIR && d.type == STEADYFS_TYPE_DIR)
             return sfs_end(fs, STEADYFS_EISDIR);
-        if (dt == STEADYFS_TYPE_DIR) {
-            rc = sfs_dir_empty(fs, di);
+        if (d.type == STEADYFS_TYPE_DIR) {
+            rc = sfs_dir_empty(fs, d.ino);
             if (rc <= 0)
                 return sfs_end(fs, rc < 0 ? rc : STEADYFS_ENOTEMPTY);
         }
     }
-    if (st == STEADYFS_TYPE_DIR) {
-        if (busy(fs, si))
+    if (s.type == STEADYFS_TYPE_DIR) {
+        if (busy(fs, s.ino))
             return sfs_end(fs, STEADYFS_EBUSY);
-        rc = below(fs, dp, si);
+        rc = below(fs, d.parent, s.ino);
         if (rc)
             return sfs_end(fs, rc < 0 ? rc : STEADYFS_EINVAL);
     }
-    open_now = di && busy(fs, di);
+    open_now = d.ino && busy(fs, d.ino);
     rc = open_now ? orphan_room(fs) : 0;
     if (!rc)
         rc = room_for_ns(fs);
     if (!rc)
-        rc = sfs_dir_remove2(fs, sp, sn, sl, &txn, 0);
+        rc = sfs_dir_remove2(fs, s.parent, s.name, s.nlen, &txn, 0);
     /* the last sector of the transaction carries COMMIT */
     if (!rc)
-        rc = sfs_dir_insert2(fs, dp, dn, dl, si, st, &txn,
-                             (!di && (st != STEADYFS_TYPE_DIR || dp == sp)) ? TF_COMMIT : 0);
-    if (!rc && st == STEADYFS_TYPE_DIR && dp != sp) {
-        in.parent = dp;
-        rc = sfs_inode_edit(fs, si, &in, SFS_SET_PARENT, OWNER_NS, &txn, di ? 0 : TF_COMMIT, NULL);
+        rc = sfs_dir_insert2(fs, d.parent, d.name, d.nlen, s.ino, s.type, &txn,
+                             (!d.ino && (s.type != STEADYFS_TYPE_DIR || d.parent == s.parent)) ? TF_COMMIT : 0);
+    if (!rc && s.type == STEADYFS_TYPE_DIR && d.parent != s.parent) {
+        in.parent = d.parent;
+        rc = sfs_inode_edit(fs, s.ino, &in, SFS_SET_PARENT, OWNER_NS, &txn, d.ino ? 0 : TF_COMMIT, NULL);
     }
-    if (!rc && di)   /* the replaced inode dies, or is an orphan while it is open */
-        rc = sfs_commit_kill(fs, OWNER_NS, txn, di, 0, open_now ? SFS_KILL_ORPHAN : SFS_KILL_ALL);
+    if (!rc && d.ino)   /* the replaced inode dies, or is an orphan while it is open */
+        rc = sfs_commit_kill(fs, OWNER_NS, txn, d.ino, 0, open_now ? SFS_KILL_ORPHAN : SFS_KILL_ALL);
     if (rc && txn)
         rc = ns_fail(fs, txn, rc);
     return ns_end(fs, rc);
@@ -528,29 +524,19 @@ int32_t steadyfs_readlink(steadyfs *fs, const char *path, char *buf, uint32_t ca
     return rc;
 }
 
-static struct sfs_open *dhandle(steadyfs *fs, int dd)
-{
-    if (dd < 0 || (uint32_t)dd >= fs->cfg.open_max || !fs->open[dd].ino ||
-        fs->open[dd].kind != STEADYFS_TYPE_DIR)
-        return NULL;
-    return &fs->open[dd];
-}
-
 static int opendir_call(steadyfs *fs, const char *path)
 {
     struct sfs_open *o;
-    uint32_t parent, nlen, ino;
-    const char *name;
-    uint8_t type;
+    struct sfs_where r;
     int rc = sfs_begin(fs, 0);
     if (!rc)
         sfs_budget_arm_path(fs, STEADYFS_CALL_OPENDIR, path, NULL);
     if (rc)
         return rc;
-    rc = sfs_resolve(fs, path, &parent, &name, &nlen, &ino, &type);
-    if (!rc && !ino)
+    rc = resolve(fs, path, &r);
+    if (!rc && !r.ino)
         rc = STEADYFS_ENOENT;
-    if (!rc && type != STEADYFS_TYPE_DIR)
+    if (!rc && r.type != STEADYFS_TYPE_DIR)
         rc = STEADYFS_ENOTDIR;
     if (rc)
         return rc;
@@ -558,7 +544,7 @@ static int opendir_call(steadyfs *fs, const char *path)
     if (!o)
         return STEADYFS_ENFILE;
     memset(o, 0, sizeof *o);
-    o->ino = ino;
+    o->ino = r.ino;
     o->kind = STEADYFS_TYPE_DIR;
     return (int)(o - fs->open);
 }
@@ -579,7 +565,7 @@ static int readdir_call(steadyfs *fs, int dd, steadyfs_dirent *ent)
         sfs_budget_arm(fs, STEADYFS_CALL_READDIR, 0);
     if (rc)
         return rc;
-    o = dhandle(fs, dd);
+    o = sfs_handle(fs, dd, STEADYFS_TYPE_DIR);
     if (!o)
         return STEADYFS_EBADF;
     rc = sfs_dir_next(fs, o->ino, o->pos, ent);
@@ -600,7 +586,7 @@ int steadyfs_readdir(steadyfs *fs, int dd, steadyfs_dirent *ent)
 
 uint64_t steadyfs_telldir(steadyfs *fs, int dd)
 {
-    struct sfs_open *o = fs->mounted ? dhandle(fs, dd) : NULL;
+    struct sfs_open *o = fs->mounted ? sfs_handle(fs, dd, STEADYFS_TYPE_DIR) : NULL;
     return o ? o->pos : 0;
 }
 
@@ -610,7 +596,7 @@ int steadyfs_seekdir(steadyfs *fs, int dd, uint64_t cookie)
     int rc = sfs_begin(fs, 0);
     if (rc)
         return rc;
-    o = dhandle(fs, dd);
+    o = sfs_handle(fs, dd, STEADYFS_TYPE_DIR);
     if (!o)
         return STEADYFS_EBADF;
     o->pos = cookie;
@@ -624,7 +610,7 @@ int steadyfs_closedir(steadyfs *fs, int dd)
     int rc = sfs_begin(fs, 0);
     if (rc)
         return rc;
-    o = dhandle(fs, dd);
+    o = sfs_handle(fs, dd, STEADYFS_TYPE_DIR);
     if (!o)
         return STEADYFS_EBADF;
     ino = o->ino;

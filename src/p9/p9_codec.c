@@ -180,7 +180,7 @@ const uint8_t p9_dirent_layout[] = {
     RUN_T(struct p9_dirent, K_STR, 1u, name, name), K_END,
 };
 
-/* ---- the two walkers ---------------------------------------------------- */
+/* ---- the walker --------------------------------------------------------- */
 
 /* Integer members: their width on the wire is their size in the struct
  * (ksize), and these move them. */
@@ -194,6 +194,7 @@ static uint64_t load(const uint8_t *f, uint32_t width)
     }
 }
 
+#if !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
 static void store(uint8_t *f, uint32_t width, uint64_t v)
 {
     switch (width) {
@@ -203,93 +204,107 @@ static void store(uint8_t *f, uint32_t width, uint64_t v)
     default: *(uint64_t *)(void *)f = v; break;
     }
 }
+#endif
 
-void p9_get_fields(struct p9_rd *r, const uint8_t *lay, void *obj, uint32_t msize)
+_Static_assert(offsetof(struct p9_str, ptr) == 0, "a string's bytes sit where DATA's pointer does");
+
+/* One walker for both directions (the two it replaced were 660 B of
+ * Cortex-M3 code that differed only in where each field's bytes go).
+ * Reading, a short message latches TRUNC; writing, a short buffer NOSPACE. */
+void p9_fields(struct p9_buf *b, const uint8_t *lay, void *obj, uint32_t msize, int put)
 {
     uint8_t *base = obj;
-    uint32_t last = 0;   /* the last integer read: a count for DATA and arrays */
+    int shortfall = put ? P9_E_NOSPACE : P9_E_TRUNC;
+    uint32_t last = 0;   /* the last integer moved: a count for DATA and arrays */
     for (; *lay != K_END; lay += 2) {
         uint32_t kind = lay[0] & 15u, n = (lay[0] >> 4 & 7u) + 1u, width = ksize[kind];
         uint8_t *f = base + lay[1];
         if (lay[0] & F_ARRAY) {
             n = last;
             if (n > P9_MAXWELEM) {
-                if (r->err == 0)
-                    r->err = P9_E_NWNAME;
+                /* writing, whatever else went wrong: a caller bug */
+                if (put || b->err == 0)
+                    b->err = P9_E_NWNAME;
                 return;
             }
         }
         for (; n; n--, f += width) {
-            const uint8_t *q;
+            uint8_t *q;
             uint64_t v;
-            if (kind == K_STR) {
-                struct p9_str *s = (struct p9_str *)(void *)f;
-                s->len = p9_rd16(r);
-                s->ptr = p9_rd_take(r, s->len);
-                if (s->ptr == NULL)
-                    s->len = 0;
-                continue;
-            }
             if (kind == K_QID) {
-                p9_get_fields(r, qid_layout, f, msize);
+                p9_fields(b, qid_layout, f, msize, put);
                 continue;
             }
-            if (kind == K_DATA) {
-                /* all that is left of the message, no more, no less (count
-                 * beyond it is an overrun, bytes after it trailing garbage) */
-                if (r->err == 0 && last > r->len - r->pos)
-                    r->err = P9_E_COUNT;
-                *(const uint8_t **)(void *)f = p9_rd_take(r, last);
-                continue;
-            }
-            /* Linux before 3.x sent no datasync field in Tfsync */
-            if (kind == K_OPT32 && r->len - r->pos < 4)
-                continue;
-            q = p9_rd_take(r, width);
-            v = q ? p9_le(q, width) : 0;
-            store(f, width, v);
-            /* A Tread/Treaddir whose reply could not fit in msize is refused
-             * rather than clamped: a conforming client asks for at most
-             * msize - P9_IOHDRSZ. */
-            if (kind == K_COUNT && r->err == 0 &&
-                v > (msize > P9_RREAD_HDR ? msize - P9_RREAD_HDR : 0u))
-                r->err = P9_E_COUNT;
-            last = (uint32_t)v;
-        }
-    }
-}
-
-void p9_put_fields(struct p9_wr *w, const uint8_t *lay, const void *obj)
-{
-    const uint8_t *base = obj;
-    uint32_t last = 0;   /* the last integer written: a count for DATA and arrays */
-    for (; *lay != K_END; lay += 2) {
-        uint32_t kind = lay[0] & 15u, n = (lay[0] >> 4 & 7u) + 1u, width = ksize[kind];
-        const uint8_t *f = base + lay[1];
-        if (lay[0] & F_ARRAY) {
-            n = last;
-            if (n > P9_MAXWELEM) {
-                w->err = P9_E_NWNAME;   /* whatever else went wrong: a caller bug */
-                return;
-            }
-        }
-        for (; n; n--, f += width) {
-            if (kind == K_STR) {
-                p9_wrstr(w, *(const struct p9_str *)(const void *)f);
-            } else if (kind == K_QID) {
-                p9_put_fields(w, qid_layout, f);
-            } else if (kind == K_DATA) {
-                const uint8_t *d = *(const uint8_t *const *)(const void *)f;
-                if (last != 0 && d == NULL) {
-                    w->err = P9_E_INVAL;   /* NULL data with a count: a caller bug */
+            if (kind == K_STR || kind == K_DATA) {
+                /* a string is its u16 length, then that many bytes; DATA
+                 * the last integer's count of bytes (struct p9_str's ptr
+                 * and DATA's pointer both sit at f) */
+                const uint8_t **d = (const uint8_t **)(void *)f;
+                uint16_t *slen = (uint16_t *)(void *)(f + offsetof(struct p9_str, len));
+                uint32_t cnt = last;
+                if (kind == K_STR) {
+                    if (put && *slen != 0 && *d == NULL) {
+                        if (b->err == 0)
+                            b->err = P9_E_INVAL;   /* a caller bug */
+                        continue;
+                    }
+                    q = p9_take(b, 2, shortfall);
+                    if (put && q)
+                        p9_put_le(q, *slen, 2);
+                    else if (!put)
+                        *slen = q ? (uint16_t)p9_le(q, 2) : 0;
+                    cnt = *slen;
+                } else if (put && last != 0 && *d == NULL) {
+                    b->err = P9_E_INVAL;   /* NULL data with a count: a caller bug */
                     return;
+                } else if (!put && b->err == 0 && last > b->len - b->pos) {
+                    /* all that is left of the message, no more, no less
+                     * (count beyond it is an overrun, bytes after it
+                     * trailing garbage) */
+                    b->err = P9_E_COUNT;
                 }
-                p9_wrbytes(w, d, last);
-            } else {   /* integers; K_OPT32 is always written */
-                uint64_t v = load(f, width);
-                p9_wrn(w, v, width);
-                last = (uint32_t)v;
+                q = p9_take(b, cnt, shortfall);
+                /* memmove, not memcpy: the caller may have placed the
+                 * bytes in the output buffer already (zero-copy Rread),
+                 * so source and destination can meet */
+                if (put && q && cnt)
+                    memmove(q, *d, cnt);
+                else if (!put) {
+                    *d = q;
+                    if (q == NULL && kind == K_STR)
+                        *slen = 0;
+                }
+                continue;
             }
+            /* Linux before 3.x sent no datasync field in Tfsync (written:
+             * always) */
+            if (!put && kind == K_OPT32 && b->len - b->pos < 4)
+                continue;
+            q = p9_take(b, width, shortfall);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            /* the member's bytes are its wire bytes: one copy either way */
+            if (q)
+                memcpy(put ? q : f, put ? f : q, width);
+            else if (!put)
+                memset(f, 0, width);
+            v = load(f, width);
+#else
+            if (put) {
+                v = load(f, width);
+                if (q)
+                    p9_put_le(q, v, width);
+            } else {
+                v = q ? p9_le(q, width) : 0;
+                store(f, width, v);
+            }
+#endif
+            /* A Tread/Treaddir whose reply could not fit in msize is
+             * refused rather than clamped: a conforming client asks for
+             * at most msize - P9_IOHDRSZ. */
+            if (!put && kind == K_COUNT && b->err == 0 &&
+                v > (msize > P9_RREAD_HDR ? msize - P9_RREAD_HDR : 0u))
+                b->err = P9_E_COUNT;
+            last = (uint32_t)v;
         }
     }
 }
@@ -323,8 +338,8 @@ int p9_decode(const uint8_t *buf, size_t len, uint32_t msize, struct p9_msg *m)
     m->size = size;
     const uint8_t *lay = layout_of(type);
     if (lay == NULL) return P9_E_UNKNOWN;
-    struct p9_rd r = { buf, size, P9_HDR_SIZE, 0 };
-    p9_get_fields(&r, lay, m, msize);
+    struct p9_buf r = { (uint8_t *)(uintptr_t)buf, size, P9_HDR_SIZE, 0 };   /* only read */
+    p9_fields(&r, lay, m, msize, 0);
     if (r.err != 0) return r.err;
     if (r.pos != r.len) return P9_E_TRAILING;
     return (int)size;
@@ -334,13 +349,13 @@ int p9_encode(const struct p9_msg *m, uint8_t *buf, size_t cap)
 {
     if (m == NULL || buf == NULL) return P9_E_INVAL;
     /* Sizes are 32-bit on the wire and returned as a positive int. */
-    struct p9_wr w = { buf, cap > P9_SIZE_MAX ? P9_SIZE_MAX : (uint32_t)cap, 0, 0 };
+    struct p9_buf w = { buf, cap > P9_SIZE_MAX ? P9_SIZE_MAX : (uint32_t)cap, 0, 0 };
     /* Reserve the header first so zero-copy data already placed at its
      * final offset is not moved by a prefix of different length. */
-    if (p9_wr_take(&w, P9_HDR_SIZE) == NULL) return P9_E_NOSPACE;
+    if (p9_take(&w, P9_HDR_SIZE, P9_E_NOSPACE) == NULL) return P9_E_NOSPACE;
     const uint8_t *lay = layout_of(m->type);
     if (lay == NULL) return P9_E_UNKNOWN;
-    p9_put_fields(&w, lay, m);
+    p9_fields(&w, lay, (void *)(uintptr_t)m, 0, 1);   /* (only read) */
     if (w.err != 0) return w.err;
     p9_put_le(buf, w.pos, 4);
     buf[4] = m->type;

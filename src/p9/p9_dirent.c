@@ -37,10 +37,10 @@ int p9_readdir_add(struct p9_readdir *rd, const struct p9_qid *qid, uint64_t off
                    uint8_t dtype, const uint8_t *name, uint16_t namelen)
 {
     if (namelen != 0 && name == NULL) return P9_E_INVAL;
-    struct p9_wr w = { rd->buf + P9_RREAD_HDR, rd->limit, rd->used, 0 };
-    if (P9_DIRENT_HDR + (uint32_t)namelen > w.cap - w.pos) return P9_E_NOSPACE;
+    struct p9_buf w = { rd->buf + P9_RREAD_HDR, rd->limit, rd->used, 0 };
+    if (P9_DIRENT_HDR + (uint32_t)namelen > w.len - w.pos) return P9_E_NOSPACE;
     struct p9_dirent d = { *qid, offset, dtype, { name, namelen } };
-    p9_put_fields(&w, p9_dirent_layout, &d);   /* fits: checked above */
+    p9_fields(&w, p9_dirent_layout, &d, 0, 1);   /* fits: checked above */
     rd->used = w.pos;
     return 0;
 }
@@ -58,8 +58,8 @@ int p9_readdir_finish(struct p9_readdir *rd)
 int p9_dirent_next(const uint8_t *data, uint32_t count, uint32_t *pos, struct p9_dirent *d)
 {
     if (*pos >= count) return 0;
-    struct p9_rd r = { data, count, *pos, 0 };
-    p9_get_fields(&r, p9_dirent_layout, d, 0);
+    struct p9_buf r = { (uint8_t *)(uintptr_t)data, count, *pos, 0 };   /* only read */
+    p9_fields(&r, p9_dirent_layout, d, 0, 0);
     if (r.err != 0) return r.err;
     *pos = r.pos;
     return 1;

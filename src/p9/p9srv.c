@@ -6,6 +6,8 @@
  * negative errno that becomes Rlerror on the request's tag.  Handlers read the request
  * (whose strings point into the input buffer) completely before anything
  * is written to the output, so the two may be one buffer. */
+#include <stddef.h>
+
 #include "p9/p9srv_internal.h"
 
 static int set_session_defaults(p9srv *s)
@@ -117,30 +119,30 @@ void p9srv_ungroup(p9srv *s)
 
 /* ---- session ------------------------------------------------------------ */
 
-static int h_version(p9srv *s)
+static int h_version(p9srv *s, struct p9srv_fid *unused)
 {
     uint32_t want = s->req.u.version.msize;
-    bool ok = p9_str_eq(s->req.u.version.version, P9SRV_VERSION);
-    /* Tversion ends the previous session, whatever it asks for. */
+    bool ok = p9_str_eq(s->req.u.version.version, P9SRV_VERSION) && want >= P9_MSIZE_MIN;
+    (void)unused;
+    /* Tversion ends the previous session, whatever it asks for; msize is
+     * msize_max again, what a refusal answers */
     p9srv_disconnect(s);
-    if (!ok || want < P9_MSIZE_MIN) {
-        s->rep.u.version.msize = s->cfg.msize_max;
-        s->rep.u.version.version = p9_cstr("unknown");
-        return 0;
+    if (ok) {
+        s->msize = want < s->msize ? want : s->msize;
+        s->versioned = 1;
     }
-    s->msize = want < s->cfg.msize_max ? want : s->cfg.msize_max;
-    s->versioned = 1;
     s->rep.u.version.msize = s->msize;
-    s->rep.u.version.version = p9_cstr(P9SRV_VERSION);
+    s->rep.u.version.version = p9_cstr(ok ? P9SRV_VERSION : "unknown");
     return 0;
 }
 
-static int h_attach(p9srv *s)
+static int h_attach(p9srv *s, struct p9srv_fid *unused)
 {
     struct p9srv_fid *f;
     steadyfs_stat st;
     struct p9_str an = s->req.u.tattach.aname;
     int rc;
+    (void)unused;
     if (s->req.u.tattach.afid != P9_NOFID)
         return -LX_EBADF;   /* no Tauth was ever granted */
     if (!(an.len == 0 || p9_str_eq(an, "/")))
@@ -163,17 +165,19 @@ static int h_attach(p9srv *s)
 
 /* Tauth: no authentication.  Rlerror(ENOENT) is how diod and its client
  * library say "not required" (the client then attaches with afid = NOFID). */
-static int h_auth(p9srv *s)
+static int h_auth(p9srv *s, struct p9srv_fid *unused)
 {
     (void)s;
+    (void)unused;
     return STEADYFS_ENOENT;
 }
 
 /* Tflush: requests are answered one at a time, in order: by the time a
  * Tflush is read, the request it names has been answered (Rflush). */
-static int h_flush(p9srv *s)
+static int h_flush(p9srv *s, struct p9srv_fid *unused)
 {
     (void)s;
+    (void)unused;
     return 0;
 }
 
@@ -181,20 +185,32 @@ static int h_flush(p9srv *s)
  * (Tread and Treaddir, which reply in place, are dispatched apart).  Two
  * arrays, not one of structs: no padding, 5 bytes per message.  Anything
  * else that decodes (Txattrcreate, R-messages sent to a server) gets
- * EOPNOTSUPP. */
+ * EOPNOTSUPP.  NODE (bit 0: T-message numbers are even): the handler's
+ * first check is srv_node on the fid the request names first, so the
+ * dispatch makes it, once, and hands the handler the fid. */
+#define NODE 1u
 static const uint8_t op_type[] = {
-    P9_TVERSION, P9_TAUTH, P9_TATTACH, P9_TFLUSH, P9_TWALK, P9_TCLUNK, P9_TREMOVE,
-    P9_TGETATTR, P9_TSETATTR, P9_TSTATFS, P9_TXATTRWALK, P9_TLOPEN, P9_TLCREATE,
-    P9_TWRITE, P9_TFSYNC, P9_TMKDIR, P9_TSYMLINK, P9_TREADLINK, P9_TUNLINKAT,
-    P9_TRENAMEAT, P9_TRENAME, P9_TLOCK, P9_TGETLOCK,
+    P9_TVERSION, P9_TAUTH, P9_TATTACH, P9_TFLUSH, P9_TWALK | NODE, P9_TCLUNK, P9_TREMOVE,
+    P9_TGETATTR | NODE, P9_TSETATTR | NODE, P9_TSTATFS | NODE, P9_TXATTRWALK | NODE,
+    P9_TLOPEN | NODE, P9_TLCREATE | NODE, P9_TWRITE | NODE, P9_TFSYNC | NODE, P9_TMKDIR | NODE,
+    P9_TSYMLINK | NODE, P9_TREADLINK | NODE, P9_TUNLINKAT | NODE, P9_TRENAMEAT | NODE,
+    P9_TRENAME | NODE, P9_TLOCK, P9_TGETLOCK,
 };
-static int (*const op_fn[])(p9srv *s) = {
+static int (*const op_fn[])(p9srv *s, struct p9srv_fid *f) = {
     h_version, h_auth, h_attach, h_flush, srv_h_walk, srv_h_clunk, srv_h_remove,
     srv_h_getattr, srv_h_setattr, srv_h_statfs, srv_h_xattrwalk, srv_h_lopen, srv_h_lcreate,
     srv_h_write, srv_h_fsync, srv_h_mknode, srv_h_mknode, srv_h_readlink, srv_h_unlinkat,
     srv_h_renameat, srv_h_rename, srv_h_lock, srv_h_getlock,
 };
 _Static_assert(sizeof op_type == sizeof op_fn / sizeof op_fn[0], "one handler per type");
+/* The NODE messages' first fid sits where Tclunk's does. */
+#define FIRST_FID(m) (offsetof(struct p9_msg, u.m) == offsetof(struct p9_msg, u.fid.fid))
+_Static_assert(FIRST_FID(twalk.fid) && FIRST_FID(tgetattr.fid) && FIRST_FID(tsetattr.fid) &&
+               FIRST_FID(txattrwalk.fid) && FIRST_FID(tlopen.fid) && FIRST_FID(tlcreate.fid) &&
+               FIRST_FID(twrite.fid) && FIRST_FID(tfsync.fid) && FIRST_FID(tmkdir.dfid) &&
+               FIRST_FID(tsymlink.dfid) && FIRST_FID(tunlinkat.dirfid) &&
+               FIRST_FID(trenameat.olddirfid) && FIRST_FID(trename.fid),
+               "first fids differ");
 
 int32_t p9srv_handle(p9srv *s, const uint8_t *in, uint32_t in_len, uint8_t *out,
                      uint32_t out_cap)
@@ -230,7 +246,7 @@ int32_t p9srv_handle(p9srv *s, const uint8_t *in, uint32_t in_len, uint8_t *out,
         ecode = LX_EPROTO;
     } else {
         if (type == P9_TREAD) {
-            rc = srv_h_read(s, out, out_cap);
+            rc = srv_h_read(s, out);
         } else if (type == P9_TREADDIR) {
             rc = srv_h_readdir(s, out, out_cap);
             if (rc >= 0)
@@ -238,8 +254,11 @@ int32_t p9srv_handle(p9srv *s, const uint8_t *in, uint32_t in_len, uint8_t *out,
         } else {
             rc = -LX_EOPNOTSUPP;
             for (i = 0; i < sizeof op_type; i++)
-                if (op_type[i] == type) {
-                    rc = op_fn[i](s);
+                if ((op_type[i] & ~NODE) == type) {
+                    struct p9srv_fid *f = NULL;
+                    rc = op_type[i] & NODE ? srv_node(s, s->req.u.fid.fid, &f) : 0;
+                    if (!rc)
+                        rc = op_fn[i](s, f);
                     break;
                 }
         }

@@ -15,6 +15,11 @@ void srv_qid(struct p9_qid *q, uint8_t type, uint64_t id)
     q->path = id;
 }
 
+uint32_t srv_ifmt(uint8_t type)
+{
+    return type == STEADYFS_TYPE_DIR ? 0040000u : type == STEADYFS_TYPE_SYMLINK ? 0120000u : 0100000u;
+}
+
 /* ns since the epoch to 9P's seconds and nanoseconds (before 1970: the
  * seconds' two's complement, as Linux reads them). */
 static void split_ns(int64_t t, uint64_t *sec, uint64_t *nsec)
@@ -26,29 +31,6 @@ static void split_ns(int64_t t, uint64_t *sec, uint64_t *nsec)
     }
     *sec = (uint64_t)s;
     *nsec = (uint64_t)n;
-}
-
-void srv_getattr(const p9srv *s, const steadyfs_stat *st, uint32_t blksize, struct p9_stat *out)
-{
-    (void)s;
-    memset(out, 0, sizeof *out);
-    /* Everything in BASIC is answered (atime as mtime: not kept) plus the
-     * generation; BTIME and DATA_VERSION are not kept. */
-    out->valid = P9_GETATTR_BASIC | P9_GETATTR_GEN;
-    srv_qid(&out->qid, st->type, st->id);
-    out->mode = st->mode | (st->type == STEADYFS_TYPE_DIR ? 0040000u
-                          : st->type == STEADYFS_TYPE_SYMLINK ? 0120000u : 0100000u);
-    out->uid = st->uid;
-    out->gid = st->gid;
-    out->nlink = st->nlink;
-    out->size = st->size;
-    out->blksize = blksize;
-    out->blocks = (st->size + 511u) / 512u;
-    split_ns(st->mtime, &out->mtime_sec, &out->mtime_nsec);
-    split_ns(st->ctime, &out->ctime_sec, &out->ctime_nsec);
-    out->atime_sec = out->mtime_sec;
-    out->atime_nsec = out->mtime_nsec;
-    out->gen = st->id >> 32;
 }
 
 static int in_group(const p9srv *s, uint32_t gid)
@@ -89,26 +71,6 @@ int srv_may(p9srv *s, const char *path, uint32_t want)
     return rc ? rc : srv_may_st(s, &st, want);
 }
 
-int srv_statfs(p9srv *s, struct p9_statfs *out)
-{
-    steadyfs_info info;
-    int rc = steadyfs_info_get(s->cfg.fs, &info);
-    uint32_t bs;
-    if (rc)
-        return rc;
-    bs = info.data_per_sector ? info.data_per_sector : 1u;
-    memset(out, 0, sizeof *out);
-    out->type = STEADYFS_MAGIC;
-    out->bsize = bs;
-    out->blocks = info.capacity / bs;
-    out->bfree = info.free / bs;
-    out->bavail = out->bfree;
-    /* files/ffree: steadyfs_info does not report inode counts; 0 means
-     * "unknown" to df -i. */
-    out->namelen = STEADYFS_NAME_MAX;
-    return 0;
-}
-
 uint32_t srv_errno(int rc)
 {
     /* steadyfs errors are already -errno (steadyfs.h); anything outside the
@@ -120,20 +82,34 @@ uint32_t srv_errno(int rc)
 
 /* ---- Tgetattr, Tsetattr, Tstatfs, Txattrwalk ---- */
 
-int srv_h_getattr(p9srv *s)
+/* The replies are built in s->rep, which p9srv_handle zeroed and typed
+ * (Rgetattr, Rstatfs): only what is not 0 is set. */
+int srv_h_getattr(p9srv *s, struct p9srv_fid *f)
 {
-    struct p9srv_fid *f;
+    struct p9_stat *out = &s->rep.u.rgetattr;
     steadyfs_stat st;
     steadyfs_info info;
-    int rc = srv_node(s, s->req.u.tgetattr.fid, &f);
-    if (!rc)
-        rc = srv_fid_stat(s, f, &st);
+    int rc = srv_fid_stat(s, f, &st);
     if (!rc)
         rc = steadyfs_info_get(s->cfg.fs, &info);
     if (rc)
         return rc;
-    s->rep.type = P9_RGETATTR;
-    srv_getattr(s, &st, info.data_per_sector, &s->rep.u.rgetattr);
+    /* Everything in BASIC is answered (atime as mtime: not kept) plus the
+     * generation; BTIME and DATA_VERSION are not kept. */
+    out->valid = P9_GETATTR_BASIC | P9_GETATTR_GEN;
+    srv_qid(&out->qid, st.type, st.id);
+    out->mode = st.mode | srv_ifmt(st.type);
+    out->uid = st.uid;
+    out->gid = st.gid;
+    out->nlink = st.nlink;
+    out->size = st.size;
+    out->blksize = info.data_per_sector;
+    out->blocks = (st.size + 511u) / 512u;
+    split_ns(st.mtime, &out->mtime_sec, &out->mtime_nsec);
+    split_ns(st.ctime, &out->ctime_sec, &out->ctime_nsec);
+    out->atime_sec = out->mtime_sec;
+    out->atime_nsec = out->mtime_nsec;
+    out->gen = st.id >> 32;
     return 0;
 }
 
@@ -141,17 +117,15 @@ int srv_h_getattr(p9srv *s)
 _Static_assert(P9_SETATTR_MODE == STEADYFS_ATTR_MODE && P9_SETATTR_UID == STEADYFS_ATTR_UID &&
                P9_SETATTR_GID == STEADYFS_ATTR_GID, "setattr bits differ");
 
-int srv_h_setattr(p9srv *s)
+int srv_h_setattr(p9srv *s, struct p9srv_fid *f)
 {
-    struct p9srv_fid *f;
     steadyfs_stat st;
     steadyfs_attr a;
     uint32_t valid = s->req.u.tsetattr.valid;
-    int rc = srv_node(s, s->req.u.tsetattr.fid, &f);
-    if (!rc && s->cfg.read_only && valid)
-        rc = STEADYFS_EROFS;
-    if (!rc)
-        rc = srv_fid_stat(s, f, &st);
+    int rc;
+    if (s->cfg.read_only && valid)
+        return STEADYFS_EROFS;
+    rc = srv_fid_stat(s, f, &st);
     if (rc)
         return rc;
     /* who may: chmod, chgrp and given times the owner; chown root; the
@@ -224,41 +198,45 @@ int srv_h_setattr(p9srv *s)
 
 /* Treadlink: the target into a scratch path buffer (at most path_max - 1
  * bytes), answered from there. */
-int srv_h_readlink(p9srv *s)
+int srv_h_readlink(p9srv *s, struct p9srv_fid *f)
 {
-    struct p9srv_fid *f;
     int32_t n;
-    int rc = srv_node(s, s->req.u.fid.fid, &f);
-    if (rc)
-        return rc;
     if (f->type != STEADYFS_TYPE_SYMLINK)
         return STEADYFS_EINVAL;
     n = steadyfs_readlink(s->cfg.fs, srv_fid_path(s, f), s->tmp[1], s->cfg.path_max - 1u);
     if (n < 0)
         return n;
-    s->rep.type = P9_RREADLINK;
     s->rep.u.rreadlink.target.ptr = (const uint8_t *)s->tmp[1];
     s->rep.u.rreadlink.target.len = (uint16_t)n;
     return 0;
 }
 
-int srv_h_statfs(p9srv *s)
+int srv_h_statfs(p9srv *s, struct p9srv_fid *f)
 {
-    struct p9srv_fid *f;
-    int rc = srv_node(s, s->req.u.fid.fid, &f);
+    struct p9_statfs *out = &s->rep.u.rstatfs;
+    steadyfs_info info;
+    int rc = steadyfs_info_get(s->cfg.fs, &info);
+    uint32_t bs;
+    (void)f;
     if (rc)
         return rc;
-    s->rep.type = P9_RSTATFS;
-    return srv_statfs(s, &s->rep.u.rstatfs);
+    bs = info.data_per_sector ? info.data_per_sector : 1u;
+    out->type = STEADYFS_MAGIC;
+    out->bsize = bs;
+    out->blocks = info.capacity / bs;
+    out->bfree = info.free / bs;
+    out->bavail = out->bfree;
+    /* files/ffree: steadyfs_info does not report inode counts; 0 means
+     * "unknown" to df -i. */
+    out->namelen = STEADYFS_NAME_MAX;
+    return 0;
 }
 
-int srv_h_xattrwalk(p9srv *s)
+int srv_h_xattrwalk(p9srv *s, struct p9srv_fid *f)
 {
-    struct p9srv_fid *f, *nf;
+    struct p9srv_fid *nf;
     uint32_t newfid = s->req.u.txattrwalk.newfid;
-    int rc = srv_node(s, s->req.u.txattrwalk.fid, &f);
-    if (rc)
-        return rc;
+    int rc;
     /* No extended attributes are stored: a named one does not exist
      * (ENODATA, what lgetxattr says), the list is empty. */
     if (s->req.u.txattrwalk.name.len)
@@ -270,7 +248,5 @@ int srv_h_xattrwalk(p9srv *s)
         return rc;
     nf->kind = FID_XATTR;
     s->nfids++;
-    s->rep.type = P9_RXATTRWALK;
-    s->rep.u.rxattrwalk.size = 0;
-    return 0;
+    return 0;   /* Rxattrwalk's size: 0, as the reply starts */
 }

@@ -21,31 +21,22 @@ struct p9srv_fid *srv_fid_find(p9srv *s, uint32_t fid)
 struct p9srv_fid *srv_fid_alloc(p9srv *s, uint32_t fid, int *err)
 {
     uint32_t i;
-    struct p9srv_fid *free_slot = NULL;
-    if (fid == P9_NOFID) {
-        *err = -LX_EBADF;
+    *err = -LX_EBADF;
+    if (fid == P9_NOFID || srv_fid_find(s, fid))
         return NULL;
-    }
     for (i = 0; i < s->cfg.fid_max; i++) {
         struct p9srv_fid *f = &s->fids[i];
         if (f->kind == FID_FREE) {
-            if (!free_slot)
-                free_slot = f;
-        } else if (f->fid == fid) {
-            *err = -LX_EBADF;
-            return NULL;
+            memset(f, 0, sizeof *f);
+            f->fid = fid;
+            f->h = FID_H_NONE;
+            *err = 0;
+            return f;
         }
     }
-    if (!free_slot) {
-        s->n_fid_full++;
-        *err = -LX_EMFILE;
-        return NULL;
-    }
-    memset(free_slot, 0, sizeof *free_slot);
-    free_slot->fid = fid;
-    free_slot->h = FID_H_NONE;
-    *err = 0;
-    return free_slot;
+    s->n_fid_full++;
+    *err = -LX_EMFILE;
+    return NULL;
 }
 
 int srv_fid_clunk(p9srv *s, struct p9srv_fid *f)
@@ -148,17 +139,17 @@ _Static_assert(AT_MKDIR(tlcreate.fid) && AT_MKDIR(tsymlink.dfid) && AT_MKDIR(tun
 _Static_assert(NAME_AT_MKDIR(tlcreate.name) && NAME_AT_MKDIR(tsymlink.name) &&
                NAME_AT_MKDIR(tunlinkat.name), "new names differ");
 
-int32_t srv_dir_child(p9srv *s, struct p9srv_fid **dir)
+int32_t srv_dir_child(p9srv *s, struct p9srv_fid *dir)
 {
-    int rc = srv_dir_node(s, s->req.u.tmkdir.dfid, dir);
+    int rc = srv_dir(dir);
     if (rc)
         return rc;
-    if (s->req.type == P9_TLCREATE && (*dir)->h != FID_H_NONE)
+    if (s->req.type == P9_TLCREATE && dir->h != FID_H_NONE)
         return STEADYFS_EINVAL;   /* an open fid cannot become the new file */
     if (s->cfg.read_only)
         return STEADYFS_EROFS;
     rc = srv_name_new(s->req.u.tmkdir.name);
-    return rc ? rc : srv_fid_join(s, s->tmp[0], *dir, s->req.u.tmkdir.name);
+    return rc ? rc : srv_fid_join(s, s->tmp[0], dir, s->req.u.tmkdir.name);
 }
 
 int srv_may_fid(p9srv *s, const struct p9srv_fid *f, uint32_t want)
@@ -239,12 +230,15 @@ int srv_node(p9srv *s, uint32_t fid, struct p9srv_fid **out)
     return 0;
 }
 
+int srv_dir(const struct p9srv_fid *f)
+{
+    return f->type != STEADYFS_TYPE_DIR ? STEADYFS_ENOTDIR : 0;
+}
+
 int srv_dir_node(p9srv *s, uint32_t fid, struct p9srv_fid **out)
 {
     int rc = srv_node(s, fid, out);
-    if (!rc && (*out)->type != STEADYFS_TYPE_DIR)
-        rc = STEADYFS_ENOTDIR;
-    return rc;
+    return rc ? rc : srv_dir(*out);
 }
 
 /* Current attributes of the fid's file; ESTALE if its path now names a

@@ -61,11 +61,11 @@ int srv_name_walk(struct p9_str name);
 /* 1 if name is ".", 2 if "..", else 0. */
 uint32_t srv_dots(struct p9_str name);
 /* The start Tlcreate, Tmkdir, Tsymlink and Tunlinkat share, in the order
- * of its checks: *dir = the request's directory fid (srv_dir_node;
- * Tlcreate: not open, else EINVAL), read_only (EROFS), the new name
- * (srv_name_new) and s->tmp[0] = its path (srv_fid_join).  Returns the
- * path's length or a negative errno. */
-int32_t srv_dir_child(p9srv *s, struct p9srv_fid **dir);
+ * of its checks (after the dispatch's srv_node on dir, the request's
+ * directory fid): a directory (srv_dir; Tlcreate: not open, else EINVAL),
+ * read_only (EROFS), the new name (srv_name_new) and s->tmp[0] = its path
+ * (srv_fid_join).  Returns the path's length or a negative errno. */
+int32_t srv_dir_child(p9srv *s, struct p9srv_fid *dir);
 /* dst = the path of fid dir, "/", name (srv_path_join). */
 int32_t srv_fid_join(const p9srv *s, char *dst, const struct p9srv_fid *dir, struct p9_str name);
 /* srv_may on the fid's path. */
@@ -88,7 +88,9 @@ void srv_paths_renamed(p9srv *s, const char *from, uint32_t flen, const char *to
 void srv_fid_use(p9srv *s, struct p9srv_fid *f, uint8_t type, uint64_t id);
 /* The fid naming a file or directory (not stale), or -EBADF / -ESTALE. */
 int srv_node(p9srv *s, uint32_t fid, struct p9srv_fid **out);
-/* As srv_node, and a directory (else ENOTDIR). */
+/* 0 if fid f names a directory, else -ENOTDIR. */
+int srv_dir(const struct p9srv_fid *f);
+/* As srv_node, and a directory (srv_dir). */
 int srv_dir_node(p9srv *s, uint32_t fid, struct p9srv_fid **out);
 /* The fid's file's attributes; ESTALE if its path names another file now. */
 int srv_fid_stat(p9srv *s, struct p9srv_fid *f, steadyfs_stat *st);
@@ -99,36 +101,38 @@ int srv_open(p9srv *s, const char *path, int fl, const steadyfs_attr *attr, uint
 
 /* ---- message handlers: fill s->rep's body and return 0, or a negative
  * errno that becomes Rlerror.  p9srv_handle has set s->rep.type (the
- * request's type + 1) and zeroed the rest.  Tread/Treaddir build their
- * reply in out. ---- */
-int srv_h_getattr(p9srv *s);     /* p9srv_attr.c */
-int srv_h_setattr(p9srv *s);
-int srv_h_readlink(p9srv *s);
-int srv_h_statfs(p9srv *s);
-int srv_h_xattrwalk(p9srv *s);
-int srv_h_lopen(p9srv *s);       /* p9srv_io.c */
-int srv_h_lcreate(p9srv *s);
-int32_t srv_h_read(p9srv *s, uint8_t *out, uint32_t out_cap);
-int srv_h_write(p9srv *s);
-int srv_h_fsync(p9srv *s);
+ * request's type + 1) and zeroed the rest.  f: the fid the request names
+ * first, found by srv_node (p9srv.c's NODE messages), else NULL.
+ * Tread/Treaddir build their reply in out (out_cap >= msize). ---- */
+int srv_h_getattr(p9srv *s, struct p9srv_fid *f);     /* p9srv_attr.c */
+int srv_h_setattr(p9srv *s, struct p9srv_fid *f);
+int srv_h_readlink(p9srv *s, struct p9srv_fid *f);
+int srv_h_statfs(p9srv *s, struct p9srv_fid *f);
+int srv_h_xattrwalk(p9srv *s, struct p9srv_fid *f);
+int srv_h_lopen(p9srv *s, struct p9srv_fid *f);       /* p9srv_io.c */
+int srv_h_lcreate(p9srv *s, struct p9srv_fid *f);
+int32_t srv_h_read(p9srv *s, uint8_t *out);
+int srv_h_write(p9srv *s, struct p9srv_fid *f);
+int srv_h_fsync(p9srv *s, struct p9srv_fid *f);
 /* p9srv_lock.c: Tlock, Tgetlock; a session's locks go with it. */
-int srv_h_lock(p9srv *s);
-int srv_h_getlock(p9srv *s);
+int srv_h_lock(p9srv *s, struct p9srv_fid *unused);
+int srv_h_getlock(p9srv *s, struct p9srv_fid *unused);
 void srv_locks_drop(p9srv *s);
 /* Returns the finished Rreaddir's length, or a negative errno. */
 int32_t srv_h_readdir(p9srv *s, uint8_t *out, uint32_t out_cap);
-int srv_h_walk(p9srv *s);        /* p9srv_ns.c */
-int srv_h_clunk(p9srv *s);
-int srv_h_remove(p9srv *s);
-int srv_h_mknode(p9srv *s);      /* Tmkdir and Tsymlink */
-int srv_h_unlinkat(p9srv *s);
-int srv_h_renameat(p9srv *s);
-int srv_h_rename(p9srv *s);
+int srv_h_walk(p9srv *s, struct p9srv_fid *f);        /* p9srv_ns.c */
+int srv_h_clunk(p9srv *s, struct p9srv_fid *unused);
+int srv_h_remove(p9srv *s, struct p9srv_fid *unused);
+int srv_h_mknode(p9srv *s, struct p9srv_fid *f);      /* Tmkdir and Tsymlink */
+int srv_h_unlinkat(p9srv *s, struct p9srv_fid *f);
+int srv_h_renameat(p9srv *s, struct p9srv_fid *f);
+int srv_h_rename(p9srv *s, struct p9srv_fid *f);
 
 /* ---- attributes (p9srv_attr.c) ---- */
 void srv_qid(struct p9_qid *q, uint8_t type, uint64_t id);
-void srv_getattr(const p9srv *s, const steadyfs_stat *st, uint32_t blksize, struct p9_stat *out);
-int srv_statfs(p9srv *s, struct p9_statfs *out);
+/* The file type bits of a mode (S_IFDIR, S_IFLNK, S_IFREG) for a steadyfs
+ * type; shifted right by 12, the readdir entry's DT_ type. */
+uint32_t srv_ifmt(uint8_t type);
 /* access_user: 0 if the attached user may `want` (4 read, 2 write, 1
  * search) on the file st / at path, else -EACCES (or the stat's error).
  * Without access_user, or for uid 0: always 0 (path: no stat made). */

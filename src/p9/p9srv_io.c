@@ -53,14 +53,11 @@ static int opened(p9srv *s, const struct p9srv_fid *f)
     return 0;
 }
 
-int srv_h_lopen(p9srv *s)
+int srv_h_lopen(p9srv *s, struct p9srv_fid *f)
 {
-    struct p9srv_fid *f;
     int fl = open_flags(s->req.u.tlopen.flags);
     uint32_t want = open_want(fl);
-    int rc = srv_node(s, s->req.u.tlopen.fid, &f);
-    if (rc)
-        return rc;
+    int rc;
     if (f->h != FID_H_NONE)
         return STEADYFS_EINVAL;   /* already open */
     rc = srv_may_fid(s, f, want);
@@ -85,14 +82,13 @@ int srv_h_lopen(p9srv *s)
     return opened(s, f);
 }
 
-int srv_h_lcreate(p9srv *s)
+int srv_h_lcreate(p9srv *s, struct p9srv_fid *f)
 {
-    struct p9srv_fid *f;
     steadyfs_stat st;
     steadyfs_attr a;
     char *p = s->tmp[0];
     int fl = open_flags(s->req.u.tlcreate.flags) | STEADYFS_O_CREAT;
-    int32_t len = srv_dir_child(s, &f);
+    int32_t len = srv_dir_child(s, f);
     int existed, rc;
     if (len < 0)
         return len;
@@ -131,7 +127,7 @@ static int seek_to(p9srv *s, struct p9srv_fid *f, uint64_t off)
     return r < 0 ? (int)r : 0;
 }
 
-int32_t srv_h_read(p9srv *s, uint8_t *out, uint32_t out_cap)
+int32_t srv_h_read(p9srv *s, uint8_t *out)
 {
     struct p9srv_fid *f = srv_fid_find(s, s->req.u.tread.fid);
     uint32_t count = s->req.u.tread.count;
@@ -140,10 +136,8 @@ int32_t srv_h_read(p9srv *s, uint8_t *out, uint32_t out_cap)
     if (!f)
         return -LX_EBADF;
     s->rep.u.rread.data = out + P9_RREAD_HDR;
-    if (f->kind == FID_XATTR) {
-        s->rep.u.rread.count = 0;   /* the empty xattr list */
-        return 0;
-    }
+    if (f->kind == FID_XATTR)
+        return 0;   /* the empty xattr list: count 0, as the reply starts */
     if (f->stale)
         return -LX_ESTALE;
     if (f->h == FID_H_NONE)
@@ -152,8 +146,7 @@ int32_t srv_h_read(p9srv *s, uint8_t *out, uint32_t out_cap)
         return STEADYFS_EISDIR;
     if (f->h < 0 || f->omode == STEADYFS_O_WRONLY)
         return -LX_EBADF;
-    if (count > out_cap - P9_RREAD_HDR)
-        count = out_cap - P9_RREAD_HDR;
+    /* (out_cap >= msize: p9srv_handle checked it) */
     if (count > s->msize - P9_RREAD_HDR)
         count = s->msize - P9_RREAD_HDR;
     rc = seek_to(s, f, s->req.u.tread.offset);
@@ -166,13 +159,10 @@ int32_t srv_h_read(p9srv *s, uint8_t *out, uint32_t out_cap)
     return 0;
 }
 
-int srv_h_write(p9srv *s)
+int srv_h_write(p9srv *s, struct p9srv_fid *f)
 {
-    struct p9srv_fid *f;
     int32_t n;
-    int rc = srv_node(s, s->req.u.twrite.fid, &f);
-    if (rc)
-        return rc;
+    int rc;
     if (f->h < 0 || f->type != STEADYFS_TYPE_FILE || f->omode == STEADYFS_O_RDONLY)
         return -LX_EBADF;
     rc = seek_to(s, f, s->req.u.twrite.offset);
@@ -185,12 +175,8 @@ int srv_h_write(p9srv *s)
     return 0;
 }
 
-int srv_h_fsync(p9srv *s)
+int srv_h_fsync(p9srv *s, struct p9srv_fid *f)
 {
-    struct p9srv_fid *f;
-    int rc = srv_node(s, s->req.u.tfsync.fid, &f);
-    if (rc)
-        return rc;
     /* Only an open file has anything uncommitted; directory changes are
      * durable when the call that made them returned. */
     if (f->h >= 0 && f->type == STEADYFS_TYPE_FILE)
@@ -231,9 +217,8 @@ int32_t srv_h_readdir(p9srv *s, uint8_t *out, uint32_t out_cap)
             break;
         rc = 0;
         srv_qid(&q, s->dent.type, s->dent.id);
-        if (p9_readdir_add(&rd, &q, s->dent.next,
-                           s->dent.type == STEADYFS_TYPE_DIR ? 4u    /* DT_DIR */
-                           : s->dent.type == STEADYFS_TYPE_SYMLINK ? 10u : 8u,   /* DT_LNK, DT_REG */
+        /* DT_DIR 4, DT_LNK 10, DT_REG 8: the file type bits of the mode */
+        if (p9_readdir_add(&rd, &q, s->dent.next, (uint8_t)(srv_ifmt(s->dent.type) >> 12),
                            (const uint8_t *)s->dent.name, s->dent.name_len))
             break;
     }

@@ -46,10 +46,16 @@ static int lock_common(p9srv *s, uint32_t fid, uint8_t type)
     return 0;
 }
 
-int srv_h_lock(p9srv *s) { return lock_common(s, s->req.u.tlock.fid, s->req.u.tlock.type); }
-
-int srv_h_getlock(p9srv *s)
+/* (not NODE in the dispatch: EOPNOTSUPP above comes before a bad fid) */
+int srv_h_lock(p9srv *s, struct p9srv_fid *unused)
 {
+    (void)unused;
+    return lock_common(s, s->req.u.tlock.fid, s->req.u.tlock.type);
+}
+
+int srv_h_getlock(p9srv *s, struct p9srv_fid *unused)
+{
+    (void)unused;
     return lock_common(s, s->req.u.getlock.fid, s->req.u.getlock.type);
 }
 

@@ -4,18 +4,16 @@
  */
 #include "p9/p9srv_internal.h"
 
-int srv_h_walk(p9srv *s)
+int srv_h_walk(p9srv *s, struct p9srv_fid *f)
 {
-    struct p9srv_fid *f, *nf;
+    struct p9srv_fid *nf;
     steadyfs_stat st;
     char *p = s->tmp[0];
     uint32_t len, i, dots, nw = s->req.u.twalk.nwname;
     uint32_t newfid = s->req.u.twalk.newfid;
     uint8_t type;
     uint64_t id;
-    int rc = srv_node(s, s->req.u.twalk.fid, &f), err = 0;
-    if (rc)
-        return rc;
+    int rc, err = 0;
     if (newfid != f->fid && srv_fid_find(s, newfid))
         return -LX_EBADF;
     if (newfid == f->fid && f->h != FID_H_NONE && nw > 0)
@@ -73,18 +71,20 @@ int srv_h_walk(p9srv *s)
     return 0;
 }
 
-int srv_h_clunk(p9srv *s)
+int srv_h_clunk(p9srv *s, struct p9srv_fid *unused)
 {
     struct p9srv_fid *f = srv_fid_find(s, s->req.u.fid.fid);
+    (void)unused;
     if (!f)
         return -LX_EBADF;
     return srv_fid_clunk(s, f);
 }
 
-int srv_h_remove(p9srv *s)
+int srv_h_remove(p9srv *s, struct p9srv_fid *unused)
 {
     struct p9srv_fid *f = srv_fid_find(s, s->req.u.fid.fid);
     int err, rc;
+    (void)unused;
     if (!f)
         return -LX_EBADF;
     if (f->kind != FID_NODE)
@@ -116,14 +116,13 @@ int srv_h_remove(p9srv *s)
 
 /* Tmkdir and Tsymlink: a new directory or symlink with the request's gid
  * (and, for a directory, mode), answered with its qid. */
-int srv_h_mknode(p9srv *s)
+int srv_h_mknode(p9srv *s, struct p9srv_fid *f)
 {
-    struct p9srv_fid *f;
     steadyfs_stat st;
     steadyfs_attr a;
     char *p = s->tmp[0];
     int link = s->req.type == P9_TSYMLINK;
-    int32_t rc = srv_dir_child(s, &f);
+    int32_t rc = srv_dir_child(s, f);
     if (rc < 0)
         return rc;
     if (link) {
@@ -150,10 +149,9 @@ int srv_h_mknode(p9srv *s)
     return 0;
 }
 
-int srv_h_unlinkat(p9srv *s)
+int srv_h_unlinkat(p9srv *s, struct p9srv_fid *f)
 {
-    struct p9srv_fid *f;
-    int32_t rc = srv_dir_child(s, &f);
+    int32_t rc = srv_dir_child(s, f);
     if (rc < 0)
         return rc;
     rc = srv_may_fid(s, f, 3);
@@ -178,11 +176,11 @@ static int do_rename(p9srv *s, uint32_t flen, uint32_t tlen)
     return 0;
 }
 
-int srv_h_renameat(p9srv *s)
+int srv_h_renameat(p9srv *s, struct p9srv_fid *od)
 {
-    struct p9srv_fid *od, *nd;
+    struct p9srv_fid *nd;
     int32_t fl, tl;
-    int rc = srv_dir_node(s, s->req.u.trenameat.olddirfid, &od);
+    int rc = srv_dir(od);
     if (!rc)
         rc = srv_dir_node(s, s->req.u.trenameat.newdirfid, &nd);
     if (rc)
@@ -208,13 +206,11 @@ int srv_h_renameat(p9srv *s)
     return do_rename(s, (uint32_t)fl, (uint32_t)tl);
 }
 
-int srv_h_rename(p9srv *s)
+int srv_h_rename(p9srv *s, struct p9srv_fid *f)
 {
-    struct p9srv_fid *f, *d;
+    struct p9srv_fid *d;
     int32_t tl;
-    int rc = srv_node(s, s->req.u.trename.fid, &f);
-    if (!rc)
-        rc = srv_dir_node(s, s->req.u.trename.dfid, &d);
+    int rc = srv_dir_node(s, s->req.u.trename.dfid, &d);
     if (rc)
         return rc;
     if (s->cfg.read_only)

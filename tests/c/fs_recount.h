@@ -22,16 +22,12 @@ static inline int fs_recount_unit(steadyfs *fs, uint32_t b)
             for (j = 0; j < fs->npend && !live; j++)
                 live = fs->pend[j].type == PT_L1 && (fs->pend[j].flags & PF_UNC) &&
                        fs->pend[j].key == t.key && fs->pend[j].ppn == ppn;
+            /* a dying chunk's pages are still mapped (and counted) until
+             * the trim step that frees the chunk */
             if (!live && sfs_lookup(fs, t.key, 0, &cur) == 0)
-                live = cur == ppn;
-            /* a dead inode's page whose count a settling kill still holds */
-            if (!live && sfs_kill_settling(fs, t.key / fs->geo.e1) &&
-                sfs_l1_locate(fs, t.key / fs->geo.e1, &cur) == 0 && cur != SFS_NONE &&
-                sfs_rd_words(fs, cur, t.key % fs->geo.e1, 1, &cur) == 0)
-                live = cur == ppn;
+                live = sfs_copy_of(fs, cur) == ppn;   /* collection may have copied it */
         } else if (t.kind == TK_MAP1) {
-            live = sfs_l1_locate(fs, t.key, &cur) == 0 && cur == ppn &&
-                   (!sfs_kill_covers_l1(fs, t.key) || sfs_kill_settling(fs, t.key));
+            live = sfs_l1_locate(fs, t.key, &cur) == 0 && cur == ppn;
         } else if (t.kind == TK_MAP2) {
             live = t.key < fs->geo.n_l2 && fs->root[t.key] == ppn;
         }

@@ -99,9 +99,9 @@ static void dev_pos(uint32_t ppn, uint32_t *b, uint32_t *o)
 static uint32_t where_root(uint32_t log_ino, uint32_t *sb, uint32_t *so)
 {
     uint32_t d = sfs_name_hash("log", 3) % T.fs.cfg.dir_pages, ppn, n = 0;
-    if (sfs_lookup(FS, sfs_data_lpn(FS, 1, d), 0, &ppn) == 0 && ppn != SFS_NONE)
+    if (sfs_lookup(FS, sfs_shared_lpn(FS, 1, 1 + d), 0, &ppn) == 0 && ppn != SFS_NONE)
         dev_pos(ppn, &sb[n], &so[n]), n++;
-    if (sfs_lookup(FS, log_ino, 0, &ppn) == 0 && ppn != SFS_NONE)
+    if (sfs_lookup(FS, sfs_shared_lpn(FS, log_ino, 0), 0, &ppn) == 0 && ppn != SFS_NONE)
         dev_pos(ppn, &sb[n], &so[n]), n++;
     return n;
 }

@@ -424,14 +424,15 @@ static void test_old_format(void)
     uint8_t *data = (uint8_t *)T.image + off;
     steadyfs_config c = T.cfg;
     CHECK_EQ(steadyfs_unmount(FS), 0);
-    /* every checkpoint sector (format 6): version 3, its payload and tag
-     * CRCs redone */
+    /* every checkpoint sector (this format): version 3, its payload and
+     * tag CRCs redone */
     for (i = 0; i + per <= pages; i += per) {
         uint8_t *pg = data + i * stride, *tag = sec + payload;
         for (k = 0; k < 2; k++) {
             uint8_t key = k ? 0x00 : 0xFF;
             sector_io(pg, stride, g->page_size, ss, inl, sec, key, 0);
-            if (memcmp(sec, "SFC1\6\0\0\0", 8) || tag[0] != 4)
+            if (memcmp(sec, "SFC1", 4) || sec[4] != STEADYFS_FORMAT_VERSION || sec[5] || sec[6] ||
+                sec[7] || tag[0] != 4)
                 continue;
             sec[4] = 3;
             put32le(tag + 24, steady_crc32(0, sec, payload));

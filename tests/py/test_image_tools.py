@@ -704,7 +704,7 @@ def test_old_format_image_is_refused_in_one_line(tmp_path: Path) -> None:
     for off in range(data_off, len(raw) - page - spare + 1, page + spare):
         main = bytes(b ^ 0xFF for b in raw[off:off + page])       # stored inverted
         tag = bytearray(b ^ 0xFF for b in raw[off + page:off + page + 32])
-        if main[:8] != b"SFC1\x06\0\0\0" or tag[0] != 4:
+        if main[:4] != b"SFC1" or struct.unpack_from("<I", main, 4)[0] == 3 or tag[0] != 4:
             continue
         main = main[:4] + struct.pack("<I", 3) + main[8:]
         struct.pack_into("<I", tag, 24, zlib.crc32(main))

@@ -17,7 +17,8 @@ Override with ``--param fs.KEY=VALUE`` for any sh_fs_config field
 
 ``capacity()`` is steadyfs_info's capacity: the live data the format
 allows (``fill_permille``, default 75 %, of the sectors outside the
-reserve), so ``--fill 0.75`` fills 75 % of *that* (see ``describe()``'s
+reserve, lowered on small-unit media where collection needs the margin:
+docs/DESIGN.md §6), so ``--fill 0.75`` fills 75 % of *that* (see ``describe()``'s
 ``capacity_fraction_of_device`` for what it is in raw device bytes).
 ``used()`` is steadyfs_info's used: live sectors, data and metadata.
 A failing call raises FsError with steadyfs_strerror's text.

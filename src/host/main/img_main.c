@@ -1096,7 +1096,7 @@ static int cmd_df(int argc, char **argv)
         printf("%s: %s, %u blocks (%u bad), %llu bytes of device\n", image, m.prof->name,
                m.blocks, bad, (unsigned long long)dev_bytes);
         printf("capacity %llu bytes (%.1f %% of the device; fill limit %u.%u %% of the sectors "
-               "outside the reserve)\n", (unsigned long long)in.capacity,
+               "outside the reserve, or less where the pace needs it)\n", (unsigned long long)in.capacity,
                dev_bytes ? 100.0 * (double)in.capacity / (double)dev_bytes : 0.0, fill / 10,
                fill % 10);
         printf("used %llu bytes (%.1f %%), free %llu bytes\n", (unsigned long long)in.used,

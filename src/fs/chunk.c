@@ -1,0 +1,111 @@
+/* Chunks: the dense logical space's allocation unit (DESIGN.md §4).
+ *
+ * A file's data pages >= 1 live in chunks of C logical pages; the used
+ * and dying bitmaps (n_c bits each, in RAM and in every checkpoint) say
+ * which chunks a file holds and which a kill gave up.  A dying chunk's map
+ * words still point at its dead sectors, which stay counted (collection
+ * knows them dead by the dying bit and does not copy them); a trim step
+ * rewrites the L1 sector that holds it with those words none, uncounts the
+ * sectors and frees the chunk.  Because chunks are numbered densely from
+ * the bottom of the space, the map has at most n_l1 L1 sectors whatever
+ * the files look like: what collection without map writes needs. */
+#include "fs/fs_internal.h"
+
+int sfs_bit(const uint8_t *map, uint32_t i) { return map[i >> 3] >> (i & 7u) & 1u; }
+
+void sfs_bit_set(uint8_t *map, uint32_t i, int on)
+{
+    if (on)
+        map[i >> 3] |= (uint8_t)(1u << (i & 7u));
+    else
+        map[i >> 3] &= (uint8_t)~(1u << (i & 7u));
+}
+
+/* A chunk an uncommitted transaction took (its first sector written). */
+static int taken(const steadyfs *fs, uint32_t c)
+{
+    uint32_t i;
+    for (i = 0; i < fs->npend; i++)
+        if (fs->pend[i].type == PT_CHUNK && (fs->pend[i].flags & PF_UNC) && (fs->pend[i].ppn & 0xFFFFu) == c)
+            return 1;
+    return 0;
+}
+
+int sfs_chunk_find(steadyfs *fs, uint32_t *c)
+{
+    uint32_t k, i;
+    for (k = 0; k < fs->geo.n_c; k++) {
+        i = (fs->chunk.cursor + k) % fs->geo.n_c;
+        /* a whole byte of used chunks at once */
+        if ((i & 7u) == 0 && fs->chunk.used[i >> 3] == 0xFFu && i + 8 <= fs->geo.n_c) {
+            k += 7;
+            continue;
+        }
+        if (!sfs_bit(fs->chunk.used, i) && !sfs_bit(fs->chunk.dying, i) && !taken(fs, i)) {
+            /* sequential: a log's chunks share L1 sectors, so trimming it
+             * after its deletion touches few */
+            fs->chunk.cursor = i;
+            *c = i;
+            return 0;
+        }
+    }
+    return STEADYFS_ENOSPC;
+}
+
+void sfs_chunk_die(steadyfs *fs, uint32_t c)
+{
+    if (c >= fs->geo.n_c || sfs_bit(fs->chunk.dying, c))
+        return;
+    sfs_bit_set(fs->chunk.dying, c, 1);
+    if (!fs->chunk.ndying++)
+        fs->chunk.age = (uint32_t)fs->log.seq;
+}
+
+/* L1 sector of the first logical page of chunk c. */
+static uint32_t l1_of(const steadyfs *fs, uint32_t c)
+{
+    return (fs->geo.cbase + c * fs->geo.C) / fs->geo.e1;
+}
+
+int sfs_trim_step(steadyfs *fs)
+{
+    struct sfs_trim tr = {1, 0, CHUNK_NONE, 0};
+    uint32_t c, k, best = SFS_NONE, m;
+    int rc;
+    if (!fs->chunk.ndying || !fs->chunk.steps)
+        return 0;
+    fs->chunk.steps--;
+    /* its L2 change needs a slot (and one spare, as every L1 merge) */
+    rc = sfs_make_room(fs, 1);
+    if (rc)
+        return rc;
+    /* the dying chunk in the first L1 sector at or after the cursor */
+    for (k = 0; k < fs->geo.n_c; k++) {
+        c = (fs->chunk.trim + k) % fs->geo.n_c;
+        if (sfs_bit(fs->chunk.dying, c)) {
+            best = c;
+            break;
+        }
+    }
+    if (best == SFS_NONE) {
+        fs->chunk.ndying = 0;   /* the count drifted: nothing is dying */
+        return 0;
+    }
+    m = l1_of(fs, best);
+    rc = sfs_trim_l1(fs, m, &tr);
+    if (rc)
+        return rc;
+    /* every dying chunk of that L1 sector is free now: from its first
+     * chunk to the first of the next sector, where the cursor goes */
+    for (c = best; c > 0 && l1_of(fs, c - 1u) == m; c--)
+        ;
+    for (; c < fs->geo.n_c && l1_of(fs, c) == m; c++)
+        if (sfs_bit(fs->chunk.dying, c)) {
+            sfs_bit_set(fs->chunk.dying, c, 0);
+            sfs_bit_set(fs->chunk.used, c, 0);
+            fs->chunk.ndying--;
+        }
+    fs->chunk.trim = c % fs->geo.n_c;
+    fs->chunk.age = (uint32_t)fs->log.seq;
+    return 1;
+}

@@ -1,0 +1,209 @@
+/* Kills and orphans (DESIGN.md §5).
+ *
+ * A kill is committed by a checkpoint, never by a tag: unlink, rmdir,
+ * rename over an entry and a shrinking truncate write their sectors without
+ * COMMIT, then the kill is applied in RAM and the checkpoint that follows is
+ * the commit record.  What a kill does costs no map sector in the call: the
+ * dead file's chunks become dying (trimmed later, chunk.c), its inode
+ * sector and page 0 get "none" changes in the pending table; a directory's
+ * shared block (inode and buckets) is trimmed in the call, one L1 sector,
+ * whose program the kill's checkpoint commits. */
+#include "fs/fs_internal.h"
+
+void sfs_orphan_release(steadyfs *fs, uint32_t ino)
+{
+    uint32_t i;
+    for (i = 0; i < fs->orphans.n; i++)
+        if (!ino || (fs->orphans.ino[i] & ~SFS_ORPHAN_HELD) == ino)
+            fs->orphans.ino[i] &= (uint16_t)~SFS_ORPHAN_HELD;
+}
+
+/* The list index of orphan ino (0: of the first no handle holds), or
+ * orphans.n if there is none. */
+static uint32_t orphan_at(const steadyfs *fs, uint32_t ino)
+{
+    uint32_t i;
+    for (i = 0; i < fs->orphans.n; i++)
+        if (ino ? (fs->orphans.ino[i] & ~SFS_ORPHAN_HELD) == ino : !(fs->orphans.ino[i] & SFS_ORPHAN_HELD))
+            break;
+    return i;
+}
+
+int sfs_is_orphan(const steadyfs *fs, uint32_t ino) { return orphan_at(fs, ino) < fs->orphans.n; }
+
+/* The chunks of inode ino's slots >= slot0 die: those its committed inode
+ * sector (at ippn, read here) lists, and its committed chunk entries
+ * (which go). */
+static int chunks_die(steadyfs *fs, uint32_t ino, uint32_t ippn, uint32_t slot0)
+{
+    uint32_t i, s, c;
+    int rc;
+    if (ippn != SFS_NONE) {
+        rc = sfs_rd_buf(fs, ippn);
+        if (rc < 0)
+            return rc;
+        for (s = slot0; s < fs->geo.cmax; s++) {
+            c = sfs_get16(fs->buf + SFS_INODE_HDR + 2 * s);
+            if (c != CHUNK_NONE)
+                sfs_chunk_die(fs, c);
+        }
+    }
+    for (i = 0; i < fs->npend;) {
+        struct sfs_pend *p = &fs->pend[i];
+        uint32_t k, s0 = p->ppn >> 16;
+        if (p->type != PT_CHUNK || p->key != ino || (p->flags & PF_UNC) || s0 + p->owner <= slot0) {
+            i++;
+            continue;
+        }
+        /* the run's slots from slot0 on die; the part below stays */
+        for (k = s0 < slot0 ? slot0 - s0 : 0; k < p->owner; k++)
+            sfs_chunk_die(fs, (p->ppn & 0xFFFFu) + k);
+        if (s0 < slot0) {
+            p->owner = (uint16_t)(slot0 - s0);
+            i++;
+        } else {
+            sfs_pend_del(fs, p);
+        }
+    }
+    return 0;
+}
+
+/* Logical page lpn of the shared table is unmapped by a committed "none"
+ * change (its sector uncounted; an uncommitted change of it dropped). */
+static int unmap(steadyfs *fs, uint32_t lpn)
+{
+    uint32_t i, cur;
+    int rc = sfs_lookup(fs, lpn, 0, &cur);
+    if (rc)
+        return rc;
+    sfs_count_dec(fs, cur);
+    for (i = 0; i < fs->npend;) {
+        struct sfs_pend *p = &fs->pend[i];
+        if (p->type == PT_L1 && p->key == lpn) {
+            if (p->flags & PF_UNC)
+                sfs_count_dec(fs, p->ppn);
+            sfs_pend_del(fs, p);
+            continue;
+        }
+        i++;
+    }
+    /* always: a "none" change deleted above may have been what hid an
+     * older map entry */
+    return sfs_pend_none(fs, lpn);
+}
+
+/* The kill of inode ino, in RAM: pages >= from (all: the inode), given
+ * its inode sector before the transaction (ippn, the committed one). */
+static int apply_kill(steadyfs *fs, uint32_t ino, uint32_t ippn, uint32_t from, int all, uint8_t type)
+{
+    struct sfs_trim tr = {0, 0, CHUNK_NONE, 0};
+    uint32_t k, cur;
+    int rc;
+    if (ino == 0 || ino >= fs->cfg.max_inodes)
+        return STEADYFS_ECORRUPT;
+    /* a dead inode's committed size goes with it: merged later, it would
+     * rewrite an inode sector that no longer exists (torture, mt25q128:
+     * an unlinked O_DSYNC file's size entry, then ECORRUPT in make-room) */
+    if (all)
+        sfs_drop_size(fs, ino);
+    if (all && type == STEADYFS_TYPE_DIR) {
+        /* the inode and its buckets: one L1 sector, trimmed now */
+        tr.blk = ino;
+        rc = sfs_trim_l1(fs, sfs_shared_lpn(fs, ino, 0) / fs->geo.e1, &tr);
+        if (!rc)
+            sfs_bit_set(fs->ibm, ino, 0);
+        return rc;
+    }
+    /* only a file has chunks (a symlink's sector holds its target there) */
+    rc = type == STEADYFS_TYPE_FILE ? chunks_die(fs, ino, ippn, all ? 0 : sfs_first_dead_slot(fs, from)) : 0;
+    if (!rc && !all && from > 1 && from % fs->geo.C) {
+        /* the chunk the cut goes through keeps its pages below it: their
+         * neighbours above are trimmed now */
+        rc = sfs_chunk_get(fs, ino, from / fs->geo.C, 0, &tr.tail_c);
+        if (!rc && tr.tail_c != CHUNK_NONE) {
+            cur = sfs_chunk_lpn(fs, tr.tail_c, from);
+            tr.tail_o = (cur - fs->geo.cbase) % fs->geo.C;
+            rc = sfs_trim_l1(fs, cur / fs->geo.e1, &tr);
+        }
+    }
+    for (k = all ? 0 : 1; !rc && k < 2; k++)
+        if (k == 0 || from == 0)
+            rc = unmap(fs, sfs_shared_lpn(fs, ino, k));
+    if (!rc && all)
+        sfs_bit_set(fs->ibm, ino, 0);
+    return rc;
+}
+
+/* The committed inode sector of ino (before its transaction commits) and
+ * its type. */
+static int committed_inode(steadyfs *fs, uint32_t ino, uint32_t *ppn, uint8_t *type)
+{
+    int rc = sfs_lookup(fs, sfs_shared_lpn(fs, ino, 0), 0, ppn);
+    *type = 0;
+    if (rc || *ppn == SFS_NONE)
+        return rc;
+    rc = sfs_rd_buf(fs, *ppn);
+    if (rc < 0)
+        return rc;
+    *type = fs->buf[12];
+    return 0;
+}
+
+int sfs_reap(steadyfs *fs, uint32_t ino, int lazy)
+{
+    uint32_t i, ippn;
+    uint8_t type;
+    int rc;
+    i = orphan_at(fs, ino);
+    if (i == fs->orphans.n)
+        return 0;
+    ino = fs->orphans.ino[i] & ~SFS_ORPHAN_HELD;
+    /* a light call's housekeeping: only with room at hand (no merge) */
+    if (lazy && fs->npend + 4u + 1u > fs->cfg.pending_max)
+        return 0;
+    /* the kill adds up to three entries: room first, and the sector a
+     * directory's trim needs (sfs_commit_kill) */
+    rc = sfs_prep(fs, 0);
+    if (!rc)
+        rc = committed_inode(fs, ino, &ippn, &type);
+    if (rc)
+        return rc;
+    fs->orphans.ino[i] = fs->orphans.ino[--fs->orphans.n];
+    rc = apply_kill(fs, ino, ippn, 0, 1, type);
+    if (!rc)
+        rc = sfs_ckpt_write(fs);   /* the commit record of the kill, as in sfs_commit_kill */
+    return rc ? rc : 1;
+}
+
+int sfs_commit_kill(steadyfs *fs, uint16_t owner, uint32_t txn, uint32_t ino, uint32_t from,
+                    uint32_t how)
+{
+    uint32_t ippn = SFS_NONE;
+    uint8_t type = 0;
+    /* a kill adds up to three entries: the call that made it pays for the
+     * room first, so every call starts with the same slack; and a sector
+     * for its trim is reserved now, so that no checkpoint (a periodic one
+     * falling due) comes between the kill's parts */
+    int rc = sfs_prep(fs, 0);
+    /* the inode as it was: a shrink's transaction holds its new sector */
+    if (!rc && how != SFS_KILL_ORPHAN)
+        rc = committed_inode(fs, ino, &ippn, &type);
+    if (!rc)
+        rc = sfs_apply_commit(fs, owner, txn);
+    if (!rc && owner != OWNER_NS)
+        sfs_drop_size(fs, ino);   /* its inode sector, in the transaction, has the size */
+    if (!rc && how == SFS_KILL_ORPHAN) {
+        /* the inode keeps its sectors and its number while a handle has it
+         * open; the checkpoint below lists it, so after a cut the next
+         * mount's first light calls (or unmount) reap it */
+        if (fs->orphans.n < fs->geo.orphan_max)
+            fs->orphans.ino[fs->orphans.n++] = (uint16_t)(ino | SFS_ORPHAN_HELD);
+        else
+            rc = STEADYFS_EBUSY;
+    } else if (!rc) {
+        rc = apply_kill(fs, ino, ippn, from, how == SFS_KILL_ALL, type);
+    }
+    if (!rc)
+        rc = sfs_ckpt_write(fs);
+    return rc;
+}
