@@ -92,7 +92,10 @@ def test_host_tools_read_a_32k_format_back(tmp_path: Path) -> None:
     df = steady("df", str(img)).stdout
     df16 = tmp_path / "d.img"
     assert steady("mkfs", str(df16), "--device", "mt25q128").returncode == 0
-    # 32 KiB units: fewer reserve bytes, so a larger capacity than 64 KiB units
+    # 32 KiB units keep fewer reserve bytes, but on format 9 a unit of 16
+    # sectors loses more to the pace's margin (P/8 sectors a victim after
+    # the sweep, with the units relocation records hold out of the pool:
+    # sfs_live_limit, DESIGN.md §6): a smaller capacity than 64 KiB units
     cap = int(df.split("capacity ")[1].split()[0])
     cap16 = int(steady("df", str(df16)).stdout.split("capacity ")[1].split()[0])
-    assert cap > cap16
+    assert 0 < cap < cap16

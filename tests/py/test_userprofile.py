@@ -59,8 +59,10 @@ def test_ram_follows_the_file_geometry(tmp_path: Path) -> None:
     assert r1.returncode == 0 and r2.returncode == 0, r1.stderr + r2.stderr
     w1 = json.loads(r1.stdout)["ram_bytes"]["work"]
     w2 = json.loads(r2.stdout)["ram_bytes"]["work"]
-    # (max_inodes fixed: the map roots and the inode bitmap stay the same)
-    assert w1 - w2 == example()["geometry"]["block_count"] // 2
+    # (max_inodes fixed: the map roots and the inode bitmap stay the same;
+    # the chunk bitmaps, 2 bits per chunk of the live limit, shrink a little)
+    half = example()["geometry"]["block_count"] // 2
+    assert half <= w1 - w2 <= half + 16
 
 
 def test_bound_prices_the_file_times(tmp_path: Path) -> None:

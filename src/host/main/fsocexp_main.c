@@ -232,7 +232,7 @@ static void side_open(side *s, int fsoc)
     s->cfg.pending_max = (uint16_t)g_pending_max;
     s->cfg.file_pages_log2 = (uint8_t)g_file_pages_log2;
     s->cfg.max_inodes = 1024;
-    s->cfg.dir_pages = 16;
+    s->cfg.dir_pages = 15;   /* the most format 9 takes (a directory and its inode in 16 pages) */
     ws = steadyfs_work_size(&s->cfg);
     if (!ws)
         die("steadyfs_work_size", 0);
