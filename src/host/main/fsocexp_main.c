@@ -1204,8 +1204,8 @@ int main(int argc, char **argv)
         g_file_pages_log2 > 20)
         return usage();
     if (g_msize < 256 || g_msize > MSIZE_MAX || g_unit == 0 || g_unit > 65536 ||
-        (1u << 20) % g_unit || reps == 0)
-        return usage();
+        (1u << 20) % g_unit || reps == 0 || g_blocks < 16)
+        return usage();   /* (fewer than 16 blocks hold no format) */
     if (!p9srv_handle || !p9srv_init || !p9srv_mem_size)
         g_emulated = 1;
     for (i = 0; i < sizeof g_data; i++)
@@ -1215,7 +1215,7 @@ int main(int argc, char **argv)
            "\"unit\": %u, \"reps\": %u, \"seed\": %llu,\n \"backend\": \"%s\", \"client\": \"%s\",\n"
            " \"page_size\": %u,\n"
            " \"fs\": {\"open_max\": %u, \"pending_max\": %u, \"file_pages_log2\": %u, "
-           "\"max_inodes\": 1024, \"dir_pages\": 16},\n"
+           "\"max_inodes\": 1024, \"dir_pages\": 15},\n"
            " \"andrew\": {\"dirs\": %d, \"files_per_dir\": %d},\n \"workloads\": {\n",
            g_profile, g_blocks, g_msize, g_unit, reps, (unsigned long long)g_seed,
            g_emulated ? "emulated" : "p9srv", g_lean ? "lean" : "v9fs", sim_profile_find(g_profile) ? sim_profile_find(g_profile)->geo.page_size : 0, g_open_max, g_pending_max, g_file_pages_log2, ANDREW_DIRS, ANDREW_FILES);
