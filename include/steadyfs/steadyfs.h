@@ -566,15 +566,20 @@ typedef struct steadyfs_cost {
 int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs_call call,
                    uint64_t n, steadyfs_cost *out);
 /* Rate guarantee (a rate-latency service curve) for a stream of records:
- * any n consecutive write + sync calls (or O_DSYNC writes) of record_size
- * bytes each, on a file system formatted with `cfg` on `geo`, perform at
- * most n * per_record + burst device operations, whatever came before them
- * and whatever the fill level (up to the format's fill limit).  Priced in
- * a timing mode (host: steady_fs_guarantee_ns), n * c + d bounds the time of
- * the n calls, and `steady plan` turns (c, d) into the RAM that absorbs an
- * input rate (docs/DESIGN.md §7).  Today per_record is the call's own
- * worst case and burst is 0: nothing is amortised over a window yet.
- * Returns 0 or STEADYFS_EINVAL. */
+ * any n consecutive records of record_size bytes each -- a write and its
+ * sync, or an O_DSYNC write and the close that stores its times, with only
+ * calls that change nothing between them -- on a file system formatted
+ * with `cfg` on `geo`, perform at most n * per_record + burst device
+ * operations (each field), whatever came before them and whatever the fill
+ * level (up to the format's fill limit).  Priced in a timing mode (host:
+ * steady_fs_guarantee_ns), n * c + d bounds the time of the n records;
+ * with b, the write_sync bound of one record, n records take at most
+ * min(n b, n c + d), and `steady plan` turns that into the RAM that absorbs
+ * an input rate (docs/DESIGN.md §7).  per_record counts a window's
+ * collection, map merges, checkpoints and erases by its totals; burst is
+ * what a window may inherit (a full pending table, dying chunks and
+ * orphans to trim and kill, a queue to refill).  Returns 0 or
+ * STEADYFS_EINVAL. */
 int steadyfs_guarantee(const steadyfs_config *cfg, const sbd_geometry *geo, uint32_t record_size,
                        steadyfs_cost *per_record, steadyfs_cost *burst);
 /* Name of a call kind ("write_sync", ...), NULL past the end. */

@@ -727,13 +727,15 @@ def _guarantee_note() -> str:
     buf = buffer_for_rate(typ, rate)
     return (f"<p id='guarantee' style='{style}'><b>Proven guarantee</b> (steadyfs_guarantee, "
             "<code>steady plan</code>): any n consecutive 4 KiB records take at most n &times; "
-            f"{typ.c_s * 1e3:.0f} ms + {typ.d_s * 1e3:.0f} ms in typical timing ({worst.c_s * 1e3:.0f} ms "
-            f"in worst timing), so the proven sustainable rate is {format_rate(typ.max_rate)} "
-            f"({format_rate(worst.max_rate)} in worst timing)"
+            f"{typ.c_s * 1e3:.0f} ms + {typ.d_s * 1e3:.0f} ms, and each at most "
+            f"{typ.b_s * 1e3:.0f} ms, in typical timing ({worst.c_s * 1e3:.0f} ms, "
+            f"{worst.d_s * 1e3:.0f} ms and {worst.b_s * 1e3:.0f} ms in worst timing), so the proven "
+            f"sustainable rate is {format_rate(typ.max_rate)} ({format_rate(worst.max_rate)} in worst "
+            "timing)"
             + (f"; {format_rate(rate)} needs {format_bytes(buf)} of buffer" if buf is not None else "")
-            + ". That is far below the measured average above: today c is the per-call worst case, "
-            "because collection's copies can cost map writes faster than it frees space and nothing "
-            "is yet proven over a window (docs/DESIGN.md &sect;7, &sect;10).</p>")
+            + ". That is far below the measured average above: the window's count still lets every "
+            "collection step be a merge and every table entry cost three map programs, which the "
+            "measured runs never come near (docs/DESIGN.md &sect;7, &sect;10).</p>")
 
 
 def _short_stack(label: str) -> str:

@@ -1,19 +1,27 @@
 """`steady plan`: the RAM that is proven to absorb an input rate with no loss.
 
-steadyfs_guarantee() (src/fs/bound.c) states a rate-latency service curve
-for a stream of records: any n consecutive write + sync calls (or O_DSYNC
-writes) of RECORD bytes take at most n*c + d, whatever came before them and
+Two proven curves bound how long a stream of records of RECORD bytes takes
+(write + sync calls, or O_DSYNC writes), whatever came before them and
 whatever the fill level up to the format's fill limit, in the device's
-timing mode.  A producer that delivers RATE bytes per second and hands the
-file system a record as soon as one is complete then never holds more than
+timing mode:
 
-    buffer = RECORD + RATE * (c + d)          if RATE * c <= RECORD
+* steadyfs_guarantee() (src/fs/bound.c), a rate-latency service curve for
+  windows of records: any n consecutive records take at most n*c + d;
+* steadyfs_bound() of one write + sync, b: each record alone takes at most
+  b, so n records at most n*b.
+
+So n records take at most T(n) = min(n*b, n*c + d).  A producer that
+delivers RATE bytes per second and hands the file system a record as soon
+as one is complete then never holds more than
+
+    buffer = max over n >= 1 of  RECORD + RATE * T(n) - (n - 1) * RECORD
 
 bytes (the record being written plus what arrives while it and the records
-queued behind it are written; derivation in docs/DESIGN.md §7).  If
-RATE * c > RECORD the backlog grows without bound: no finite RAM suffices,
-and the largest sustainable rate is RECORD / c.  With --ram B the command
-answers the other way round: the largest rate a buffer of B bytes absorbs.
+queued behind it are written; derivation in docs/DESIGN.md §7), a maximum
+reached where the two lines cross (T is concave), if RATE * c <= RECORD.
+Otherwise the backlog grows without bound: no finite RAM suffices, and the
+largest sustainable rate is RECORD / c.  With --ram B the command answers
+the other way round: the largest rate a buffer of B bytes absorbs.
 
 Beside it, the same record stream written to the raw device with no file
 system (pages programmed in sequence, one erase per erase unit, in the
@@ -49,7 +57,8 @@ class PlanError(ValueError):
 
 @dataclass(frozen=True)
 class Guarantee:
-    """c and d of steadyfs_guarantee, in seconds."""
+    """c and d of steadyfs_guarantee and b, one record's own bound, in seconds:
+    n records take at most min(n b, n c + d)."""
 
     device: str
     record: int
@@ -57,26 +66,57 @@ class Guarantee:
     fill: float
     c_s: float
     d_s: float
+    b_s: float = math.inf
 
     @property
     def max_rate(self) -> float:
         """Largest input rate (B/s) the guarantee sustains with finite RAM."""
         return self.record / self.c_s if self.c_s > 0 else math.inf
 
+    def time_s(self, n: int) -> float:
+        """The proven time of n consecutive records."""
+        return min(n * self.b_s, n * self.c_s + self.d_s)
+
 
 def buffer_for_rate(g: Guarantee, rate: float) -> float | None:
     """Bytes of buffer that provably absorb `rate` B/s, None if unsustainable."""
     if rate * g.c_s > g.record:
         return None
-    return g.record + rate * (g.c_s + g.d_s)
+    # RECORD + RATE T(n) - (n - 1) RECORD is concave in n (T is a minimum of
+    # two lines): its maximum over whole n is at n = 1 or beside the point
+    # where the lines cross, n = d / (b - c)
+    ns = {1}
+    if g.b_s > g.c_s and math.isfinite(g.b_s):
+        cross = g.d_s / (g.b_s - g.c_s)
+        ns |= {max(1, math.floor(cross)), max(1, math.ceil(cross))}
+    elif not math.isfinite(g.b_s):
+        # one line, n c + d: the slope in n is RATE c - RECORD <= 0, so the
+        # maximum is at n = 1
+        return g.record + rate * (g.c_s + g.d_s)
+    return max(g.record + rate * g.time_s(n) - (n - 1) * g.record for n in ns)
 
 
 def rate_for_buffer(g: Guarantee, ram: float) -> float:
     """Largest rate (B/s) a buffer of `ram` bytes provably absorbs (0: none)."""
     if ram < g.record:
         return 0.0
-    by_ram = (ram - g.record) / (g.c_s + g.d_s) if g.c_s + g.d_s > 0 else math.inf
-    return min(g.max_rate, by_ram)
+    if not math.isfinite(g.b_s):
+        by_ram = (ram - g.record) / (g.c_s + g.d_s) if g.c_s + g.d_s > 0 else math.inf
+        return min(g.max_rate, by_ram)
+    # the buffer grows with the rate: bisect between 0 and the largest rate
+    top = g.max_rate
+    need = buffer_for_rate(g, top)
+    if need is not None and need <= ram:
+        return top
+    lo, hi = 0.0, top
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        need = buffer_for_rate(g, mid)
+        if need is not None and need <= ram:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def guarantee(device: str, record: int, timing: str, fill: float,
@@ -96,17 +136,19 @@ def guarantee(device: str, record: int, timing: str, fill: float,
     fn.restype = ctypes.c_int
     fn.argtypes = [ctypes.c_char_p, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int,
                    ctypes.c_uint32, ctypes.c_uint32,
-                   ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64)]
-    c_ns, d_ns = ctypes.c_uint64(), ctypes.c_uint64()
+                   ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64),
+                   ctypes.POINTER(ctypes.c_uint64)]
+    c_ns, d_ns, b_ns = ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64()
     permille = int(round(fill * 1000))
     f = fmt or {}
     if fn(device.encode(), record, permille, TIMING[timing], int(f.get("sector_size", 0)),
-          int(f.get("erase_mult", 0)), ctypes.byref(c_ns), ctypes.byref(d_ns)) != 0 \
-            or c_ns.value == 0:
+          int(f.get("erase_mult", 0)), ctypes.byref(c_ns), ctypes.byref(d_ns),
+          ctypes.byref(b_ns)) != 0 or c_ns.value == 0:
         shown = "".join(f" --param {k}={v}" for k, v in f.items() if v)
         raise PlanError(f"no guarantee for {device} with --record {record} --fill {fill}"
                         f"{shown}: not a valid steadyfs configuration")
-    return Guarantee(device, record, timing, fill, c_ns.value / 1e9, d_ns.value / 1e9)
+    return Guarantee(device, record, timing, fill, c_ns.value / 1e9, d_ns.value / 1e9,
+                     b_ns.value / 1e9)
 
 
 MEDIA = ("mt29f1g01", "mt25q128", "em064lx")   # the default part of each medium
@@ -176,9 +218,11 @@ def _run_all(args: argparse.Namespace, record: int, rate: float | None, ram: flo
         for stack, g in (("steadyfs", guarantee(dev, record, args.timing, args.fill)),
                          ("raw device", raw_guarantee(dev, record, args.timing))):
             buf, r = _answer(g, rate, ram)
-            rows.append([dev, stack, f"{g.c_s * 1e3:.3f}", f"{g.d_s * 1e3:.3f}", _rate(g.max_rate),
+            rows.append([dev, stack, f"{g.c_s * 1e3:.3f}", f"{g.d_s * 1e3:.3f}",
+                         f"{g.b_s * 1e3:.3f}" if math.isfinite(g.b_s) else "-", _rate(g.max_rate),
                          buf, r])
             out.append({"device": dev, "stack": stack, "c_ms": g.c_s * 1e3, "d_ms": g.d_s * 1e3,
+                        "b_ms": g.b_s * 1e3 if math.isfinite(g.b_s) else None,
                         "max_rate_Bps": g.max_rate,
                         "buffer_bytes": None if rate is None or buffer_for_rate(g, rate) is None
                         else math.ceil(buffer_for_rate(g, rate) or 0),
@@ -187,14 +231,14 @@ def _run_all(args: argparse.Namespace, record: int, rate: float | None, ram: flo
         print(json.dumps({"record": record, "timing": args.timing, "fill": args.fill,
                           "rate_Bps": rate, "ram_bytes": ram, "rows": out}, indent=2))
         return 0
-    head = ["device", "stack", "c (ms)", "d (ms)", "largest rate",
+    head = ["device", "stack", "c (ms)", "d (ms)", "b (ms)", "largest rate",
             f"buffer for {_rate(rate)}" if rate is not None else "",
             f"rate for {format_bytes(int(ram))}" if ram is not None else ""]
     keep = [i for i, h in enumerate(head) if h]
     table = [[row[i] for i in keep] for row in [head] + rows]
     widths = [max(len(r[i]) for r in table) for i in range(len(keep))]
     print(f"{record}-byte records, {args.timing} timing, steadyfs fill limit {args.fill:.0%}; "
-          "n records take <= n c + d:")
+          "n records take <= min(n b, n c + d):")
     for k, line in enumerate(table):
         print("  " + "  ".join(c.ljust(w) if i < 2 else c.rjust(w)
                                for i, (c, w) in enumerate(zip(line, widths))))
@@ -228,11 +272,13 @@ def _run(args: argparse.Namespace) -> int:
         return _fail(str(e))
     fs_ram = _fs_ram(args.device)
     out: dict[str, object] = {**asdict(g), "c_ms": g.c_s * 1e3, "d_ms": g.d_s * 1e3,
-                              "max_rate_Bps": g.max_rate, "fs_ram_bytes": fs_ram}
+                              "b_ms": g.b_s * 1e3, "max_rate_Bps": g.max_rate,
+                              "fs_ram_bytes": fs_ram}
     lines = [f"steadyfs on {g.device}, {g.record}-byte records, {g.timing} timing, "
              f"fill limit {g.fill:.0%}:",
              f"  guarantee: n consecutive write+sync calls take <= n x {g.c_s * 1e3:.3f} ms"
-             f" + {g.d_s * 1e3:.3f} ms (steadyfs_guarantee)",
+             f" + {g.d_s * 1e3:.3f} ms (steadyfs_guarantee), and each alone <= "
+             f"{g.b_s * 1e3:.3f} ms (steadyfs_bound): n take <= min(n b, n c + d)",
              f"  largest sustainable rate: {_rate(g.max_rate)}"]
     status = 0
     if rate is not None:

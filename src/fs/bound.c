@@ -13,29 +13,46 @@
  * history. */
 #include "fs/fs_internal.h"
 
+/* Counts are doubles: whole numbers (exact below 2^53) when one call is
+ * bounded, real numbers when a window of n records is (real division
+ * instead of floor: see window()). */
 typedef union acc {
     struct {
-        uint64_t r, rb;   /* reads, bytes read */
-        uint64_t sec;     /* sectors programmed in the log (either head) */
-        uint64_t ck;      /* checkpoints: two anchor sectors each (sfs_ckpt_write
-                             writes the relocation sector first when it changed) */
-        uint64_t e;       /* erases */
-        uint64_t a1;      /* pending entries added outside make-room: L1-level
-                             (PT_L1, PT_SIZE, PT_CHUNK) */
-        uint64_t a2;      /* the same, PT_L2 (an L1 sector written) */
-        uint64_t g;       /* calls of sfs_gc_pace */
+        double r, rb;   /* reads, bytes read */
+        double sec;     /* sectors programmed in the log (either head) */
+        double ck;      /* checkpoints: two anchor sectors each (sfs_ckpt_write
+                           writes the relocation sector first when it changed) */
+        double e;       /* erases */
+        double a1;      /* pending entries added outside make-room: L1-level
+                           (PT_L1, PT_SIZE, PT_CHUNK) */
+        double a2;      /* the same, PT_L2 (an L1 sector written) */
+        double g;       /* calls of sfs_gc_pace */
+        double t1;      /* in a window: episodes of L1-level map sectors its
+                           work starts (by_episodes()) */
+        double rec;     /* in a window: records after the first */
     };
-    uint64_t v[8];   /* the same, for add() */
+    double v[10];   /* the same, for add() */
 } acc;
 
 typedef struct model {
-    uint32_t S, spare, pps, small, K, R, D, s, P, txn, depth, pay, C, nl2, open;
+    uint32_t S, spare, pps, small, K, R, D, s, P, txn, depth, pay, C, nl2, nl1, nc, open, orphans;
+    int real;      /* a window (window()): x / y is real division, not floor */
+    int aligned;   /* every chunk lies in one L1 sector */
 } model;
 
-static void add(acc *a, const acc *b, uint64_t times)
+/* x / y rounded down (one call), or exactly (a window: an upper bound of
+ * the floor that keeps the window's cost concave in n). */
+static double dv(const model *m, double x, double y)
+{
+    return m->real ? x / y : (double)((uint64_t)x / (uint64_t)y);
+}
+
+static double dmin(double x, double y) { return x < y ? x : y; }
+
+static void add(acc *a, const acc *b, double times)
 {
     uint32_t i;
-    for (i = 0; i < 8; i++)
+    for (i = 0; i < 10; i++)
         a->v[i] += b->v[i] * times;
 }
 
@@ -44,18 +61,18 @@ static void add(acc *a, const acc *b, uint64_t times)
 static void vmax(acc *a, const acc *b)
 {
     uint32_t i;
-    for (i = 0; i < 8; i++)
+    for (i = 0; i < 10; i++)
         if (b->v[i] > a->v[i])
             a->v[i] = b->v[i];
 }
 
-static void rd(const model *m, acc *a, uint64_t n)   /* full sector reads */
+static void rd(const model *m, acc *a, double n)   /* full sector reads */
 {
     a->r += n;
     a->rb += n * (m->S + m->spare);
 }
 
-static void rds(const model *m, acc *a, uint64_t n)  /* small reads (tag, run of words) */
+static void rds(const model *m, acc *a, double n)  /* small reads (tag, run of words) */
 {
     a->r += n;
     a->rb += n * m->small;
@@ -71,7 +88,7 @@ static void rds(const model *m, acc *a, uint64_t n)  /* small reads (tag, run of
  * that finishes a victim does nothing else (its trim step is one of the
  * call's SFS_TRIMS_PER_CALL).  The make-room rounds a step runs first are
  * counted from the changes in settle(). */
-static void steps(const model *m, acc *a, uint64_t n)
+static void steps(const model *m, acc *a, double n)
 {
     rds(m, a, 3 * n);
     rd(m, a, n);
@@ -82,12 +99,13 @@ static void steps(const model *m, acc *a, uint64_t n)
 /* n static wear-levelling steps (wl_one): an examination whose copy is an
  * ordinary committed change at the host head (its L1 change, and the
  * lookup of what it replaces at its commit: two words more). */
-static void wl(const model *m, acc *a, uint64_t n)
+static void wl(const model *m, acc *a, double n)
 {
     rds(m, a, 5 * n);
     rd(m, a, n);
     a->sec += n;
     a->a1 += n;
+    a->t1 += n;
 }
 
 /* g calls of sfs_gc_pace: each runs at most s steps per sector's worth of
@@ -97,15 +115,15 @@ static void wl(const model *m, acc *a, uint64_t n)
  * call's SFS_TRIMS_PER_CALL and takes the place of a step.  Its
  * wear-levelling step, one per SFS_WL_STEP of its calls (wl_tick), is
  * counted in settle() from all the calls of the stretch. */
-static void pace(const model *m, acc *a, uint64_t g)
+static void pace(const model *m, acc *a, double g)
 {
-    steps(m, a, (uint64_t)SFS_DEBT_STEP * m->s * g);
+    steps(m, a, (double)SFS_DEBT_STEP * m->s * g);
     a->g += g;
 }
 
 /* n trim steps (sfs_trim_step): the L2 word of the L1 sector, the sector,
  * one program (its L2 change), and the checkpoint that must follow. */
-static void trims(const model *m, acc *a, uint64_t n)
+static void trims(const model *m, acc *a, double n)
 {
     rds(m, a, n);
     rd(m, a, n);
@@ -119,7 +137,7 @@ static void trims(const model *m, acc *a, uint64_t n)
  * of them; each change is committed once, so a stretch of calls pays for
  * the transaction it starts with, at most txn_max + 1 changes, and for the
  * changes it adds). */
-static void commit_lookups(const model *m, acc *a, uint64_t n)
+static void commit_lookups(const model *m, acc *a, double n)
 {
     rds(m, a, 2u * n);
 }
@@ -150,13 +168,14 @@ static void commit(const model *m, acc *a)
  * directory's block: one L1 sector, read and programmed, an L2 change),
  * the "none" changes of the inode and page 0 (a lookup each), and the
  * checkpoint that commits it all. */
-static void kill(const model *m, acc *a, uint64_t lk)
+static void kill(const model *m, acc *a, double lk)
 {
     rds(m, a, 2 + 3 + 1 + 4);
     rd(m, a, 3);
     commit_lookups(m, a, lk);
     a->sec += 1;
     a->a1 += 2;
+    a->t1 += 2;
     a->a2 += 1;
     a->ck += 1;
 }
@@ -179,9 +198,9 @@ static void rmw(const model *m, acc *a)
     rd(m, a, 1);
 }
 
-static void lookup_name(const model *m, acc *a, uint64_t times)
+static void lookup_name(const model *m, acc *a, double times)
 {
-    rds(m, a, 2 * m->D * times);
+    rds(m, a, 2.0 * m->D * times);
     rd(m, a, m->D * times);
 }
 
@@ -208,7 +227,33 @@ static void dir_edit(const model *m, acc *a, int insert)
     a->a1 += insert ? m->D : 1u;
 }
 
-static uint64_t min64(uint64_t x, uint64_t y) { return x < y ? x : y; }
+/* A window's make-room rounds counted by map sector (settle(), window
+ * mode): a round merges the sector of the oldest committed change with
+ * every committed change it has (sfs_merge_l1; a size merge takes a
+ * file's size and chunk entries into its inode sector and adds that
+ * sector's L1 change, then the round may merge that L1 sector and the L2
+ * sector).  Call the committed changes of one sector between two merges
+ * of it an episode: each L1-level program of a round or of a cold merge
+ * ends one (its sector's), so there are at most as many as episodes were
+ * open at the start (one entry each: K) or started since -- a->t1 by the
+ * records (their data sectors' L1 sectors, their inode sector, their
+ * inode's L1 sector), the wear-levelling copies and the kills, one per
+ * size merge (its inode's L1 sector: at most one per inode-sector episode,
+ * K + the records), one per catch-up (which may take a round's entry) --
+ * each program adding one L2 entry; the L2 rounds as before.  The
+ * smaller of that and the per-entry count (*r1, *rp) is kept; r1 then
+ * counts the L1-level rounds for their reads. */
+static void by_episodes(const model *m, const acc *a, double rounds, double q, double cu,
+                        double later, double *r1, double *rp)
+{
+    double ep = 2.0 * m->K + a->t1 + a->rec + cu, r2;
+    r2 = m->nl2 == 1u ? dv(m, m->K + a->a2 + ep, q) + dv(m, a->sec + later, 4.0 * m->K + 1) + 1
+                      : rounds;
+    if (ep + r2 < *rp) {
+        *rp = ep + r2;
+        *r1 = dmin(*r1, ep);
+    }
+}
 
 /* What the parts of `calls` consecutive changing calls force (one call,
  * or a write and its sync), and what every changing call may add.  xunc:
@@ -216,22 +261,70 @@ static uint64_t min64(uint64_t x, uint64_t y) { return x < y ? x : y; }
  * file's transaction (txn_max + 1 each: a write commits before a sector
  * once txn_max are reached, and a sector adds two, its page's and a
  * chunk's): a namespace transaction's sectors, a shrink's sector and
- * inode sector before the kill commits them. */
-static void settle(const model *m, acc *a, uint64_t calls, uint64_t xunc)
+ * inode sector before the kill commits them.  window: the calls are a
+ * window of records (window()), and what one call may add at most once
+ * is counted by what the window's totals allow instead. */
+static void settle(const model *m, acc *a, double calls, double xunc, int window)
 {
-    uint64_t rounds, r1, r2, rp, cu, mv, q, unc, i;
-    /* every changing call: its trim steps (a pace's, a write short of live
-     * room, a light call's: at most SFS_TRIMS_PER_CALL, chunk.steps), and a
-     * light call's housekeeping in sfs_end (after at most two programs of
-     * its own): a checkpoint, and the kill of an orphan (sfs_reap) or a
-     * cold merge (sfs_merge_cold: one inode or L1 sector, less than the
-     * kill); and its erase-ahead (sfs_end: one per call) */
-    wl(m, a, (a->g + SFS_WL_STEP - 1) / SFS_WL_STEP);
-    for (i = 0; i < calls; i++) {
-        trims(m, a, SFS_TRIMS_PER_CALL);
-        kill(m, a, 0);
-        a->ck += 1;
-        a->e += 1;
+    double rounds, r1, r2, rp, cu, mv, q, unc, i;
+    if (!window) {
+        /* every changing call: its trim steps (a pace's, a write short of
+         * live room, a light call's: at most SFS_TRIMS_PER_CALL,
+         * chunk.steps), and a light call's housekeeping in sfs_end (after
+         * at most two programs of its own): a checkpoint, and the kill of
+         * an orphan (sfs_reap) or a cold merge (sfs_merge_cold: one inode
+         * or L1 sector, less than the kill); and its erase-ahead (sfs_end:
+         * one per call) */
+        wl(m, a, dv(m, a->g + SFS_WL_STEP - 1, SFS_WL_STEP));
+        for (i = 0; i < calls; i++) {
+            trims(m, a, SFS_TRIMS_PER_CALL);
+            kill(m, a, 0);
+            a->ck += 1;
+            a->e += 1;
+        }
+    } else {
+        /* A window of records programs and kills nothing of a namespace's,
+         * so what every call may do is bounded by what there is to do:
+         * - kills: only of orphans (sfs_reap, one per light call at most),
+         *   and a window makes none, so at most orphan_max of them (and a
+         *   close of a file unlinked while open: one more);
+         * - trim steps: one frees every dying chunk of one L1 sector (at
+         *   least one chunk), and chunks die only in kills, so at most
+         *   n_l1 for what was dying when the window began and n_l1 per
+         *   kill, and at most one per chunk in all (what was dying and the
+         *   orphans the window kills are distinct chunks, all there when
+         *   it began: the window's own files die in none of its calls);
+         * - cold merges (sfs_merge_cold, one per light call): one program,
+         *   taking a closed file's size and chunk entries into its inode
+         *   sector (adding one L1 entry) or an L1 sector's entries (adding
+         *   an L2 one); with size and chunk entries weighing 2 and L1
+         *   entries 1, each takes at least 1 off a total that starts at
+         *   2 K at most and grows by 2 per L1-level entry added.  None adds
+         *   to the L1-level entries (at least one taken for the one added),
+         *   so the rounds that take one away for good stay within K + a1
+         *   (below); each adds an L2 entry;
+         * - checkpoints of a light call: the one about to fall due is one
+         *   of the replay_max ones below (counted every replay_max - 1
+         *   sectors), the one that makes LIMBO units erasable with the
+         *   queue down to one unit at most once per unit a head takes;
+         * - erase-aheads: an erase fills the queue (three units,
+         *   SFS_Q_TARGET, and the two a checkpoint names as the heads'
+         *   next), and only head moves empty it, so at most the moves
+         *   (below) + 5. */
+        double kills = dmin(calls, m->orphans + 1.0), cold;
+        wl(m, a, a->g / SFS_WL_STEP + 1);
+        trims(m, a, dmin(SFS_TRIMS_PER_CALL * calls, dmin(m->nl1 * (kills + 1), m->nc)));
+        {
+            acc k = {{0}};
+            kill(m, &k, 0);
+            add(a, &k, kills);
+        }
+        cold = dmin(calls, 2.0 * m->K + 2 * a->a1);
+        rds(m, a, 3 * cold);
+        rd(m, a, cold);
+        a->sec += cold;
+        a->a2 += cold;
+        a->e += 5;
     }
     /* Make-room rounds (sfs_make_room).  A round runs only while the
      * table is within need + 1 <= 5 entries of full and leaves it at least
@@ -251,14 +344,20 @@ static void settle(const model *m, acc *a, uint64_t calls, uint64_t xunc)
      * a cold one (older than 4 K sectors: one per 4 K + 1 sectors, as an
      * L2 merge leaves none behind): so at most (n2 at the start + L2
      * entries added) / q + the cold ones (r2). */
-    unc = (uint64_t)m->open * (m->txn + 1u) + xunc;
-    q = m->K / 4u;
+    /* (in a window after its first record every record's sync commits
+     * what it wrote, so the writing file holds at most its record's
+     * changes, xunc, and only the other open files a whole transaction
+     * each: window()) */
+    unc = (double)(window ? m->open - 1u : m->open) * (m->txn + 1u) + xunc;
+    q = (double)(m->K / 4u);
     if (m->K < 4u + unc + q)
         q = m->K > 4u + unc ? m->K - 4u - unc : 1u;
     rounds = 5 + a->a1 + a->a2;
-    r1 = min64(rounds, m->K + a->a1);
-    r2 = m->nl2 == 1u ? (m->K + a->a2 + r1) / q + a->sec / (4u * m->K + 1u) + 1u : rounds;
-    rp = min64(rounds + 2 * r1, 3 * r1 + r2);
+    r1 = dmin(rounds, m->K + a->a1);
+    r2 = m->nl2 == 1u ? dv(m, m->K + a->a2 + r1, q) + dv(m, a->sec, 4.0 * m->K + 1) + 1 : rounds;
+    rp = dmin(rounds + 2 * r1, 3 * r1 + r2);
+    if (window)
+        by_episodes(m, a, rounds, q, 0, 0, &r1, &rp);
     /* Catch-up collection (sfs_log_reserve): a host-head move that finds
      * fewer than `keep` erased units first collects, at most 2 (s + 1)
      * steps, once per host-head move, never nested (gc.active); the host
@@ -268,14 +367,16 @@ static void settle(const model *m, acc *a, uint64_t calls, uint64_t xunc)
      * the same stretch (DESIGN.md §7: an assumption, not proven).  Each
      * checkpoints at most `keep` (<= 4) times for the units it empties,
      * plus once per unit a head takes meanwhile (with the moves below). */
-    cu = (a->sec + rp) / m->P + 1;
-    steps(m, a, cu * 2u * (m->s + 1u));
-    a->ck += cu * 4u;
+    cu = dv(m, a->sec + rp, m->P) + 1;
+    steps(m, a, cu * 2.0 * (m->s + 1u));
+    a->ck += cu * 4;
     rounds = 5 + a->a1 + a->a2 + cu;
-    r1 = min64(rounds, m->K + a->a1 + cu);
-    r2 = m->nl2 == 1u ? (m->K + a->a2 + r1) / q + (a->sec + rounds + 2 * r1) / (4u * m->K + 1u) + 1u
+    r1 = dmin(rounds, m->K + a->a1 + cu);
+    r2 = m->nl2 == 1u ? dv(m, m->K + a->a2 + r1, q) + dv(m, a->sec + rounds + 2 * r1, 4.0 * m->K + 1) + 1
                       : rounds;
-    rp = min64(rounds + 2 * r1, 3 * r1 + r2);
+    rp = dmin(rounds + 2 * r1, 3 * r1 + r2);
+    if (window)
+        by_episodes(m, a, rounds, q, cu, rounds + 2 * r1, &r1, &rp);
     rd(m, a, rp);
     rds(m, a, 5 * r1);
     a->sec += rp;
@@ -284,12 +385,14 @@ static void settle(const model *m, acc *a, uint64_t calls, uint64_t xunc)
      * twice (to make LIMBO units erasable when nothing else is left, and
      * into a unit no checkpoint named: need_ckpt) and may let a catch-up
      * checkpoint once more.  Checkpoints also fall due every replay_max
-     * sectors (since_ckpt, reserve_end), the first within the stretch.
+     * sectors (since_ckpt, reserve_end), the first within the stretch (in
+     * a window every replay_max - 1: a light call takes one a sector
+     * early, and the LIMBO one of a light call once per move).
      * Erases: the moves', the anchor switches (sfs_ckpt_write: one per P
      * anchor sectors). */
-    mv = a->sec / m->P + 2;
-    a->ck += a->sec / m->R + 1 + 3 * mv;
-    a->e += mv + (2 * a->ck) / m->P + 1;
+    mv = dv(m, a->sec, m->P) + 2;
+    a->ck += window ? a->sec / (m->R - 1.0) + 1 + 4 * mv : dv(m, a->sec, m->R) + 1 + 3 * mv;
+    a->e += mv + dv(m, 2 * a->ck, m->P) + 1;
 }
 
 /* Writing n bytes (steadyfs_write): the sectors it touches, each with its
@@ -298,12 +401,15 @@ static void settle(const model *m, acc *a, uint64_t calls, uint64_t xunc)
  * entries: each sector adds at most two, its L1 change and a chunk's);
  * two partial pages read back at most; an O_DSYNC write's commit in its
  * last sector (its size entry); the lookups of every commit of the write
- * and of a sync after it (the transaction it starts with and its
- * sectors). */
-static void write_n(const model *m, acc *a, uint64_t n)
+ * and of a sync after it (its sectors).  first: the write may start with
+ * a transaction earlier writes left (up to txn_max changes: one more
+ * commit, at its first sector, and their lookups); in a window of records
+ * only the first write can, as each record's sync commits what it
+ * wrote. */
+static void write_n(const model *m, acc *a, uint64_t n, int first)
 {
-    uint64_t h = n ? (n + m->pay - 1) / m->pay + 1 : 0, ic = 1 + 2 * h / m->txn, i;
-    acc c = {{0, 0, 0, 0, 0, 0, 0, 0}};
+    uint64_t h = n ? (n + m->pay - 1) / m->pay + 1 : 0, ic = (first ? 1u : 0u) + 2 * h / m->txn, i;
+    acc c = {{0}};
     for (i = 0; i < h; i++) {
         pace(m, a, 1);
         host_sector(m, a);
@@ -312,17 +418,17 @@ static void write_n(const model *m, acc *a, uint64_t n)
         rmw(m, a);
     if (h > 1)
         rmw(m, a);
-    a->a1 += min64(h, h / m->C + 2);
+    a->a1 += (double)(h < h / m->C + 2 ? h : h / m->C + 2);
     commit(m, &c);
-    add(a, &c, ic);
-    commit_lookups(m, a, m->txn + 1u + h);
+    add(a, &c, (double)ic);
+    commit_lookups(m, a, (first ? m->txn + 1.0 : 0.0) + (double)h);
     a->a1 += 1;
 }
 
 /* The bound of one call kind, before pricing. */
 static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, uint64_t n, acc *a)
 {
-    acc t = {{0, 0, 0, 0, 0, 0, 0, 0}}, u = {{0, 0, 0, 0, 0, 0, 0, 0}};
+    acc t = {{0}}, u = {{0}};
     uint64_t i;
     switch (call) {
     case STEADYFS_CALL_MOUNT: {
@@ -333,7 +439,7 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
         rd(m, a, 2 * 3 + 1);            /* newest valid checkpoint, two back (a torn one and
                                            its relocation sector); both anchors; the
                                            relocation sector it names */
-        rds(m, a, (uint64_t)m->R * 3 + 2);  /* replay: a tag per sector (+ one per head at
+        rds(m, a, (double)m->R * 3 + 2);  /* replay: a tag per sector (+ one per head at
                                            the end), commit lookups */
         /* no kill: kills are committed by a checkpoint (sfs_commit_kill) */
         rds(m, a, 2 * 4);               /* aborted creates: at most one namespace */
@@ -349,7 +455,7 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
         for (i = 0; i < fs->geo.orphan_max; i++)
             kill(m, &u, 0);
         trims(m, &u, fs->geo.n_l1);
-        settle(m, &u, 1, 0);
+        settle(m, &u, 1, 0, 0);
         add(a, &u, 1);
         return;
     case STEADYFS_CALL_INFO:
@@ -403,16 +509,16 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
         return;
     }
     case STEADYFS_CALL_WRITE:
-        write_n(m, a, n);
+        write_n(m, a, n, 1);
         break;
     case STEADYFS_CALL_WRITE_SYNC:
         /* two calls, the write and the sync, settled together (rounds and
          * the table's content are counted over both); an O_DSYNC write
          * is one call that does less: the write and at most one commit
          * after a short write */
-        write_n(m, a, n);
+        write_n(m, a, n, 1);
         commit(m, a);
-        settle(m, a, 2, 0);
+        settle(m, a, 2, 0, 0);
         return;
     case STEADYFS_CALL_TRUNCATE:
         /* a shrink: the new last page's tail zeroed (read-modify-write
@@ -477,80 +583,168 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
                             call == STEADYFS_CALL_RENAME ? m->D + 2u
                     : call == STEADYFS_CALL_TRUNCATE ? 2u
                     : call == STEADYFS_CALL_UNLINK || call == STEADYFS_CALL_RMDIR ||
-                            call == STEADYFS_CALL_SETATTR ? 1u : 0u);
+                            call == STEADYFS_CALL_SETATTR ? 1u : 0u, 0);
 }
 
-int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs_call call,
-                   uint64_t n, steadyfs_cost *out)
+/* The model of the file system cfg formats on geo (fs: its derived
+ * geometry); depth: the path components of path calls. */
+static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs *fs, model *m,
+                      uint32_t depth)
 {
-    steadyfs fs;
     steadyfs_config c;
     sbd dummy_bd;
     static const sbd_ops no_ops;
-    model m;
-    acc a = {{0, 0, 0, 0, 0, 0, 0, 0}};
-    uint64_t sectors;
     uint32_t v, closed;
-    if (!cfg || !geo || !out || (unsigned)call >= STEADYFS_CALL_COUNT)
-        return STEADYFS_EINVAL;
     c = *cfg;
     c.work = NULL;
     dummy_bd.ops = &no_ops;
     dummy_bd.ctx = NULL;
     dummy_bd.geo = *geo;
     c.bd = &dummy_bd;
-    if (sfs_setup(&fs, &c))
+    if (sfs_setup(fs, &c))
         return STEADYFS_EINVAL;
-    m.S = fs.geo.sector_size;
-    m.spare = fs.geo.tag_inline ? 0 : SFS_TAG_SIZE;
-    m.pps = fs.geo.tag_inline && geo->needs_erase ? fs.geo.sector_size / geo->page_size : 1;
-    m.pay = fs.geo.payload;
-    m.C = fs.geo.C;
-    m.nl2 = fs.geo.n_l2;
-    m.open = fs.cfg.open_max;
-    m.small = SFS_TAG_SIZE;   /* a tag; map words and a chunk word are fewer bytes */
-    m.K = fs.cfg.pending_max;
-    m.R = fs.cfg.replay_max;
-    m.D = fs.cfg.dir_pages;
-    m.P = fs.geo.P;
-    m.txn = fs.geo.txn_max;
-    m.depth = call == STEADYFS_CALL_READ || call == STEADYFS_CALL_WRITE ||
-                      call == STEADYFS_CALL_WRITE_SYNC || call == STEADYFS_CALL_GC_STEP || !n
-                  ? 4u : (uint32_t)(n > 64 ? 64 : n);
+    fs->cfg.bd = NULL;   /* dummy_bd is gone when this returns */
+    m->S = fs->geo.sector_size;
+    m->spare = fs->geo.tag_inline ? 0 : SFS_TAG_SIZE;
+    m->pps = fs->geo.tag_inline && geo->needs_erase ? fs->geo.sector_size / geo->page_size : 1;
+    m->pay = fs->geo.payload;
+    m->C = fs->geo.C;
+    m->nl2 = fs->geo.n_l2;
+    m->nl1 = fs->geo.n_l1;
+    m->nc = fs->geo.n_c;
+    m->aligned = fs->geo.cbase % fs->geo.C == 0 && fs->geo.e1 % fs->geo.C == 0;
+    m->open = fs->cfg.open_max;
+    m->orphans = fs->geo.orphan_max;
+    m->small = SFS_TAG_SIZE;   /* a tag; map words and a chunk word are fewer bytes */
+    m->K = fs->cfg.pending_max;
+    m->R = fs->cfg.replay_max;
+    m->D = fs->cfg.dir_pages;
+    m->P = fs->geo.P;
+    m->txn = fs->geo.txn_max;
+    m->depth = depth;
+    m->real = 0;
     /* the pace, as derive() computes it at mount (the same function),
      * from the format fill limit with every block good.  Bad blocks lower
      * the limit with the pool but not the R + 1 held units, so v creeps up:
      * the s stated here first falls short at 453 bad units on mt29f1g01,
      * 136 on mt25q128, 18 on em064lx (DESIGN.md §7) */
-    closed = fs.geo.nblocks - SFS_RESERVED_BLOCKS;
-    fs.geo.usable = closed;
-    v = sfs_live_limit(&fs);
-    m.s = sfs_pace_steps(&fs, closed, v);
-    call_cost(&m, &fs, call, n, &a);
-    sectors = a.sec + 2 * a.ck;
-    out->reads = (uint32_t)(a.r > 0xFFFFFFFFu ? 0xFFFFFFFFu : a.r);
-    out->progs = (uint32_t)(sectors * m.pps > 0xFFFFFFFFu ? 0xFFFFFFFFu : sectors * m.pps);
-    out->erases = (uint32_t)(a.e > 0xFFFFFFFFu ? 0xFFFFFFFFu : a.e);
-    out->read_bytes = a.rb;
-    out->prog_bytes = sectors * (m.S + m.spare);
+    closed = fs->geo.nblocks - SFS_RESERVED_BLOCKS;
+    fs->geo.usable = closed;
+    v = sfs_live_limit(fs);
+    m->s = sfs_pace_steps(fs, closed, v);
     return 0;
+}
+
+static uint32_t clamp32(double x) { return x > 4294967295.0 ? 0xFFFFFFFFu : (uint32_t)x; }
+
+/* A count as the operations it prices to; up: rounded up (a window's
+ * real counts), else they are whole already. */
+static void priced(const model *m, const acc *a, int up, steadyfs_cost *out)
+{
+    double sectors = a->sec + 2 * a->ck, r = up ? 0.999999 : 0;
+    out->reads = clamp32(a->r + r);
+    out->progs = clamp32(sectors * m->pps + r);
+    out->erases = clamp32(a->e + r);
+    out->read_bytes = (uint64_t)(a->rb + r);
+    out->prog_bytes = (uint64_t)(sectors * (m->S + m->spare) + r);
+}
+
+int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs_call call,
+                   uint64_t n, steadyfs_cost *out)
+{
+    steadyfs fs;
+    model m;
+    acc a = {{0}};
+    if (!cfg || !geo || !out || (unsigned)call >= STEADYFS_CALL_COUNT)
+        return STEADYFS_EINVAL;
+    if (model_init(cfg, geo, &fs, &m,
+                   call == STEADYFS_CALL_READ || call == STEADYFS_CALL_WRITE ||
+                           call == STEADYFS_CALL_WRITE_SYNC || call == STEADYFS_CALL_GC_STEP || !n
+                       ? 4u : (uint32_t)(n > 64 ? 64 : n)))
+        return STEADYFS_EINVAL;
+    call_cost(&m, &fs, call, n, &a);
+    priced(&m, &a, 0, out);
+    return 0;
+}
+
+/* What n consecutive records of b bytes (a write and its sync, or an
+ * O_DSYNC write and the close that stores its times) may cost together,
+ * with real division (m->real).  The first record is bounded as one
+ * write_sync call from any state (call_cost): it may find its file's
+ * transaction holding txn_max changes of earlier writes, which its first
+ * sector commits.  After it every record's sync commits what it wrote, so
+ * the n - 1 others are alike: each one's own parts as in a write_sync
+ * (its sectors with their pace, its commit, its sync's commit lookups for
+ * its own changes, at most 2h + 1: a page's and a chunk's per sector, and
+ * the size), and everything they force settled over the whole window
+ * (settle(): rounds, catch-ups, checkpoints and erases by the window's
+ * totals; kills, trims, cold merges and erase-aheads by what there is to
+ * do, not one per call), from whatever state the first record left.  Two
+ * calls a record may program (the write and the sync or the close), so
+ * two may be light. */
+static void window(const model *m, const steadyfs *fs, double n, uint64_t b, acc *a)
+{
+    acc rec = {{0}};
+    double h = b ? (double)((b + m->pay - 1) / m->pay + 1) : 0;
+    model one = *m;
+    one.real = 0;
+    call_cost(&one, fs, STEADYFS_CALL_WRITE_SYNC, b, a);
+    write_n(m, &rec, b, 0);
+    commit(m, &rec);
+    commit_lookups(m, &rec, h + 1);
+    /* its L1-level episodes (by_episodes()): the L1 sectors of its pages
+     * (h consecutive file pages lie in at most (h - 1) / C + 2 chunks, and
+     * a chunk in one L1 sector when chunks are aligned to C: C divides
+     * e1, a power of 2, and the chunk base), its inode sector (size and
+     * chunk entries), its inode's L1 sector (the commit) */
+    {
+        double runs = (double)((h > 0 ? (uint64_t)h - 1 : 0) / m->C + 2);
+        rec.t1 = dmin(h, m->aligned ? runs : 2 * runs) + 2;
+    }
+    rec.rec = 1;
+    add(a, &rec, n - 1);
+    settle(m, a, 2 * (n - 1), 2 * h + 1, 1);
 }
 
 int steadyfs_guarantee(const steadyfs_config *cfg, const sbd_geometry *geo, uint32_t record_size,
                        steadyfs_cost *per_record, steadyfs_cost *burst)
 {
-    int rc;
-    if (!per_record || !burst || !record_size)
+    steadyfs fs;
+    model m;
+    acc w[3], c, d;
+    double n = 1048576.0;
+    uint32_t i, k;
+    if (!cfg || !geo || !per_record || !burst || !record_size)
         return STEADYFS_EINVAL;
-    /* The write_sync bound holds in every reachable state, so n calls in a
-     * row cost at most n times it.  A tighter c needs the work of a window
-     * amortised: on format 9 no copy adds a map change (relocation, §6),
-     * so a window's collection is at most the pace's per sector, but the
-     * calculator that states it (issue 12 item 4) is not written: no
-     * window total below n times the per-call worst is claimed yet. */
-    rc = steadyfs_bound(cfg, geo, STEADYFS_CALL_WRITE_SYNC, record_size, per_record);
-    memset(burst, 0, sizeof *burst);
-    return rc;
+    if (model_init(cfg, geo, &fs, &m, 4))
+        return STEADYFS_EINVAL;
+    /* Every count of window() is a concave function of n: sums, positive
+     * multiples and minima of nondecreasing concave functions of n (real
+     * division: no floor).  A concave function lies below its tangent at
+     * any point, so the tangent of its last linear piece, c n + d, bounds
+     * it for every n >= 1.  window() is piecewise linear with its pieces'
+     * ends where a minimum changes sides (a few times the table, the
+     * orphans and n_l1 records): at n = 2^20, 2^21 and 2^22 the slopes
+     * agree, and c and d are read there (rounded up). */
+    m.real = 1;
+    for (k = 0; k < 3; k++) {
+        memset(&w[k], 0, sizeof w[k]);
+        window(&m, &fs, n * (double)(1u << k), record_size, &w[k]);
+    }
+    for (i = 0; i < 8; i++) {
+        double s1 = (w[1].v[i] - w[0].v[i]) / n, s2 = (w[2].v[i] - w[1].v[i]) / (2 * n);
+        /* a slope still falling: n is not past the last piece's start */
+        if (s1 - s2 > 1e-9 * (s1 > 1 ? s1 : 1))
+            return STEADYFS_EINVAL;
+        c.v[i] = s2;
+        d.v[i] = w[1].v[i] - 2 * n * s2;
+        if (d.v[i] < 0)
+            d.v[i] = 0;
+    }
+    /* whole operations, rounded up (c n + d only grows) */
+    priced(&m, &c, 1, per_record);
+    priced(&m, &d, 1, burst);
+    return 0;
 }
 
 const char *steadyfs_call_name(steadyfs_call call)

@@ -77,7 +77,7 @@ uint64_t steady_fs_bound_ns_default(const char *profile, int call, uint64_t n, i
 
 int steady_fs_guarantee_ns_fmt(const char *profile, uint32_t record_size, uint32_t fill_permille,
                                int mode, uint32_t sector_size, uint32_t erase_mult,
-                               uint64_t *c_ns, uint64_t *d_ns)
+                               uint64_t *c_ns, uint64_t *d_ns, uint64_t *b_ns)
 {
     const sim_profile *p = sim_profile_find(profile);
     steadyfs_config cfg;
@@ -90,6 +90,11 @@ int steady_fs_guarantee_ns_fmt(const char *profile, uint32_t record_size, uint32
         return -1;
     *c_ns = steady_fs_cost_ns(p, &cfg, &c, (sim_timing)mode);
     *d_ns = steady_fs_cost_ns(p, &cfg, &d, (sim_timing)mode);
+    if (b_ns) {
+        if (steadyfs_bound(&cfg, &p->geo, STEADYFS_CALL_WRITE_SYNC, record_size, &c))
+            return -1;
+        *b_ns = steady_fs_cost_ns(p, &cfg, &c, (sim_timing)mode);
+    }
     return 0;
 }
 
@@ -98,7 +103,7 @@ int steady_fs_guarantee_ns_default(const char *profile, uint32_t record_size,
                                    uint64_t *d_ns)
 {
     return steady_fs_guarantee_ns_fmt(profile, record_size, fill_permille, mode, 0, 0, c_ns,
-                                      d_ns);
+                                      d_ns, NULL);
 }
 
 int steady_fs_bound_ops_fmt(const char *profile, int call, uint64_t n, uint32_t sector_size,

@@ -33,12 +33,15 @@ int steady_fs_bound_ops_fmt(const char *profile, int call, uint64_t n, uint32_t 
                             uint32_t erase_mult, steadyfs_cost *out);
 int steady_fs_guarantee_ns_fmt(const char *profile, uint32_t record_size, uint32_t fill_permille,
                                int mode, uint32_t sector_size, uint32_t erase_mult,
-                               uint64_t *c_ns, uint64_t *d_ns);
+                               uint64_t *c_ns, uint64_t *d_ns, uint64_t *b_ns);
 
 /* steadyfs_guarantee() priced: c and d in ns for records of record_size
  * bytes on the named profile with the default configuration (one open
- * file) and fill limit fill_permille (0: the format default).  0, or -1 if
- * the profile is unknown or the arguments invalid. */
+ * file) and fill limit fill_permille (0: the format default); the _fmt
+ * form also gives b_ns (may be NULL), one record's own bound (the
+ * write_sync bound of that size): n records take at most
+ * min(n b, n c + d).  0, or -1 if the profile is unknown or the arguments
+ * invalid. */
 int steady_fs_guarantee_ns_default(const char *profile, uint32_t record_size,
                                    uint32_t fill_permille, int mode, uint64_t *c_ns,
                                    uint64_t *d_ns);
