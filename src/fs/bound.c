@@ -227,26 +227,28 @@ static void dir_edit(const model *m, acc *a, int insert)
     a->a1 += insert ? m->D : 1u;
 }
 
-/* A window's make-room rounds counted by map sector (settle(), window
- * mode): a round merges the sector of the oldest committed change with
- * every committed change it has (sfs_merge_l1; a size merge takes a
- * file's size and chunk entries into its inode sector and adds that
- * sector's L1 change, then the round may merge that L1 sector and the L2
- * sector).  Call the committed changes of one sector between two merges
- * of it an episode: each L1-level program of a round or of a cold merge
- * ends one (its sector's), so there are at most as many as episodes were
- * open at the start (one entry each: K) or started since -- a->t1 by the
- * records (their data sectors' L1 sectors, their inode sector, their
- * inode's L1 sector), the wear-levelling copies and the kills, one per
- * size merge (its inode's L1 sector: at most one per inode-sector episode,
- * K + the records), one per catch-up (which may take a round's entry) --
- * each program adding one L2 entry; the L2 rounds as before.  The
- * smaller of that and the per-entry count (*r1, *rp) is kept; r1 then
- * counts the L1-level rounds for their reads. */
+/* The make-room rounds of a stretch counted by map sector (settle()): a
+ * round merges the sector of the oldest committed change with every
+ * committed change it has (sfs_merge_l1; a size merge takes a file's size
+ * and chunk entries into its inode sector and adds that sector's L1
+ * change, then the round may merge that L1 sector and the L2 sector).
+ * Call the committed changes of one sector between two merges of it an
+ * episode: each L1-level program of a round or of a cold merge ends one
+ * (its sector's), so there are at most as many as episodes were open at
+ * the start (one entry each: K) or started since.  One call's: one per
+ * L1-level entry added (a1), one per size merge (its inode's L1 sector: at
+ * most one per inode-sector episode, K + a1), one per catch-up (which may
+ * take a round's entry).  A window's (window): a->t1 by its records (their
+ * pages' L1 sectors, their inode sector, their inode's L1 sector), the
+ * wear-levelling copies and the kills, one per size merge (K + the
+ * records), one per catch-up.  Each program adds one L2 entry; the L2
+ * rounds are counted as before.  The smaller of that and the per-entry
+ * count (*r1, *rp) is kept; r1 then counts the L1-level rounds for their
+ * reads. */
 static void by_episodes(const model *m, const acc *a, double rounds, double q, double cu,
-                        double later, double *r1, double *rp)
+                        double later, int window, double *r1, double *rp)
 {
-    double ep = 2.0 * m->K + a->t1 + a->rec + cu, r2;
+    double ep = window ? 2.0 * m->K + a->t1 + a->rec + cu : 2.0 * m->K + 2 * a->a1 + cu, r2;
     r2 = m->nl2 == 1u ? dv(m, m->K + a->a2 + ep, q) + dv(m, a->sec + later, 4.0 * m->K + 1) + 1
                       : rounds;
     if (ep + r2 < *rp) {
@@ -356,8 +358,7 @@ static void settle(const model *m, acc *a, double calls, double xunc, int window
     r1 = dmin(rounds, m->K + a->a1);
     r2 = m->nl2 == 1u ? dv(m, m->K + a->a2 + r1, q) + dv(m, a->sec, 4.0 * m->K + 1) + 1 : rounds;
     rp = dmin(rounds + 2 * r1, 3 * r1 + r2);
-    if (window)
-        by_episodes(m, a, rounds, q, 0, 0, &r1, &rp);
+    by_episodes(m, a, rounds, q, 0, 0, window, &r1, &rp);
     /* Catch-up collection (sfs_log_reserve): a host-head move that finds
      * fewer than `keep` erased units first collects, at most 2 (s + 1)
      * steps, once per host-head move, never nested (gc.active); the host
@@ -375,8 +376,7 @@ static void settle(const model *m, acc *a, double calls, double xunc, int window
     r2 = m->nl2 == 1u ? dv(m, m->K + a->a2 + r1, q) + dv(m, a->sec + rounds + 2 * r1, 4.0 * m->K + 1) + 1
                       : rounds;
     rp = dmin(rounds + 2 * r1, 3 * r1 + r2);
-    if (window)
-        by_episodes(m, a, rounds, q, cu, rounds + 2 * r1, &r1, &rp);
+    by_episodes(m, a, rounds, q, cu, rounds + 2 * r1, window, &r1, &rp);
     rd(m, a, rp);
     rds(m, a, 5 * r1);
     a->sec += rp;
