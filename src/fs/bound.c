@@ -38,6 +38,7 @@ typedef struct model {
     uint32_t S, spare, pps, small, K, R, D, s, P, txn, depth, pay, C, nl2, nl1, nc, open, orphans;
     int real;      /* a window (window()): x / y is real division, not floor */
     int aligned;   /* every chunk lies in one L1 sector */
+    int erases;    /* the medium erases (MRAM: sfs_erase issues nothing) */
 } model;
 
 /* x / y rounded down (one call), or exactly (a window: an upper bound of
@@ -613,6 +614,7 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
     m->nl1 = fs->geo.n_l1;
     m->nc = fs->geo.n_c;
     m->aligned = fs->geo.cbase % fs->geo.C == 0 && fs->geo.e1 % fs->geo.C == 0;
+    m->erases = geo->needs_erase != 0;
     m->open = fs->cfg.open_max;
     m->orphans = fs->geo.orphan_max;
     m->small = SFS_TAG_SIZE;   /* a tag; map words and a chunk word are fewer bytes */
@@ -644,7 +646,7 @@ static void priced(const model *m, const acc *a, int up, steadyfs_cost *out)
     double sectors = a->sec + 2 * a->ck, r = up ? 0.999999 : 0;
     out->reads = clamp32(a->r + r);
     out->progs = clamp32(sectors * m->pps + r);
-    out->erases = clamp32(a->e + r);
+    out->erases = m->erases ? clamp32(a->e + r) : 0u;
     out->read_bytes = (uint64_t)(a->rb + r);
     out->prog_bytes = (uint64_t)(sectors * (m->S + m->spare) + r);
 }
