@@ -121,9 +121,9 @@
  * back: a close, sync, unlink, rmdir or rename on a full device still
  * works (delete to recover).  A close whose commit fails drops the file's
  * uncommitted changes (it keeps its committed state).  If pacing falls
- * behind, a write catches up by a bounded collection counted in its stated
- * bound; in adversarial patterns that may not be enough and the write
- * returns ENOSPC early (docs/DESIGN.md §6, §10).
+ * behind, a call catches up once by a bounded collection counted in its
+ * stated bound; in adversarial patterns that may not be enough and the
+ * write returns ENOSPC early (docs/DESIGN.md §6, §10).
  *
  * Identity.  Each file and directory has a 64-bit id (steadyfs_stat.id):
  * inode number in the low 32 bits, a generation in the high 32 bits, so an
@@ -291,6 +291,7 @@ typedef struct steadyfs {
         uint32_t wl_victim, wl_idx, wl_next, wl_tick, wl_cursor;
         uint32_t retire[4];
         uint8_t active, busy;   /* busy: calls left without erase-ahead (sfs_end) */
+        uint8_t caught_up;      /* this call ran its catch-up (sfs_log_reserve): one a call */
     } gc;
     /* The two anchor units that hold checkpoints. */
     struct {

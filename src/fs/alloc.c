@@ -323,8 +323,13 @@ int sfs_log_reserve(steadyfs *fs)
         uint32_t keep = fs->gc.active ? 3u : 4u - fs->rm;
         /* a host write reaching the reserve first collects (catch-up,
          * DESIGN.md §6): at most 2 (s + 1) steps, twice a sector's pace,
-         * counted in every bound (steadyfs_bound); if that is not enough
-         * it fails with ENOSPC, cleanly and within its bound */
+         * once a call, counted in every bound (steadyfs_bound); if that is
+         * not enough it fails with ENOSPC, cleanly and within its bound.
+         * (Once per host-head move instead, a catch-up's own merges at the
+         * host head could bring the next one in the same call, and the
+         * bound could only assume they did not.)  What costs no step --
+         * the checkpoint that makes emptied units erasable, a unit with
+         * nothing live in it -- is done at every such move. */
         while (!fs->gc.active && fs->log.nqueued + fs->log.nfree < keep && steps < 2 * (fs->gc.s + 1)) {
             if (fs->log.nlimbo) {
                 rc = sfs_ckpt_write(fs);   /* emptied blocks become erasable */
@@ -340,6 +345,9 @@ int sfs_log_reserve(steadyfs *fs)
                 sfs_reloc_empty(fs, b);   /* empty: nothing to copy */
                 continue;
             }
+            if (fs->gc.caught_up && !steps)
+                break;   /* this call has had its catch-up */
+            fs->gc.caught_up = 1;
             fs->gc.active = 2;
             rc = sfs_gc_one(fs);
             fs->gc.active = 0;
@@ -727,6 +735,7 @@ int sfs_begin(steadyfs *fs, int modify)
         return STEADYFS_EIO;
     fs->log.erase_budget = 1;
     fs->log.call_ops = 0;
+    fs->gc.caught_up = 0;
     fs->chunk.steps = SFS_TRIMS_PER_CALL;
     sfs_budget_void(fs);   /* the call arms its own kind and size */
     fs->cache.buf_ppn = SFS_NONE;   /* the caller owns the buffer between calls */

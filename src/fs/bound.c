@@ -362,16 +362,16 @@ static void settle(const model *m, acc *a, double calls, double xunc, int window
     by_episodes(m, a, rounds, q, 0, 0, window, &r1, &rp);
     /* Catch-up collection (sfs_log_reserve): a host-head move that finds
      * fewer than `keep` erased units first collects, at most 2 (s + 1)
-     * steps, once per host-head move, never nested (gc.active); the host
-     * head takes everything but collection copies, so its moves are at
-     * most the sectors / P + 1 (a head full at the start).  Its own
-     * host-head sectors are not counted as bringing another catch-up in
-     * the same stretch (DESIGN.md §7: an assumption, not proven).  Each
-     * checkpoints at most `keep` (<= 4) times for the units it empties,
-     * plus once per unit a head takes meanwhile (with the moves below). */
-    cu = dv(m, a->sec + rp, m->P) + 1;
+     * steps, once a call (gc.caught_up), never nested (gc.active); the
+     * host head takes everything but collection copies, so its moves are
+     * at most the sectors / P + 1 (a head full at the start).  At every
+     * such move, catch-up or not, it checkpoints at most `keep` (<= 4)
+     * times for the units it empties (counted with the moves' sectors,
+     * the catch-up's own included), plus once per unit a head takes
+     * meanwhile (with the moves below). */
+    cu = dmin(calls, dv(m, a->sec + rp, m->P) + 1);
     steps(m, a, cu * 2.0 * (m->s + 1u));
-    a->ck += cu * 4;
+    a->ck += 4 * (dv(m, a->sec + rp, m->P) + 1);
     rounds = 5 + a->a1 + a->a2 + cu;
     r1 = dmin(rounds, m->K + a->a1 + cu);
     r2 = m->nl2 == 1u ? dv(m, m->K + a->a2 + r1, q) + dv(m, a->sec + rounds + 2 * r1, 4.0 * m->K + 1) + 1

@@ -16,7 +16,8 @@
  * nothing), one long run of records for the rate guarantee.
  *
  * Checked: no call takes longer than steadyfs_bound() states for its kind
- * (a bound that is exceeded is a bug), every window of consecutive records
+ * (a bound that is exceeded is a bug), no write fails with ENOSPC while the
+ * live data is below the live limit, every window of consecutive records
  * within a run stays within steadyfs_guarantee()'s n c + d, read-only calls
  * never program or erase, and at the end every unit's live count equals a
  * recount from the media.  Printed (the figures the closing notes and README quote): per call
@@ -532,6 +533,8 @@ int main(void)
            "catch-up collections %u\n", enospc, enospc_low,
            live_min_enospc == 0xFFFFFFFFu ? 0 : live_min_enospc, T.fs.live_max, T.fs.stats.copy,
            T.fs.stats.map, T.fs.stats.catch_up);
+    /* no write fails with ENOSPC while the live data is below the limit */
+    CHECK_EQ(enospc_low, 0);
     CHECK_EQ(steadyfs_unmount(&T.fs), 0);
     tdev_close(&T);
     return check_done(ADV_NAME);
