@@ -13,7 +13,9 @@
  *
  * The first half of the calls mixes in namespace calls and 64 KiB writes;
  * the second half is a logger's stream (records, and calls that change
- * nothing), one long run of records for the rate guarantee.
+ * nothing), one long run of records for the rate guarantee, which starts
+ * right after SMALL one-sector files are unlinked (a backlog of dying
+ * chunks it inherits).
  *
  * Checked: no call takes longer than steadyfs_bound() states for its kind
  * (a bound that is exceeded is a bug), no write fails with ENOSPC while the
@@ -46,6 +48,7 @@
 #include "fs_recount.h"
 
 #define NFILES 200u
+#define SMALL 40u   /* one-sector files, unlinked before the second half */
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static uint32_t rn(uint32_t n) { return tdev_rand(&rng, n); }
@@ -380,6 +383,13 @@ int main(void)
         }
         CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
     }
+    for (f = 0; f < SMALL; f++) {
+        snprintf(path, sizeof path, "/a/s%02u", f);
+        fd = steadyfs_open(&T.fs, path, STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
+        CHECK(fd >= 0);
+        CHECK_EQ(steadyfs_write(&T.fs, fd, buf, 2048), 2048);
+        CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
+    }
     printf("adversary: %u files of %u bytes, live %u of %u sectors (%.1f %%)\n", NFILES, fsize,
            T.fs.live, T.fs.live_max, 100.0 * T.fs.live / T.fs.live_max);
     sim_set_timing(&T.dev, SIM_WORST);
@@ -391,6 +401,17 @@ int main(void)
     for (i = 0; i < ncalls; i++) {
         uint32_t off, kind = rn(100);
         int dsync = (int)(i & 1);
+        if (2 * i == ncalls && ncalls) {
+            /* the logger's stream starts with a backlog to inherit: the
+             * SMALL one-sector files unlinked just before it, each chunk
+             * of theirs dying (trim steps and their checkpoints) while
+             * the live data hardly changes */
+            for (f = 0; f < SMALL; f++) {
+                snprintf(path, sizeof path, "/a/s%02u", f);
+                CHECK_EQ(steadyfs_unlink(&T.fs, path), 0);
+            }
+            records[nrec++] = WINDOW_BREAK;
+        }
         f = rn(NFILES);
         snprintf(path, sizeof path, "/a/%03u", f);
         if (kind < 4) {                                  /* read-only calls */
