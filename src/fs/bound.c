@@ -504,9 +504,11 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
         commit_lookups(m, a, m->txn + 1u);
         break;
     case STEADYFS_CALL_READ: {
-        uint64_t pages = n / m->pay + 2;
-        rds(m, a, 5 * pages);   /* its chunk, its map words */
-        rd(m, a, pages);
+        /* n bytes from any offset touch at most (n - 2) / payload + 2
+         * pages (read_call reads each once): its chunk, its map words */
+        uint64_t pages = n ? (n + m->pay - 2) / m->pay + 1 : 0;
+        rds(m, a, 5.0 * (double)pages);
+        rd(m, a, (double)pages);
         return;
     }
     case STEADYFS_CALL_WRITE:
