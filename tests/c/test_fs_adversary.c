@@ -228,6 +228,7 @@ static void dir_phase(void)
 {
     static char name[STEADYFS_NAME_MAX + 1], dname[STEADYFS_NAME_MAX + 1];
     static char path[2 * STEADYFS_NAME_MAX + 4], p2[2 * STEADYFS_NAME_MAX + 4];
+    static char sdir[2 * STEADYFS_NAME_MAX + 4], deep[3 * STEADYFS_NAME_MAX + 6];
     uint32_t k = 0, i, per = (T.fs.geo.payload - 8u) / (10u + STEADYFS_NAME_MAX);
     uint32_t full = per * (T.fs.cfg.dir_pages - 1u);
     uint64_t t0;
@@ -257,10 +258,28 @@ static void dir_phase(void)
     CHECK(fd >= 0);
     CHECK_EQ(steadyfs_write(&T.fs, fd, "x", 1), 1);
     CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
+    /* a directory at depth 2, in the last bucket, with every bucket of its
+     * own full: its stat reads them all for the link count (ns.c) */
+    colliding_name(name, 6, 0);
+    snprintf(sdir, sizeof sdir, "/%s/%s", dname, name);
+    CHECK_EQ(steadyfs_mkdir(&T.fs, sdir), 0);
+    for (i = 0, k = 0; i < full + per; i++) {
+        k = colliding_name(name, 7, k) + 1;
+        snprintf(deep, sizeof deep, "%s/%s", sdir, name);
+        fd = steadyfs_open(&T.fs, deep, STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
+        CHECK(fd >= 0);
+        CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
+    }
     sim_set_timing(&T.dev, SIM_WORST);
     for (i = 0; i < 20; i++) {
         fd = stat_and_open(path, K_DSTAT, K_DOPEN);
         CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
+        s0 = T.dev.stats;
+        t0 = T.dev.now_ns;
+        CHECK_EQ(steadyfs_stat_path(&T.fs, sdir, &st), 0);
+        measured(K_DSTAT, t0);
+        read_only(&s0, "stat of a full directory");
+        CHECK_EQ(st.nlink, 2u);
         /* absent: every bucket probed, nothing found */
         colliding_name(p2, 5, i * 1000u);
         memmove(p2 + strlen(dname) + 2, p2, STEADYFS_NAME_MAX + 1);
