@@ -641,16 +641,23 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
 
 static uint32_t clamp32(double x) { return x > 4294967295.0 ? 0xFFFFFFFFu : (uint32_t)x; }
 
-/* A count as the operations it prices to; up: rounded up (a window's
- * real counts), else they are whole already. */
-static void priced(const model *m, const acc *a, int up, steadyfs_cost *out)
+/* x rounded up to a whole number (x >= 0; no libm in the core) */
+static double up(double x)
 {
-    double sectors = a->sec + 2 * a->ck, r = up ? 0.999999 : 0;
-    out->reads = clamp32(a->r + r);
-    out->progs = clamp32(sectors * m->pps + r);
-    out->erases = m->erases ? clamp32(a->e + r) : 0u;
-    out->read_bytes = (uint64_t)(a->rb + r);
-    out->prog_bytes = (uint64_t)(sectors * (m->S + m->spare) + r);
+    double w = (double)(uint64_t)x;
+    return w < x ? w + 1 : w;
+}
+
+/* A count as the operations it prices to; round_up: a window's real
+ * counts, else they are whole already. */
+static void priced(const model *m, const acc *a, int round_up, steadyfs_cost *out)
+{
+    double sectors = a->sec + 2 * a->ck;
+    out->reads = clamp32(round_up ? up(a->r) : a->r);
+    out->progs = clamp32(round_up ? up(sectors * m->pps) : sectors * m->pps);
+    out->erases = m->erases ? clamp32(round_up ? up(a->e) : a->e) : 0u;
+    out->read_bytes = (uint64_t)(round_up ? up(a->rb) : a->rb);
+    out->prog_bytes = (uint64_t)(round_up ? up(sectors * (m->S + m->spare)) : sectors * (m->S + m->spare));
 }
 
 int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs_call call,
@@ -715,7 +722,7 @@ int steadyfs_guarantee(const steadyfs_config *cfg, const sbd_geometry *geo, uint
 {
     steadyfs fs;
     model m;
-    acc w[3], c, d;
+    acc w[3], c = {{0}}, d = {{0}};
     double n = 1048576.0;
     uint32_t i, k;
     if (!cfg || !geo || !per_record || !burst || !record_size)
