@@ -153,7 +153,13 @@ int sfs_erase_ahead(steadyfs *fs)
     int rc;
     if (!fs->log.erase_budget || fs->dead)
         return 0;
-    if (fs->anchor.dirty_other && fs->anchor.next_idx >= fs->geo.P / 4) {
+    /* The anchor's other unit goes first only while the log keeps an erased
+     * unit beside the one it may take next (or the switch is close): with
+     * one left, erasing the anchor's made the log's the next call's forced
+     * erase, two erases in consecutive records (a create after a fill:
+     * 3.5 ms). */
+    if (fs->anchor.dirty_other && fs->anchor.next_idx >= fs->geo.P / 4 &&
+        (fs->log.nqueued >= 2 || fs->anchor.next_idx >= fs->geo.P * 3 / 4 || !fs->log.nfree)) {
         fs->log.erase_budget--;
         fs->log.erase_credit = fs->log.erase_credit > fs->geo.P / 2 ? fs->log.erase_credit - fs->geo.P / 2 : 0;
         rc = sfs_erase(fs, fs->anchor.unit[!fs->anchor.cur]);
@@ -757,8 +763,11 @@ int sfs_end(steadyfs *fs, int rc)
     /* (With one erased unit left the credit needed halves: after a burst
      * of heavy calls -- a fill -- the queue refills in light calls instead
      * of the last unit's erase landing in whatever call empties it.) */
-    int light = fs->log.call_ops <= 2 && !fs->gc.busy, kept = 0;
-    if (fs->gc.busy)
+    /* gc.busy counts calls that program (a sync after an O_DSYNC write
+     * programs nothing): records, so a cool-down means the same whether a
+     * logger calls write + sync or write alone. */
+    int small = fs->log.call_ops <= 2, light = small && !fs->gc.busy, kept = 0, erased = 0;
+    if (fs->gc.busy && fs->log.call_ops)
         fs->gc.busy--;
     /* A light call does the housekeeping the next call would otherwise be
      * forced into, so that none falls into a heavier call (a log
@@ -815,12 +824,22 @@ int sfs_end(steadyfs *fs, int rc)
             rc = r2;
     }
     if (!fs->dead && fs->log.erase_budget && fs->log.call_ops &&
-        ((light && !kept && fs->log.erase_credit >= (fs->log.nqueued <= 1 ? fs->geo.P / 4 : fs->geo.P / 2)) ||
+        (((light || (small && fs->log.nqueued <= 1)) && !kept &&
+          fs->log.erase_credit >= (fs->log.nqueued <= 1 ? fs->geo.P / 4 : fs->geo.P / 2)) ||
          !fs->log.nqueued)) {
+        uint32_t budget_before = fs->log.erase_budget;
         r2 = sfs_erase_ahead(fs);
         if (r2 < 0 && rc >= 0)
             rc = r2;
+        erased = fs->log.erase_budget != budget_before;
     }
+    /* After an erase the next SFS_ERASE_COOL records erase nothing ahead
+     * (unless the queue is down to one unit, above): a logger's backlog
+     * from one erase drains before the next erase adds to it.  Erases had
+     * met two records apart (2.6 ms + 0.55 + 2.5 ms: 10.6 KiB of buffer at
+     * 4 MB/s); DESIGN.md §6 has the measurements. */
+    if (erased && fs->gc.busy < SFS_ERASE_COOL)
+        fs->gc.busy = SFS_ERASE_COOL;
     if (fs->dead && rc >= 0)
         rc = STEADYFS_EIO;
     sfs_budget_check(fs);

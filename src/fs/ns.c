@@ -109,9 +109,11 @@ static int room_for_ns(steadyfs *fs)
 
 /* A namespace change is rarely alone: a log rotation is close + unlink +
  * create + write + sync in one step of the application.  No erase-ahead
- * (2 ms) at the end of this call or of the four after it (the rest of such
- * a step and the next append), though each may look light: the erase goes
- * to a later plain write.  An empty erase queue still erases at once
+ * (2 ms) at the end of this call or of the next four calls that program
+ * (the rest of such a step and the next three records; a sync after an
+ * O_DSYNC write programs nothing and does not count), though each may look
+ * light: the erase goes to a later plain write.  An erase queue down to one
+ * unit still erases in the first small call, an empty one at once
  * (sfs_end), so only the timing moves (DESIGN.md §6). */
 static int ns_end(steadyfs *fs, int rc)
 {
