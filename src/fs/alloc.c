@@ -800,7 +800,11 @@ int sfs_end(steadyfs *fs, int rc)
                 r2 = sfs_ckpt_write(fs);
             kept = 1;
         }
-        if (!r2 && fs->npend + 5 > fs->cfg.pending_max) {
+        /* not beside the checkpoint (with its trim step): the merge goes
+         * to the next light call, or into the next record if its sectors
+         * find no room (together they were a 2 ms record, ten records
+         * after a rotation, which the next erase met: DESIGN.md §6) */
+        if (!r2 && !kept && fs->npend + 5 > fs->cfg.pending_max) {
             r2 = sfs_make_room(fs, 4);
             kept = 1;
         }
