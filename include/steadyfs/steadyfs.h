@@ -290,7 +290,7 @@ typedef struct steadyfs {
                                chunks' sectors: not picked again until trimmed */
         uint32_t wl_victim, wl_idx, wl_next, wl_tick, wl_cursor;
         uint32_t retire[4];
-        uint8_t active, busy;   /* busy: calls left without erase-ahead (sfs_end) */
+        uint8_t active, busy;   /* busy: calls that program left without housekeeping or erase-ahead (sfs_end) */
         uint8_t caught_up;      /* this call ran its catch-up (sfs_log_reserve): one a call */
     } gc;
     /* The two anchor units that hold checkpoints. */

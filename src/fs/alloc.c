@@ -837,11 +837,12 @@ int sfs_end(steadyfs *fs, int rc)
             rc = r2;
         erased = fs->log.erase_budget != budget_before;
     }
-    /* After an erase the next SFS_ERASE_COOL records erase nothing ahead
-     * (unless the queue is down to one unit, above): a logger's backlog
-     * from one erase drains before the next erase adds to it.  Erases had
-     * met two records apart (2.6 ms + 0.55 + 2.5 ms: 10.6 KiB of buffer at
-     * 4 MB/s); DESIGN.md §6 has the measurements. */
+    /* After an erase the next SFS_ERASE_COOL records are not light: no
+     * housekeeping and no erase-ahead (unless the queue is down to one
+     * unit, above), so a logger's backlog from the erase drains before
+     * more optional work adds to it.  Erases had met checkpoints and other
+     * erases one or two records apart (2.6 + 0.55 + 2.5 ms: 10.6 KiB of
+     * buffer at 4 MB/s); DESIGN.md §6 has the measurements. */
     if (erased && fs->gc.busy < SFS_ERASE_COOL)
         fs->gc.busy = SFS_ERASE_COOL;
     if (fs->dead && rc >= 0)

@@ -18,7 +18,7 @@
 #define SFS_RETRY 1               /* a program failed and was moved: redo */
 #define SFS_EFAIL (-1005)         /* device reported program/erase failure */
 #define SFS_Q_TARGET 3u           /* erased blocks kept ready (erase-ahead) */
-#define SFS_ERASE_COOL 2u         /* records after an erase-ahead with none (sfs_end) */
+#define SFS_ERASE_COOL 2u         /* records after an erase-ahead that are not light (sfs_end) */
 #define SFS_WL_PERIOD 8u         /* greedy victims per static wear-levelling pick */
 #define SFS_WL_STEP 32u           /* sectors written per static wear-levelling step (power of 2) */
 #define SFS_RESERVED_BLOCKS 4u    /* anchor area: first good two of these */
