@@ -292,6 +292,8 @@ typedef struct steadyfs {
         uint32_t retire[4];
         uint8_t active, busy;   /* busy: calls that program left without housekeeping or erase-ahead (sfs_end) */
         uint8_t caught_up;      /* this call ran its catch-up (sfs_log_reserve): one a call */
+        uint8_t backlog;        /* extra programs of recent calls not yet drained, in half
+                                   programs: no optional erase while > 0 (sfs_end) */
     } gc;
     /* The two anchor units that hold checkpoints. */
     struct {
