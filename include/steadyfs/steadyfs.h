@@ -280,6 +280,7 @@ typedef struct steadyfs {
         uint32_t since_ckpt, call_ops, erase_credit, alloc_cursor;
         uint32_t nqueued, nfree, nlimbo;
         uint8_t need_ckpt, erase_budget, to_gh;
+        uint8_t call_erased;   /* this call erased a unit: none more at its end (sfs_end) */
     } log;
     /* Collection: the greedy victim and its pace, static wear levelling,
      * units to evacuate (grown bad or near the ECC limit). */
@@ -293,7 +294,7 @@ typedef struct steadyfs {
         uint8_t active, busy;   /* busy: calls that program left without housekeeping or erase-ahead (sfs_end) */
         uint8_t caught_up;      /* this call ran its catch-up (sfs_log_reserve): one a call */
         uint8_t backlog;        /* extra programs of recent calls not yet drained, in half
-                                   programs: no optional erase while > 0 (sfs_end) */
+                                   programs: an optional erase waits (sfs_end) */
     } gc;
     /* The two anchor units that hold checkpoints. */
     struct {

@@ -124,6 +124,7 @@ static int erase_free(steadyfs *fs, uint32_t b)
 #endif
     rc = sfs_erase(fs, b);
     fs->stats.erase++;
+    fs->log.call_erased = 1;
     if (rc == SFS_EFAIL) {
         lose_unit(fs, b);
         return 0;
@@ -163,6 +164,7 @@ int sfs_erase_ahead(steadyfs *fs)
         fs->log.erase_budget--;
         fs->log.erase_credit = fs->log.erase_credit > fs->geo.P / 2 ? fs->log.erase_credit - fs->geo.P / 2 : 0;
         rc = sfs_erase(fs, fs->anchor.unit[!fs->anchor.cur]);
+        fs->log.call_erased = 1;
         if (rc == SFS_EFAIL)
             return 0;   /* still dirty: retried before the switch */
         if (rc)
@@ -740,6 +742,7 @@ int sfs_begin(steadyfs *fs, int modify)
     if (fs->dead)
         return STEADYFS_EIO;
     fs->log.erase_budget = 1;
+    fs->log.call_erased = 0;
     fs->log.call_ops = 0;
     fs->gc.caught_up = 0;
     fs->chunk.steps = SFS_TRIMS_PER_CALL;
@@ -787,8 +790,10 @@ int sfs_end(steadyfs *fs, int rc)
      * a free one to erase: the end of this function erases it whatever
      * the call was).  Its housekeeping goes to the next call instead, so
      * no record has an erase beside a merge: a log4k record after a fill
-     * had 2 data programs, an early merge and that erase (3.03 ms) */
-    int must_erase = !fs->log.nqueued && fs->log.nfree && fs->log.erase_budget;
+     * had 2 data programs, an early merge and that erase (3.03 ms).  A
+     * call that has erased a unit already (a head move that found none
+     * queued, an anchor) erases no other: one erase a call. */
+    int must_erase = !fs->log.nqueued && fs->log.nfree && fs->log.erase_budget && !fs->log.call_erased;
     if (!fs->dead && rc >= 0 && light && fs->log.call_ops && !must_erase) {
         r2 = 0;
         if (fs->log.since_ckpt + 2 > fs->cfg.replay_max ||
@@ -838,16 +843,20 @@ int sfs_end(steadyfs *fs, int rc)
      * none needs) waits until it is 0: after a rotation the checkpoint,
      * trim step and merges of the next records had met the erase that
      * followed (1.0 + 1.6 + 0.95 + 2.6 ms: 8.2-8.7 KiB at 4 MB/s, DESIGN.md
-     * §6). */
+     * §6).  Above SFS_BACKLOG_LIGHT the calls are not a light stream
+     * with a piece of housekeeping now and then, and an erase held back
+     * from a light call only lands in a heavier one later: it does not
+     * wait (test_fs_adversary: its largest write + sync went from 42-45
+     * to 47-58 ms with the wait unbounded). */
     if (fs->log.call_ops > 2) {
         uint32_t l = fs->gc.backlog + SFS_BACKLOG_PROG * (fs->log.call_ops - 2);
         fs->gc.backlog = (uint8_t)(l > 255u ? 255u : l);
     } else if (fs->log.call_ops) {
         fs->gc.backlog = (uint8_t)(fs->gc.backlog > SFS_BACKLOG_DRAIN ? fs->gc.backlog - SFS_BACKLOG_DRAIN : 0u);
     }
-    if (!fs->dead && fs->log.erase_budget && fs->log.call_ops &&
+    if (!fs->dead && fs->log.erase_budget && fs->log.call_ops && !fs->log.call_erased &&
         (((light || (small && fs->log.nqueued <= 1)) && !kept &&
-          (!fs->gc.backlog || fs->log.nqueued <= 1) &&
+          (!fs->gc.backlog || fs->gc.backlog > SFS_BACKLOG_LIGHT || fs->log.nqueued <= 1) &&
           fs->log.erase_credit >= (fs->log.nqueued <= 1 ? fs->geo.P / 4 : fs->geo.P / 2)) ||
          !fs->log.nqueued)) {
         uint32_t budget_before = fs->log.erase_budget;
