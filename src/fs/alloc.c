@@ -25,6 +25,16 @@ static void set_state(steadyfs *fs, uint32_t b, uint8_t s)
 
 void sfs_set_state(steadyfs *fs, uint32_t b, uint8_t s) { set_state(fs, b, s); }
 
+/* This call erased a unit: it erases none more at its end (sfs_end).  On
+ * a medium without erase, sfs_erase issues nothing and nothing is noted:
+ * the rule would only move MRAM's housekeeping (em064lx random4k: 3.13-4.04
+ * ms with it, 3.08-3.86 without). */
+void sfs_note_erase(steadyfs *fs)
+{
+    if (fs->cfg.bd->geo.needs_erase)
+        fs->log.call_erased = 1;
+}
+
 uint32_t sfs_free_blocks(const steadyfs *fs) { return fs->log.nqueued + fs->log.nfree + fs->log.nlimbo; }
 
 uint32_t sfs_live_limit(const steadyfs *fs)
@@ -124,7 +134,7 @@ static int erase_free(steadyfs *fs, uint32_t b)
 #endif
     rc = sfs_erase(fs, b);
     fs->stats.erase++;
-    fs->log.call_erased = 1;
+    sfs_note_erase(fs);
     if (rc == SFS_EFAIL) {
         lose_unit(fs, b);
         return 0;
@@ -164,7 +174,7 @@ int sfs_erase_ahead(steadyfs *fs)
         fs->log.erase_budget--;
         fs->log.erase_credit = fs->log.erase_credit > fs->geo.P / 2 ? fs->log.erase_credit - fs->geo.P / 2 : 0;
         rc = sfs_erase(fs, fs->anchor.unit[!fs->anchor.cur]);
-        fs->log.call_erased = 1;
+        sfs_note_erase(fs);
         if (rc == SFS_EFAIL)
             return 0;   /* still dirty: retried before the switch */
         if (rc)

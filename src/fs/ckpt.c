@@ -239,7 +239,7 @@ static int anchor_erase(steadyfs *fs, uint32_t a)
     int rc = SFS_EFAIL, k;
     for (k = 0; k < 3 && rc == SFS_EFAIL; k++)
         rc = sfs_erase(fs, fs->anchor.unit[a]);
-    fs->log.call_erased = 1;
+    sfs_note_erase(fs);
     return rc == SFS_EFAIL ? STEADYFS_EIO : rc;
 }
 

@@ -426,6 +426,7 @@ void sfs_reloc_reset(steadyfs *fs);
 void sfs_reloc_mounted(steadyfs *fs);
 /* alloc.c: a unit's state (counts of queued, free, limbo units kept). */
 void sfs_set_state(steadyfs *fs, uint32_t b, uint8_t s);
+void sfs_note_erase(steadyfs *fs);
 void sfs_count_dec_raw(steadyfs *fs, uint32_t ppn);
 
 /* kill.c: kills and orphans.  Commit transaction (owner, txn), whose
