@@ -128,15 +128,17 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
      * exactly (inside the sector it spilled into a third, which the next
      * record programmed again: 3.3-3.6 data sectors a record).  A medium
      * with larger units (an SD card's 512 bytes) keeps it inside. */
-    beside = fs->geo.tag_inline && g->prog_size && g->read_size && SFS_TAG_SIZE % g->prog_size == 0 &&
-             SFS_TAG_SIZE % g->read_size == 0;
-    fs->geo.payload = fs->geo.sector_size - (fs->geo.tag_inline && !beside ? SFS_TAG_SIZE : 0);
     dsize = g->page_size * g->pages_per_block;
     fs->geo.dev_per_block = fs->cfg.erase_mult;
     bbytes = dsize * fs->geo.dev_per_block;
-    if ((!beside && bbytes % fs->geo.sector_size) || fs->geo.dev_per_block == 0)
+    /* (and where a unit still holds 8 such sectors: 16 KiB NOR units keep
+     * the tag inside, 8 sectors of 2048) */
+    beside = fs->geo.tag_inline && g->prog_size && g->read_size && SFS_TAG_SIZE % g->prog_size == 0 &&
+             SFS_TAG_SIZE % g->read_size == 0 && bbytes / (fs->geo.sector_size + SFS_TAG_SIZE) >= 8u;
+    fs->geo.payload = fs->geo.sector_size - (fs->geo.tag_inline && !beside ? SFS_TAG_SIZE : 0);
+    if (bbytes % sfs_stride(fs) && !beside)
         return STEADYFS_EINVAL;
-    fs->geo.P = bbytes / sfs_stride(fs);
+    fs->geo.P = bbytes / sfs_stride(fs);   /* (beside: the unit's tail is not used) */
     fs->geo.nblocks = g->block_count / fs->geo.dev_per_block;
     if (fs->geo.P < 8 || fs->geo.P > 128 || fs->geo.nblocks < SFS_RESERVED_BLOCKS + SFS_GC_RESERVE + 4)
         return STEADYFS_EINVAL;

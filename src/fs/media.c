@@ -49,29 +49,20 @@ static int tag_unpack(const steadyfs *fs, const uint8_t *p, sfs_tag *t)
     return 0;
 }
 
-/* Device block and offset of byte `off` (< the stride) of sector ppn.
+/* Device block and offset of byte `off` (< the stride) of sector ppn, and
+ * the bytes from there to the device block's end: no device operation
+ * crosses a block (bd.h).  Where the tag goes beside the sector, a
+ * sector may straddle two NOR device blocks (2080-byte sectors, 4 KiB
+ * subsectors) and is then read in two operations (bound.c counts them).
  * 32 bits are enough: the byte is inside the unit, whose size sfs_setup
  * computed in 32 bits. */
-static void where(const steadyfs *fs, uint32_t ppn, uint32_t off, uint32_t *dblk, uint32_t *doff)
+static uint32_t where(const steadyfs *fs, uint32_t ppn, uint32_t off, uint32_t *dblk, uint32_t *doff)
 {
     uint32_t dsize = fs->cfg.bd->geo.page_size * fs->cfg.bd->geo.pages_per_block;
     uint32_t byte = ppn % fs->geo.P * sfs_stride(fs) + off;
     *dblk = (ppn / fs->geo.P) * fs->geo.dev_per_block + byte / dsize;
     *doff = byte % dsize;
-}
-
-/* Bytes of an operation at device offset doff that one device operation
- * can take: none crosses a device block (bd.h), and a NOR program none of
- * its pages (one page program per command).  Where the tag goes beside
- * the sector, a sector may straddle a NOR device block (2080-byte
- * sectors, 4 KiB subsectors): two reads (bound.c counts them). */
-static uint32_t piece(const steadyfs *fs, uint32_t doff, uint32_t left, int prog)
-{
-    const sbd_geometry *g = &fs->cfg.bd->geo;
-    uint32_t room = g->page_size * g->pages_per_block - doff;
-    if (prog && fs->geo.tag_inline && g->needs_erase)
-        room = g->page_size - doff % g->page_size;
-    return left < room ? left : room;
+    return dsize - *doff;
 }
 
 /* One read at byte off of sector ppn: n bytes into buf, sn of the spare
@@ -83,8 +74,9 @@ static int rd(steadyfs *fs, uint32_t ppn, uint32_t off, uint8_t *buf, uint32_t n
     uint32_t db, doff, k;
     int rc, flips = 0;
     do {
-        where(fs, ppn, off, &db, &doff);
-        k = piece(fs, doff, n, 0);
+        k = where(fs, ppn, off, &db, &doff);
+        if (k > n)
+            k = n;
         rc = sbd_read(fs->cfg.bd, db, doff, buf, k, spare, sn);
         sfs_budget_spend(fs, SFS_SPEND_READ, 1);
         if (rc > flips)
@@ -218,8 +210,11 @@ int sfs_prog_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, const sfs_tag *t)
      * the end is programmed last; a tag in the spare area goes with the
      * sector's one program */
     for (o = 0; o < n && rc >= 0; o += k) {
-        where(fs, ppn, o, &db, &off);
-        k = piece(fs, off, n - o, 1);
+        k = where(fs, ppn, o, &db, &off);
+        if (in && fs->cfg.bd->geo.needs_erase)
+            k = fs->cfg.bd->geo.page_size - off % fs->cfg.bd->geo.page_size;
+        if (k > n - o)
+            k = n - o;
         rc = sbd_prog(fs->cfg.bd, db, off, buf + o, k, in ? NULL : raw, in ? 0 : SFS_TAG_SIZE);
         sfs_budget_spend(fs, SFS_SPEND_PROG, 1);
     }
