@@ -72,21 +72,21 @@ static int rd(steadyfs *fs, uint32_t ppn, uint32_t off, uint8_t *buf, uint32_t n
               uint32_t sn)
 {
     uint32_t db, doff, k;
-    int rc, flips = 0;
+    int rc;
+    /* (only a sector that straddles two NOR subsectors takes two turns:
+     * no ECC there, so the last read's result is the call's) */
     do {
         k = where(fs, ppn, off, &db, &doff);
         if (k > n)
             k = n;
         rc = sbd_read(fs->cfg.bd, db, doff, buf, k, spare, sn);
         sfs_budget_spend(fs, SFS_SPEND_READ, 1);
-        if (rc > flips)
-            flips = rc;
         off += k;
         if (buf)
             buf += k;
         n -= k;
     } while (n && rc >= 0);
-    return rc < 0 ? rc : flips;
+    return rc;
 }
 
 int sfs_dev_err(steadyfs *fs, int rc)
