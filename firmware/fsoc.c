@@ -69,6 +69,7 @@ int fw_fs_attach(const sbd *bd, int force)
         .work = fs_work,
         .work_size = sizeof fs_work,
         .sector_buf = fs_sector,
+        .sector_buf_size = sizeof fs_sector,
         .open_max = FW_FS_OPEN_MAX,
         .clock = fw_clock,
     };

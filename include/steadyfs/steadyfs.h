@@ -7,9 +7,10 @@
  * Using it
  *   steadyfs fs;                          // the context (fixed size)
  *   static uint8_t work[...];             // steadyfs_work_size(&cfg) bytes
- *   static uint8_t sector[2048];          // one sector buffer
+ *   static uint8_t sector[2048];          // one sector buffer (2080 on NOR, MRAM)
  *   steadyfs_config cfg = { .bd = &dev.bd, .work = work,
- *                           .work_size = sizeof work, .sector_buf = sector };
+ *                           .work_size = sizeof work, .sector_buf = sector,
+ *                           .sector_buf_size = sizeof sector };
  *   steadyfs_format(&fs, &cfg);           // once, destroys the device
  *   steadyfs_mount(&fs, &cfg);
  *   int fd = steadyfs_open(&fs, "/log/a.bin", STEADYFS_O_WRONLY |
@@ -22,8 +23,10 @@
  *   steadyfs_unmount(&fs);
  *
  * Memory.  No malloc.  The caller provides the context `steadyfs` (its size
- * is sizeof(steadyfs)), one sector buffer of `sector_size` bytes and a work
- * area of steadyfs_work_size(cfg) bytes:
+ * is sizeof(steadyfs)), one sector buffer of steadyfs_sector_buf_size(cfg)
+ * bytes (sector_size on NAND, sector_size + 32 on NOR and MRAM, where the
+ * sector's 32-byte tag is programmed beside it) and a work area of
+ * steadyfs_work_size(cfg) bytes:
  *
  *   work = 80 * open_max                   open files and directories
  *        + 16 * pending_max                pending map changes
@@ -177,7 +180,7 @@ enum steadyfs_err {
 /* Open flags. */
 /* The on-media format this build reads and writes (docs/SPEC.md); an image
  * of any other version is refused with STEADYFS_EFORMAT. */
-#define STEADYFS_FORMAT_VERSION 9
+#define STEADYFS_FORMAT_VERSION 10
 
 #define STEADYFS_O_RDONLY 0x0000
 #define STEADYFS_O_WRONLY 0x0001
@@ -222,7 +225,10 @@ typedef struct steadyfs_config {
     const sbd *bd;            /* the device */
     void *work;               /* work area, steadyfs_work_size() bytes, 8-aligned */
     uint32_t work_size;
-    void *sector_buf;         /* sector_size bytes */
+    void *sector_buf;         /* the sector buffer: steadyfs_sector_buf_size()
+                                 bytes (sector_size, + 32 on NOR and MRAM) */
+    uint32_t sector_buf_size; /* its bytes (0: sector_size, too few where the
+                                 tag goes beside the sector: EINVAL) */
     uint16_t open_max;        /* open files + directories (default 4) */
     uint16_t pending_max;     /* pending map changes K (default 32, >= 8) */
     uint16_t replay_max;      /* sectors between checkpoints R (default 22) */
@@ -434,6 +440,14 @@ typedef struct steadyfs_info {
 
 /* Bytes of work area the configuration needs (0 if the config is invalid). */
 uint32_t steadyfs_work_size(const steadyfs_config *cfg);
+
+/* Bytes of sector buffer the configuration needs (0 if the config is
+ * invalid): sector_size where the tag goes in the page's spare area (NAND)
+ * or inside the sector (a medium that reads or programs in units above 32
+ * bytes, such as an SD card), sector_size + 32 where it goes beside the
+ * sector (NOR, MRAM: a sector's payload is the whole sector_size, so a 4
+ * KiB record fills two sectors exactly). */
+uint32_t steadyfs_sector_buf_size(const steadyfs_config *cfg);
 
 /* Erase the device and write an empty file system (root directory only).
  * Leaves fs unmounted. */

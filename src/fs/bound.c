@@ -36,6 +36,7 @@ typedef union acc {
 
 typedef struct model {
     uint32_t S, spare, pps, small, K, R, D, s, P, txn, depth, pay, C, nl2, nl1, nc, open, orphans;
+    uint32_t rsplit;   /* device reads per read (2 where a sector can straddle two device blocks) */
     int real;      /* a window (window()): x / y is real division, not floor */
     int aligned;   /* every chunk lies in one L1 sector */
     int erases;    /* the medium erases (MRAM: sfs_erase issues nothing) */
@@ -69,13 +70,13 @@ static void vmax(acc *a, const acc *b)
 
 static void rd(const model *m, acc *a, double n)   /* full sector reads */
 {
-    a->r += n;
+    a->r += n * m->rsplit;
     a->rb += n * (m->S + m->spare);
 }
 
 static void rds(const model *m, acc *a, double n)  /* small reads (tag, run of words) */
 {
-    a->r += n;
+    a->r += n * m->rsplit;
     a->rb += n * m->small;
 }
 
@@ -607,9 +608,29 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
     if (sfs_setup(fs, &c))
         return STEADYFS_EINVAL;
     fs->cfg.bd = NULL;   /* dummy_bd is gone when this returns */
-    m->S = fs->geo.sector_size;
+    /* a sector's bytes in its unit (with the tag beside it on NOR and
+     * MRAM), the spare area's tag besides on NAND */
+    m->S = sfs_stride(fs);
     m->spare = fs->geo.tag_inline ? 0 : SFS_TAG_SIZE;
-    m->pps = fs->geo.tag_inline && geo->needs_erase ? fs->geo.sector_size / geo->page_size : 1;
+    /* device operations per sector (media.c piece()): NOR programs page by
+     * page, and where sectors do not divide the device block (2080-byte
+     * sectors, 4 KiB NOR subsectors) a sector can straddle two, so any
+     * read of it may take two; the most over the unit's sectors */
+    m->pps = 1;
+    m->rsplit = 1;
+    {
+        uint32_t dsize = geo->page_size * geo->pages_per_block, k;
+        for (k = 0; k < fs->geo.P; k++) {
+            uint32_t start = k * m->S, off = start % dsize;
+            if (fs->geo.tag_inline && geo->needs_erase) {
+                uint32_t pieces = (off % geo->page_size + m->S + geo->page_size - 1) / geo->page_size;
+                if (pieces > m->pps)
+                    m->pps = pieces;
+            }
+            if (off + m->S > dsize)
+                m->rsplit = 2;
+        }
+    }
     m->pay = fs->geo.payload;
     m->C = fs->geo.C;
     m->nl2 = fs->geo.n_l2;

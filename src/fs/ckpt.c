@@ -22,7 +22,11 @@
  * changes covering runs of pages); 8: the dense logical space -- chunks,
  * their used and dying bitmaps after the inode bitmap, the trim cursor at
  * byte 30, tags with a 48-bit seq and the file page, no kill entries
- * (DESIGN.md §4, §5; SPEC §2, §3, §7) */
+ * (DESIGN.md §4, §5; SPEC §2, §3, §7); 9: relocation (the relocation
+ * sector, copies that leave the map alone); 10: on media that read and
+ * program in units of 32 bytes or less without a spare area (NOR, MRAM)
+ * the tag goes beside the sector, not inside it: payload = sector_size,
+ * a sector takes sector_size + 32 bytes of its unit (SPEC §2) */
 #define CKPT_VERSION SFS_CKPT_VERSION
 #define CKPT_HDR 132u   /* 128..131: the relocation sector (format 9) */
 

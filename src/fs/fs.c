@@ -84,6 +84,7 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
 {
     const sbd_geometry *g;
     uint32_t dsize, bbytes, cb;
+    int beside;
     if (!fs || !cfg || !cfg->bd || !cfg->bd->ops)
         return STEADYFS_EINVAL;
     memset(fs, 0, sizeof *fs);
@@ -121,13 +122,23 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
         fs->cfg.pending_max < 8 || fs->cfg.fill_permille > 950 || fs->cfg.max_inodes > 0xFFF0u)
         return STEADYFS_EINVAL;
     fs->geo.tag_inline = !(g->spare_size >= SFS_TAG_SIZE && fs->geo.sector_size == g->page_size);
-    fs->geo.payload = fs->geo.sector_size - (fs->geo.tag_inline ? SFS_TAG_SIZE : 0);
+    /* Without a spare area the tag goes beside the sector where the medium
+     * reads and programs in units that divide it (NOR, MRAM: byte units):
+     * the payload is the whole sector, so a 4 KiB record fills two sectors
+     * exactly (inside the sector it spilled into a third, which the next
+     * record programmed again: 3.3-3.6 data sectors a record).  A medium
+     * with larger units (an SD card's 512 bytes) keeps it inside. */
     dsize = g->page_size * g->pages_per_block;
     fs->geo.dev_per_block = fs->cfg.erase_mult;
     bbytes = dsize * fs->geo.dev_per_block;
-    if (bbytes % fs->geo.sector_size || fs->geo.dev_per_block == 0)
+    /* (and where a unit still holds 8 such sectors: 16 KiB NOR units keep
+     * the tag inside, 8 sectors of 2048) */
+    beside = fs->geo.tag_inline && g->prog_size && g->read_size && SFS_TAG_SIZE % g->prog_size == 0 &&
+             SFS_TAG_SIZE % g->read_size == 0 && bbytes / (fs->geo.sector_size + SFS_TAG_SIZE) >= 8u;
+    fs->geo.payload = fs->geo.sector_size - (fs->geo.tag_inline && !beside ? SFS_TAG_SIZE : 0);
+    if (bbytes % sfs_stride(fs) && !beside)
         return STEADYFS_EINVAL;
-    fs->geo.P = bbytes / fs->geo.sector_size;
+    fs->geo.P = bbytes / sfs_stride(fs);   /* (beside: the unit's tail is not used) */
     fs->geo.nblocks = g->block_count / fs->geo.dev_per_block;
     if (fs->geo.P < 8 || fs->geo.P > 128 || fs->geo.nblocks < SFS_RESERVED_BLOCKS + SFS_GC_RESERVE + 4)
         return STEADYFS_EINVAL;
@@ -158,7 +169,8 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     fs->orphans.n = 0;
     if (cfg->work) {
         uint32_t n = place(fs, cfg->work);
-        if (cfg->work_size < n || ((uintptr_t)cfg->work & 7u) || !cfg->sector_buf)
+        if (cfg->work_size < n || ((uintptr_t)cfg->work & 7u) || !cfg->sector_buf ||
+            (cfg->sector_buf_size ? cfg->sector_buf_size : fs->geo.sector_size) < sfs_stride(fs))
             return STEADYFS_EINVAL;
         fs->buf = cfg->sector_buf;
         memset(cfg->work, 0, n);
@@ -174,17 +186,27 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     return 0;
 }
 
+/* The geometry cfg gives, without a work area (both sizes below). */
+static int dry_setup(steadyfs *tmp, const steadyfs_config *cfg)
+{
+    steadyfs_config c;
+    if (!cfg)
+        return STEADYFS_EINVAL;
+    c = *cfg;
+    c.work = NULL;
+    return sfs_setup(tmp, &c);
+}
+
 uint32_t steadyfs_work_size(const steadyfs_config *cfg)
 {
     steadyfs tmp;
-    steadyfs_config c;
-    if (!cfg)
-        return 0;
-    c = *cfg;
-    c.work = NULL;
-    if (sfs_setup(&tmp, &c))
-        return 0;
-    return place(&tmp, NULL);
+    return dry_setup(&tmp, cfg) ? 0 : place(&tmp, NULL);
+}
+
+uint32_t steadyfs_sector_buf_size(const steadyfs_config *cfg)
+{
+    steadyfs tmp;
+    return dry_setup(&tmp, cfg) ? 0 : sfs_stride(&tmp);
 }
 
 static int block_bad(steadyfs *fs, uint32_t b)

@@ -205,6 +205,13 @@ static inline uint64_t sfs_get64(const uint8_t *p)
 }
 
 static inline uint32_t sfs_blk(const steadyfs *fs, uint32_t ppn) { return ppn / fs->geo.P; }
+/* Bytes a sector takes in its unit, and in the sector buffer: the payload
+ * and, where the tag is not in the spare area, the tag after it (inside
+ * the sector_size bytes, or beside them: SPEC §2). */
+static inline uint32_t sfs_stride(const steadyfs *fs)
+{
+    return fs->geo.payload + (fs->geo.tag_inline ? SFS_TAG_SIZE : 0u);
+}
 /* Logical pages (SPEC §3).  The shared table holds, for every inode number
  * ino, a block of S (a power of two > dir_pages) logical pages: its inode
  * sector (k = 0) and its sectors k = 1 + d, d < dir_pages: a file's page 0,
@@ -245,6 +252,9 @@ void sfs_bit_set(uint8_t *map, uint32_t i, int on);
 int sfs_rd_tag(steadyfs *fs, uint32_t ppn, sfs_tag *t);
 int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t);
 int sfs_rd_words(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t *out);
+/* The sector with its tag as on the medium (sfs_stride bytes into buf, the
+ * spare tag into spare): a device code, not checked. */
+int sfs_rd_raw(steadyfs *fs, uint32_t ppn, uint8_t *buf, uint8_t *spare);
 int sfs_rd_erased(steadyfs *fs, uint32_t ppn);  /* 1 all erased, 0 not, <0 err */
 int sfs_prog_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, const sfs_tag *t);
 int sfs_erase(steadyfs *fs, uint32_t block);

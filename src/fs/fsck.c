@@ -416,11 +416,9 @@ static int erased(fck *c, uint32_t ppn)
 {
     steadyfs *fs = c->fs;
     const sbd_geometry *g = &fs->cfg.bd->geo;
-    uint32_t dsize = g->page_size * g->pages_per_block, n = fs->geo.sector_size;
-    uint64_t byte = (uint64_t)(ppn % fs->geo.P) * n;
+    uint32_t n = sfs_stride(fs);
     uint8_t sp[SFS_TAG_SIZE];
-    int rc = sbd_read(fs->cfg.bd, (ppn / fs->geo.P) * fs->geo.dev_per_block + (uint32_t)(byte / dsize),
-                      (uint32_t)(byte % dsize), c->b1, n, sp, fs->geo.tag_inline ? 0 : SFS_TAG_SIZE);
+    int rc = sfs_rd_raw(fs, ppn, c->b1, sp);
     if (rc < 0 && rc != SBD_ERR_ECC)
         return rc;
     if (c->b1[0] != g->erased_byte || memcmp(c->b1, c->b1 + 1, n - 1u))
@@ -752,7 +750,7 @@ static int fck_setup(steadyfs *fs, const steadyfs_config *cfg, uint32_t *parts)
     if (sfs_setup(fs, &cc))
         return STEADYFS_EINVAL;
     ib = a4((fs->cfg.max_inodes + 7u) / 8u);
-    parts[0] = fs->geo.sector_size;
+    parts[0] = sfs_stride(fs);   /* a sector with its tag where that is not in a spare area */
     parts[1] = a4((fs->geo.nblocks * fs->geo.P + 7u) / 8u);
     parts[2] = a4(fs->geo.nblocks);
     parts[3] = 4u * fs->cfg.max_inodes;
@@ -837,7 +835,7 @@ int steadyfs_probe(steadyfs *fs, steadyfs_config *cfg)
     cc.max_inodes = 0;
     cc.file_pages_log2 = 0;
     cc.dir_pages = 0;
-    if (sfs_setup(fs, &cc))
+    if (sfs_setup(fs, &cc) || (cfg->sector_buf_size ? cfg->sector_buf_size : fs->geo.sector_size) < sfs_stride(fs))
         return STEADYFS_EINVAL;
     fs->buf = cfg->sector_buf;
     /* the anchors: the first two good units of 0..3; every checkpoint of a

@@ -1,6 +1,7 @@
 /* Sector I/O: the file system's sector (2 KiB by default) on top of the
- * device's pages, with its 32-byte tag in the NAND spare area or inline at
- * the end of the sector (NOR, MRAM).  Every tag and payload is checked
+ * device's pages, with its 32-byte tag in the NAND spare area, beside the
+ * sector (NOR, MRAM: 2048 + 32 bytes in the unit) or inside its last 32
+ * bytes (a medium with read or program units above 32 bytes).  Every tag and payload is checked
  * against its CRC on read, so a torn program is never taken for data. */
 #include "fs/fs_internal.h"
 
@@ -48,28 +49,43 @@ static int tag_unpack(const steadyfs *fs, const uint8_t *p, sfs_tag *t)
     return 0;
 }
 
-/* Device block and offset of byte `off` (< sector_size) of sector ppn.
- * 32 bits are enough: the byte is inside the unit, whose size
- * P * sector_size sfs_setup computed in 32 bits. */
-static void where(const steadyfs *fs, uint32_t ppn, uint32_t off, uint32_t *dblk, uint32_t *doff)
+/* Device block and offset of byte `off` (< the stride) of sector ppn, and
+ * the bytes from there to the device block's end: no device operation
+ * crosses a block (bd.h).  Where the tag goes beside the sector, a
+ * sector may straddle two NOR device blocks (2080-byte sectors, 4 KiB
+ * subsectors) and is then read in two operations (bound.c counts them).
+ * 32 bits are enough: the byte is inside the unit, whose size sfs_setup
+ * computed in 32 bits. */
+static uint32_t where(const steadyfs *fs, uint32_t ppn, uint32_t off, uint32_t *dblk, uint32_t *doff)
 {
     uint32_t dsize = fs->cfg.bd->geo.page_size * fs->cfg.bd->geo.pages_per_block;
-    uint32_t byte = ppn % fs->geo.P * fs->geo.sector_size + off;
+    uint32_t byte = ppn % fs->geo.P * sfs_stride(fs) + off;
     *dblk = (ppn / fs->geo.P) * fs->geo.dev_per_block + byte / dsize;
     *doff = byte % dsize;
+    return dsize - *doff;
 }
 
-/* One device read at byte off of sector ppn: n bytes into buf, sn of the
- * spare area into spare (every read of this file, each spent against the
- * budget). */
+/* One read at byte off of sector ppn: n bytes into buf, sn of the spare
+ * area into spare (every read of this file; each device operation is
+ * spent against the budget). */
 static int rd(steadyfs *fs, uint32_t ppn, uint32_t off, uint8_t *buf, uint32_t n, uint8_t *spare,
               uint32_t sn)
 {
-    uint32_t db, doff;
+    uint32_t db, doff, k;
     int rc;
-    where(fs, ppn, off, &db, &doff);
-    rc = sbd_read(fs->cfg.bd, db, doff, buf, n, spare, sn);
-    sfs_budget_spend(fs, SFS_SPEND_READ, 1);
+    /* (only a sector that straddles two NOR subsectors takes two turns:
+     * no ECC there, so the last read's result is the call's) */
+    do {
+        k = where(fs, ppn, off, &db, &doff);
+        if (k > n)
+            k = n;
+        rc = sbd_read(fs->cfg.bd, db, doff, buf, k, spare, sn);
+        sfs_budget_spend(fs, SFS_SPEND_READ, 1);
+        off += k;
+        if (buf)
+            buf += k;
+        n -= k;
+    } while (n && rc >= 0);
     return rc;
 }
 
@@ -121,7 +137,7 @@ int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t)
     int rc, rc2;
     if (buf == fs->buf)
         fs->cache.buf_ppn = SFS_NONE;
-    rc = rd(fs, ppn, 0, buf, fs->geo.sector_size, fs->geo.tag_inline ? NULL : raw,
+    rc = rd(fs, ppn, 0, buf, sfs_stride(fs), fs->geo.tag_inline ? NULL : raw,
             fs->geo.tag_inline ? 0 : SFS_TAG_SIZE);
     if (rc < 0)
         return rc == SBD_ERR_ECC ? STEADYFS_EIO : sfs_dev_err(fs, rc);
@@ -158,6 +174,11 @@ int sfs_rd_words(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t 
 #endif
 }
 
+int sfs_rd_raw(steadyfs *fs, uint32_t ppn, uint8_t *buf, uint8_t *spare)
+{
+    return rd(fs, ppn, 0, buf, sfs_stride(fs), spare, fs->geo.tag_inline ? 0 : SFS_TAG_SIZE);
+}
+
 int sfs_rd_erased(steadyfs *fs, uint32_t ppn)
 {
     uint8_t raw[SFS_TAG_SIZE];
@@ -165,10 +186,10 @@ int sfs_rd_erased(steadyfs *fs, uint32_t ppn)
     uint32_t i;
     int rc;
     fs->cache.buf_ppn = SFS_NONE;
-    rc = rd(fs, ppn, 0, fs->buf, fs->geo.sector_size, raw, fs->geo.tag_inline ? 0 : SFS_TAG_SIZE);
+    rc = sfs_rd_raw(fs, ppn, fs->buf, raw);
     if (rc < 0 && rc != SBD_ERR_ECC)
         return sfs_dev_err(fs, rc);
-    for (i = 0; i < fs->geo.sector_size; i++)
+    for (i = 0; i < sfs_stride(fs); i++)
         if (fs->buf[i] != e)
             return 0;
     if (!fs->geo.tag_inline)
@@ -181,16 +202,20 @@ int sfs_rd_erased(steadyfs *fs, uint32_t ppn)
 int sfs_prog_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, const sfs_tag *t)
 {
     uint8_t raw[SFS_TAG_SIZE], in = (uint8_t)fs->geo.tag_inline;
-    uint32_t db, off, o, chunk;
+    uint32_t db, off, o, k, n = sfs_stride(fs);
     int rc = 0;
     fs->cache.buf_ppn = SFS_NONE;
     tag_pack(fs, in ? buf + fs->geo.payload : raw, t, steady_crc32(0, buf, fs->geo.payload));
-    /* NOR programs one device page per command; a tag in the spare area
-     * goes with the sector's one program */
-    chunk = in && fs->cfg.bd->geo.needs_erase ? fs->cfg.bd->geo.page_size : fs->geo.sector_size;
-    for (o = 0; o < fs->geo.sector_size && rc >= 0; o += chunk) {
-        where(fs, ppn, o, &db, &off);
-        rc = sbd_prog(fs->cfg.bd, db, off, buf + o, chunk, in ? NULL : raw, in ? 0 : SFS_TAG_SIZE);
+    /* NOR programs one device page per command, in order, so the tag at
+     * the end is programmed last; a tag in the spare area goes with the
+     * sector's one program */
+    for (o = 0; o < n && rc >= 0; o += k) {
+        k = where(fs, ppn, o, &db, &off);
+        if (in && fs->cfg.bd->geo.needs_erase)
+            k = fs->cfg.bd->geo.page_size - off % fs->cfg.bd->geo.page_size;
+        if (k > n - o)
+            k = n - o;
+        rc = sbd_prog(fs->cfg.bd, db, off, buf + o, k, in ? NULL : raw, in ? 0 : SFS_TAG_SIZE);
         sfs_budget_spend(fs, SFS_SPEND_PROG, 1);
     }
     if (rc == SBD_ERR_PROG) {

@@ -225,6 +225,7 @@ int sh_fs_probe(sh_dev *h, sh_fs_config *c)
     memset(&cfg, 0, sizeof cfg);
     cfg.bd = &f->shim;
     cfg.sector_buf = f->sector;
+    cfg.sector_buf_size = SH_PROBE_SECTOR_MAX;
     cfg.clock = sh_clock_ns;
     cfg.sector_size = c->sector_size;
     cfg.erase_mult = c->erase_mult;
@@ -293,7 +294,7 @@ sh_fs *sh_fs_new(sh_dev *h, const sh_fs_config *c, int *err)
             *err = STEADYFS_EINVAL;
         return NULL;
     }
-    ss = cfg.sector_size ? cfg.sector_size : 2048;
+    ss = steadyfs_sector_buf_size(&cfg);   /* the sector with its tag on NOR and MRAM */
     f = calloc(1, sizeof *f);
     if (f)
         f->work = calloc(1, ws);
@@ -313,6 +314,7 @@ sh_fs *sh_fs_new(sh_dev *h, const sh_fs_config *c, int *err)
     cfg.work = f->work;
     cfg.work_size = ws;
     cfg.sector_buf = f->sector;
+    cfg.sector_buf_size = ss;
     cfg.clock = sh_clock_ns;
     f->cfg = cfg;
     f->ram = (uint32_t)sizeof(steadyfs) + ws + ss;

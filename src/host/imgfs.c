@@ -81,6 +81,7 @@ static int setup_fs(imgfs *m, const imgfs_format *f)
     if (!m->sector)
         return fail(m, -1, "out of memory");
     m->cfg.sector_buf = m->sector;
+    m->cfg.sector_buf_size = SH_PROBE_SECTOR_MAX;
     m->cfg.clock = sh_clock_ns;
     /* the format's sector size and erase unit are not in the image header */
     if (!f) {

@@ -708,6 +708,7 @@ static int setup(tctx *t)
     t->cfg.work = t->work;
     t->cfg.work_size = ws;
     t->cfg.sector_buf = t->sector;
+    t->cfg.sector_buf_size = sizeof t->sector;
     rc = steadyfs_format(&t->fs, &t->cfg);
     if (!rc)
         rc = steadyfs_mount(&t->fs, &t->cfg);

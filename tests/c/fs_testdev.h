@@ -42,6 +42,7 @@ static inline int tdev_open(tdev *t, const char *profile, uint32_t blocks, uint6
     t->cfg.work = t->work;
     t->cfg.work_size = ws;
     t->cfg.sector_buf = t->sector;
+    t->cfg.sector_buf_size = 4096;
     return 0;
 }
 

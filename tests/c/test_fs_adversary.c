@@ -25,7 +25,8 @@
  * recount from the media.  Printed (the figures the closing notes and README quote): per call
  * kind, the largest measured time, the bound and their ratio; writes that
  * failed with ENOSPC while the live data was below the live limit.
- * STEADYFS_ADV_CALLS sets the number of write calls (default 100000, what `make test` runs; the documented soak is 10^7). */
+ * STEADYFS_ADV_CALLS sets the number of write calls (default 100000, what `make test` runs; the documented soak is 10^7);
+ * STEADYFS_ADV_DEVICE another device profile (NOR, MRAM: issue 16). */
 #include <stdio.h>
 
 /* test_fs_adversary_full.c includes this file with its own defaults */
@@ -361,11 +362,14 @@ int main(void)
     /* STEADYFS_ADV_SEED=N: another draw of the same adversary (make test
      * runs the default one) */
     const char *senv = getenv("STEADYFS_ADV_SEED");
+    /* STEADYFS_ADV_DEVICE=P: the same adversary on another medium (issue
+     * 16: mt25q128, em064lx; make test runs mt29f1g01) */
+    const char *dev = getenv("STEADYFS_ADV_DEVICE") ? getenv("STEADYFS_ADV_DEVICE") : "mt29f1g01";
     sim_stats s0;
     if (senv)
         rng ^= strtoull(senv, NULL, 10) * 0xD1B54A32D192ED03ull;
     /* the worst directories first, on a device of their own */
-    CHECK_EQ(tdev_open(&T, "mt29f1g01", 0, 6), 0);
+    CHECK_EQ(tdev_open(&T, dev, 0, 6), 0);
     T.cfg.open_max = 1;
     T.cfg.work_size = steadyfs_work_size(&T.cfg);
     CHECK_EQ(steadyfs_format(&T.fs, &T.cfg), 0);
@@ -373,7 +377,7 @@ int main(void)
     dir_phase();
     CHECK_EQ(steadyfs_unmount(&T.fs), 0);
     tdev_close(&T);
-    CHECK_EQ(tdev_open(&T, "mt29f1g01", 0, 5), 0);
+    CHECK_EQ(tdev_open(&T, dev, 0, 5), 0);
     T.cfg.open_max = 1;
     T.cfg.work_size = steadyfs_work_size(&T.cfg);
     CHECK_EQ(steadyfs_format(&T.fs, &T.cfg), 0);

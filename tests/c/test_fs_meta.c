@@ -391,12 +391,17 @@ static uint64_t fsck_clean(void)
 
 /* Bytes of one sector in the image (stored XOR k: the flash models store
  * data inverted, so that zero is erased): main bytes, then the tag. */
-static void sector_io(uint8_t *pg, uint32_t stride, uint32_t psz, uint32_t ss, int inl,
-                      uint8_t *buf, uint8_t k, int put)
+/* Sector bytes at main-area byte mo of the image's data (pages of psz main
+ * bytes, each followed by its spare in a page stride): the sector and its
+ * tag where that is in the main area (inline, beside: n = its stride), or
+ * the sector and the first page's spare tag (spare mode). */
+static void sector_io(uint8_t *data, uint64_t mo, uint32_t stride, uint32_t psz, uint32_t ss,
+                      uint32_t n, int inl, uint8_t *buf, uint8_t k, int put)
 {
-    uint32_t i, n = inl ? ss : ss + 32;
-    for (i = 0; i < n; i++) {
-        uint8_t *at = i < ss ? pg + (i / psz) * stride + i % psz : pg + psz + (i - ss);
+    uint32_t i;
+    for (i = 0; i < (inl ? n : ss + 32u); i++) {
+        uint64_t b = mo + (i < n ? i : 0);
+        uint8_t *at = inl || i < ss ? data + b / psz * stride + b % psz : data + mo / psz * stride + psz + (i - ss);
         if (put)
             *at = (uint8_t)(buf[i] ^ k);
         else
@@ -416,7 +421,9 @@ static void test_old_format(void)
     const sbd_geometry *g = &T.dev.bd.geo;
     uint64_t pages = (uint64_t)g->block_count * g->pages_per_block, i, n = 0;
     uint32_t stride = g->page_size + g->spare_size, ss = T.fs.geo.sector_size;
-    uint32_t payload = T.fs.geo.payload, per = ss / g->page_size;
+    uint32_t payload = T.fs.geo.payload, P = T.fs.geo.P;
+    uint32_t sstride = payload + (T.fs.geo.tag_inline ? 32u : 0u);   /* SPEC §1 */
+    uint64_t unit = (uint64_t)T.fs.geo.dev_per_block * g->page_size * g->pages_per_block;
     int inl = (int)T.fs.geo.tag_inline, k;
     const uint8_t *h = T.image;   /* data_off: u64 at 88 (SIM-IMAGE.md) */
     uint64_t off = (uint64_t)h[88] | (uint64_t)h[89] << 8 | (uint64_t)h[90] << 16 |
@@ -426,18 +433,19 @@ static void test_old_format(void)
     CHECK_EQ(steadyfs_unmount(FS), 0);
     /* every checkpoint sector (this format): version 3, its payload and
      * tag CRCs redone */
-    for (i = 0; i + per <= pages; i += per) {
-        uint8_t *pg = data + i * stride, *tag = sec + payload;
+    for (i = 0; i < pages / ((uint64_t)T.fs.geo.dev_per_block * g->pages_per_block) * P; i++) {
+        uint64_t mo = i / P * unit + i % P * sstride;
+        uint8_t *tag = sec + payload;
         for (k = 0; k < 2; k++) {
             uint8_t key = k ? 0x00 : 0xFF;
-            sector_io(pg, stride, g->page_size, ss, inl, sec, key, 0);
+            sector_io(data, mo, stride, g->page_size, ss, sstride, inl, sec, key, 0);
             if (memcmp(sec, "SFC1", 4) || sec[4] != STEADYFS_FORMAT_VERSION || sec[5] || sec[6] ||
                 sec[7] || tag[0] != 4)
                 continue;
             sec[4] = 3;
             put32le(tag + 24, steady_crc32(0, sec, payload));
             put32le(tag + 28, steady_crc32(0, tag, 28));
-            sector_io(pg, stride, g->page_size, ss, inl, sec, key, 1);
+            sector_io(data, mo, stride, g->page_size, ss, sstride, inl, sec, key, 1);
             n++;
         }
     }

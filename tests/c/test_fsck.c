@@ -54,6 +54,7 @@ static int rig_open(rig *r, const char *profile, uint32_t blocks, uint64_t seed)
     r->sector = malloc(4096);
     r->cfg.work = r->work;
     r->cfg.sector_buf = r->sector;
+    r->cfg.sector_buf_size = 4096;
     r->fws = steadyfs_fsck_work_size(&r->cfg);
     r->fwork = malloc(r->fws);
     return steadyfs_format(&r->fs, &r->cfg);

@@ -62,6 +62,7 @@ static void setup_cfg(const sbd *bd)
     cfg.work = work;
     cfg.work_size = ws;
     cfg.sector_buf = sector;
+    cfg.sector_buf_size = sizeof sector;
 }
 
 static void test_api(void)

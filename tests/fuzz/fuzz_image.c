@@ -121,6 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cfg.work = work;
     cfg.work_size = sizeof work;
     cfg.sector_buf = sector;
+    cfg.sector_buf_size = sizeof sector;
     cfg.open_max = 8;
     if (!fwork) {
         fws = steadyfs_fsck_work_size(&cfg);

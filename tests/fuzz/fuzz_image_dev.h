@@ -91,6 +91,7 @@ static inline int fi_build(fi_base *b)
     cfg.work = work;
     cfg.work_size = sizeof work;
     cfg.sector_buf = sector;
+    cfg.sector_buf_size = sizeof sector;
     if (steadyfs_work_size(&cfg) > sizeof work || steadyfs_format(&fs, &cfg) ||
         steadyfs_mount(&fs, &cfg))
         return -1;

@@ -49,6 +49,7 @@ static void setup(void)
     cfg.work = work;
     cfg.work_size = ws;
     cfg.sector_buf = sector;
+    cfg.sector_buf_size = sizeof sector;
     if (steadyfs_format(&fs, &cfg) || steadyfs_mount(&fs, &cfg))
         abort();
     /* a few files and directories to walk into */

@@ -240,6 +240,7 @@ static void side_open(side *s, int fsoc)
     s->cfg.work = s->work;
     s->cfg.work_size = ws;
     s->cfg.sector_buf = s->sector;
+    s->cfg.sector_buf_size = sizeof s->sector;
     if ((rc = steadyfs_format(&s->fs, &s->cfg)) < 0)
         die("steadyfs_format", rc);
     if ((rc = steadyfs_mount(&s->fs, &s->cfg)) < 0)

@@ -456,7 +456,8 @@ static int local_open(const char *image, const char *profile, uint32_t blocks, i
     uint32_t ws = steadyfs_work_size(&local.cfg);
     local.cfg.work = aligned_alloc(8, (ws + 7u) & ~7u);
     local.cfg.work_size = ws;
-    local.cfg.sector_buf = malloc(2048 * 8);   /* any sector size up to 16 KiB */
+    local.cfg.sector_buf = malloc(2048 * 8 + 32);   /* any sector size up to 16 KiB, with its tag */
+    local.cfg.sector_buf_size = 2048 * 8 + 32;
     local.cfg.clock = sh_clock_ns;
     if (ws == 0 || !local.cfg.work || !local.cfg.sector_buf) {
         fprintf(stderr, "steady-mount: no steadyfs configuration for %s\n", profile);

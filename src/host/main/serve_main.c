@@ -154,11 +154,8 @@ int main(int argc, char **argv)
     memset(&cfg, 0, sizeof cfg);
     cfg.bd = sh_bd(h);
     cfg.open_max = (uint16_t)open_max;
-    {
-        sbd_geometry g;
-        sh_geometry(h, &g);
-        sector = calloc(1, g.page_size > 4096 ? g.page_size : 4096);
-    }
+    cfg.sector_buf_size = steadyfs_sector_buf_size(&cfg);
+    sector = calloc(1, cfg.sector_buf_size ? cfg.sector_buf_size : 1);
     cfg.work_size = steadyfs_work_size(&cfg);
     work = calloc(1, cfg.work_size ? cfg.work_size : 1);
     cfg.work = work;
