@@ -286,7 +286,8 @@ typedef struct steadyfs {
         uint32_t since_ckpt, call_ops, erase_credit, alloc_cursor;
         uint32_t nqueued, nfree, nlimbo;
         uint8_t need_ckpt, erase_budget, to_gh;
-        uint8_t call_erased;   /* this call erased a unit: none more at its end (sfs_end) */
+        uint8_t call_erased;   /* bit 0: this call erased a unit (none more at its end,
+                                  sfs_end); bit 1: the call before it did */
     } log;
     /* Collection: the greedy victim and its pace, static wear levelling,
      * units to evacuate (grown bad or near the ECC limit). */
