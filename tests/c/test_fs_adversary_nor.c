@@ -1,0 +1,8 @@
+/* The adversarial churn of test_fs_adversary.c on NOR (mt25q128: 64 KiB units of 31
+ * sectors, the tag beside each), in worst timing at 75 % of the
+ * live limit: every call within its bound, every window of records within
+ * n c + d, no ENOSPC below the live limit (issue 16).  10^5 calls in
+ * make test, as on mt29f1g01; STEADYFS_ADV_CALLS for more. */
+#define ADV_DEFAULT_DEVICE "mt25q128"
+#define ADV_NAME "test_fs_adversary_nor"
+#include "test_fs_adversary.c"
