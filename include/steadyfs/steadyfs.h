@@ -667,7 +667,8 @@ int steadyfs_fsck(steadyfs *fs, const steadyfs_config *cfg, void *work, uint32_t
 /* Fill the (format) fields of cfg (max_inodes, file_pages_log2, dir_pages,
  * fill_permille) from a checkpoint on the medium, so a tool can mount an
  * image formatted with options it was not told.  cfg->bd and
- * cfg->sector_buf must be set; sector_size and erase_mult are taken as
+ * cfg->sector_buf must be set, with sector_buf_size for the medium
+ * (steadyfs_sector_buf_size); sector_size and erase_mult are taken as
  * given (0: defaults) and must be the format's.  fs is scratch.  Returns 0
  * or ECORRUPT (no checkpoint found) / EFORMAT (checkpoints of another
  * format version only: an image of an older steadyfs) / EINVAL. */
