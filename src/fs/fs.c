@@ -83,7 +83,7 @@ static uint32_t place(steadyfs *fs, uint8_t *w)
 int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
 {
     const sbd_geometry *g;
-    uint32_t dsize, bbytes, cb;
+    uint32_t dsize, bbytes, cb, stride;
     int beside;
     if (!fs || !cfg || !cfg->bd || !cfg->bd->ops)
         return STEADYFS_EINVAL;
@@ -133,12 +133,18 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     bbytes = dsize * fs->geo.dev_per_block;
     /* (and where a unit still holds 8 such sectors: 16 KiB NOR units keep
      * the tag inside, 8 sectors of 2048) */
+    stride = fs->geo.sector_size + SFS_TAG_SIZE;
     beside = fs->geo.tag_inline && g->prog_size && g->read_size && SFS_TAG_SIZE % g->prog_size == 0 &&
-             SFS_TAG_SIZE % g->read_size == 0 && bbytes / (fs->geo.sector_size + SFS_TAG_SIZE) >= 8u;
-    fs->geo.payload = fs->geo.sector_size - (fs->geo.tag_inline && !beside ? SFS_TAG_SIZE : 0);
-    if (bbytes % sfs_stride(fs) && !beside)
-        return STEADYFS_EINVAL;
-    fs->geo.P = bbytes / sfs_stride(fs);   /* (beside: the unit's tail is not used) */
+             SFS_TAG_SIZE % g->read_size == 0 && bbytes / stride >= 8u;
+    fs->geo.payload = fs->geo.sector_size;
+    if (!beside) {
+        stride = fs->geo.sector_size;
+        if (fs->geo.tag_inline)
+            fs->geo.payload -= SFS_TAG_SIZE;
+        if (bbytes % stride)
+            return STEADYFS_EINVAL;
+    }
+    fs->geo.P = bbytes / stride;   /* (beside: the unit's tail is not used) */
     fs->geo.nblocks = g->block_count / fs->geo.dev_per_block;
     if (fs->geo.P < 8 || fs->geo.P > 128 || fs->geo.nblocks < SFS_RESERVED_BLOCKS + SFS_GC_RESERVE + 4)
         return STEADYFS_EINVAL;
