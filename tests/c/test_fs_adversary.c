@@ -372,6 +372,10 @@ int main(void)
     sim_stats s0;
     if (senv)
         rng ^= strtoull(senv, NULL, 10) * 0xD1B54A32D192ED03ull;
+    if (!sim_profile_find(dev)) {
+        fprintf(stderr, "%s: no device profile named '%s' (STEADYFS_ADV_DEVICE)\n", ADV_NAME, dev);
+        return 2;
+    }
     /* the worst directories first, on a device of their own */
     CHECK_EQ(tdev_open(&T, dev, 0, 6), 0);
     T.cfg.open_max = 1;
