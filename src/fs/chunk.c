@@ -11,16 +11,6 @@
  * the files look like: what collection without map writes needs. */
 #include "fs/fs_internal.h"
 
-int sfs_bit(const uint8_t *map, uint32_t i) { return map[i >> 3] >> (i & 7u) & 1u; }
-
-void sfs_bit_set(uint8_t *map, uint32_t i, int on)
-{
-    if (on)
-        map[i >> 3] |= (uint8_t)(1u << (i & 7u));
-    else
-        map[i >> 3] &= (uint8_t)~(1u << (i & 7u));
-}
-
 /* A chunk an uncommitted transaction took (its first sector written). */
 static int taken(const steadyfs *fs, uint32_t c)
 {

@@ -426,7 +426,11 @@ static int replay(steadyfs *fs)
             break;   /* the log ends */
         t = &seen[h];
         if (t->kind == TK_DATA && (t->flags & TF_COPY)) {
-            rc = sfs_reloc_copy(fs, t, t->aux, ppn);
+            /* an open transaction's sector: its change names the copy
+             * before the record says it was copied (as at run time) */
+            rc = t->flags & TF_COMMIT ? 0 : sfs_apply_prog(fs, t->key, ppn, t->owner, t->txn, SFS_UNKNOWN);
+            if (!rc)
+                rc = sfs_reloc_copy(fs, t, t->aux, ppn);
         } else if (t->kind == TK_DATA) {
             rc = sfs_apply_data(fs, t, ppn, SFS_UNKNOWN);
         } else if (t->kind == TK_MAP1 && (t->flags & TF_TRIM)) {

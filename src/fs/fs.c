@@ -12,12 +12,6 @@ static uint32_t log2u(uint32_t v)
     return r;
 }
 
-static uint32_t align4(uint32_t v) { return (v + 3u) & ~3u; }
-
-int64_t sfs_now(const steadyfs *fs)
-{
-    return fs->cfg.clock ? fs->cfg.clock() : 0;
-}
 
 /* Bytes of a checkpoint with mi inodes: header, block table, L2 roots,
  * pending table, inode bitmap, the chunks' used and dying bitmaps (SPEC §7).
@@ -55,13 +49,6 @@ static uint32_t ckpt_bytes(steadyfs *fs, uint32_t mi)
         fs->geo.maxpg = 1u << fs->cfg.file_pages_log2;
     return 132 + fs->geo.nblocks + 4 * fs->geo.n_l2 + SFS_PEND_SIZE * fs->cfg.pending_max +
            (mi + 7u) / 8u + 2u * ((fs->geo.n_c + 7u) / 8u);
-}
-
-void *sfs_carve(uint8_t *w, uint32_t *off, uint32_t n)
-{
-    void *p = w ? w + *off : NULL;
-    *off += align4(n);
-    return p;
 }
 
 /* The work area's tables from w on (NULL: none, only their size), one

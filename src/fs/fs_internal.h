@@ -1,6 +1,22 @@
 /*
  * Private interfaces between the files of the steadyfs core (src/fs).
  * Layout on media: docs/SPEC.md.  Why it is built this way: docs/DESIGN.md.
+ *
+ * The core is layered: a file calls only files of its own layer and of
+ * the layers below (`make layers` checks it from the objects' symbols,
+ * scripts/check-layers.py, which reads this table):
+ *   layer 0 helpers:     util.c errors.c
+ *   layer 1 media:       media.c
+ *   layer 2 log:         log.c reloc.c
+ *   layer 3 map:         map.c cache.c chunk.c inode.c
+ *   layer 4 checkpoint:  ckpt.c
+ *   layer 5 collection:  gc.c
+ *   layer 6 files:       call.c file.c dir.c kill.c ns.c
+ *   layer 7 volume:      fs.c
+ *   layer 8 tools:       bound.c budget.c fsck.c
+ * A lower layer that needs what only a higher one can do (a checkpoint,
+ * collection) returns an internal code that says so (SFS_NEED_CKPT,
+ * SFS_NEED_ROOM) and the caller's layer does it and retries.
  */
 #ifndef STEADYFS_FS_INTERNAL_H
 #define STEADYFS_FS_INTERNAL_H
@@ -205,6 +221,9 @@ static inline uint64_t sfs_get64(const uint8_t *p)
 }
 
 static inline uint32_t sfs_blk(const steadyfs *fs, uint32_t ppn) { return ppn / fs->geo.P; }
+/* A closed unit (no head, not erased, free, bad or moved): its block
+ * table value is its live count. */
+static inline int sfs_closed(const steadyfs *fs, uint32_t b) { return fs->blk[b] <= fs->geo.P; }
 /* Bytes a sector takes in its unit, and in the sector buffer: the payload
  * and, where the tag is not in the spare area, the tag after it (inside
  * the sector_size bytes, or beside them: SPEC §2). */
@@ -270,6 +289,8 @@ int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out);
 int sfs_erase_ahead(steadyfs *fs);
 int sfs_gc_pace(steadyfs *fs);                   /* after a host sector */
 int sfs_gc_one(steadyfs *fs);                    /* one step; 0 nothing to do */
+/* One static wear-levelling step (its own victim slot); 0 nothing to do. */
+int sfs_wl_one(steadyfs *fs);
 uint32_t sfs_free_blocks(const steadyfs *fs);
 /* Name an erased unit as the next unit of each head that has none (at a
  * checkpoint, which records it: DESIGN.md §5). */
@@ -423,6 +444,9 @@ int sfs_reloc_holds(const steadyfs *fs, uint32_t b);
  * passed (free while clean) until one dirty sector is merged.  1 if it
  * merged one, 0 if no step is owed. */
 int sfs_sweep_step(steadyfs *fs);
+/* Records the sweep has passed a whole walk since they completed retire,
+ * oldest first: their units become erasable after the next checkpoint. */
+void sfs_reloc_retire(steadyfs *fs);
 /* The words of an L1 image (index m) resolved (sfs_resolve); its dirty
  * bit goes once it is written (sfs_reloc_written). */
 void sfs_reloc_l1(steadyfs *fs, uint8_t *buf);
@@ -477,6 +501,10 @@ int sfs_inode_read(steadyfs *fs, uint32_t ino, sfs_inode *in, uint32_t *ppn);
 /* Into the chunk list of inode ino's sector in fs->buf: its committed
  * chunk entries, and with owner ino the uncommitted ones of (owner, txn). */
 void sfs_inode_chunks(steadyfs *fs, uint32_t ino, uint16_t owner, uint32_t txn);
+/* The chunk a pending chunk entry gives slot `slot` of inode ino (the
+ * uncommitted one of its own transaction, with working, first; else a
+ * committed run covering it), or CHUNK_NONE. */
+uint32_t sfs_chunk_entry(steadyfs *fs, uint32_t ino, uint32_t slot, int working);
 /* The chunk of slot `slot` of inode ino (working: its transaction's own
  * too), or CHUNK_NONE: a pending chunk entry, else the inode sector. */
 int sfs_chunk_get(steadyfs *fs, uint32_t ino, uint32_t slot, int working, uint32_t *chunk);

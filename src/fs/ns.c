@@ -258,12 +258,6 @@ int steadyfs_symlink(steadyfs *fs, const char *target, const char *path, const s
     return make(fs, path, STEADYFS_TYPE_SYMLINK, attr, target);
 }
 
-uint32_t steadyfs_symlink_max(const steadyfs *fs)
-{
-    uint32_t n = fs->geo.payload - SFS_INODE_HDR;
-    return n > 4095u ? 4095u : n;
-}
-
 int steadyfs_setattr(steadyfs *fs, const char *path, const steadyfs_attr *attr)
 {
     uint32_t ino, txn = 0, m;

@@ -230,18 +230,10 @@ int sfs_reloc_copy(steadyfs *fs, const sfs_tag *t, uint32_t src, uint32_t dst)
         }
         if (t->key < fs->geo.n_l1 * fs->geo.e1)
             sfs_bit_set(fs->reloc.dirty, t->key / fs->geo.e1, 1);
-        if (t->key < fs->geo.cbase && sfs_shared_k(fs, t->key) == 0) {
-            struct sfs_open *o = sfs_primary(fs, sfs_shared_ino(fs, t->key));
-            if (o && o->ino_ppn == src)
-                o->ino_ppn = dst;
-        }
-    } else {
-        /* a sector of an open transaction: its change now names the copy
-         * (counted there) */
-        int rc = sfs_apply_prog(fs, t->key, dst, t->owner, t->txn, SFS_UNKNOWN);
-        if (rc)
-            return rc;
     }
+    /* (a sector of an open transaction: the caller has made its change
+     * name the copy, counted there -- before this, while copy_of(src) is
+     * still src) */
     sfs_bit_set(map_of(fs, k), j, 1);   /* last: the counts above are the original's */
     fs->reloc.changed = 1;
     return 0;
@@ -249,7 +241,7 @@ int sfs_reloc_copy(steadyfs *fs, const sfs_tag *t, uint32_t src, uint32_t dst)
 
 /* Records whose unit no map word can point into any more go, oldest
  * first; their units become erasable (after the next checkpoint). */
-static void retire(steadyfs *fs)
+void sfs_reloc_retire(steadyfs *fs)
 {
     uint32_t n, b, k;
     while (fs->reloc.nrec && !(fs->reloc.active && fs->reloc.nrec == 1u) &&
@@ -279,53 +271,6 @@ static void retire(steadyfs *fs)
         fs->reloc.changed = 1;
         count_sources(fs);
     }
-}
-
-int sfs_sweep_step(steadyfs *fs)
-{
-    uint32_t m, lap;
-    int rc, merged = 0;
-    uint32_t pool = fs->geo.usable > SFS_GC_RESERVE ? fs->geo.usable - SFS_GC_RESERVE : 0;
-    int short_of_units = fs->geo.R + 1u > pool / 8u && fs->reloc.nrec > sfs_free_blocks(fs);
-    /* A step is one L1 merge, or nothing at a clean index.  On a device
-     * where the R + 1 units records may hold are more than an eighth of
-     * the pool (mt25q128, em064lx: 31 of 246, 28 of 118 units), and while
-     * the records hold more units than are free, a clean index does not
-     * even spend what the records owe: the walk goes on past it (up to one
-     * lap), so where copies dirtied few L1 sectors (a log's sequential
-     * pages) records retire within a few merges and give their units
-     * back.  Without that the held units squeezed collection into copying
-     * the fill again and again (em064lx log4k: 54 715 copies where format
-     * 6 made 628; 2.7 MB/s, now 13.7).  Not everywhere: on mt29f1g01 the
-     * adversary's merges rose by a third with it (its largest write +
-     * sync 52 -> 83 ms, 35 catch-ups), and with units to spare the held
-     * ones rotate through the pool, which levels wear.  Either way the
-     * walk covers at least the indices it did when every index spent a
-     * step, so the pace's arithmetic (sfs_pace_steps) holds. */
-    for (lap = 0; fs->reloc.owed && !merged && lap < fs->geo.n_l1; lap++) {
-        m = fs->reloc.cursor;
-        merged = sfs_bit(fs->reloc.dirty, m);
-        if (merged) {
-            /* its L2 change needs a slot (and one spare, as every merge);
-             * making room may merge this very sector */
-            rc = sfs_make_room(fs, 1);
-            if (!rc && sfs_bit(fs->reloc.dirty, m))
-                rc = sfs_merge_l1(fs, m);
-            if (rc)
-                return rc;
-            fs->reloc.owed--;
-        } else if (!short_of_units) {
-            fs->reloc.owed--;
-        }
-        fs->reloc.cursor = (m + 1u) % fs->geo.n_l1;
-        fs->reloc.ticks++;
-        fs->reloc.changed = 1;
-        retire(fs);
-        /* every completed record retired: nothing is owed */
-        if (fs->reloc.nrec <= fs->reloc.active)
-            fs->reloc.owed = 0;
-    }
-    return merged;
 }
 
 void sfs_reloc_l1(steadyfs *fs, uint8_t *buf)

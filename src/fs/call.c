@@ -1,0 +1,212 @@
+/* The frame of every API call that may change something: its start
+ * (the budget, per-call state) and its end (a light call's housekeeping,
+ * the erase-ahead), and idle-time steps (steadyfs_gc_step).  Layer 6 of
+ * the core, with the files, directories and namespace calls that use it
+ * (fs_internal.h). */
+#include "fs/fs_internal.h"
+
+/* The clock (file times), or 0 without one. */
+int64_t sfs_now(const steadyfs *fs)
+{
+    return fs->cfg.clock ? fs->cfg.clock() : 0;
+}
+
+int sfs_begin(steadyfs *fs, int modify)
+{
+    if (!fs || !fs->mounted)
+        return STEADYFS_EINVAL;
+    if (fs->dead)
+        return STEADYFS_EIO;
+    fs->log.erase_budget = 1;
+    fs->log.call_erased = (uint8_t)((fs->log.call_erased & 1u) << 1);
+    fs->log.call_ops = 0;
+    fs->gc.caught_up = 0;
+    fs->chunk.steps = SFS_TRIMS_PER_CALL;
+    sfs_budget_void(fs);   /* the call arms its own kind and size */
+    fs->cache.buf_ppn = SFS_NONE;   /* the caller owns the buffer between calls */
+    fs->rm = (uint8_t)(modify >> 1);   /* 2 a commit, 4 a removal: DESIGN.md §6 */
+    return 0;
+}
+
+int sfs_end(steadyfs *fs, int rc)
+{
+    int r2;
+    /* Erase ahead only in a call that programmed something (a call that
+     * changes nothing never programs or erases), and then in a light one:
+     * one or two sectors (a 4 KiB record), no checkpoint, no map merge, no
+     * collection in it or the call before.  At most one erase per half
+     * unit of sectors programmed (twice the rate the log uses units),
+     * unless no erased unit is left: erases spread out instead of
+     * clustering, and a record's worst call is its programs plus one
+     * erase, as on the raw device. */
+    /* (With one erased unit left the credit needed halves: after a burst
+     * of heavy calls -- a fill -- the queue refills in light calls instead
+     * of the last unit's erase landing in whatever call empties it.) */
+    /* gc.busy counts calls that program (a sync after an O_DSYNC write
+     * programs nothing): records, so a cool-down means the same whether a
+     * logger calls write + sync or write alone. */
+    int small = fs->log.call_ops <= 2, light = small && !fs->gc.busy, kept = 0, erased = 0;
+    if (fs->gc.busy && fs->log.call_ops)
+        fs->gc.busy--;
+    /* A light call does the housekeeping the next call would otherwise be
+     * forced into, so that none falls into a heavier call (a log
+     * rotation's unlink, create and first record): a checkpoint about to
+     * fall due (the next record's two sectors would reach replay_max), or
+     * the one that makes emptied units erasable when the erase queue is
+     * down to one unit (else the erase is forced into whatever call
+     * empties it: a 3.7 ms log4k record after a fill, merges + checkpoint
+     * + erase); and the merge the next sector's pending room would force
+     * (the table within 5 of full: sfs_prep's sfs_make_room, the same
+     * merge one call earlier, so no more merges in all).  If neither is
+     * due, one optional piece: a step of a settling kill (one L1 sector:
+     * DESIGN.md §5) or a cold merge; else, below, an erase ahead.  No call
+     * has an erase beside any of them unless no erased unit is left
+     * (DESIGN.md §6). */
+    /* ... except in a call whose erase cannot wait (no erased unit left,
+     * a free one to erase: the end of this function erases it whatever
+     * the call was).  Its housekeeping goes to the next call instead, so
+     * no record has an erase beside a merge: a log4k record after a fill
+     * had 2 data programs, an early merge and that erase (3.03 ms).  A
+     * call that has erased a unit already (a head move that found none
+     * queued, an anchor) erases no other: one erase a call. */
+    /* (no_erase: below) */
+    int no_erase = (fs->log.call_erased & 1u) || (fs->rm == 1u && (fs->log.call_erased & 2u));
+    int must_erase = !fs->log.nqueued && fs->log.nfree && fs->log.erase_budget && !no_erase;
+    if (!fs->dead && rc >= 0 && light && fs->log.call_ops && !must_erase) {
+        r2 = 0;
+        if (fs->log.since_ckpt + 2 > fs->cfg.replay_max ||
+            (fs->log.nqueued <= 1 && !fs->log.nfree && fs->log.nlimbo)) {
+            /* a trim step rides on it: the checkpoint due anyway is the one
+             * that must follow the step (one program more, not two) */
+            r2 = sfs_trim_step(fs);
+            if (r2 >= 0)
+                r2 = sfs_ckpt_write(fs);
+            kept = 1;
+        }
+        /* not beside the checkpoint (with its trim step): the merge goes
+         * to the next light call, or into the next record if its sectors
+         * find no room (together they were a 2 ms record, ten records
+         * after a rotation, which the next erase met: DESIGN.md §6) */
+        if (!r2 && !kept && fs->npend + 5 > fs->cfg.pending_max) {
+            r2 = sfs_make_room(fs, 4);
+            kept = 1;
+        }
+        if (!r2 && !kept) {
+            /* an orphan no handle holds (a cut left it, or a removed
+             * directory was closed) dies, if its kill can settle later */
+            r2 = sfs_reap(fs, 0, 1);
+            /* with live room short, a trim step now (and the checkpoint it
+             * needs) rather than at the next checkpoint due: a delete's
+             * space comes back before writes meet the limit */
+            if (!r2 && fs->chunk.ndying && fs->live + SFS_TRIM_ROOM(fs) > fs->live_max) {
+                r2 = sfs_trim_step(fs);
+                if (r2 > 0 && (r2 = sfs_ckpt_write(fs)) == 0)
+                    r2 = 1;
+            }
+            if (!r2)
+                r2 = sfs_merge_cold(fs);
+            kept = r2;
+        }
+        if (r2 < 0)
+            rc = r2;
+    }
+    /* An erase waits for the extra programs of recent calls to drain.  A
+     * logger's buffer holds what its records' calls take beyond their
+     * input interval; a record of two programs leaves slack that covers
+     * about one and a half programs at the rates where erases matter (4
+     * MB/s on mt29f1g01: 0.45 ms), so gc.backlog counts each program
+     * beyond a call's two as SFS_BACKLOG_PROG and each call of one or two
+     * programs drains SFS_BACKLOG_DRAIN, both in half programs.  An
+     * optional erase-ahead (not the one a queue down to one unit or to
+     * none needs) waits until it is 0: after a rotation the checkpoint,
+     * trim step and merges of the next records had met the erase that
+     * followed (1.0 + 1.6 + 0.95 + 2.6 ms: 8.2-8.7 KiB at 4 MB/s, DESIGN.md
+     * §6).  Above SFS_BACKLOG_LIGHT the calls are not a light stream
+     * with a piece of housekeeping now and then, and an erase held back
+     * from a light call only lands in a heavier one later: it does not
+     * wait (test_fs_adversary: its largest write + sync went from 42-45
+     * to 47-58 ms with the wait unbounded). */
+    if (fs->log.call_ops > 2) {
+        uint32_t l = fs->gc.backlog + SFS_BACKLOG_PROG * (fs->log.call_ops - 2);
+        fs->gc.backlog = (uint8_t)(l > 255u ? 255u : l);
+    } else if (fs->log.call_ops) {
+        fs->gc.backlog = (uint8_t)(fs->gc.backlog > SFS_BACKLOG_DRAIN ? fs->gc.backlog - SFS_BACKLOG_DRAIN : 0u);
+    }
+    /* A commit right after a call that erased (the sync of a record whose
+     * write did) erases nothing at its end either: one erase a record,
+     * not only a call (on mt25q128 under test_fs_adversary's churn the
+     * sync's erase, the queue empty again after the write's head move,
+     * made records of two 1 s erases).  The next call erases if it must. */
+    if (!fs->dead && fs->log.erase_budget && fs->log.call_ops && !no_erase &&
+        (((light || (small && fs->log.nqueued <= 1)) && !kept &&
+          (!fs->gc.backlog || fs->gc.backlog > SFS_BACKLOG_LIGHT || fs->log.nqueued <= 1) &&
+          fs->log.erase_credit >= (fs->log.nqueued <= 1 ? fs->geo.P / 4 : fs->geo.P / 2)) ||
+         !fs->log.nqueued)) {
+        uint32_t budget_before = fs->log.erase_budget;
+        r2 = sfs_erase_ahead(fs);
+        if (r2 < 0 && rc >= 0)
+            rc = r2;
+        erased = fs->log.erase_budget != budget_before;
+    }
+    /* After an erase the next SFS_ERASE_COOL records are not light: no
+     * housekeeping and no erase-ahead (unless the queue is down to one
+     * unit, above), so a logger's backlog from the erase drains before
+     * more optional work adds to it.  Erases had met checkpoints and other
+     * erases one or two records apart (2.6 + 0.55 + 2.5 ms: 10.6 KiB of
+     * buffer at 4 MB/s); DESIGN.md §6 has the measurements. */
+    if (erased && fs->gc.busy < SFS_ERASE_COOL)
+        fs->gc.busy = SFS_ERASE_COOL;
+    if (fs->dead && rc >= 0)
+        rc = STEADYFS_EIO;
+    sfs_budget_check(fs);
+    return rc;
+}
+
+int steadyfs_gc_step(steadyfs *fs, uint32_t budget)
+{
+    uint32_t done = 0;
+    int rc = sfs_begin(fs, 1);
+    if (!rc)
+        sfs_budget_arm(fs, STEADYFS_CALL_GC_STEP, budget);
+    if (rc)
+        return rc;
+    while (done < budget) {
+        fs->chunk.steps = 1;   /* one per step of the budget */
+        /* idle time settles a deleted file's counts first: its space
+         * shows as free again (DESIGN.md §5) */
+        rc = sfs_reap(fs, 0, 1);
+        if (!rc) {
+            rc = sfs_trim_step(fs);
+            if (rc > 0 && (rc = sfs_ckpt_write(fs)) == 0)
+                rc = 1;
+        }
+        if (rc) {
+            if (rc < 0)
+                break;
+            done++;
+            continue;
+        }
+        if (fs->log.nqueued < SFS_Q_TARGET && fs->log.nfree) {
+            fs->log.erase_budget = 1;
+            rc = sfs_erase_ahead(fs);
+            done++;
+            if (rc)
+                break;
+            continue;
+        }
+        fs->gc.active = 1;
+        if (sfs_free_blocks(fs) > fs->gc.low + 2 && fs->gc.victim == SFS_NONE)
+            rc = sfs_wl_one(fs);   /* idle time with space to spare: wear */
+        else
+            rc = sfs_gc_one(fs);
+        fs->gc.active = 0;
+        if (rc == STEADYFS_ENOSPC)
+            rc = 0;
+        if (rc <= 0)
+            break;
+        done++;
+    }
+    fs->log.erase_budget = 0;
+    rc = sfs_end(fs, rc < 0 ? rc : 0);
+    return rc < 0 ? rc : (int)done;
+}

@@ -1,0 +1,374 @@
+/* Collection: greedy victims examined sector by sector, their live
+ * sectors relocated, static wear levelling, the pace writes pay, the
+ * sweep that retires relocation records, and the catch-up and checkpoints
+ * a reserve asks for (DESIGN.md §6).  Layer 5 of the core (fs_internal.h):
+ * above the log, the map and checkpoints. */
+#include "fs/fs_internal.h"
+
+static uint32_t pick_victim(steadyfs *fs)
+{
+    uint32_t b, best = SFS_NONE, bestc = fs->geo.P;
+    int i;
+    for (i = 0; i < 4; i++)
+        if (fs->gc.retire[i] != SFS_NONE) {
+            b = fs->gc.retire[i] & 0x7FFFFFFFu;
+            if (sfs_closed(fs, b) && b != fs->gc.wl_victim)
+                return b;
+        }
+    fs->gc.victims++;
+    for (b = 0; b < fs->geo.nblocks; b++)
+        if (sfs_closed(fs, b) && fs->blk[b] < bestc && b != fs->gc.wl_victim &&
+            (b != fs->gc.waiting || !fs->chunk.ndying)) {
+            best = b;
+            bestc = fs->blk[b];
+            if (!bestc)
+                break;
+        }
+    return best;
+}
+
+/* Static wear levelling: once per SFS_WL_PERIOD greedy victims, the next
+ * closed unit in round-robin order, however full, so cold data moves and
+ * its unit rejoins the rotation.  It has a slot of its own, moved slowly
+ * (it frees nothing) while greedy collection goes on. */
+static uint32_t pick_static(steadyfs *fs)
+{
+    uint32_t k, b;
+    for (k = 0; k < fs->geo.nblocks; k++) {
+        b = (fs->gc.wl_cursor + k) % fs->geo.nblocks;
+        if (sfs_closed(fs, b) && b != fs->gc.victim) {
+            fs->gc.wl_cursor = (b + 1) % fs->geo.nblocks;
+            return b;
+        }
+    }
+    return SFS_NONE;
+}
+
+/* Is sector ppn with tag t live?  *unc: the uncommitted change that
+ * names it, if it is an open transaction's. */
+static int live_of(steadyfs *fs, uint32_t ppn, const sfs_tag *t, struct sfs_pend **unc)
+{
+    uint32_t cur, c;
+    int rc;
+    *unc = NULL;
+    if (t->kind == TK_DATA) {
+        struct sfs_pend *p;
+        uint32_t i;
+        for (i = 0; i < fs->npend; i++) {
+            p = &fs->pend[i];
+            if (p->type == PT_L1 && (p->flags & PF_UNC) && p->key == t->key && p->ppn == ppn) {
+                *unc = p;
+                return 1;
+            }
+        }
+        /* a dying chunk's sectors are dead (still counted until the trim
+         * step that frees the chunk) */
+        c = sfs_chunk_of_lpn(fs, t->key);
+        if (c != CHUNK_NONE && (c >= fs->geo.n_c || sfs_bit(fs->chunk.dying, c)))
+            return 0;
+        rc = sfs_lookup(fs, t->key, 0, &cur);
+        /* the map may still name a sector copied before: its copy is live */
+        return rc ? rc : sfs_copy_of(fs, cur) == ppn;
+    }
+    if (t->kind == TK_MAP1) {
+        rc = sfs_l1_locate(fs, t->key, &cur);
+        if (rc)
+            return rc;
+        return cur == ppn;
+    }
+    if (t->kind == TK_MAP2)
+        return t->key < fs->geo.n_l2 && fs->root[t->key] == ppn;
+    return 0;
+}
+
+/* Collection is done with the unit of a slot: every sector examined. */
+static int finish(steadyfs *fs, uint32_t *victim)
+{
+    int rc;
+    /* what is still counted may be a dying chunk's: trim, one L1 sector
+     * per step, before judging the count; with no trim step left to this
+     * call, the unit waits (a closed unit that counts its dying sectors)
+     * and collection goes on with another victim */
+    if (fs->blk[*victim] && fs->chunk.ndying) {
+        rc = sfs_trim_step(fs);
+        if (rc)
+            return rc < 0 ? rc : 1;
+        fs->gc.waiting = *victim;
+        sfs_reloc_end(fs, *victim);   /* its record is complete all the same */
+        *victim = SFS_NONE;
+        return 1;
+    }
+    if (fs->blk[*victim]) {
+        /* every sector examined, yet counted live: the count drifted
+         * (a bug); nothing here is reachable, so free it */
+        fs->live -= fs->blk[*victim];
+        fs->blk[*victim] = 0;
+        fs->gc.drift++;
+    }
+    if (!sfs_reloc_end(fs, *victim))
+        sfs_reloc_empty(fs, *victim);
+    *victim = SFS_NONE;
+    fs->stats.victim++;
+    return 1;
+}
+
+/* One step on the victim of a slot (*victim, *idx): examine a sector and
+ * move it if live, or finish with the emptied unit.  relocate: the greedy
+ * slot, whose copies go to the collection head under a relocation record
+ * (no map change: reloc.c); else (static wear levelling, rare) a copy is
+ * an ordinary committed change written at the host head, so that the
+ * collection head holds nothing but the records' copies. */
+static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx, int relocate)
+{
+    uint32_t ppn, np;
+    sfs_tag t;
+    struct sfs_pend *unc;
+    int rc, live;
+    if (!sfs_closed(fs, *victim)) {
+        *victim = SFS_NONE;   /* taken by the other slot or emptied meanwhile */
+        return 1;
+    }
+    if (fs->blk[*victim] == 0 || *idx >= fs->geo.P)
+        return finish(fs, victim);
+    ppn = *victim * fs->geo.P + *idx;
+    rc = sfs_rd_tag(fs, ppn, &t);
+    if (rc == STEADYFS_ECORRUPT) {
+        (*idx)++;
+        return 1;
+    }
+    if (rc < 0)
+        return rc;
+    /* a merge adds a pending change (and its L2 change); so does a wear
+     * levelling copy: room first (making room may itself move the sector) */
+    rc = sfs_make_room(fs, 4);
+    if (rc)
+        return rc;
+    live = live_of(fs, ppn, &t, &unc);
+    if (live < 0)
+        return live;
+    if (!live) {
+        (*idx)++;
+        return 1;
+    }
+    fs->gc.busy = 2;   /* this call and the next are not light */
+    if (t.kind == TK_MAP1)
+        rc = sfs_merge_l1(fs, t.key);
+    else if (t.kind == TK_MAP2)
+        rc = sfs_merge_l2(fs, t.key);
+    else {
+        rc = relocate ? sfs_log_reserve_gc(fs) : sfs_log_reserve(fs);
+        if (rc)
+            return rc;
+        if (!sfs_closed(fs, *victim))
+            return 1;   /* the reserve's own collection finished with it */
+        rc = sfs_rd_sector(fs, ppn, fs->buf, &t);
+        if (rc < 0) {
+            /* unreadable live data: nothing left to move */
+            (*idx)++;
+            return rc == STEADYFS_EIO && !fs->dead ? 1 : rc;
+        }
+        /* an open transaction's sector keeps key, owner, transaction and
+         * file page; a committed one commits itself */
+        t.flags = unc ? 0u : TF_COMMIT;
+        if (!unc) {
+            t.owner = OWNER_GC;
+            t.txn = (uint32_t)fs->log.seq;
+        }
+        if (relocate) {
+            t.flags |= TF_COPY;
+            t.aux = ppn;
+        }
+        rc = sfs_log_prog(fs, fs->buf, &t, &np);
+        if (rc == SFS_RETRY)
+            return 1;
+        if (rc)
+            return rc;
+        if (relocate) {
+            /* an open transaction's sector: its change names the copy
+             * (counted there) before the record says it was copied */
+            if (unc)
+                rc = sfs_apply_prog(fs, t.key, np, t.owner, t.txn, SFS_UNKNOWN);
+            if (!rc)
+                rc = sfs_reloc_copy(fs, &t, ppn, np);
+            /* a committed inode sector: its open handle's copy of where it is */
+            if (!rc && !unc && t.key < fs->geo.cbase && sfs_shared_k(fs, t.key) == 0) {
+                struct sfs_open *o = sfs_primary(fs, sfs_shared_ino(fs, t.key));
+                if (o && o->ino_ppn == ppn)
+                    o->ino_ppn = np;
+            }
+        } else {
+            rc = sfs_apply_prog(fs, t.key, np, t.owner, t.txn, SFS_UNKNOWN);
+            if (!rc && !unc)
+                rc = sfs_apply_commit(fs, t.owner, t.txn);
+        }
+    }
+    if (rc == SFS_RETRY)
+        return 1;
+    if (rc)
+        return rc;
+    (*idx)++;
+    return 1;
+}
+
+int sfs_gc_one(steadyfs *fs)
+{
+    int rc;
+    /* the sweep the completed records call for comes first: it keeps
+     * records (and the units they hold) within SFS_RELOC_RECS */
+    /* short of erased units, the sweep goes ahead of what records call
+     * for: the oldest record retires sooner and gives its unit back */
+    if (!fs->reloc.owed && fs->reloc.nrec > fs->reloc.active && sfs_free_blocks(fs) <= SFS_Q_TARGET) {
+        uint32_t age = fs->reloc.ticks - fs->reloc.done[0];
+        fs->reloc.owed = age < fs->geo.n_l1 ? fs->geo.n_l1 - age : 1u;
+    }
+    rc = sfs_sweep_step(fs);
+    if (rc)
+        return rc;
+    if (fs->gc.victim == SFS_NONE) {
+        if (!sfs_reloc_room(fs))
+            return 0;
+        fs->gc.victim = pick_victim(fs);
+        fs->gc.idx = 0;
+        if (fs->gc.victim == SFS_NONE)
+            return 0;
+        fs->gc.c0 = fs->blk[fs->gc.victim];
+    }
+    return examine(fs, &fs->gc.victim, &fs->gc.idx, 1);
+}
+
+int sfs_wl_one(steadyfs *fs)
+{
+    /* wear levelling frees nothing: it leaves the last units to collection */
+    if (fs->log.gh_idx >= fs->geo.P && sfs_free_blocks(fs) < 3)
+        return 0;
+    if (fs->gc.wl_victim == SFS_NONE) {
+        if (fs->gc.victims < fs->gc.wl_next)
+            return 0;
+        fs->gc.wl_next = fs->gc.victims + SFS_WL_PERIOD;
+        fs->gc.wl_victim = pick_static(fs);
+        fs->gc.wl_idx = 0;
+        if (fs->gc.wl_victim == SFS_NONE)
+            return 0;
+    }
+    return examine(fs, &fs->gc.wl_victim, &fs->gc.wl_idx, 0);
+}
+
+
+
+int sfs_gc_pace(steadyfs *fs)
+{
+    uint32_t i, n;
+    int rc = 0, settled = 0;
+    uint32_t fb;
+    /* Dying chunks for SFS_TRIM_AGE sectors (the light calls that trim
+     * first did not come: a log rotation's create and first records are
+     * not light): one trim step takes one of this sector's collection
+     * steps, so every dying chunk is trimmed within that age + n_l1 host
+     * sectors (DESIGN.md §5). */
+    if (fs->chunk.ndying && (uint32_t)fs->log.seq - fs->chunk.age >= SFS_TRIM_AGE) {
+        settled = sfs_trim_step(fs);
+        if (settled < 0)
+            return settled;
+        fs->chunk.age = (uint32_t)fs->log.seq;
+    }
+    /* static wear levelling: one sector per SFS_WL_STEP written, whatever the pool */
+    if ((fs->gc.wl_tick++ & (SFS_WL_STEP - 1u)) == 0) {
+        fs->gc.active = 1;
+        rc = sfs_wl_one(fs);
+        fs->gc.active = 0;
+        if (rc < 0 && rc != STEADYFS_ENOSPC)
+            return rc;
+    }
+    /* a relocated victim's unit comes back only when its record retires,
+     * up to R victims later: collection keeps that many ahead */
+    fb = sfs_free_blocks(fs);
+    if (fb > fs->gc.low + fs->reloc.nrec && fs->gc.retire[0] == SFS_NONE && fs->gc.retire[1] == SFS_NONE) {
+        fs->gc.debt = 0;   /* nothing to pay while the pool is full */
+        return 0;
+    }
+    /* the pace the current victim needs ((P + sw) / (P - its live count
+     * - sw)), never more than the fill limit's worst case s_gc.  That need
+     * ignores the merges the host's own changes cause (paid through
+     * gc.debt, at most SFS_DEBT_STEP sectors' worth a sector): with only
+     * the units data writes keep left (SFS_Q_TARGET + 1, sfs_log_reserve),
+     * the full pace s_gc, or collection falls behind until the reserve is
+     * gone (DESIGN.md §6).  (From one unit below that
+     * reserve, the free units sat at the writes' reserve and every head
+     * move there collected on the spot: test_fs_adversary, 10^5 calls at
+     * 75 %: 476 catch-ups, 11-24 writes failed with ENOSPC, none now) */
+    n = fs->gc.s;
+    if (fs->gc.victim != SFS_NONE && fb > SFS_Q_TARGET + 1u) {
+        uint32_t c0 = fs->gc.c0 < fs->geo.P ? fs->gc.c0 : fs->geo.P - 1;
+        uint32_t sw = sfs_sweep_per_record(fs);
+        uint32_t need = c0 + sw < fs->geo.P ? (fs->geo.P + sw + (fs->geo.P - c0 - sw) - 1) / (fs->geo.P - c0 - sw) : n;
+        if (need < n)
+            n = need;
+    }
+    /* for every sector programmed since (the host's, and the map merges
+     * and inode sectors its calls wrote), not one per call */
+    {
+        /* at most SFS_DEBT_STEP sectors' worth at once: what calls
+         * without a pace of their own left is paid over the next ones */
+        uint32_t d = fs->gc.debt < 1u ? 1u : fs->gc.debt > SFS_DEBT_STEP ? SFS_DEBT_STEP : fs->gc.debt;
+        n *= d;
+        fs->gc.debt = fs->gc.debt > d ? fs->gc.debt - d : 0u;
+    }
+    fs->gc.active = 1;
+    for (i = (uint32_t)settled, rc = 0; i < n; i++) {
+        rc = sfs_gc_one(fs);
+        if (rc <= 0) {
+            break;
+        }
+    }
+    fs->gc.active = 0;
+    return rc < 0 && rc != STEADYFS_ENOSPC ? rc : 0;
+}
+
+/* The sweep (DESIGN.md §6): one L1 merge per step at a dirty index of the
+ * round-robin walk, and the records it lets retire (reloc.c). */
+int sfs_sweep_step(steadyfs *fs)
+{
+    uint32_t m, lap;
+    int rc, merged = 0;
+    uint32_t pool = fs->geo.usable > SFS_GC_RESERVE ? fs->geo.usable - SFS_GC_RESERVE : 0;
+    int short_of_units = fs->geo.R + 1u > pool / 8u && fs->reloc.nrec > sfs_free_blocks(fs);
+    /* A step is one L1 merge, or nothing at a clean index.  On a device
+     * where the R + 1 units records may hold are more than an eighth of
+     * the pool (mt25q128, em064lx: 31 of 246, 28 of 118 units), and while
+     * the records hold more units than are free, a clean index does not
+     * even spend what the records owe: the walk goes on past it (up to one
+     * lap), so where copies dirtied few L1 sectors (a log's sequential
+     * pages) records retire within a few merges and give their units
+     * back.  Without that the held units squeezed collection into copying
+     * the fill again and again (em064lx log4k: 54 715 copies where format
+     * 6 made 628; 2.7 MB/s, now 13.7).  Not everywhere: on mt29f1g01 the
+     * adversary's merges rose by a third with it (its largest write +
+     * sync 52 -> 83 ms, 35 catch-ups), and with units to spare the held
+     * ones rotate through the pool, which levels wear.  Either way the
+     * walk covers at least the indices it did when every index spent a
+     * step, so the pace's arithmetic (sfs_pace_steps) holds. */
+    for (lap = 0; fs->reloc.owed && !merged && lap < fs->geo.n_l1; lap++) {
+        m = fs->reloc.cursor;
+        merged = sfs_bit(fs->reloc.dirty, m);
+        if (merged) {
+            /* its L2 change needs a slot (and one spare, as every merge);
+             * making room may merge this very sector */
+            rc = sfs_make_room(fs, 1);
+            if (!rc && sfs_bit(fs->reloc.dirty, m))
+                rc = sfs_merge_l1(fs, m);
+            if (rc)
+                return rc;
+            fs->reloc.owed--;
+        } else if (!short_of_units) {
+            fs->reloc.owed--;
+        }
+        fs->reloc.cursor = (m + 1u) % fs->geo.n_l1;
+        fs->reloc.ticks++;
+        fs->reloc.changed = 1;
+        sfs_reloc_retire(fs);
+        /* every completed record retired: nothing is owed */
+        if (fs->reloc.nrec <= fs->reloc.active)
+            fs->reloc.owed = 0;
+    }
+    return merged;
+}

@@ -1,0 +1,440 @@
+/* The log: units and their states, live-sector counts, the two heads
+ * (host and collection), programs, erases and the erase-ahead, bad blocks
+ * (DESIGN.md §4, §6).  Layer 2 of the core (fs_internal.h): it uses the
+ * media layer and the relocation records below it, and never runs a
+ * checkpoint or collection itself -- a reserve that needs one says so
+ * (SFS_NEED_CKPT, SFS_NEED_ROOM) and the caller's layer does it. */
+#include "fs/fs_internal.h"
+#ifdef STEADYFS_CHECK_BUDGET
+#include <stdio.h>
+#include <stdlib.h>
+#endif
+
+/* Erased and ready: queued, or named as a head's next unit. */
+static int erased_state(uint8_t s) { return s == BS_QUEUED || s == BS_NEXT || s == BS_GNEXT; }
+
+static void set_state(steadyfs *fs, uint32_t b, uint8_t s)
+{
+    uint8_t o = fs->blk[b];
+    fs->log.nqueued -= erased_state(o);
+    fs->log.nfree -= (o == BS_FREE);
+    fs->log.nlimbo -= (o == BS_LIMBO);
+    fs->log.nqueued += erased_state(s);
+    fs->log.nfree += (s == BS_FREE);
+    fs->log.nlimbo += (s == BS_LIMBO);
+    fs->blk[b] = s;
+}
+
+void sfs_set_state(steadyfs *fs, uint32_t b, uint8_t s) { set_state(fs, b, s); }
+
+/* This call erased a unit: it erases none more at its end (sfs_end).  On
+ * a medium without erase, sfs_erase issues nothing and nothing is noted:
+ * the rule would only move MRAM's housekeeping (em064lx random4k: 3.13-4.04
+ * ms with it, 3.08-3.86 without). */
+void sfs_note_erase(steadyfs *fs)
+{
+    if (fs->cfg.bd->geo.needs_erase)
+        fs->log.call_erased |= 1u;
+}
+
+uint32_t sfs_free_blocks(const steadyfs *fs) { return fs->log.nqueued + fs->log.nfree + fs->log.nlimbo; }
+
+uint32_t sfs_live_limit(const steadyfs *fs)
+{
+    uint32_t pool = fs->geo.usable > SFS_GC_RESERVE ? fs->geo.usable - SFS_GC_RESERVE : 0;
+    uint32_t live = (uint32_t)((uint64_t)fs->cfg.fill_permille * pool * fs->geo.P / 1000u);
+    uint32_t held = fs->geo.R + 1u, sw = sfs_sweep_per_record(fs), keep = fs->geo.P / 8u ? fs->geo.P / 8u : 1u;
+    /* Collection must net at least P/8 sectors per victim after the
+     * sweep's steps, with the units relocated victims hold (R + 1) out of
+     * the pool it picks from (sfs_pace_steps, DESIGN.md §6).  Where the
+     * fill limit leaves less -- units of 32 sectors (NOR, MRAM): a victim
+     * at 75 % frees 8, the sweep takes 4 -- the limit comes down to what
+     * does, by at most a quarter. */
+    if (pool > held && fs->geo.P > sw + keep) {
+        uint32_t cap = (fs->geo.P - sw - keep) * (pool - held);
+        if (cap < live)
+            live = cap > live - live / 4u ? cap : live - live / 4u;
+    }
+    return live;
+}
+
+/* A unit went bad: the capacity shrinks with it, so writes stop with
+ * ENOSPC at what the good units can hold under the fill limit (and
+ * collection keeps its pace) instead of running out of erased units with
+ * live data far below a limit the device no longer has. */
+static void lose_unit(steadyfs *fs, uint32_t b)
+{
+    sbd_mark_bad(fs->cfg.bd, b * fs->geo.dev_per_block);
+    set_state(fs, b, BS_BAD);
+    if (fs->geo.usable)
+        fs->geo.usable--;
+    fs->live_max = sfs_live_limit(fs);
+}
+
+/* Live count of a head unit (host or collection head), or NULL. */
+static uint32_t *head_count(steadyfs *fs, uint32_t b)
+{
+    return b == fs->log.head_block ? &fs->log.head_count : b == fs->log.gh_block ? &fs->log.gh_count : NULL;
+}
+
+/* Sector ppn counts one live sector more (d 1) or less (d -1) in its unit:
+ * a head's count, or a closed unit's (within 0..P); else nothing. */
+static void count(steadyfs *fs, uint32_t ppn, int d)
+{
+    uint32_t b, *hc;
+    /* none, unknown, or (a damaged map) no sector of this device */
+    if (ppn >= SFS_UNKNOWN || ppn / fs->geo.P >= fs->geo.nblocks)
+        return;
+    b = sfs_blk(fs, ppn);
+    hc = head_count(fs, b);
+    if (hc) {
+        if (d < 0 && !*hc)
+            return;
+        *hc += (uint32_t)d;
+    } else {
+        if (!sfs_closed(fs, b) || fs->blk[b] == (d > 0 ? fs->geo.P : 0u))
+            return;
+        fs->blk[b] = (uint8_t)(fs->blk[b] + d);
+    }
+    fs->live += (uint32_t)d;
+}
+
+void sfs_count_inc(steadyfs *fs, uint32_t ppn) { count(fs, ppn, 1); }
+
+/* A sector no longer counts: where its live copy is, if collection
+ * copied it (its record still says so). */
+void sfs_count_dec(steadyfs *fs, uint32_t ppn) { sfs_count_dec_raw(fs, sfs_copy_of(fs, ppn)); }
+
+void sfs_count_dec_raw(steadyfs *fs, uint32_t ppn) { count(fs, ppn, -1); }
+
+static int retire_idx(const steadyfs *fs, uint32_t b)
+{
+    int i;
+    for (i = 0; i < 4; i++)
+        if (fs->gc.retire[i] != SFS_NONE && (fs->gc.retire[i] & 0x7FFFFFFFu) == b)
+            return i;
+    return -1;
+}
+
+/* Erase a FREE block into the queue; a failing block is retired. */
+static int erase_free(steadyfs *fs, uint32_t b)
+{
+    int ri = retire_idx(fs, b), rc;
+    if (ri >= 0 && !(fs->gc.retire[ri] & 0x80000000u)) {
+        fs->gc.retire[ri] = SFS_NONE;
+        lose_unit(fs, b);
+        return 0;
+    }
+    if (ri >= 0)
+        fs->gc.retire[ri] = SFS_NONE;
+#ifdef STEADYFS_CHECK_BUDGET
+    /* test builds: a unit a relocation record names is never erased */
+    if (sfs_reloc_holds(fs, b)) {
+        fprintf(stderr, "steadyfs: erasing unit %u, which a relocation record names\n", b);
+        abort();
+    }
+#endif
+    rc = sfs_erase(fs, b);
+    fs->stats.erase++;
+    sfs_note_erase(fs);
+    if (rc == SFS_EFAIL) {
+        lose_unit(fs, b);
+        return 0;
+    }
+    if (rc)
+        return rc;
+    set_state(fs, b, BS_QUEUED);
+    return 1;
+}
+
+/* Next block in state s after the cursor: allocation in round-robin order
+ * is the dynamic wear levelling. */
+static uint32_t find_state(steadyfs *fs, uint8_t s)
+{
+    uint32_t k, b;
+    for (k = 0; k < fs->geo.nblocks; k++) {
+        b = (fs->log.alloc_cursor + k) % fs->geo.nblocks;
+        if (fs->blk[b] == s)
+            return b;
+    }
+    return SFS_NONE;
+}
+
+int sfs_erase_ahead(steadyfs *fs)
+{
+    uint32_t b;
+    int rc;
+    if (!fs->log.erase_budget || fs->dead)
+        return 0;
+    /* The anchor's other unit goes first only while the log keeps an erased
+     * unit beside the one it may take next (or the switch is close): with
+     * one left, erasing the anchor's made the log's the next call's forced
+     * erase, two erases in consecutive records (a create after a fill:
+     * 3.5 ms). */
+    if (fs->anchor.dirty_other && fs->anchor.next_idx >= fs->geo.P / 4 &&
+        (fs->log.nqueued >= 2 || fs->anchor.next_idx >= fs->geo.P * 3 / 4 || !fs->log.nfree)) {
+        fs->log.erase_budget--;
+        fs->log.erase_credit = fs->log.erase_credit > fs->geo.P / 2 ? fs->log.erase_credit - fs->geo.P / 2 : 0;
+        rc = sfs_erase(fs, fs->anchor.unit[!fs->anchor.cur]);
+        sfs_note_erase(fs);
+        if (rc == SFS_EFAIL)
+            return 0;   /* still dirty: retried before the switch */
+        if (rc)
+            return rc;
+        fs->anchor.dirty_other = 0;
+        return 0;
+    }
+    if (fs->log.nqueued >= SFS_Q_TARGET || !fs->log.nfree)
+        return 0;
+    b = find_state(fs, BS_FREE);
+    if (b == SFS_NONE)
+        return 0;
+    fs->log.erase_budget--;
+    fs->log.erase_credit = fs->log.erase_credit > fs->geo.P / 2 ? fs->log.erase_credit - fs->geo.P / 2 : 0;
+    rc = erase_free(fs, b);
+    return rc < 0 ? rc : 0;
+}
+
+uint32_t sfs_next_unit(steadyfs *fs, int gc)
+{
+    return find_state(fs, gc ? BS_GNEXT : BS_NEXT);
+}
+
+void sfs_name_next(steadyfs *fs)
+{
+    int gc;
+    for (gc = 0; gc < 2; gc++) {
+        uint32_t b;
+        if ((gc ? fs->log.gh_block : fs->log.head_block) == SFS_NONE ||
+            sfs_next_unit(fs, gc) != SFS_NONE)
+            continue;
+        b = find_state(fs, BS_QUEUED);   /* the unit the move would take */
+        if (b != SFS_NONE)
+            set_state(fs, b, gc ? BS_GNEXT : BS_NEXT);
+    }
+}
+
+/* Head gc (0 host, 1 collection) goes on in the erased unit b; the unit it
+ * leaves, if any, closes with its count. */
+static void enter(steadyfs *fs, int gc, uint32_t b)
+{
+    uint32_t *blk = gc ? &fs->log.gh_block : &fs->log.head_block;
+    uint32_t *cnt = gc ? &fs->log.gh_count : &fs->log.head_count;
+    if (*blk != SFS_NONE)
+        set_state(fs, *blk, (uint8_t)*cnt);
+    set_state(fs, b, BS_HEAD);
+    *blk = b;
+    *cnt = 0;
+    *(gc ? &fs->log.gh_idx : &fs->log.head_idx) = 0;
+}
+
+void sfs_enter_next(steadyfs *fs, int gc)
+{
+    uint32_t b = sfs_next_unit(fs, gc);
+    if (b != SFS_NONE)
+        enter(fs, gc, b);
+}
+
+/* Move a full head (host or collection: gc) to the next erased unit.  Into
+ * the unit the last checkpoint named as its next, no checkpoint is needed:
+ * replay follows the name (DESIGN.md §5).  Into any other unit (none was
+ * named, a program failed, the head is new) the checkpoint that follows
+ * the move is what tells replay where the head went. */
+static int head_move(steadyfs *fs, int gc)
+{
+    uint32_t *blk = gc ? &fs->log.gh_block : &fs->log.head_block;
+    uint32_t *idx = gc ? &fs->log.gh_idx : &fs->log.head_idx;
+    uint32_t b;
+    int rc, named;
+    while (*idx >= fs->geo.P) {
+        b = *blk != SFS_NONE ? sfs_next_unit(fs, gc) : SFS_NONE;
+        named = b != SFS_NONE;
+        if (b == SFS_NONE)
+            b = find_state(fs, BS_QUEUED);
+        if (b == SFS_NONE) {
+            b = find_state(fs, BS_FREE);
+            if (b != SFS_NONE) {
+                rc = erase_free(fs, b);
+                if (rc < 0)
+                    return rc;
+                continue;
+            }
+            /* the other head's next unit (that head then moves with a
+             * checkpoint), else the units a checkpoint makes erasable */
+            b = sfs_next_unit(fs, !gc);
+        }
+        if (b == SFS_NONE) {
+            if (!fs->log.nlimbo)
+                return STEADYFS_ENOSPC;
+            rc = sfs_ckpt_write(fs);
+            if (rc)
+                return rc;
+            continue;
+        }
+        fs->log.alloc_cursor = (b + 1) % fs->geo.nblocks;
+        enter(fs, gc, b);
+        fs->log.erase_budget++;   /* a call pays for the blocks it fills */
+        if (!named)
+            fs->log.need_ckpt = 1;   /* replay starts in the heads a checkpoint names */
+    }
+    return 0;
+}
+
+static int reserve_end(steadyfs *fs)
+{
+    if (fs->log.need_ckpt || fs->log.since_ckpt >= fs->cfg.replay_max)
+        return sfs_ckpt_write(fs);
+    return 0;
+}
+
+/* Collection copies go to a head of their own: data that survived a
+ * collection is likely cold, and kept apart from the host's (mostly
+ * short-lived) writes it fills whole units that later collections leave
+ * alone, instead of spreading over every unit (DESIGN.md §6). */
+int sfs_log_reserve_gc(steadyfs *fs)
+{
+    int rc;
+    if (fs->dead)
+        return STEADYFS_EIO;
+    /* Collection may not take the last SFS_RM_UNITS units unless the call
+     * is a removal (unlink, rmdir, rename: fs->rm 2).  Up to format 6 its
+     * copies could induce map merges faster than a victim freed space;
+     * before this floor such a state ran the device down to no unit at
+     * all, and then neither a write nor a delete could ever run again
+     * (test_fs_adversary at 90 % of the live limit).  Now collection
+     * stops there, writes get ENOSPC, and a delete still works. */
+    if (fs->log.gh_idx >= fs->geo.P && fs->rm < 2 && sfs_free_blocks(fs) <= SFS_RM_UNITS)
+        return STEADYFS_ENOSPC;
+    /* In a removal that finds both heads full and the floor reached, its
+     * own sectors (a bucket) take their unit first: collection may then
+     * take the last one, and the removal still runs (with one unit left
+     * collection took it, and the removal's host-head move, which keeps
+     * two, failed with ENOSPC: test_fs_adversary_full) */
+    if (fs->log.gh_idx >= fs->geo.P && fs->rm >= 2 && fs->log.head_idx >= fs->geo.P &&
+        sfs_free_blocks(fs) <= SFS_RM_UNITS) {
+        rc = head_move(fs, 0);
+        if (rc)
+            return rc;
+        /* no host sector follows at once, so replay would not see the
+         * move (and the unit it left may become a victim): a checkpoint
+         * records it */
+        fs->log.need_ckpt = 1;
+    }
+    rc = head_move(fs, 1);
+    fs->log.to_gh = 1;   /* every reserve says where the next sector goes */
+    return rc ? rc : reserve_end(fs);
+}
+
+int sfs_log_reserve(steadyfs *fs)
+{
+    uint32_t b;
+    int rc;
+    if (fs->dead)
+        return STEADYFS_EIO;
+    if (fs->log.head_idx >= fs->geo.P) {
+        uint32_t steps = 0;
+        /* a host-head move takes an erased unit only while `keep` are left
+         * (DESIGN.md §6): data writes and creates 4, commits (close, sync,
+         * truncate: fs->rm 1) and collection's map merges 3, removals
+         * (unlink, rmdir, rename: fs->rm 2) 2.  Below that, collection's
+         * merges go to the collection head as its copies do, which may
+         * take the last unit: collection always goes on with its victim,
+         * writes stop first, and a commit or a removal still works */
+        uint32_t keep = fs->gc.active ? 3u : 4u - fs->rm;
+        /* a host write reaching the reserve first collects (catch-up,
+         * DESIGN.md §6): at most 2 (s + 1) steps, twice a sector's pace,
+         * once a call, counted in every bound (steadyfs_bound); if that is
+         * not enough it fails with ENOSPC, cleanly and within its bound.
+         * (Once per host-head move instead, a catch-up's own merges at the
+         * host head could bring the next one in the same call, and the
+         * bound could only assume they did not.)  What costs no step --
+         * the checkpoint that makes emptied units erasable, a unit with
+         * nothing live in it -- is done at every such move. */
+        while (!fs->gc.active && fs->log.nqueued + fs->log.nfree < keep && steps < 2 * (fs->gc.s + 1)) {
+            if (fs->log.nlimbo) {
+                rc = sfs_ckpt_write(fs);   /* emptied blocks become erasable */
+                if (rc)
+                    return rc;
+                continue;
+            }
+            for (b = 0; b < fs->geo.nblocks; b++)
+                if (fs->blk[b] == 0 && b != fs->gc.victim && b != fs->gc.wl_victim &&
+                    b != fs->gc.waiting)
+                    break;
+            if (b < fs->geo.nblocks) {
+                sfs_reloc_empty(fs, b);   /* empty: nothing to copy */
+                continue;
+            }
+            if (fs->gc.caught_up && !steps)
+                break;   /* this call has had its catch-up */
+            fs->gc.caught_up = 1;
+            fs->gc.active = 2;
+            rc = sfs_gc_one(fs);
+            fs->gc.active = 0;
+            steps++;
+            if (rc <= 0) {
+                if (rc)
+                    return rc;
+                break;
+            }
+        }
+        fs->stats.catch_up += steps != 0;
+        if (fs->log.head_idx >= fs->geo.P && sfs_free_blocks(fs) < keep) {
+            if (!fs->gc.active)
+                return STEADYFS_ENOSPC;
+            /* collection's map merges follow its copies: with the host
+             * head full it must still finish its victim */
+            return sfs_log_reserve_gc(fs);
+        }
+        rc = head_move(fs, 0);
+        if (rc)
+            return rc;
+    }
+    fs->log.to_gh = 0;
+    return reserve_end(fs);
+}
+
+int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out)
+{
+    uint32_t ppn;
+    int rc;
+    uint32_t *blk = fs->log.to_gh ? &fs->log.gh_block : &fs->log.head_block;
+    uint32_t *idx = fs->log.to_gh ? &fs->log.gh_idx : &fs->log.head_idx;
+    if (*idx >= fs->geo.P || fs->log.need_ckpt)
+        return STEADYFS_EINVAL;   /* caller forgot sfs_log_reserve */
+    ppn = *blk * fs->geo.P + *idx;
+    t->seq = fs->log.seq++;
+    fs->log.call_ops++;
+    if (fs->log.erase_credit < fs->geo.P / 2)
+        fs->log.erase_credit++;   /* capped: no burst of erases after a lull */
+    rc = sfs_prog_sector(fs, ppn, buf, t);
+    (*idx)++;
+    fs->log.since_ckpt++;
+    if (rc == SFS_EFAIL) {
+        /* grown bad block: what it holds moves out by GC, then it is
+         * retired; the caller writes its sector again elsewhere */
+        int i;
+        for (i = 0; i < 4; i++)
+            if (fs->gc.retire[i] == SFS_NONE) {
+                fs->gc.retire[i] = *blk;
+                break;
+            }
+        *idx = fs->geo.P;
+        fs->log.need_ckpt = 1;
+        return SFS_RETRY;
+    }
+    if (rc)
+        return rc;
+    /* everything but collection's own work calls for collection (the
+     * pace: sfs_gc_pace), map merges and inode sectors as data do */
+    if (!fs->gc.active && !(t->kind == TK_DATA && (t->flags & TF_COPY)))
+        fs->gc.debt++;
+    if (t->kind == TK_DATA && t->owner == OWNER_GC)
+        fs->stats.copy++;
+    else if (t->kind == TK_DATA)
+        fs->stats.data++;
+    else
+        fs->stats.map++;
+    *ppn_out = ppn;
+    return 0;
+}
