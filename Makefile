@@ -83,6 +83,12 @@ $(BUILD)/tests/%: tests/c/%.c $(SAN_OBJS)
 	@echo "  LD/san  $@"
 	@$(CC) $(SAN_CFLAGS) $< $(SAN_OBJS) -o $@ -lm
 
+# The core's layers call only downward (src/fs/fs_internal.h has the
+# table; scripts/check-layers.py reads it and the objects' symbols).
+.PHONY: layers
+layers: $(filter $(BUILD)/host/src/fs/%,$(LIB_OBJS))
+	@$(PY) scripts/check-layers.py src/fs/fs_internal.h $^
+
 clang-check: $(CLANG_OBJS)
 	@echo "clang: $(words $(CLANG_OBJS)) files compile clean with -Wall -Wextra -Werror"
 
@@ -106,7 +112,7 @@ test-package: setup
 TEST_EXTRA ?=
 
 test: setup
-	$(MAKE) --no-print-directory build clang-check cross firmware
+	$(MAKE) --no-print-directory build layers clang-check cross firmware
 	$(MAKE) --no-print-directory test-c
 	$(MAKE) --no-print-directory fuzz-short
 	$(MAKE) --no-print-directory test-py

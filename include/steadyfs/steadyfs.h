@@ -358,6 +358,14 @@ typedef struct steadyfs {
         uint16_t ino[16];
         uint32_t n;
     } orphans;
+    /* A make-room round (map.c) interrupted by what its caller had to
+     * serve first (a checkpoint, the catch-up): the step it resumes at (0:
+     * none), the inode or map sector it works on, the table's count at its
+     * start. */
+    struct {
+        uint32_t key, n0;
+        uint8_t step;
+    } room;
     /* last: the context's size stays what it was on every target, test
      * builds' fields below included */
     uint32_t ino_cursor;

@@ -4,6 +4,10 @@
  * the core, with the files, directories and namespace calls that use it
  * (fs_internal.h). */
 #include "fs/fs_internal.h"
+#ifdef STEADYFS_CHECK_BUDGET
+#include <stdio.h>
+#include <stdlib.h>
+#endif
 
 /* The clock (file times), or 0 without one. */
 int64_t sfs_now(const steadyfs *fs)
@@ -25,6 +29,7 @@ int sfs_begin(steadyfs *fs, int modify)
     sfs_budget_void(fs);   /* the call arms its own kind and size */
     fs->cache.buf_ppn = SFS_NONE;   /* the caller owns the buffer between calls */
     fs->rm = (uint8_t)(modify >> 1);   /* 2 a commit, 4 a removal: DESIGN.md §6 */
+    fs->room.step = 0;   /* a round a failed call left is not resumed */
     return 0;
 }
 
@@ -88,7 +93,7 @@ int sfs_end(steadyfs *fs, int rc)
          * find no room (together they were a 2 ms record, ten records
          * after a rotation, which the next erase met: DESIGN.md §6) */
         if (!r2 && !kept && fs->npend + 5 > fs->cfg.pending_max) {
-            r2 = sfs_make_room(fs, 4);
+            SFS_SERVED(fs, r2, sfs_make_room(fs, 4));
             kept = 1;
         }
         if (!r2 && !kept) {
@@ -104,7 +109,7 @@ int sfs_end(steadyfs *fs, int rc)
                     r2 = 1;
             }
             if (!r2)
-                r2 = sfs_merge_cold(fs);
+                SFS_SERVED(fs, r2, sfs_merge_cold(fs));
             kept = r2;
         }
         if (r2 < 0)
@@ -158,6 +163,14 @@ int sfs_end(steadyfs *fs, int rc)
         fs->gc.busy = SFS_ERASE_COOL;
     if (fs->dead && rc >= 0)
         rc = STEADYFS_EIO;
+#ifdef STEADYFS_CHECK_BUDGET
+    /* test builds: what a lower layer asks for is always served on the way
+     * up (SFS_SERVED), never returned */
+    if (rc == SFS_NEED_CKPT || rc == SFS_NEED_ROOM) {
+        fprintf(stderr, "steadyfs: internal code %d reached the end of a call\n", rc);
+        abort();
+    }
+#endif
     sfs_budget_check(fs);
     return rc;
 }

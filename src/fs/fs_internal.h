@@ -33,6 +33,13 @@
 #define SFS_CKPT_VERSION ((uint32_t)STEADYFS_FORMAT_VERSION)       /* the on-media format (SPEC.md; ckpt.c says what changed) */
 #define SFS_RETRY 1               /* a program failed and was moved: redo */
 #define SFS_EFAIL (-1005)         /* device reported program/erase failure */
+/* What a lower layer needs done before it can go on (log.c's reserve),
+ * by a layer above it: sfs_serve (gc.c) does it, and the caller calls the
+ * same function again (SFS_SERVED).  Never returned by an API call. */
+#define SFS_NEED_CKPT (-1006)     /* a checkpoint first (replay_max sectors since the last,
+                                     a head in a unit none named, units in LIMBO) */
+#define SFS_NEED_ROOM (-1007)     /* the host head needs a unit and erased units are
+                                     short: collection's catch-up, then the move */
 #define SFS_Q_TARGET 3u           /* erased blocks kept ready (erase-ahead) */
 #define SFS_ERASE_COOL 2u         /* records after an erase-ahead that are not light (sfs_end) */
 #define SFS_BACKLOG_PROG 2u       /* gc.backlog per program beyond a record's two (sfs_end) */
@@ -283,12 +290,25 @@ void sfs_note_flips(steadyfs *fs, uint32_t ppn, int corrected);
 /* alloc.c: blocks, head, erase-ahead, garbage collection. */
 void sfs_count_inc(steadyfs *fs, uint32_t ppn);
 void sfs_count_dec(steadyfs *fs, uint32_t ppn);
-int sfs_log_reserve(steadyfs *fs);               /* head has a free sector */
+/* The host head has a free sector, or SFS_NEED_ROOM / SFS_NEED_CKPT. */
+int sfs_log_reserve(steadyfs *fs);
+/* A full host head moves (after the catch-up SFS_NEED_ROOM asked for):
+ * ENOSPC with fewer erased units than the call keeps. */
+int sfs_log_host_move(steadyfs *fs);
 int sfs_log_reserve_gc(steadyfs *fs);            /* collection head has one */
 int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out);
 int sfs_erase_ahead(steadyfs *fs);
 int sfs_gc_pace(steadyfs *fs);                   /* after a host sector */
 int sfs_gc_one(steadyfs *fs);                    /* one step; 0 nothing to do */
+/* *rc is what a lower layer asked for (SFS_NEED_CKPT, SFS_NEED_ROOM): do
+ * it (*rc its result) and return 1 if the caller should call again;
+ * any other *rc: 0, *rc unchanged. */
+int sfs_serve(steadyfs *fs, int *rc);
+/* rc = expr, again after each need served (layers 5 and up). */
+#define SFS_SERVED(fs, rc, expr)                                                                     \
+    do {                                                                                             \
+        (rc) = (expr);                                                                               \
+    } while (sfs_serve((fs), &(rc)))
 /* One static wear-levelling step (its own victim slot); 0 nothing to do. */
 int sfs_wl_one(steadyfs *fs);
 uint32_t sfs_free_blocks(const steadyfs *fs);
@@ -374,8 +394,11 @@ int sfs_merge_l2(steadyfs *fs, uint32_t l2);
 struct sfs_trim {
     int dying;
     uint32_t blk, tail_c, tail_o;
+    int counted;   /* its words have been uncounted (a retried merge, after a
+                      failed program and the checkpoint it asked for, does not
+                      uncount them again): 0 to start */
 };
-int sfs_trim_l1(steadyfs *fs, uint32_t m, const struct sfs_trim *tr);
+int sfs_trim_l1(steadyfs *fs, uint32_t m, struct sfs_trim *tr);
 void sfs_abort(steadyfs *fs, int any, uint16_t owner, uint32_t txn);
 /* Write one data sector of lpn from fs->buf as part of (owner, txn). */
 int sfs_prep(steadyfs *fs, uint32_t ino);

@@ -140,7 +140,7 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx, int relocate)
         return rc;
     /* a merge adds a pending change (and its L2 change); so does a wear
      * levelling copy: room first (making room may itself move the sector) */
-    rc = sfs_make_room(fs, 4);
+    SFS_SERVED(fs, rc, sfs_make_room(fs, 4));
     if (rc)
         return rc;
     live = live_of(fs, ppn, &t, &unc);
@@ -152,11 +152,11 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx, int relocate)
     }
     fs->gc.busy = 2;   /* this call and the next are not light */
     if (t.kind == TK_MAP1)
-        rc = sfs_merge_l1(fs, t.key);
+        SFS_SERVED(fs, rc, sfs_merge_l1(fs, t.key));
     else if (t.kind == TK_MAP2)
-        rc = sfs_merge_l2(fs, t.key);
+        SFS_SERVED(fs, rc, sfs_merge_l2(fs, t.key));
     else {
-        rc = relocate ? sfs_log_reserve_gc(fs) : sfs_log_reserve(fs);
+        SFS_SERVED(fs, rc, relocate ? sfs_log_reserve_gc(fs) : sfs_log_reserve(fs));
         if (rc)
             return rc;
         if (!sfs_closed(fs, *victim))
@@ -353,9 +353,9 @@ int sfs_sweep_step(steadyfs *fs)
         if (merged) {
             /* its L2 change needs a slot (and one spare, as every merge);
              * making room may merge this very sector */
-            rc = sfs_make_room(fs, 1);
+            SFS_SERVED(fs, rc, sfs_make_room(fs, 1));
             if (!rc && sfs_bit(fs->reloc.dirty, m))
-                rc = sfs_merge_l1(fs, m);
+                SFS_SERVED(fs, rc, sfs_merge_l1(fs, m));
             if (rc)
                 return rc;
             fs->reloc.owed--;
@@ -371,4 +371,128 @@ int sfs_sweep_step(steadyfs *fs)
             fs->reloc.owed = 0;
     }
     return merged;
+}
+
+/* The host head's catch-up (DESIGN.md §6), asked for by a host-head move
+ * short of erased units (SFS_NEED_ROOM): at most 2 (s + 1) collection
+ * steps, twice a sector's pace, once a call, counted in every bound
+ * (steadyfs_bound); if that is not enough the move fails with ENOSPC,
+ * cleanly and within its bound.  (Once per host-head move instead, a
+ * catch-up's own merges at the host head could bring the next one in the
+ * same call, and the bound could only assume they did not.)  What costs
+ * no step -- the checkpoint that makes emptied units erasable, a unit with
+ * nothing live in it -- is done at every such move.  Then the move. */
+static int catch_up(steadyfs *fs)
+{
+    uint32_t b, steps = 0, keep = 4u - fs->rm;
+    int rc;
+    while (fs->log.nqueued + fs->log.nfree < keep && steps < 2 * (fs->gc.s + 1)) {
+        if (fs->log.nlimbo) {
+            rc = sfs_ckpt_write(fs);   /* emptied blocks become erasable */
+            if (rc)
+                return rc;
+            continue;
+        }
+        for (b = 0; b < fs->geo.nblocks; b++)
+            if (fs->blk[b] == 0 && b != fs->gc.victim && b != fs->gc.wl_victim && b != fs->gc.waiting)
+                break;
+        if (b < fs->geo.nblocks) {
+            sfs_reloc_empty(fs, b);   /* empty: nothing to copy */
+            continue;
+        }
+        if (fs->gc.caught_up && !steps)
+            break;   /* this call has had its catch-up */
+        fs->gc.caught_up = 1;
+        fs->gc.active = 2;
+        rc = sfs_gc_one(fs);
+        fs->gc.active = 0;
+        steps++;
+        if (rc <= 0) {
+            if (rc)
+                return rc;
+            break;
+        }
+    }
+    fs->stats.catch_up += steps != 0;
+    do
+        rc = sfs_log_host_move(fs);
+    while (rc == SFS_NEED_CKPT && (rc = sfs_ckpt_write(fs)) == 0);
+    return rc;
+}
+
+int sfs_serve(steadyfs *fs, int *rc)
+{
+    if (*rc == SFS_NEED_CKPT)
+        *rc = sfs_ckpt_write(fs);
+    else if (*rc == SFS_NEED_ROOM)
+        *rc = catch_up(fs);
+    else
+        return 0;
+    return *rc == 0;
+}
+
+/* Trim steps (DESIGN.md §5): the map words of dying chunks go, an L1
+ * sector at a time, and their chunks are free again. */
+/* L1 sector of the first logical page of chunk c. */
+static uint32_t l1_of(const steadyfs *fs, uint32_t c)
+{
+    return (fs->geo.cbase + c * fs->geo.C) / fs->geo.e1;
+}
+
+int sfs_trim_step(steadyfs *fs)
+{
+    struct sfs_trim tr = {1, 0, CHUNK_NONE, 0, 0};
+    uint32_t c, k, best = SFS_NONE, m;
+    int rc;
+    if (!fs->chunk.ndying || !fs->chunk.steps)
+        return 0;
+    fs->chunk.steps--;
+    /* its L2 change needs a slot (and one spare, as every L1 merge) */
+    SFS_SERVED(fs, rc, sfs_make_room(fs, 1));
+    if (rc)
+        return rc;
+    /* the dying chunk in the first L1 sector at or after the cursor */
+    for (k = 0; k < fs->geo.n_c; k++) {
+        c = (fs->chunk.trim + k) % fs->geo.n_c;
+        if (sfs_bit(fs->chunk.dying, c)) {
+            best = c;
+            break;
+        }
+    }
+    if (best == SFS_NONE) {
+        fs->chunk.ndying = 0;   /* the count drifted: nothing is dying */
+        return 0;
+    }
+    m = l1_of(fs, best);
+    SFS_SERVED(fs, rc, sfs_trim_l1(fs, m, &tr));   /* (tr.counted: its words uncounted once) */
+    if (rc)
+        return rc;
+    /* every dying chunk of that L1 sector is free now: from its first
+     * chunk to the first of the next sector, where the cursor goes */
+    for (c = best; c > 0 && l1_of(fs, c - 1u) == m; c--)
+        ;
+    for (; c < fs->geo.n_c && l1_of(fs, c) == m; c++)
+        if (sfs_bit(fs->chunk.dying, c)) {
+            sfs_bit_set(fs->chunk.dying, c, 0);
+            sfs_bit_set(fs->chunk.used, c, 0);
+            fs->chunk.ndying--;
+        }
+    fs->chunk.trim = c % fs->geo.n_c;
+    fs->chunk.age = (uint32_t)fs->log.seq;
+    return 1;
+}
+
+int sfs_live_room(steadyfs *fs, uint32_t need)
+{
+    int rc, steps = 0;
+    while (fs->live + need > fs->live_max) {
+        /* dying chunks still count their sectors: a trim step or two gives
+         * a delete's space back to this write (steadyfs_bound counts them);
+         * the pace trims the rest (DESIGN.md §5) */
+        if (steps++ == 2 || (rc = sfs_trim_step(fs)) == 0)
+            return STEADYFS_ENOSPC;
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
 }

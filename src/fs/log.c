@@ -263,14 +263,10 @@ static int head_move(steadyfs *fs, int gc)
              * checkpoint), else the units a checkpoint makes erasable */
             b = sfs_next_unit(fs, !gc);
         }
-        if (b == SFS_NONE) {
-            if (!fs->log.nlimbo)
-                return STEADYFS_ENOSPC;
-            rc = sfs_ckpt_write(fs);
-            if (rc)
-                return rc;
-            continue;
-        }
+        if (b == SFS_NONE)
+            /* the units a checkpoint makes erasable: the caller's layer
+             * writes it and calls again (the loop resumes as it was) */
+            return fs->log.nlimbo ? SFS_NEED_CKPT : STEADYFS_ENOSPC;
         fs->log.alloc_cursor = (b + 1) % fs->geo.nblocks;
         enter(fs, gc, b);
         fs->log.erase_budget++;   /* a call pays for the blocks it fills */
@@ -280,11 +276,11 @@ static int head_move(steadyfs *fs, int gc)
     return 0;
 }
 
+/* A checkpoint due before the next program: a head moved into a unit
+ * no checkpoint named, or replay_max sectors since the last. */
 static int reserve_end(steadyfs *fs)
 {
-    if (fs->log.need_ckpt || fs->log.since_ckpt >= fs->cfg.replay_max)
-        return sfs_ckpt_write(fs);
-    return 0;
+    return fs->log.need_ckpt || fs->log.since_ckpt >= fs->cfg.replay_max ? SFS_NEED_CKPT : 0;
 }
 
 /* Collection copies go to a head of their own: data that survived a
@@ -325,69 +321,47 @@ int sfs_log_reserve_gc(steadyfs *fs)
     return rc ? rc : reserve_end(fs);
 }
 
+/* Erased units a host-head move leaves (DESIGN.md §6): data writes and
+ * creates 4, commits (close, sync, truncate: fs->rm 1) and collection's
+ * map merges 3, removals (unlink, rmdir, rename: fs->rm 2) 2.  Below
+ * that, collection's merges go to the collection head as its copies do,
+ * which may take the last unit: collection always goes on with its
+ * victim, writes stop first, and a commit or a removal still works. */
+static uint32_t host_keep(const steadyfs *fs)
+{
+    return fs->gc.active ? 3u : 4u - fs->rm;
+}
+
+int sfs_log_host_move(steadyfs *fs)
+{
+    uint32_t keep = host_keep(fs);
+    if (fs->log.head_idx < fs->geo.P)
+        return 0;
+    if (sfs_free_blocks(fs) < keep) {
+        if (!fs->gc.active)
+            return STEADYFS_ENOSPC;
+        /* collection's map merges follow its copies: with the host head
+         * full it must still finish its victim */
+        return sfs_log_reserve_gc(fs);
+    }
+    return head_move(fs, 0);
+}
+
 int sfs_log_reserve(steadyfs *fs)
 {
-    uint32_t b;
     int rc;
     if (fs->dead)
         return STEADYFS_EIO;
     if (fs->log.head_idx >= fs->geo.P) {
-        uint32_t steps = 0;
-        /* a host-head move takes an erased unit only while `keep` are left
-         * (DESIGN.md §6): data writes and creates 4, commits (close, sync,
-         * truncate: fs->rm 1) and collection's map merges 3, removals
-         * (unlink, rmdir, rename: fs->rm 2) 2.  Below that, collection's
-         * merges go to the collection head as its copies do, which may
-         * take the last unit: collection always goes on with its victim,
-         * writes stop first, and a commit or a removal still works */
-        uint32_t keep = fs->gc.active ? 3u : 4u - fs->rm;
-        /* a host write reaching the reserve first collects (catch-up,
-         * DESIGN.md §6): at most 2 (s + 1) steps, twice a sector's pace,
-         * once a call, counted in every bound (steadyfs_bound); if that is
-         * not enough it fails with ENOSPC, cleanly and within its bound.
-         * (Once per host-head move instead, a catch-up's own merges at the
-         * host head could bring the next one in the same call, and the
-         * bound could only assume they did not.)  What costs no step --
-         * the checkpoint that makes emptied units erasable, a unit with
-         * nothing live in it -- is done at every such move. */
-        while (!fs->gc.active && fs->log.nqueued + fs->log.nfree < keep && steps < 2 * (fs->gc.s + 1)) {
-            if (fs->log.nlimbo) {
-                rc = sfs_ckpt_write(fs);   /* emptied blocks become erasable */
-                if (rc)
-                    return rc;
-                continue;
-            }
-            for (b = 0; b < fs->geo.nblocks; b++)
-                if (fs->blk[b] == 0 && b != fs->gc.victim && b != fs->gc.wl_victim &&
-                    b != fs->gc.waiting)
-                    break;
-            if (b < fs->geo.nblocks) {
-                sfs_reloc_empty(fs, b);   /* empty: nothing to copy */
-                continue;
-            }
-            if (fs->gc.caught_up && !steps)
-                break;   /* this call has had its catch-up */
-            fs->gc.caught_up = 1;
-            fs->gc.active = 2;
-            rc = sfs_gc_one(fs);
-            fs->gc.active = 0;
-            steps++;
-            if (rc <= 0) {
-                if (rc)
-                    return rc;
-                break;
-            }
-        }
-        fs->stats.catch_up += steps != 0;
-        if (fs->log.head_idx >= fs->geo.P && sfs_free_blocks(fs) < keep) {
-            if (!fs->gc.active)
-                return STEADYFS_ENOSPC;
-            /* collection's map merges follow its copies: with the host
-             * head full it must still finish its victim */
-            return sfs_log_reserve_gc(fs);
-        }
-        rc = head_move(fs, 0);
-        if (rc)
+        /* a host-head move short of erased units is the collection
+         * layer's to make: its catch-up first (sfs_serve), then
+         * sfs_log_host_move; not during collection (gc.active), whose
+         * merges may take the collection head instead */
+        if (!fs->gc.active && fs->log.nqueued + fs->log.nfree < host_keep(fs))
+            return SFS_NEED_ROOM;
+        rc = sfs_log_host_move(fs);
+        /* (the collection head took it: sfs_log_reserve_gc said where) */
+        if (rc || fs->log.head_idx >= fs->geo.P)
             return rc;
     }
     fs->log.to_gh = 0;

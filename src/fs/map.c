@@ -215,21 +215,6 @@ restart:
     return 0;
 }
 
-int sfs_live_room(steadyfs *fs, uint32_t need)
-{
-    int rc, steps = 0;
-    while (fs->live + need > fs->live_max) {
-        /* dying chunks still count their sectors: a trim step or two gives
-         * a delete's space back to this write (steadyfs_bound counts them);
-         * the pace trims the rest (DESIGN.md §5) */
-        if (steps++ == 2 || (rc = sfs_trim_step(fs)) == 0)
-            return STEADYFS_ENOSPC;
-        if (rc < 0)
-            return rc;
-    }
-    return 0;
-}
-
 /* Effect of a map sector written at ppn (run time and replay alike). */
 int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
 {
@@ -379,11 +364,11 @@ static int trimmed(const steadyfs *fs, const struct sfs_trim *tr, uint32_t lpn)
  * program is the checkpoint that commits it) the words it names become
  * none and their sectors are uncounted, once (a retried program does not
  * uncount them again). */
-static int merge(steadyfs *fs, uint8_t kind, uint32_t m, const struct sfs_trim *tr)
+static int merge(steadyfs *fs, uint8_t kind, uint32_t m, struct sfs_trim *tr)
 {
     uint32_t i, w, old;
     sfs_tag t;
-    int rc, counted = 0;
+    int rc;
     do {
         rc = sfs_log_reserve(fs);
         if (rc)
@@ -409,11 +394,12 @@ static int merge(steadyfs *fs, uint8_t kind, uint32_t m, const struct sfs_trim *
             if (!trimmed(fs, tr, m * fs->geo.e1 + i))
                 continue;
             w = sfs_get32(fs->buf + 4 * i);
-            if (!counted)
+            if (!tr->counted)
                 sfs_count_dec(fs, w);
             sfs_put32(fs->buf + 4 * i, SFS_NONE);
         }
-        counted = 1;
+        if (tr)
+            tr->counted = 1;
         rc = map_prog(fs, kind, m, tr ? TF_TRIM : 0);
     } while (rc == SFS_RETRY);
     return rc;
@@ -421,7 +407,7 @@ static int merge(steadyfs *fs, uint8_t kind, uint32_t m, const struct sfs_trim *
 
 int sfs_merge_l1(steadyfs *fs, uint32_t m) { return merge(fs, TK_MAP1, m, NULL); }
 
-int sfs_trim_l1(steadyfs *fs, uint32_t m, const struct sfs_trim *tr) { return merge(fs, TK_MAP1, m, tr); }
+int sfs_trim_l1(steadyfs *fs, uint32_t m, struct sfs_trim *tr) { return merge(fs, TK_MAP1, m, tr); }
 
 int sfs_merge_l2(steadyfs *fs, uint32_t l2) { return merge(fs, TK_MAP2, l2, NULL); }
 
@@ -504,10 +490,46 @@ int sfs_merge_cold(steadyfs *fs)
     return rc ? rc : 1;
 }
 
+/* The steps of a make-room round (fs->room.step; 0: none under way). */
+enum { ROOM_L2 = 1, ROOM_SIZE, ROOM_L1 };
+
+/* The round under way, one step after another; a step that returns
+ * SFS_NEED_CKPT or SFS_NEED_ROOM is done again when the caller has served
+ * it and calls again (any other error ends the round). */
+static int room_steps(steadyfs *fs)
+{
+    int rc = 0;
+    while (fs->room.step && !rc) {
+        uint32_t key = fs->room.key;
+        if (fs->room.step == ROOM_L2) {
+            rc = sfs_merge_l2(fs, key);
+            if (!rc)
+                fs->room.step = 0;
+        } else if (fs->room.step == ROOM_SIZE) {
+            rc = size_merge(fs, key);
+            if (!rc) {
+                fs->room.step = fs->npend < fs->room.n0 ? 0 : ROOM_L1;
+                fs->room.key = sfs_shared_lpn(fs, key, 0) / fs->geo.e1;
+            }
+        } else {
+            rc = sfs_merge_l1(fs, key);
+            if (!rc) {
+                fs->room.step = fs->npend >= fs->room.n0 ? ROOM_L2 : 0;
+                fs->room.key = key / fs->geo.e1;
+            }
+        }
+    }
+    if (rc && rc != SFS_NEED_CKPT && rc != SFS_NEED_ROOM)
+        fs->room.step = 0;
+    return rc;
+}
+
 int sfs_make_room(steadyfs *fs, uint32_t need)
 {
-    uint32_t i, j, n2, n0, m, cold;
-    int rc;
+    uint32_t i, j, n2, cold;
+    int rc = room_steps(fs);
+    if (rc)
+        return rc;
     /* one slot always stays spare for the L2 change an L1 merge adds */
     while (fs->npend + need + 1 > fs->cfg.pending_max) {
         /* merge the map sector of the oldest committed change: each change
@@ -552,25 +574,15 @@ int sfs_make_room(steadyfs *fs, uint32_t need)
          * which adds an L1 change; an L1 merge adds an L2 change.  When
          * that left the count as it was, the next level is merged at once
          * (the L1 sector of the inode, the L2 sector of the L1 sector). */
-        n0 = fs->npend;
-        m = fs->pend[j].key / fs->geo.e1;
-        if (fs->pend[j].type == PT_L2) {
-            rc = sfs_merge_l2(fs, m);
-            if (rc)
-                return rc;
-            continue;
-        }
+        fs->room.n0 = fs->npend;
         if (fs->pend[j].type == PT_SIZE || fs->pend[j].type == PT_CHUNK) {
-            m = sfs_shared_lpn(fs, fs->pend[j].key, 0) / fs->geo.e1;
-            rc = size_merge(fs, fs->pend[j].key);
-            if (rc)
-                return rc;
-            if (fs->npend < n0)
-                continue;
+            fs->room.step = ROOM_SIZE;
+            fs->room.key = fs->pend[j].key;
+        } else {
+            fs->room.step = fs->pend[j].type == PT_L2 ? ROOM_L2 : ROOM_L1;
+            fs->room.key = fs->pend[j].key / fs->geo.e1;
         }
-        rc = sfs_merge_l1(fs, m);
-        if (!rc && fs->npend >= n0)
-            rc = sfs_merge_l2(fs, m / fs->geo.e1);
+        rc = room_steps(fs);
         if (rc)
             return rc;
     }
