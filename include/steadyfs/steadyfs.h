@@ -53,7 +53,7 @@
  *   An open handle is 80 B: file state, position, the working mtime and a
  *   window of 8 chunk numbers (a log's next page costs no chunk lookup).
  *
- *   sizeof(steadyfs) is fixed (no config term): 624 B on Cortex-M3, with
+ *   sizeof(steadyfs) is fixed (no config term): 632 B on Cortex-M3, with
  *   the read savers (src/fs/cache.c: the sector the buffer holds, 4 runs
  *   of 4 map words, the last directory path component), the clock pointer
  *   in the configuration, the orphan list (16 inode numbers of open files
@@ -62,7 +62,7 @@
  *   mt29f1g01 (1024 blocks) defaults, 256 inodes, one open file (open_max = 1):
  *     work 80 + 512 + 4 + 1024 + 2 * 128 + 32 + 752 = 2660 B (n_c = 1017,
  *     n_l1 = 136, C = 64), + 2048 B sector buffer, + sizeof(steadyfs)
- *     (624 B on Cortex-M3) = 5332 B.
+ *     (632 B on Cortex-M3) = 5340 B.
  *
  * Threads.  None: calls on one steadyfs must not run concurrently.
  *
@@ -363,7 +363,8 @@ typedef struct steadyfs {
      * none), the inode or map sector it works on, the table's count at its
      * start. */
     struct {
-        uint32_t key, n0;
+        uint32_t key;
+        uint16_t n0;
         uint8_t step;
     } room;
     /* last: the context's size stays what it was on every target, test

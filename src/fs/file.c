@@ -153,7 +153,7 @@ int sfs_inode_edit(steadyfs *fs, uint32_t ino, const sfs_inode *set, uint32_t ma
     uint32_t i;
     int rc;
     do {
-        SFS_SERVED(fs, rc, sfs_prep(fs, ino));
+        rc = sfs_room(fs, ino);
         /* after prep, which may use the buffer: a symlink's target, a
          * file's chunk list (with the pending entries this sector takes in:
          * its commit drops them) */
@@ -233,7 +233,7 @@ static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
     int rc;
     if (off) {
         do {
-            SFS_SERVED(fs, rc, sfs_prep(fs, p->ino));
+            rc = sfs_room(fs, p->ino);
             if (!rc)
                 rc = page_ppn(fs, p, pg, &lpn, &old);
             if (rc)
@@ -402,7 +402,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
         /* O_DSYNC: the call's last sector carries the commit and the size */
         commit = (o->acc & SFS_ACC_DSYNC) && done + n == len;
         do {
-            SFS_SERVED(fs, rc, sfs_prep(fs, o->ino));
+            rc = sfs_room(fs, o->ino);
             /* after prep (a trim step or collection may run in it): the
              * chunk, taken now if the page's slot has none */
             nf = 0;

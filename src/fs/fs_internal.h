@@ -304,6 +304,10 @@ int sfs_gc_one(steadyfs *fs);                    /* one step; 0 nothing to do */
  * it (*rc its result) and return 1 if the caller should call again;
  * any other *rc: 0, *rc unchanged. */
 int sfs_serve(steadyfs *fs, int *rc);
+/* sfs_prep (room in the pending table and a free sector at the head for
+ * one data sector of inode ino), with what the log asks for first done:
+ * how the files layer prepares every sector it writes. */
+int sfs_room(steadyfs *fs, uint32_t ino);
 /* rc = expr, again after each need served (layers 5 and up). */
 #define SFS_SERVED(fs, rc, expr)                                                                     \
     do {                                                                                             \

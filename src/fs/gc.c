@@ -496,3 +496,10 @@ int sfs_live_room(steadyfs *fs, uint32_t need)
     }
     return 0;
 }
+
+int sfs_room(steadyfs *fs, uint32_t ino)
+{
+    int rc;
+    SFS_SERVED(fs, rc, sfs_prep(fs, ino));
+    return rc;
+}

@@ -163,7 +163,7 @@ int sfs_reap(steadyfs *fs, uint32_t ino, int lazy)
         return 0;
     /* the kill adds up to three entries: room first, and the sector a
      * directory's trim needs (sfs_commit_kill) */
-    SFS_SERVED(fs, rc, sfs_prep(fs, 0));
+    rc = sfs_room(fs, 0);
     if (!rc)
         rc = committed_inode(fs, ino, &ippn, &type);
     if (rc)
@@ -184,8 +184,7 @@ int sfs_commit_kill(steadyfs *fs, uint16_t owner, uint32_t txn, uint32_t ino, ui
      * room first, so every call starts with the same slack; and a sector
      * for its trim is reserved now, so that no checkpoint (a periodic one
      * falling due) comes between the kill's parts */
-    int rc;
-    SFS_SERVED(fs, rc, sfs_prep(fs, 0));
+    int rc = sfs_room(fs, 0);
     /* the inode as it was: a shrink's transaction holds its new sector */
     if (!rc && how != SFS_KILL_ORPHAN)
         rc = committed_inode(fs, ino, &ippn, &type);

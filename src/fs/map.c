@@ -574,7 +574,7 @@ int sfs_make_room(steadyfs *fs, uint32_t need)
          * which adds an L1 change; an L1 merge adds an L2 change.  When
          * that left the count as it was, the next level is merged at once
          * (the L1 sector of the inode, the L2 sector of the L1 sector). */
-        fs->room.n0 = fs->npend;
+        fs->room.n0 = (uint16_t)fs->npend;
         if (fs->pend[j].type == PT_SIZE || fs->pend[j].type == PT_CHUNK) {
             fs->room.step = ROOM_SIZE;
             fs->room.key = fs->pend[j].key;

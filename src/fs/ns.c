@@ -150,7 +150,7 @@ int sfs_create(steadyfs *fs, struct sfs_where *r, uint8_t type, const steadyfs_a
     in.gid = mask & STEADYFS_ATTR_GID ? attr->gid : 0;
     in.mtime = in.ctime = sfs_now(fs);
     do {
-        SFS_SERVED(fs, rc, sfs_prep(fs, in.ino));
+        rc = sfs_room(fs, in.ino);
         if (rc)
             break;
         /* a file's chunk list starts empty */
@@ -328,7 +328,7 @@ static int remove_name(steadyfs *fs, const char *path, int want_dir)
      * path lookup leaves in the buffer is still there for the edit */
     rc = sfs_gc_pace(fs);
     if (!rc)
-        SFS_SERVED(fs, rc, sfs_prep(fs, 0));
+        rc = sfs_room(fs, 0);
     if (!rc)
         rc = resolve(fs, path, &r);
     if (!rc && !r.ino)
