@@ -285,24 +285,29 @@ typedef struct steadyfs {
         uint32_t gh_block, gh_idx, gh_count;
         uint32_t since_ckpt, call_ops, erase_credit, alloc_cursor;
         uint32_t nqueued, nfree, nlimbo;
+        uint32_t debt;      /* sectors programmed outside collection since it last paid */
         uint8_t need_ckpt, erase_budget, to_gh;
         uint8_t call_erased;   /* bit 0: this call erased a unit (none more at its end,
                                   sfs_end); bit 1: the call before it did */
     } log;
-    /* Collection: the greedy victim and its pace, static wear levelling,
-     * units to evacuate (grown bad or near the ECC limit). */
+    /* Collection: the greedy victim and its pace, static wear levelling. */
     struct {
         uint32_t victim, idx, c0, s, low, drift, victims;
-        uint32_t debt;      /* sectors programmed outside collection since its last step */
         uint32_t waiting;   /* a victim examined whole that still counts dying
                                chunks' sectors: not picked again until trimmed */
         uint32_t wl_victim, wl_idx, wl_next, wl_tick, wl_cursor;
-        uint32_t retire[4];
-        uint8_t active, busy;   /* busy: calls that program left without housekeeping or erase-ahead (sfs_end) */
-        uint8_t caught_up;      /* this call ran its catch-up (sfs_log_reserve): one a call */
+        uint8_t busy;           /* calls that program left without housekeeping or erase-ahead (sfs_end) */
+        uint8_t caught_up;      /* this call ran its catch-up (sfs_serve): one a call */
         uint8_t backlog;        /* extra programs of recent calls not yet drained, in half
                                    programs: an optional erase waits (sfs_end) */
     } gc;
+    /* Units whose data must move (a program or erase failed on them, or a
+     * read corrected bits near the ECC limit; bit 31: a refresh, the unit
+     * stays good): the media and the log note them, collection evacuates
+     * them first (SFS_NONE: free slot). */
+    struct {
+        uint32_t retire[4];
+    } health;
     /* The two anchor units that hold checkpoints. */
     struct {
         uint32_t unit[2], cur, next_idx, dirty_other, epoch;

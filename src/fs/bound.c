@@ -111,7 +111,7 @@ static void wl(const model *m, acc *a, double n)
 }
 
 /* g calls of sfs_gc_pace: each runs at most s steps per sector's worth of
- * debt and pays at most SFS_DEBT_STEP of them (gc.debt counts every sector
+ * debt and pays at most SFS_DEBT_STEP of them (log.debt counts every sector
  * programmed outside collection, merges and inode sectors included: this
  * is the only place the pace is counted); its trim step is one of the
  * call's SFS_TRIMS_PER_CALL and takes the place of a step.  Its
@@ -363,7 +363,7 @@ static void settle(const model *m, acc *a, double calls, double xunc, int window
     by_episodes(m, a, rounds, q, 0, 0, window, &r1, &rp);
     /* Catch-up collection (sfs_log_reserve): a host-head move that finds
      * fewer than `keep` erased units first collects, at most 2 (s + 1)
-     * steps, once a call (gc.caught_up), never nested (gc.active); the
+     * steps, once a call (gc.caught_up), never nested (SFS_MODE_GC); the
      * host head takes everything but collection copies, so its moves are
      * at most the sectors / P + 1 (a head full at the start).  At every
      * such move, catch-up or not, it checkpoints at most `keep` (<= 4)

@@ -83,7 +83,7 @@ int sfs_end(steadyfs *fs, int rc)
             (fs->log.nqueued <= 1 && !fs->log.nfree && fs->log.nlimbo)) {
             /* a trim step rides on it: the checkpoint due anyway is the one
              * that must follow the step (one program more, not two) */
-            r2 = sfs_trim_step(fs);
+            r2 = sfs_trim_step(fs, fs->rm);
             if (r2 >= 0)
                 r2 = sfs_ckpt_write(fs);
             kept = 1;
@@ -93,7 +93,7 @@ int sfs_end(steadyfs *fs, int rc)
          * find no room (together they were a 2 ms record, ten records
          * after a rotation, which the next erase met: DESIGN.md §6) */
         if (!r2 && !kept && fs->npend + 5 > fs->cfg.pending_max) {
-            SFS_SERVED(fs, r2, sfs_make_room(fs, 4));
+            SFS_SERVED(fs, fs->rm, r2, sfs_make_room(fs, 4, fs->rm));
             kept = 1;
         }
         if (!r2 && !kept) {
@@ -104,12 +104,12 @@ int sfs_end(steadyfs *fs, int rc)
              * needs) rather than at the next checkpoint due: a delete's
              * space comes back before writes meet the limit */
             if (!r2 && fs->chunk.ndying && fs->live + SFS_TRIM_ROOM(fs) > fs->live_max) {
-                r2 = sfs_trim_step(fs);
+                r2 = sfs_trim_step(fs, fs->rm);
                 if (r2 > 0 && (r2 = sfs_ckpt_write(fs)) == 0)
                     r2 = 1;
             }
             if (!r2)
-                SFS_SERVED(fs, r2, sfs_merge_cold(fs));
+                SFS_SERVED(fs, fs->rm, r2, sfs_merge_cold(fs, fs->rm));
             kept = r2;
         }
         if (r2 < 0)
@@ -189,7 +189,7 @@ int steadyfs_gc_step(steadyfs *fs, uint32_t budget)
          * shows as free again (DESIGN.md §5) */
         rc = sfs_reap(fs, 0, 1);
         if (!rc) {
-            rc = sfs_trim_step(fs);
+            rc = sfs_trim_step(fs, fs->rm);
             if (rc > 0 && (rc = sfs_ckpt_write(fs)) == 0)
                 rc = 1;
         }
@@ -207,12 +207,10 @@ int steadyfs_gc_step(steadyfs *fs, uint32_t budget)
                 break;
             continue;
         }
-        fs->gc.active = 1;
         if (sfs_free_blocks(fs) > fs->gc.low + 2 && fs->gc.victim == SFS_NONE)
-            rc = sfs_wl_one(fs);   /* idle time with space to spare: wear */
+            rc = sfs_collect(fs, sfs_wl_one, fs->rm);   /* idle time with space to spare: wear */
         else
-            rc = sfs_gc_one(fs);
-        fs->gc.active = 0;
+            rc = sfs_collect(fs, sfs_gc_one, fs->rm);
         if (rc == STEADYFS_ENOSPC)
             rc = 0;
         if (rc <= 0)

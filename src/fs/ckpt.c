@@ -71,8 +71,8 @@ static const uint8_t hdr_fields[][2] = {
     FLD(12, geo.nblocks), FLD(16, geo.P), FLD(20, geo.sector_size), FLD(96, geo.n_l2), FLD(100, geo.dev_per_block),
     FLD(8, anchor.epoch), FLD(40, log.head_block), FLD(44, log.head_idx), FLD(48, log.head_count), FLD(52, live),
     FLD(56, gc.victim), FLD(60, gc.idx), FLD(64, gc.wl_cursor), FLD(68, log.alloc_cursor),
-    FLD(72, gc.victims), FLD(76, gc.retire[0]), FLD(80, gc.retire[1]), FLD(84, gc.retire[2]),
-    FLD(88, gc.retire[3]), FLD(92, npend), FLD(104, live_max), FLD(108, geo.vol), FLD(112, geo.usable),
+    FLD(72, gc.victims), FLD(76, health.retire[0]), FLD(80, health.retire[1]), FLD(84, health.retire[2]),
+    FLD(88, health.retire[3]), FLD(92, npend), FLD(104, live_max), FLD(108, geo.vol), FLD(112, geo.usable),
     FLD(116, log.gh_block), FLD(120, log.gh_idx), FLD(124, log.gh_count),
 };
 #define N_FIELDS (sizeof hdr_fields / sizeof hdr_fields[0])

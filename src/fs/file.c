@@ -153,7 +153,7 @@ int sfs_inode_edit(steadyfs *fs, uint32_t ino, const sfs_inode *set, uint32_t ma
     uint32_t i;
     int rc;
     do {
-        rc = sfs_room(fs, ino);
+        rc = sfs_room(fs, ino, fs->rm);
         /* after prep, which may use the buffer: a symlink's target, a
          * file's chunk list (with the pending entries this sector takes in:
          * its commit drops them) */
@@ -185,7 +185,7 @@ static int commit_sector(steadyfs *fs, struct sfs_open *p, uint32_t kill_pg)
 {
     sfs_inode set;
     uint32_t ppn;
-    int rc = sfs_gc_pace(fs);
+    int rc = sfs_gc_pace(fs, fs->rm);
     if (rc)
         return rc;
     set.size = p->size;
@@ -233,7 +233,7 @@ static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
     int rc;
     if (off) {
         do {
-            rc = sfs_room(fs, p->ino);
+            rc = sfs_room(fs, p->ino, fs->rm);
             if (!rc)
                 rc = page_ppn(fs, p, pg, &lpn, &old);
             if (rc)
@@ -387,7 +387,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
             rc = STEADYFS_EFBIG;
             break;
         }
-        rc = sfs_live_room(fs, 2 + SFS_RM_ROOM);
+        rc = sfs_live_room(fs, 2 + SFS_RM_ROOM, fs->rm);
         if (rc)
             break;
         if (txn_entries(fs, o->ino) >= fs->geo.txn_max) {
@@ -395,14 +395,14 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
             if (rc)
                 break;
         }
-        rc = sfs_gc_pace(fs);
+        rc = sfs_gc_pace(fs, fs->rm);
         if (rc)
             break;
         end = o->pos + n > p->size ? o->pos + n : p->size;
         /* O_DSYNC: the call's last sector carries the commit and the size */
         commit = (o->acc & SFS_ACC_DSYNC) && done + n == len;
         do {
-            rc = sfs_room(fs, o->ino);
+            rc = sfs_room(fs, o->ino, fs->rm);
             /* after prep (a trim step or collection may run in it): the
              * chunk, taken now if the page's slot has none */
             nf = 0;

@@ -175,7 +175,7 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     fs->gc.waiting = SFS_NONE;
     fs->gc.wl_victim = SFS_NONE;
     fs->gc.low = SFS_Q_TARGET + 3;
-    fs->gc.retire[0] = fs->gc.retire[1] = fs->gc.retire[2] = fs->gc.retire[3] = SFS_NONE;
+    fs->health.retire[0] = fs->health.retire[1] = fs->health.retire[2] = fs->health.retire[3] = SFS_NONE;
     return 0;
 }
 
@@ -366,7 +366,7 @@ int steadyfs_unmount(steadyfs *fs)
         /* dying chunks are trimmed, and the last trim checkpointed, so
          * the next mount (steady df after steady rm) shows the space free */
         fs->chunk.steps = fs->chunk.ndying;   /* each frees at least one chunk */
-        while (!r2 && fs->chunk.ndying && (r2 = sfs_trim_step(fs)) > 0)
+        while (!r2 && fs->chunk.ndying && (r2 = sfs_trim_step(fs, fs->rm)) > 0)
             r2 = sfs_ckpt_write(fs);
         r2 = sfs_end(fs, r2);
     }

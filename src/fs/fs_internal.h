@@ -36,6 +36,18 @@
 /* What a lower layer needs done before it can go on (log.c's reserve),
  * by a layer above it: sfs_serve (gc.c) does it, and the caller calls the
  * same function again (SFS_SERVED).  Never returned by an API call. */
+/* The mode of a write, passed down to the log's reserve (DESIGN.md §6):
+ * the kind of API call -- what a host-head move keeps erased, whether
+ * collection may take the last units -- and whether collection is the
+ * writer (it keeps fewer units, may go to the collection head, runs no
+ * catch-up and adds no debt).  The call frame (call.c) records the call's
+ * kind (fs->rm); every layer below gets the mode as a parameter. */
+typedef uint32_t sfs_mode;
+#define SFS_MODE_WRITE 0u    /* data writes, creates, setattr: a host-head move keeps 4 units */
+#define SFS_MODE_COMMIT 1u   /* close, sync, truncate: keeps 3 */
+#define SFS_MODE_REMOVE 2u   /* unlink, rmdir, rename: keeps 2; collection may take the last */
+#define SFS_MODE_KIND 3u     /* (the call's kind: those two) */
+#define SFS_MODE_GC 4u       /* collection's own programs: keeps 3, no catch-up, no debt */
 #define SFS_NEED_CKPT (-1006)     /* a checkpoint first (replay_max sectors since the last,
                                      a head in a unit none named, units in LIMBO) */
 #define SFS_NEED_ROOM (-1007)     /* the host head needs a unit and erased units are
@@ -291,30 +303,33 @@ void sfs_note_flips(steadyfs *fs, uint32_t ppn, int corrected);
 void sfs_count_inc(steadyfs *fs, uint32_t ppn);
 void sfs_count_dec(steadyfs *fs, uint32_t ppn);
 /* The host head has a free sector, or SFS_NEED_ROOM / SFS_NEED_CKPT. */
-int sfs_log_reserve(steadyfs *fs);
+int sfs_log_reserve(steadyfs *fs, sfs_mode mode);
 /* A full host head moves (after the catch-up SFS_NEED_ROOM asked for):
  * ENOSPC with fewer erased units than the call keeps. */
-int sfs_log_host_move(steadyfs *fs);
-int sfs_log_reserve_gc(steadyfs *fs);            /* collection head has one */
+int sfs_log_host_move(steadyfs *fs, sfs_mode mode);
+int sfs_log_reserve_gc(steadyfs *fs, sfs_mode mode);   /* collection head has one */
 int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out);
 int sfs_erase_ahead(steadyfs *fs);
-int sfs_gc_pace(steadyfs *fs);                   /* after a host sector */
-int sfs_gc_one(steadyfs *fs);                    /* one step; 0 nothing to do */
+int sfs_gc_pace(steadyfs *fs, sfs_mode mode);   /* after a host sector */
+int sfs_gc_one(steadyfs *fs, sfs_mode mode);    /* one step; 0 nothing to do */
 /* *rc is what a lower layer asked for (SFS_NEED_CKPT, SFS_NEED_ROOM): do
  * it (*rc its result) and return 1 if the caller should call again;
  * any other *rc: 0, *rc unchanged. */
-int sfs_serve(steadyfs *fs, int *rc);
+int sfs_serve(steadyfs *fs, int *rc, sfs_mode mode);
 /* sfs_prep (room in the pending table and a free sector at the head for
  * one data sector of inode ino), with what the log asks for first done:
  * how the files layer prepares every sector it writes. */
-int sfs_room(steadyfs *fs, uint32_t ino);
+int sfs_room(steadyfs *fs, uint32_t ino, sfs_mode mode);
 /* rc = expr, again after each need served (layers 5 and up). */
-#define SFS_SERVED(fs, rc, expr)                                                                     \
+#define SFS_SERVED(fs, mode, rc, expr)                                                               \
     do {                                                                                             \
         (rc) = (expr);                                                                               \
-    } while (sfs_serve((fs), &(rc)))
+    } while (sfs_serve((fs), &(rc), (mode)))
+/* A collection step (sfs_gc_one, sfs_wl_one) as collection's own work:
+ * mode | SFS_MODE_GC, and what it programs adds no debt. */
+int sfs_collect(steadyfs *fs, int (*step)(steadyfs *, sfs_mode), sfs_mode mode);
 /* One static wear-levelling step (its own victim slot); 0 nothing to do. */
-int sfs_wl_one(steadyfs *fs);
+int sfs_wl_one(steadyfs *fs, sfs_mode mode);
 uint32_t sfs_free_blocks(const steadyfs *fs);
 /* Name an erased unit as the next unit of each head that has none (at a
  * checkpoint, which records it: DESIGN.md §5). */
@@ -372,7 +387,7 @@ int sfs_pend_none(steadyfs *fs, uint32_t lpn);
 void sfs_drop_size(steadyfs *fs, uint32_t ino);
 int sfs_lookup(steadyfs *fs, uint32_t lpn, int working, uint32_t *ppn);
 int sfs_l1_locate(steadyfs *fs, uint32_t m, uint32_t *ppn);
-int sfs_make_room(steadyfs *fs, uint32_t need);
+int sfs_make_room(steadyfs *fs, uint32_t need, sfs_mode mode);
 int sfs_apply_prog(steadyfs *fs, uint32_t lpn, uint32_t ppn, uint16_t owner, uint32_t txn,
                    uint32_t old_hint);
 int sfs_apply_commit(steadyfs *fs, uint16_t owner, uint32_t txn);
@@ -383,15 +398,15 @@ int sfs_apply_size(steadyfs *fs, uint32_t ino, uint32_t size);
 int sfs_apply_data(steadyfs *fs, const sfs_tag *t, uint32_t ppn, uint32_t old_hint);
 /* 0 if `need` more live sectors fit under the live limit (after at most
  * two trim steps, if dying chunks still count sectors), else ENOSPC. */
-int sfs_live_room(steadyfs *fs, uint32_t need);
-int sfs_merge_l1(steadyfs *fs, uint32_t m);
+int sfs_live_room(steadyfs *fs, uint32_t need, sfs_mode mode);
+int sfs_merge_l1(steadyfs *fs, uint32_t m, sfs_mode mode);
 /* A light call's housekeeping: with the pending table within 8 entries of
  * full, merge the L1 sector of the oldest committed change outside the
  * sector the newest one went to (a log being appended keeps gathering its
  * changes; the cold ones go one per light call instead of all together
  * when the table fills).  1 if it merged. */
-int sfs_merge_cold(steadyfs *fs);
-int sfs_merge_l2(steadyfs *fs, uint32_t l2);
+int sfs_merge_cold(steadyfs *fs, sfs_mode mode);
+int sfs_merge_l2(steadyfs *fs, uint32_t l2, sfs_mode mode);
 /* What a trim merge of an L1 sector removes: the words of every dying
  * chunk in it (dying), of the shared block of inode blk (0: none), and of
  * chunk tail_c from offset tail_o on (tail_c CHUNK_NONE: none). */
@@ -402,10 +417,10 @@ struct sfs_trim {
                       failed program and the checkpoint it asked for, does not
                       uncount them again): 0 to start */
 };
-int sfs_trim_l1(steadyfs *fs, uint32_t m, struct sfs_trim *tr);
+int sfs_trim_l1(steadyfs *fs, uint32_t m, struct sfs_trim *tr, sfs_mode mode);
 void sfs_abort(steadyfs *fs, int any, uint16_t owner, uint32_t txn);
 /* Write one data sector of lpn from fs->buf as part of (owner, txn). */
-int sfs_prep(steadyfs *fs, uint32_t ino);
+int sfs_prep(steadyfs *fs, uint32_t ino, sfs_mode mode);
 int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uint8_t flags,
                   uint32_t old_hint, uint32_t *ppn_out);
 /* The same for file page fpage of a file (tag.fpage: TF_NEWCHUNK). */
@@ -422,7 +437,7 @@ void sfs_chunk_die(steadyfs *fs, uint32_t c);
  * chunks is merged with their words none, their sectors uncounted and the
  * chunks freed (one sector read, one program, and the checkpoint that
  * must follow).  1 if it did one, 0 if no chunk is dying. */
-int sfs_trim_step(steadyfs *fs);
+int sfs_trim_step(steadyfs *fs, sfs_mode mode);
 /* Sectors after which the pace takes a trim step if light calls did not. */
 #define SFS_TRIM_AGE 32u
 /* Trim steps one API call may take (the pace's, a light call's, two for a
@@ -470,7 +485,7 @@ int sfs_reloc_holds(const steadyfs *fs, uint32_t b);
 /* One step of the sweep the completed records call for: L1 indices are
  * passed (free while clean) until one dirty sector is merged.  1 if it
  * merged one, 0 if no step is owed. */
-int sfs_sweep_step(steadyfs *fs);
+int sfs_sweep_step(steadyfs *fs, sfs_mode mode);
 /* Records the sweep has passed a whole walk since they completed retire,
  * oldest first: their units become erasable after the next checkpoint. */
 void sfs_reloc_retire(steadyfs *fs);

@@ -366,9 +366,9 @@ static int check_state(fck *c)
         say(c, 1, "block table: %u units marked head, %u log heads (unit %u has state %u)", heads,
             nheads(fs), fs->log.head_block, fs->blk[fs->log.head_block]);
     for (i = 0; i < 4; i++)
-        if (fs->gc.retire[i] != SFS_NONE && (fs->gc.retire[i] & 0x7FFFFFFFu) >= fs->geo.nblocks)
+        if (fs->health.retire[i] != SFS_NONE && (fs->health.retire[i] & 0x7FFFFFFFu) >= fs->geo.nblocks)
             say(c, 1, "retire list entry %u names unit %u, past the device", i,
-                fs->gc.retire[i] & 0x7FFFFFFFu);
+                fs->health.retire[i] & 0x7FFFFFFFu);
     if (fs->gc.victim != SFS_NONE && fs->gc.victim >= fs->geo.nblocks)
         say(c, 1, "collection victim %u is past the device", fs->gc.victim);
     /* relocation: a MOVED unit is some record's; a record's unit is MOVED

@@ -10,8 +10,8 @@ static uint32_t pick_victim(steadyfs *fs)
     uint32_t b, best = SFS_NONE, bestc = fs->geo.P;
     int i;
     for (i = 0; i < 4; i++)
-        if (fs->gc.retire[i] != SFS_NONE) {
-            b = fs->gc.retire[i] & 0x7FFFFFFFu;
+        if (fs->health.retire[i] != SFS_NONE) {
+            b = fs->health.retire[i] & 0x7FFFFFFFu;
             if (sfs_closed(fs, b) && b != fs->gc.wl_victim)
                 return b;
         }
@@ -82,7 +82,7 @@ static int live_of(steadyfs *fs, uint32_t ppn, const sfs_tag *t, struct sfs_pend
 }
 
 /* Collection is done with the unit of a slot: every sector examined. */
-static int finish(steadyfs *fs, uint32_t *victim)
+static int finish(steadyfs *fs, uint32_t *victim, sfs_mode mode)
 {
     int rc;
     /* what is still counted may be a dying chunk's: trim, one L1 sector
@@ -90,7 +90,7 @@ static int finish(steadyfs *fs, uint32_t *victim)
      * call, the unit waits (a closed unit that counts its dying sectors)
      * and collection goes on with another victim */
     if (fs->blk[*victim] && fs->chunk.ndying) {
-        rc = sfs_trim_step(fs);
+        rc = sfs_trim_step(fs, mode);
         if (rc)
             return rc < 0 ? rc : 1;
         fs->gc.waiting = *victim;
@@ -118,7 +118,7 @@ static int finish(steadyfs *fs, uint32_t *victim)
  * (no map change: reloc.c); else (static wear levelling, rare) a copy is
  * an ordinary committed change written at the host head, so that the
  * collection head holds nothing but the records' copies. */
-static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx, int relocate)
+static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx, int relocate, sfs_mode mode)
 {
     uint32_t ppn, np;
     sfs_tag t;
@@ -129,7 +129,7 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx, int relocate)
         return 1;
     }
     if (fs->blk[*victim] == 0 || *idx >= fs->geo.P)
-        return finish(fs, victim);
+        return finish(fs, victim, mode);
     ppn = *victim * fs->geo.P + *idx;
     rc = sfs_rd_tag(fs, ppn, &t);
     if (rc == STEADYFS_ECORRUPT) {
@@ -140,7 +140,7 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx, int relocate)
         return rc;
     /* a merge adds a pending change (and its L2 change); so does a wear
      * levelling copy: room first (making room may itself move the sector) */
-    SFS_SERVED(fs, rc, sfs_make_room(fs, 4));
+    SFS_SERVED(fs, mode, rc, sfs_make_room(fs, 4, mode));
     if (rc)
         return rc;
     live = live_of(fs, ppn, &t, &unc);
@@ -152,11 +152,11 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx, int relocate)
     }
     fs->gc.busy = 2;   /* this call and the next are not light */
     if (t.kind == TK_MAP1)
-        SFS_SERVED(fs, rc, sfs_merge_l1(fs, t.key));
+        SFS_SERVED(fs, mode, rc, sfs_merge_l1(fs, t.key, mode));
     else if (t.kind == TK_MAP2)
-        SFS_SERVED(fs, rc, sfs_merge_l2(fs, t.key));
+        SFS_SERVED(fs, mode, rc, sfs_merge_l2(fs, t.key, mode));
     else {
-        SFS_SERVED(fs, rc, relocate ? sfs_log_reserve_gc(fs) : sfs_log_reserve(fs));
+        SFS_SERVED(fs, mode, rc, relocate ? sfs_log_reserve_gc(fs, mode) : sfs_log_reserve(fs, mode));
         if (rc)
             return rc;
         if (!sfs_closed(fs, *victim))
@@ -210,7 +210,7 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx, int relocate)
     return 1;
 }
 
-int sfs_gc_one(steadyfs *fs)
+int sfs_gc_one(steadyfs *fs, sfs_mode mode)
 {
     int rc;
     /* the sweep the completed records call for comes first: it keeps
@@ -221,7 +221,7 @@ int sfs_gc_one(steadyfs *fs)
         uint32_t age = fs->reloc.ticks - fs->reloc.done[0];
         fs->reloc.owed = age < fs->geo.n_l1 ? fs->geo.n_l1 - age : 1u;
     }
-    rc = sfs_sweep_step(fs);
+    rc = sfs_sweep_step(fs, mode);
     if (rc)
         return rc;
     if (fs->gc.victim == SFS_NONE) {
@@ -233,10 +233,10 @@ int sfs_gc_one(steadyfs *fs)
             return 0;
         fs->gc.c0 = fs->blk[fs->gc.victim];
     }
-    return examine(fs, &fs->gc.victim, &fs->gc.idx, 1);
+    return examine(fs, &fs->gc.victim, &fs->gc.idx, 1, mode);
 }
 
-int sfs_wl_one(steadyfs *fs)
+int sfs_wl_one(steadyfs *fs, sfs_mode mode)
 {
     /* wear levelling frees nothing: it leaves the last units to collection */
     if (fs->log.gh_idx >= fs->geo.P && sfs_free_blocks(fs) < 3)
@@ -250,12 +250,23 @@ int sfs_wl_one(steadyfs *fs)
         if (fs->gc.wl_victim == SFS_NONE)
             return 0;
     }
-    return examine(fs, &fs->gc.wl_victim, &fs->gc.wl_idx, 0);
+    return examine(fs, &fs->gc.wl_victim, &fs->gc.wl_idx, 0, mode);
 }
 
 
 
-int sfs_gc_pace(steadyfs *fs)
+/* A collection step (step: sfs_gc_one or sfs_wl_one) in a call of kind
+ * mode, as collection's own work: what it programs adds no debt (the pace
+ * pays for the host's sectors, not its own). */
+int sfs_collect(steadyfs *fs, int (*step)(steadyfs *, sfs_mode), sfs_mode mode)
+{
+    uint32_t debt = fs->log.debt;
+    int rc = step(fs, mode | SFS_MODE_GC);
+    fs->log.debt = debt;
+    return rc;
+}
+
+int sfs_gc_pace(steadyfs *fs, sfs_mode mode)
 {
     uint32_t i, n;
     int rc = 0, settled = 0;
@@ -266,30 +277,28 @@ int sfs_gc_pace(steadyfs *fs)
      * steps, so every dying chunk is trimmed within that age + n_l1 host
      * sectors (DESIGN.md §5). */
     if (fs->chunk.ndying && (uint32_t)fs->log.seq - fs->chunk.age >= SFS_TRIM_AGE) {
-        settled = sfs_trim_step(fs);
+        settled = sfs_trim_step(fs, mode);
         if (settled < 0)
             return settled;
         fs->chunk.age = (uint32_t)fs->log.seq;
     }
     /* static wear levelling: one sector per SFS_WL_STEP written, whatever the pool */
     if ((fs->gc.wl_tick++ & (SFS_WL_STEP - 1u)) == 0) {
-        fs->gc.active = 1;
-        rc = sfs_wl_one(fs);
-        fs->gc.active = 0;
+        rc = sfs_collect(fs, sfs_wl_one, mode);
         if (rc < 0 && rc != STEADYFS_ENOSPC)
             return rc;
     }
     /* a relocated victim's unit comes back only when its record retires,
      * up to R victims later: collection keeps that many ahead */
     fb = sfs_free_blocks(fs);
-    if (fb > fs->gc.low + fs->reloc.nrec && fs->gc.retire[0] == SFS_NONE && fs->gc.retire[1] == SFS_NONE) {
-        fs->gc.debt = 0;   /* nothing to pay while the pool is full */
+    if (fb > fs->gc.low + fs->reloc.nrec && fs->health.retire[0] == SFS_NONE && fs->health.retire[1] == SFS_NONE) {
+        fs->log.debt = 0;   /* nothing to pay while the pool is full */
         return 0;
     }
     /* the pace the current victim needs ((P + sw) / (P - its live count
      * - sw)), never more than the fill limit's worst case s_gc.  That need
      * ignores the merges the host's own changes cause (paid through
-     * gc.debt, at most SFS_DEBT_STEP sectors' worth a sector): with only
+     * log.debt, at most SFS_DEBT_STEP sectors' worth a sector): with only
      * the units data writes keep left (SFS_Q_TARGET + 1, sfs_log_reserve),
      * the full pace s_gc, or collection falls behind until the reserve is
      * gone (DESIGN.md §6).  (From one unit below that
@@ -309,24 +318,22 @@ int sfs_gc_pace(steadyfs *fs)
     {
         /* at most SFS_DEBT_STEP sectors' worth at once: what calls
          * without a pace of their own left is paid over the next ones */
-        uint32_t d = fs->gc.debt < 1u ? 1u : fs->gc.debt > SFS_DEBT_STEP ? SFS_DEBT_STEP : fs->gc.debt;
+        uint32_t d = fs->log.debt < 1u ? 1u : fs->log.debt > SFS_DEBT_STEP ? SFS_DEBT_STEP : fs->log.debt;
         n *= d;
-        fs->gc.debt = fs->gc.debt > d ? fs->gc.debt - d : 0u;
+        fs->log.debt = fs->log.debt > d ? fs->log.debt - d : 0u;
     }
-    fs->gc.active = 1;
     for (i = (uint32_t)settled, rc = 0; i < n; i++) {
-        rc = sfs_gc_one(fs);
+        rc = sfs_collect(fs, sfs_gc_one, mode);
         if (rc <= 0) {
             break;
         }
     }
-    fs->gc.active = 0;
     return rc < 0 && rc != STEADYFS_ENOSPC ? rc : 0;
 }
 
 /* The sweep (DESIGN.md §6): one L1 merge per step at a dirty index of the
  * round-robin walk, and the records it lets retire (reloc.c). */
-int sfs_sweep_step(steadyfs *fs)
+int sfs_sweep_step(steadyfs *fs, sfs_mode mode)
 {
     uint32_t m, lap;
     int rc, merged = 0;
@@ -353,9 +360,9 @@ int sfs_sweep_step(steadyfs *fs)
         if (merged) {
             /* its L2 change needs a slot (and one spare, as every merge);
              * making room may merge this very sector */
-            SFS_SERVED(fs, rc, sfs_make_room(fs, 1));
+            SFS_SERVED(fs, mode, rc, sfs_make_room(fs, 1, mode));
             if (!rc && sfs_bit(fs->reloc.dirty, m))
-                SFS_SERVED(fs, rc, sfs_merge_l1(fs, m));
+                SFS_SERVED(fs, mode, rc, sfs_merge_l1(fs, m, mode));
             if (rc)
                 return rc;
             fs->reloc.owed--;
@@ -382,9 +389,9 @@ int sfs_sweep_step(steadyfs *fs)
  * same call, and the bound could only assume they did not.)  What costs
  * no step -- the checkpoint that makes emptied units erasable, a unit with
  * nothing live in it -- is done at every such move.  Then the move. */
-static int catch_up(steadyfs *fs)
+static int catch_up(steadyfs *fs, sfs_mode mode)
 {
-    uint32_t b, steps = 0, keep = 4u - fs->rm;
+    uint32_t b, steps = 0, keep = 4u - (mode & SFS_MODE_KIND);
     int rc;
     while (fs->log.nqueued + fs->log.nfree < keep && steps < 2 * (fs->gc.s + 1)) {
         if (fs->log.nlimbo) {
@@ -403,9 +410,7 @@ static int catch_up(steadyfs *fs)
         if (fs->gc.caught_up && !steps)
             break;   /* this call has had its catch-up */
         fs->gc.caught_up = 1;
-        fs->gc.active = 2;
-        rc = sfs_gc_one(fs);
-        fs->gc.active = 0;
+        rc = sfs_collect(fs, sfs_gc_one, mode);
         steps++;
         if (rc <= 0) {
             if (rc)
@@ -415,17 +420,17 @@ static int catch_up(steadyfs *fs)
     }
     fs->stats.catch_up += steps != 0;
     do
-        rc = sfs_log_host_move(fs);
+        rc = sfs_log_host_move(fs, mode);
     while (rc == SFS_NEED_CKPT && (rc = sfs_ckpt_write(fs)) == 0);
     return rc;
 }
 
-int sfs_serve(steadyfs *fs, int *rc)
+int sfs_serve(steadyfs *fs, int *rc, sfs_mode mode)
 {
     if (*rc == SFS_NEED_CKPT)
         *rc = sfs_ckpt_write(fs);
     else if (*rc == SFS_NEED_ROOM)
-        *rc = catch_up(fs);
+        *rc = catch_up(fs, mode);
     else
         return 0;
     return *rc == 0;
@@ -439,7 +444,7 @@ static uint32_t l1_of(const steadyfs *fs, uint32_t c)
     return (fs->geo.cbase + c * fs->geo.C) / fs->geo.e1;
 }
 
-int sfs_trim_step(steadyfs *fs)
+int sfs_trim_step(steadyfs *fs, sfs_mode mode)
 {
     struct sfs_trim tr = {1, 0, CHUNK_NONE, 0, 0};
     uint32_t c, k, best = SFS_NONE, m;
@@ -448,7 +453,7 @@ int sfs_trim_step(steadyfs *fs)
         return 0;
     fs->chunk.steps--;
     /* its L2 change needs a slot (and one spare, as every L1 merge) */
-    SFS_SERVED(fs, rc, sfs_make_room(fs, 1));
+    SFS_SERVED(fs, mode, rc, sfs_make_room(fs, 1, mode));
     if (rc)
         return rc;
     /* the dying chunk in the first L1 sector at or after the cursor */
@@ -464,7 +469,7 @@ int sfs_trim_step(steadyfs *fs)
         return 0;
     }
     m = l1_of(fs, best);
-    SFS_SERVED(fs, rc, sfs_trim_l1(fs, m, &tr));   /* (tr.counted: its words uncounted once) */
+    SFS_SERVED(fs, mode, rc, sfs_trim_l1(fs, m, &tr, mode));   /* (tr.counted: its words uncounted once) */
     if (rc)
         return rc;
     /* every dying chunk of that L1 sector is free now: from its first
@@ -482,14 +487,14 @@ int sfs_trim_step(steadyfs *fs)
     return 1;
 }
 
-int sfs_live_room(steadyfs *fs, uint32_t need)
+int sfs_live_room(steadyfs *fs, uint32_t need, sfs_mode mode)
 {
     int rc, steps = 0;
     while (fs->live + need > fs->live_max) {
         /* dying chunks still count their sectors: a trim step or two gives
          * a delete's space back to this write (steadyfs_bound counts them);
          * the pace trims the rest (DESIGN.md §5) */
-        if (steps++ == 2 || (rc = sfs_trim_step(fs)) == 0)
+        if (steps++ == 2 || (rc = sfs_trim_step(fs, mode)) == 0)
             return STEADYFS_ENOSPC;
         if (rc < 0)
             return rc;
@@ -497,9 +502,9 @@ int sfs_live_room(steadyfs *fs, uint32_t need)
     return 0;
 }
 
-int sfs_room(steadyfs *fs, uint32_t ino)
+int sfs_room(steadyfs *fs, uint32_t ino, sfs_mode mode)
 {
     int rc;
-    SFS_SERVED(fs, rc, sfs_prep(fs, ino));
+    SFS_SERVED(fs, mode, rc, sfs_prep(fs, ino, mode));
     return rc;
 }

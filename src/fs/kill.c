@@ -109,7 +109,7 @@ static int apply_kill(steadyfs *fs, uint32_t ino, uint32_t ippn, uint32_t from, 
     if (all && type == STEADYFS_TYPE_DIR) {
         /* the inode and its buckets: one L1 sector, trimmed now */
         tr.blk = ino;
-        SFS_SERVED(fs, rc, sfs_trim_l1(fs, sfs_shared_lpn(fs, ino, 0) / fs->geo.e1, &tr));
+        SFS_SERVED(fs, fs->rm, rc, sfs_trim_l1(fs, sfs_shared_lpn(fs, ino, 0) / fs->geo.e1, &tr, fs->rm));
         if (!rc)
             sfs_bit_set(fs->ibm, ino, 0);
         return rc;
@@ -123,7 +123,7 @@ static int apply_kill(steadyfs *fs, uint32_t ino, uint32_t ippn, uint32_t from, 
         if (!rc && tr.tail_c != CHUNK_NONE) {
             cur = sfs_chunk_lpn(fs, tr.tail_c, from);
             tr.tail_o = (cur - fs->geo.cbase) % fs->geo.C;
-            SFS_SERVED(fs, rc, sfs_trim_l1(fs, cur / fs->geo.e1, &tr));
+            SFS_SERVED(fs, fs->rm, rc, sfs_trim_l1(fs, cur / fs->geo.e1, &tr, fs->rm));
         }
     }
     for (k = all ? 0 : 1; !rc && k < 2; k++)
@@ -163,7 +163,7 @@ int sfs_reap(steadyfs *fs, uint32_t ino, int lazy)
         return 0;
     /* the kill adds up to three entries: room first, and the sector a
      * directory's trim needs (sfs_commit_kill) */
-    rc = sfs_room(fs, 0);
+    rc = sfs_room(fs, 0, fs->rm);
     if (!rc)
         rc = committed_inode(fs, ino, &ippn, &type);
     if (rc)
@@ -184,7 +184,7 @@ int sfs_commit_kill(steadyfs *fs, uint16_t owner, uint32_t txn, uint32_t ino, ui
      * room first, so every call starts with the same slack; and a sector
      * for its trim is reserved now, so that no checkpoint (a periodic one
      * falling due) comes between the kill's parts */
-    int rc = sfs_room(fs, 0);
+    int rc = sfs_room(fs, 0, fs->rm);
     /* the inode as it was: a shrink's transaction holds its new sector */
     if (!rc && how != SFS_KILL_ORPHAN)
         rc = committed_inode(fs, ino, &ippn, &type);

@@ -111,7 +111,7 @@ static int retire_idx(const steadyfs *fs, uint32_t b)
 {
     int i;
     for (i = 0; i < 4; i++)
-        if (fs->gc.retire[i] != SFS_NONE && (fs->gc.retire[i] & 0x7FFFFFFFu) == b)
+        if (fs->health.retire[i] != SFS_NONE && (fs->health.retire[i] & 0x7FFFFFFFu) == b)
             return i;
     return -1;
 }
@@ -120,13 +120,13 @@ static int retire_idx(const steadyfs *fs, uint32_t b)
 static int erase_free(steadyfs *fs, uint32_t b)
 {
     int ri = retire_idx(fs, b), rc;
-    if (ri >= 0 && !(fs->gc.retire[ri] & 0x80000000u)) {
-        fs->gc.retire[ri] = SFS_NONE;
+    if (ri >= 0 && !(fs->health.retire[ri] & 0x80000000u)) {
+        fs->health.retire[ri] = SFS_NONE;
         lose_unit(fs, b);
         return 0;
     }
     if (ri >= 0)
-        fs->gc.retire[ri] = SFS_NONE;
+        fs->health.retire[ri] = SFS_NONE;
 #ifdef STEADYFS_CHECK_BUDGET
     /* test builds: a unit a relocation record names is never erased */
     if (sfs_reloc_holds(fs, b)) {
@@ -287,26 +287,27 @@ static int reserve_end(steadyfs *fs)
  * collection is likely cold, and kept apart from the host's (mostly
  * short-lived) writes it fills whole units that later collections leave
  * alone, instead of spreading over every unit (DESIGN.md §6). */
-int sfs_log_reserve_gc(steadyfs *fs)
+int sfs_log_reserve_gc(steadyfs *fs, sfs_mode mode)
 {
     int rc;
     if (fs->dead)
         return STEADYFS_EIO;
     /* Collection may not take the last SFS_RM_UNITS units unless the call
-     * is a removal (unlink, rmdir, rename: fs->rm 2).  Up to format 6 its
+     * is a removal (unlink, rmdir, rename: SFS_MODE_REMOVE).  Up to format 6 its
      * copies could induce map merges faster than a victim freed space;
      * before this floor such a state ran the device down to no unit at
      * all, and then neither a write nor a delete could ever run again
      * (test_fs_adversary at 90 % of the live limit).  Now collection
      * stops there, writes get ENOSPC, and a delete still works. */
-    if (fs->log.gh_idx >= fs->geo.P && fs->rm < 2 && sfs_free_blocks(fs) <= SFS_RM_UNITS)
+    if (fs->log.gh_idx >= fs->geo.P && (mode & SFS_MODE_KIND) < SFS_MODE_REMOVE &&
+        sfs_free_blocks(fs) <= SFS_RM_UNITS)
         return STEADYFS_ENOSPC;
     /* In a removal that finds both heads full and the floor reached, its
      * own sectors (a bucket) take their unit first: collection may then
      * take the last one, and the removal still runs (with one unit left
      * collection took it, and the removal's host-head move, which keeps
      * two, failed with ENOSPC: test_fs_adversary_full) */
-    if (fs->log.gh_idx >= fs->geo.P && fs->rm >= 2 && fs->log.head_idx >= fs->geo.P &&
+    if (fs->log.gh_idx >= fs->geo.P && (mode & SFS_MODE_KIND) >= SFS_MODE_REMOVE && fs->log.head_idx >= fs->geo.P &&
         sfs_free_blocks(fs) <= SFS_RM_UNITS) {
         rc = head_move(fs, 0);
         if (rc)
@@ -322,32 +323,33 @@ int sfs_log_reserve_gc(steadyfs *fs)
 }
 
 /* Erased units a host-head move leaves (DESIGN.md §6): data writes and
- * creates 4, commits (close, sync, truncate: fs->rm 1) and collection's
- * map merges 3, removals (unlink, rmdir, rename: fs->rm 2) 2.  Below
+ * creates 4, commits (close, sync, truncate: SFS_MODE_COMMIT) and
+ * collection's map merges 3, removals (unlink, rmdir, rename:
+ * SFS_MODE_REMOVE) 2.  Below
  * that, collection's merges go to the collection head as its copies do,
  * which may take the last unit: collection always goes on with its
  * victim, writes stop first, and a commit or a removal still works. */
-static uint32_t host_keep(const steadyfs *fs)
+static uint32_t host_keep(sfs_mode mode)
 {
-    return fs->gc.active ? 3u : 4u - fs->rm;
+    return mode & SFS_MODE_GC ? 3u : 4u - (mode & SFS_MODE_KIND);
 }
 
-int sfs_log_host_move(steadyfs *fs)
+int sfs_log_host_move(steadyfs *fs, sfs_mode mode)
 {
-    uint32_t keep = host_keep(fs);
+    uint32_t keep = host_keep(mode);
     if (fs->log.head_idx < fs->geo.P)
         return 0;
     if (sfs_free_blocks(fs) < keep) {
-        if (!fs->gc.active)
+        if (!(mode & SFS_MODE_GC))
             return STEADYFS_ENOSPC;
         /* collection's map merges follow its copies: with the host head
          * full it must still finish its victim */
-        return sfs_log_reserve_gc(fs);
+        return sfs_log_reserve_gc(fs, mode);
     }
     return head_move(fs, 0);
 }
 
-int sfs_log_reserve(steadyfs *fs)
+int sfs_log_reserve(steadyfs *fs, sfs_mode mode)
 {
     int rc;
     if (fs->dead)
@@ -355,11 +357,11 @@ int sfs_log_reserve(steadyfs *fs)
     if (fs->log.head_idx >= fs->geo.P) {
         /* a host-head move short of erased units is the collection
          * layer's to make: its catch-up first (sfs_serve), then
-         * sfs_log_host_move; not during collection (gc.active), whose
+         * sfs_log_host_move; not for collection (SFS_MODE_GC), whose
          * merges may take the collection head instead */
-        if (!fs->gc.active && fs->log.nqueued + fs->log.nfree < host_keep(fs))
+        if (!(mode & SFS_MODE_GC) && fs->log.nqueued + fs->log.nfree < host_keep(mode))
             return SFS_NEED_ROOM;
-        rc = sfs_log_host_move(fs);
+        rc = sfs_log_host_move(fs, mode);
         /* (the collection head took it: sfs_log_reserve_gc said where) */
         if (rc || fs->log.head_idx >= fs->geo.P)
             return rc;
@@ -389,8 +391,8 @@ int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out)
          * retired; the caller writes its sector again elsewhere */
         int i;
         for (i = 0; i < 4; i++)
-            if (fs->gc.retire[i] == SFS_NONE) {
-                fs->gc.retire[i] = *blk;
+            if (fs->health.retire[i] == SFS_NONE) {
+                fs->health.retire[i] = *blk;
                 break;
             }
         *idx = fs->geo.P;
@@ -400,9 +402,10 @@ int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out)
     if (rc)
         return rc;
     /* everything but collection's own work calls for collection (the
-     * pace: sfs_gc_pace), map merges and inode sectors as data do */
-    if (!fs->gc.active && !(t->kind == TK_DATA && (t->flags & TF_COPY)))
-        fs->gc.debt++;
+     * pace: sfs_gc_pace), map merges and inode sectors as data do
+     * (collection takes back what its own steps add: gc.c collect()) */
+    if (!(t->kind == TK_DATA && (t->flags & TF_COPY)))
+        fs->log.debt++;
     if (t->kind == TK_DATA && t->owner == OWNER_GC)
         fs->stats.copy++;
     else if (t->kind == TK_DATA)

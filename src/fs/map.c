@@ -364,13 +364,13 @@ static int trimmed(const steadyfs *fs, const struct sfs_trim *tr, uint32_t lpn)
  * program is the checkpoint that commits it) the words it names become
  * none and their sectors are uncounted, once (a retried program does not
  * uncount them again). */
-static int merge(steadyfs *fs, uint8_t kind, uint32_t m, struct sfs_trim *tr)
+static int merge(steadyfs *fs, uint8_t kind, uint32_t m, struct sfs_trim *tr, sfs_mode mode)
 {
     uint32_t i, w, old;
     sfs_tag t;
     int rc;
     do {
-        rc = sfs_log_reserve(fs);
+        rc = sfs_log_reserve(fs, mode);
         if (rc)
             break;
         if (kind == TK_MAP2)
@@ -405,11 +405,11 @@ static int merge(steadyfs *fs, uint8_t kind, uint32_t m, struct sfs_trim *tr)
     return rc;
 }
 
-int sfs_merge_l1(steadyfs *fs, uint32_t m) { return merge(fs, TK_MAP1, m, NULL); }
+int sfs_merge_l1(steadyfs *fs, uint32_t m, sfs_mode mode) { return merge(fs, TK_MAP1, m, NULL, mode); }
 
-int sfs_trim_l1(steadyfs *fs, uint32_t m, struct sfs_trim *tr) { return merge(fs, TK_MAP1, m, tr); }
+int sfs_trim_l1(steadyfs *fs, uint32_t m, struct sfs_trim *tr, sfs_mode mode) { return merge(fs, TK_MAP1, m, tr, mode); }
 
-int sfs_merge_l2(steadyfs *fs, uint32_t l2) { return merge(fs, TK_MAP2, l2, NULL); }
+int sfs_merge_l2(steadyfs *fs, uint32_t l2, sfs_mode mode) { return merge(fs, TK_MAP2, l2, NULL, mode); }
 
 /* A committed size or chunk entry of inode ino, or NULL. */
 static struct sfs_pend *inode_entry(steadyfs *fs, uint32_t ino)
@@ -425,13 +425,13 @@ static struct sfs_pend *inode_entry(steadyfs *fs, uint32_t ino)
 /* Rewrite inode ino's sector with its committed size and chunks from the
  * pending table (a namespace-owned transaction of one sector that commits
  * itself; committing an inode sector drops those entries). */
-static int size_merge(steadyfs *fs, uint32_t ino)
+static int size_merge(steadyfs *fs, uint32_t ino, sfs_mode mode)
 {
     sfs_inode in;
     uint32_t txn = 0;
     int rc;
     do {
-        rc = sfs_log_reserve(fs);
+        rc = sfs_log_reserve(fs, mode);
         if (rc)
             return rc;
         /* after the reserve: a collection inside it may have merged it */
@@ -448,7 +448,7 @@ static int size_merge(steadyfs *fs, uint32_t ino)
     return rc;
 }
 
-int sfs_merge_cold(steadyfs *fs)
+int sfs_merge_cold(steadyfs *fs, sfs_mode mode)
 {
     uint32_t i, j = SFS_NONE, hot = SFS_NONE, newest = 0, hs = SFS_NONE;
     int rc;
@@ -484,9 +484,9 @@ int sfs_merge_cold(steadyfs *fs)
      * share one L2 merge; merged at once, each was a second program and
      * read in its record: four records of 1.3 ms in a row at 4 MB/s) */
     if (fs->pend[j].type == PT_SIZE || fs->pend[j].type == PT_CHUNK)
-        rc = size_merge(fs, fs->pend[j].key);
+        rc = size_merge(fs, fs->pend[j].key, mode);
     else
-        rc = sfs_merge_l1(fs, fs->pend[j].key / fs->geo.e1);
+        rc = sfs_merge_l1(fs, fs->pend[j].key / fs->geo.e1, mode);
     return rc ? rc : 1;
 }
 
@@ -496,23 +496,23 @@ enum { ROOM_L2 = 1, ROOM_SIZE, ROOM_L1 };
 /* The round under way, one step after another; a step that returns
  * SFS_NEED_CKPT or SFS_NEED_ROOM is done again when the caller has served
  * it and calls again (any other error ends the round). */
-static int room_steps(steadyfs *fs)
+static int room_steps(steadyfs *fs, sfs_mode mode)
 {
     int rc = 0;
     while (fs->room.step && !rc) {
         uint32_t key = fs->room.key;
         if (fs->room.step == ROOM_L2) {
-            rc = sfs_merge_l2(fs, key);
+            rc = sfs_merge_l2(fs, key, mode);
             if (!rc)
                 fs->room.step = 0;
         } else if (fs->room.step == ROOM_SIZE) {
-            rc = size_merge(fs, key);
+            rc = size_merge(fs, key, mode);
             if (!rc) {
                 fs->room.step = fs->npend < fs->room.n0 ? 0 : ROOM_L1;
                 fs->room.key = sfs_shared_lpn(fs, key, 0) / fs->geo.e1;
             }
         } else {
-            rc = sfs_merge_l1(fs, key);
+            rc = sfs_merge_l1(fs, key, mode);
             if (!rc) {
                 fs->room.step = fs->npend >= fs->room.n0 ? ROOM_L2 : 0;
                 fs->room.key = key / fs->geo.e1;
@@ -524,10 +524,10 @@ static int room_steps(steadyfs *fs)
     return rc;
 }
 
-int sfs_make_room(steadyfs *fs, uint32_t need)
+int sfs_make_room(steadyfs *fs, uint32_t need, sfs_mode mode)
 {
     uint32_t i, j, n2, cold;
-    int rc = room_steps(fs);
+    int rc = room_steps(fs, mode);
     if (rc)
         return rc;
     /* one slot always stays spare for the L2 change an L1 merge adds */
@@ -582,7 +582,7 @@ int sfs_make_room(steadyfs *fs, uint32_t need)
             fs->room.step = fs->pend[j].type == PT_L2 ? ROOM_L2 : ROOM_L1;
             fs->room.key = fs->pend[j].key / fs->geo.e1;
         }
-        rc = room_steps(fs);
+        rc = room_steps(fs, mode);
         if (rc)
             return rc;
     }
@@ -652,15 +652,15 @@ int sfs_write_page(steadyfs *fs, uint32_t lpn, uint32_t fpage, uint16_t owner, u
 
 /* Before a data sector is built in fs->buf: make room in the pending
  * table and make sure the head has a free sector. */
-int sfs_prep(steadyfs *fs, uint32_t ino)
+int sfs_prep(steadyfs *fs, uint32_t ino, sfs_mode mode)
 {
     int rc;
     (void)ino;
     for (;;) {
         /* room for the sector's change and a commit's kill (three) */
-        rc = sfs_make_room(fs, 4);
+        rc = sfs_make_room(fs, 4, mode);
         if (!rc)
-            rc = sfs_log_reserve(fs);
+            rc = sfs_log_reserve(fs, mode);
         /* a collection inside the reserve may have used pending room */
         if (rc || fs->npend + 5 <= fs->cfg.pending_max)
             return rc;

@@ -108,11 +108,11 @@ void sfs_note_flips(steadyfs *fs, uint32_t ppn, int corrected)
     if (!lim || corrected < (int)(lim > 2 ? lim - 2 : lim))
         return;
     for (i = 0; i < 4; i++)
-        if ((fs->gc.retire[i] & 0x7FFFFFFFu) == b)
+        if ((fs->health.retire[i] & 0x7FFFFFFFu) == b)
             return;
     for (i = 0; i < 4; i++)
-        if (fs->gc.retire[i] == SFS_NONE) {
-            fs->gc.retire[i] = b | 0x80000000u;
+        if (fs->health.retire[i] == SFS_NONE) {
+            fs->health.retire[i] = b | 0x80000000u;
             return;
         }
 }

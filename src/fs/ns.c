@@ -103,8 +103,8 @@ static int ns_fail(steadyfs *fs, uint32_t txn, int rc)
  * fs->rm) may use them: a full device can always be cleaned up. */
 static int room_for_ns(steadyfs *fs)
 {
-    int rc = sfs_live_room(fs, 4 + (fs->rm ? 0 : SFS_RM_ROOM));
-    return rc ? rc : sfs_gc_pace(fs);
+    int rc = sfs_live_room(fs, 4 + (fs->rm ? 0 : SFS_RM_ROOM), fs->rm);
+    return rc ? rc : sfs_gc_pace(fs, fs->rm);
 }
 
 /* A namespace change is rarely alone: a log rotation is close + unlink +
@@ -150,7 +150,7 @@ int sfs_create(steadyfs *fs, struct sfs_where *r, uint8_t type, const steadyfs_a
     in.gid = mask & STEADYFS_ATTR_GID ? attr->gid : 0;
     in.mtime = in.ctime = sfs_now(fs);
     do {
-        rc = sfs_room(fs, in.ino);
+        rc = sfs_room(fs, in.ino, fs->rm);
         if (rc)
             break;
         /* a file's chunk list starts empty */
@@ -326,9 +326,9 @@ static int remove_name(steadyfs *fs, const char *path, int want_dir)
         return rc;
     /* collection, map merges and checkpoints first: then the bucket the
      * path lookup leaves in the buffer is still there for the edit */
-    rc = sfs_gc_pace(fs);
+    rc = sfs_gc_pace(fs, fs->rm);
     if (!rc)
-        rc = sfs_room(fs, 0);
+        rc = sfs_room(fs, 0, fs->rm);
     if (!rc)
         rc = resolve(fs, path, &r);
     if (!rc && !r.ino)

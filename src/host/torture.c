@@ -781,8 +781,8 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
             uint32_t b;
             for (b = 0; b < t->fs.geo.nblocks; b++)
                 fprintf(out, "%u ", t->fs.blk[b]);
-            fprintf(out, "\nhead %u/%u victim %u idx %u in_gc %u\n", t->fs.log.head_block, t->fs.log.head_idx,
-                    t->fs.gc.victim, t->fs.gc.idx, t->fs.gc.active);
+            fprintf(out, "\nhead %u/%u victim %u idx %u\n", t->fs.log.head_block, t->fs.log.head_idx,
+                    t->fs.gc.victim, t->fs.gc.idx);
         }
         if (rc == STEADYFS_ENOSPC && ok && t->fs.live + 24u >= t->fs.live_max) {
             /* grown bad units took the capacity (the live limit shrinks

@@ -213,10 +213,8 @@ static void victim_waits(void)
     victims0 = T.fs.stats.victim;
     while (dying() && steps < 2000) {
         uint32_t before = dying();
-        T.fs.gc.active = 1;
         T.fs.chunk.steps = 1;
-        CHECK(sfs_gc_one(&T.fs) >= 0);
-        T.fs.gc.active = 0;
+        CHECK(sfs_collect(&T.fs, sfs_gc_one, SFS_MODE_WRITE) >= 0);
         if (T.fs.log.need_ckpt)
             CHECK_EQ(sfs_ckpt_write(&T.fs), 0);   /* what the next program would do */
         steps++;
