@@ -506,9 +506,15 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
         break;
     case STEADYFS_CALL_READ: {
         /* n bytes from any offset touch at most (n - 2) / payload + 2
-         * pages (read_call reads each once): its chunk, its map words */
+         * pages (read_call reads each once): each page its two map words
+         * (L2, L1: sfs_lookup) and its sector; its chunk from the handle's
+         * window of SFS_CWIN slots, which a miss fills whole (slot_chunk:
+         * the inode's two map words and one run of its chunk list), and
+         * nothing in a read changes it, so at most one fill per slot the
+         * pages span, (pages - 1) / C + 2 of them, and per page */
         uint64_t pages = n ? (n + m->pay - 2) / m->pay + 1 : 0;
-        rds(m, a, 5.0 * (double)pages);
+        uint64_t slots = pages ? (pages - 1) / m->C + 2 : 0;
+        rds(m, a, 2.0 * (double)pages + 3.0 * (double)(slots < pages ? slots : pages));
         rd(m, a, (double)pages);
         return;
     }
