@@ -63,6 +63,9 @@ static uint32_t place(steadyfs *fs, uint8_t *w)
     fs->chunk.used = sfs_carve(w, &off, (fs->geo.n_c + 7u) / 8u);
     fs->chunk.dying = sfs_carve(w, &off, (fs->geo.n_c + 7u) / 8u);
     fs->ibm = sfs_carve(w, &off, (fs->cfg.max_inodes + 7u) / 8u);
+    /* on media without erase a sector's bit says it may be live (log.c) */
+    if (!fs->cfg.bd->geo.needs_erase)
+        fs->maybe_live = sfs_carve(w, &off, (fs->geo.nblocks * fs->geo.P + 7u) / 8u);
     sfs_reloc_place(fs, w, &off);
     return off;
 }
@@ -167,6 +170,8 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
             return STEADYFS_EINVAL;
         fs->buf = cfg->sector_buf;
         memset(cfg->work, 0, n);
+        if (fs->maybe_live)   /* what mount finds may be live until it dies */
+            memset(fs->maybe_live, 0xFF, (fs->geo.nblocks * fs->geo.P + 7u) / 8u);
     }
     fs->log.head_block = SFS_NONE;
     fs->log.gh_block = SFS_NONE;

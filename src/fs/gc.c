@@ -131,6 +131,10 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx, int relocate, 
     if (fs->blk[*victim] == 0 || *idx >= fs->geo.P)
         return finish(fs, victim, mode);
     ppn = *victim * fs->geo.P + *idx;
+    if (fs->maybe_live && !sfs_bit(fs->maybe_live, ppn)) {
+        (*idx)++;   /* dead for certain (log.c count): no tag to read */
+        return 1;
+    }
     rc = sfs_rd_tag(fs, ppn, &t);
     if (rc == STEADYFS_ECORRUPT) {
         (*idx)++;

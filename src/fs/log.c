@@ -78,13 +78,20 @@ static uint32_t *head_count(steadyfs *fs, uint32_t b)
 }
 
 /* Sector ppn counts one live sector more (d 1) or less (d -1) in its unit:
- * a head's count, or a closed unit's (within 0..P); else nothing. */
+ * a head's count, or a closed unit's (within 0..P); else nothing.  On
+ * media without erase its maybe-live bit follows: set when it becomes
+ * live, cleared when it dies, so a clear bit is a dead sector (all set
+ * at mount, none in a unit erased since), which collection passes
+ * without reading its tag (gc.c examine: a small read costs as much as
+ * a kilobyte there, em064lx). */
 static void count(steadyfs *fs, uint32_t ppn, int d)
 {
     uint32_t b, *hc;
     /* none, unknown, or (a damaged map) no sector of this device */
     if (ppn >= SFS_UNKNOWN || ppn / fs->geo.P >= fs->geo.nblocks)
         return;
+    if (fs->maybe_live)
+        sfs_bit_set(fs->maybe_live, ppn, d > 0);
     b = sfs_blk(fs, ppn);
     hc = head_count(fs, b);
     if (hc) {
@@ -143,6 +150,9 @@ static int erase_free(steadyfs *fs, uint32_t b)
     }
     if (rc)
         return rc;
+    if (fs->maybe_live)   /* nothing in it is live: what is written sets its bit */
+        for (ri = 0; ri < (int)fs->geo.P; ri++)
+            sfs_bit_set(fs->maybe_live, b * fs->geo.P + (uint32_t)ri, 0);
     set_state(fs, b, BS_QUEUED);
     return 1;
 }
