@@ -343,6 +343,9 @@ uint32_t sfs_next_unit(steadyfs *fs, int gc);
 /* The host head goes past the slots of its unit it passes (head_skip:
  * live when it entered the unit; run time and replay alike). */
 void sfs_log_skip_live(steadyfs *fs);
+/* Media without erase: can the host head go on in a closed unit's dead
+ * sectors (then collection has nothing to pay for)? */
+int sfs_log_can_thread(steadyfs *fs);
 /* Replay: head gc, full, moves into its named next unit. */
 void sfs_enter_next(steadyfs *fs, int gc);
 /* The live limit for the units still good: fill_permille of them, less

@@ -262,7 +262,11 @@ static uint32_t thread_unit(steadyfs *fs, uint32_t *skip)
     if (!fs->maybe_live || fs->geo.P > 32u)
         return SFS_NONE;
     for (b = 0; b < fs->geo.nblocks; b++) {
-        if (!sfs_closed(fs, b) || fs->geo.P - fs->blk[b] < most || sfs_reloc_holds(fs, b))
+        /* nor the unit collection is examining (it would go on at its
+         * index there, past what the head wrote, and free the unit with
+         * that still counted: test build's drift) */
+        if (!sfs_closed(fs, b) || fs->geo.P - fs->blk[b] < most || sfs_reloc_holds(fs, b) ||
+            b == fs->gc.victim || b == fs->gc.wl_victim)
             continue;
         for (i = 0, bits = 0, dead = 0; i < fs->geo.P; i++)
             if (sfs_bit(fs->maybe_live, b * fs->geo.P + i))
@@ -399,7 +403,7 @@ static uint32_t host_keep(sfs_mode mode)
 }
 
 /* Can the host head go on in a closed unit (media without erase)? */
-static int can_thread(steadyfs *fs)
+int sfs_log_can_thread(steadyfs *fs)
 {
     uint32_t skip;
     return fs->maybe_live && thread_unit(fs, &skip) != SFS_NONE;
@@ -410,7 +414,7 @@ int sfs_log_host_move(steadyfs *fs, sfs_mode mode)
     uint32_t keep = host_keep(mode);
     if (fs->log.head_idx < fs->geo.P)
         return 0;
-    if (sfs_free_blocks(fs) < keep && !can_thread(fs)) {
+    if (sfs_free_blocks(fs) < keep && !sfs_log_can_thread(fs)) {
         if (!(mode & SFS_MODE_GC))
             return STEADYFS_ENOSPC;
         /* collection's map merges follow its copies: with the host head
@@ -430,7 +434,7 @@ int sfs_log_reserve(steadyfs *fs, sfs_mode mode)
          * layer's to make: its catch-up first (sfs_serve), then
          * sfs_log_host_move; not for collection (SFS_MODE_GC), whose
          * merges may take the collection head instead */
-        if (!(mode & SFS_MODE_GC) && fs->log.nqueued + fs->log.nfree < host_keep(mode) && !can_thread(fs))
+        if (!(mode & SFS_MODE_GC) && fs->log.nqueued + fs->log.nfree < host_keep(mode) && !sfs_log_can_thread(fs))
             return SFS_NEED_ROOM;
         rc = sfs_log_host_move(fs, mode);
         /* (the collection head took it: sfs_log_reserve_gc said where) */
