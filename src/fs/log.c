@@ -227,7 +227,7 @@ void sfs_name_next(steadyfs *fs)
 /* (the host head passes the slots of its unit it must not write) */
 void sfs_log_skip_live(steadyfs *fs)
 {
-    while (fs->log.head_idx < fs->geo.P && (fs->log.head_skip >> fs->log.head_idx & 1u))
+    while (fs->log.head_idx < fs->geo.P && fs->log.head_idx < 32u && (fs->log.head_skip >> fs->log.head_idx & 1u))
         fs->log.head_idx++;
 }
 
