@@ -182,7 +182,7 @@ enum steadyfs_err {
 /* Open flags. */
 /* The on-media format this build reads and writes (docs/SPEC.md); an image
  * of any other version is refused with STEADYFS_EFORMAT. */
-#define STEADYFS_FORMAT_VERSION 10
+#define STEADYFS_FORMAT_VERSION 11
 
 #define STEADYFS_O_RDONLY 0x0000
 #define STEADYFS_O_WRONLY 0x0001
@@ -288,6 +288,8 @@ typedef struct steadyfs {
         uint32_t gh_block, gh_idx, gh_count;
         uint32_t since_ckpt, call_ops, erase_credit, alloc_cursor;
         uint32_t nqueued, nfree, nlimbo;
+        uint32_t head_skip;   /* slots of the host head's unit it passes: live when it
+                                 entered a unit without erasing it (MRAM, log.c) */
         uint32_t debt;      /* sectors programmed outside collection since it last paid */
         uint8_t need_ckpt, erase_budget, to_gh;
         uint8_t call_erased;   /* bit 0: this call erased a unit (none more at its end,
@@ -346,6 +348,7 @@ typedef struct steadyfs {
     /* Counters since mount (statistics; nothing depends on them). */
     struct {
         uint32_t data, copy, map, ckpt, erase, victim, catch_up;
+        uint32_t threaded;   /* host-head moves into a closed unit (MRAM) */
     } stats;
     /* Read savers (src/fs/cache.c), exact or empty, never a guess:
      * buf_ppn: the sector whose payload buf holds as read or programmed

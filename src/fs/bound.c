@@ -37,6 +37,8 @@ typedef union acc {
 typedef struct model {
     uint32_t S, spare, pps, small, K, R, D, s, P, txn, depth, pay, C, nl2, nl1, nc, open, orphans;
     uint32_t rsplit;   /* device reads per read (2 where a sector can straddle two device blocks) */
+    uint32_t pmove;    /* sectors a host-head move gives at least: P, or on media without
+                          erase P / SFS_THREAD_DIV (a closed unit's dead sectors) */
     int real;      /* a window (window()): x / y is real division, not floor */
     int aligned;   /* every chunk lies in one L1 sector */
     int erases;    /* the medium erases (MRAM: sfs_erase issues nothing) */
@@ -391,8 +393,11 @@ static void settle(const model *m, acc *a, double calls, double xunc, int window
      * a window every replay_max - 1: a light call takes one a sector
      * early, and the LIMBO one of a light call once per move).
      * Erases: the moves', the anchor switches (sfs_ckpt_write: one per P
-     * anchor sectors). */
-    mv = dv(m, a->sec, m->P) + 2;
+     * anchor sectors).  On media without erase the host head may go on
+     * in a closed unit's dead sectors, at least P / SFS_THREAD_DIV of them
+     * (log.c thread_unit), each such move with its checkpoint: at most
+     * sectors / that + 2 moves. */
+    mv = dv(m, a->sec, m->pmove) + 2;
     a->ck += window ? a->sec / (m->R - 1.0) + 1 + 4 * mv : dv(m, a->sec, m->R) + 1 + 3 * mv;
     a->e += mv + dv(m, 2 * a->ck, m->P) + 1;
 }
@@ -644,6 +649,7 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
     m->nc = fs->geo.n_c;
     m->aligned = fs->geo.cbase % fs->geo.C == 0 && fs->geo.e1 % fs->geo.C == 0;
     m->erases = geo->needs_erase != 0;
+    m->pmove = !m->erases && fs->geo.P <= 32u && fs->geo.P / SFS_THREAD_DIV ? fs->geo.P / SFS_THREAD_DIV : fs->geo.P;
     m->open = fs->cfg.open_max;
     m->orphans = fs->geo.orphan_max;
     m->small = SFS_TAG_SIZE;   /* a tag; map words and a chunk word are fewer bytes */

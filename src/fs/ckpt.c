@@ -26,9 +26,13 @@
  * sector, copies that leave the map alone); 10: on media that read and
  * program in units of 32 bytes or less without a spare area (NOR, MRAM)
  * the tag goes beside the sector, not inside it: payload = sector_size,
- * a sector takes sector_size + 32 bytes of its unit (SPEC §2) */
+ * a sector takes sector_size + 32 bytes of its unit (SPEC §2); 11: on
+ * media without erase the host head may go on in a closed unit, writing
+ * only the sectors dead when it entered: the slots it passes at byte 132
+ * (DESIGN.md §9, SPEC §7) */
 #define CKPT_VERSION SFS_CKPT_VERSION
-#define CKPT_HDR 132u   /* 128..131: the relocation sector (format 9) */
+#define CKPT_HDR 136u   /* 128..131: the relocation sector (format 9); 132..135 the
+                           host head's passed slots (format 11) */
 
 #if SFS_LE
 /* A pending entry in RAM is its checkpoint image (SPEC §7): the table is
@@ -73,7 +77,7 @@ static const uint8_t hdr_fields[][2] = {
     FLD(56, gc.victim), FLD(60, gc.idx), FLD(64, gc.wl_cursor), FLD(68, log.alloc_cursor),
     FLD(72, gc.victims), FLD(76, health.retire[0]), FLD(80, health.retire[1]), FLD(84, health.retire[2]),
     FLD(88, health.retire[3]), FLD(92, npend), FLD(104, live_max), FLD(108, geo.vol), FLD(112, geo.usable),
-    FLD(116, log.gh_block), FLD(120, log.gh_idx), FLD(124, log.gh_count),
+    FLD(116, log.gh_block), FLD(120, log.gh_idx), FLD(124, log.gh_count), FLD(132, log.head_skip),
 };
 #define N_FIELDS (sizeof hdr_fields / sizeof hdr_fields[0])
 
@@ -447,6 +451,8 @@ static int replay(steadyfs *fs)
             return rc;
         exp++;
         (*idx)++;
+        if (!h)
+            sfs_log_skip_live(fs);   /* the slots the host head passed (format 11) */
     }
     /* sequence numbers continue past anything torn; the first program
      * after mount is a checkpoint */

@@ -47,7 +47,7 @@ static uint32_t ckpt_bytes(steadyfs *fs, uint32_t mi)
         fs->geo.R = SFS_RELOC_RECS;
     if (fs->cfg.file_pages_log2 && fs->cfg.file_pages_log2 < 31 && fs->geo.maxpg > (1u << fs->cfg.file_pages_log2))
         fs->geo.maxpg = 1u << fs->cfg.file_pages_log2;
-    return 132 + fs->geo.nblocks + 4 * fs->geo.n_l2 + SFS_PEND_SIZE * fs->cfg.pending_max +
+    return 136 + fs->geo.nblocks + 4 * fs->geo.n_l2 + SFS_PEND_SIZE * fs->cfg.pending_max +
            (mi + 7u) / 8u + 2u * ((fs->geo.n_c + 7u) / 8u);
 }
 

@@ -63,6 +63,10 @@ typedef uint32_t sfs_mode;
 #define SFS_RM_ROOM 8u            /* live sectors writes and creates leave to removals */
 #define SFS_RM_UNITS 2u           /* erased units collection leaves to removals */
 #define SFS_GC_RESERVE (SFS_Q_TARGET + 3u)   /* units outside the fill limit */
+/* Media without erase: the host head goes on in a closed unit with at
+ * least P / SFS_THREAD_DIV dead sectors, writing only those, when the
+ * erased units are down to where collection would run (log.c head_move) */
+#define SFS_THREAD_DIV 4u
 
 /* Block table states (values 0..P are closed blocks with that many live
  * sectors). */
@@ -336,6 +340,12 @@ uint32_t sfs_free_blocks(const steadyfs *fs);
 void sfs_name_next(steadyfs *fs);
 /* The unit named as head gc's next (0 host, 1 collection), or SFS_NONE. */
 uint32_t sfs_next_unit(steadyfs *fs, int gc);
+/* The host head goes past the slots of its unit it passes (head_skip:
+ * live when it entered the unit; run time and replay alike). */
+void sfs_log_skip_live(steadyfs *fs);
+/* Media without erase: can the host head go on in a closed unit's dead
+ * sectors (then collection has nothing to pay for)? */
+int sfs_log_can_thread(steadyfs *fs);
 /* Replay: head gc, full, moves into its named next unit. */
 void sfs_enter_next(steadyfs *fs, int gc);
 /* The live limit for the units still good: fill_permille of them, less

@@ -224,25 +224,69 @@ void sfs_name_next(steadyfs *fs)
     }
 }
 
-/* Head gc (0 host, 1 collection) goes on in the erased unit b; the unit it
- * leaves, if any, closes with its count. */
-static void enter(steadyfs *fs, int gc, uint32_t b)
+/* (the host head passes the slots of its unit it must not write) */
+void sfs_log_skip_live(steadyfs *fs)
+{
+    while (fs->log.head_idx < fs->geo.P && fs->log.head_idx < 32u && (fs->log.head_skip >> fs->log.head_idx & 1u))
+        fs->log.head_idx++;
+}
+
+/* Head gc (0 host, 1 collection) goes on in unit b: an erased one (skip
+ * 0), or for the host head on media without erase a closed one whose
+ * sectors in skip it passes (they were live when it entered), counting
+ * them; the unit it leaves, if any, closes with its count. */
+static void enter(steadyfs *fs, int gc, uint32_t b, uint32_t skip)
 {
     uint32_t *blk = gc ? &fs->log.gh_block : &fs->log.head_block;
     uint32_t *cnt = gc ? &fs->log.gh_count : &fs->log.head_count;
+    uint32_t live = skip ? fs->blk[b] : 0u;
     if (*blk != SFS_NONE)
         set_state(fs, *blk, (uint8_t)*cnt);
     set_state(fs, b, BS_HEAD);
     *blk = b;
-    *cnt = 0;
+    *cnt = live;
     *(gc ? &fs->log.gh_idx : &fs->log.head_idx) = 0;
+    if (!gc) {
+        fs->log.head_skip = skip;
+        sfs_log_skip_live(fs);
+    }
+}
+
+/* Media without erase: the closed unit with the most sectors known dead
+ * (maybe-live bits clear), at least P / SFS_THREAD_DIV of them, that no
+ * relocation record holds (a copied sector stays readable until its
+ * record retires), or SFS_NONE; *skip its maybe-live bits. */
+static uint32_t thread_unit(steadyfs *fs, uint32_t *skip)
+{
+    uint32_t b, i, best = SFS_NONE, most = fs->geo.P / SFS_THREAD_DIV, dead, bits;
+    if (!fs->maybe_live || fs->geo.P > 32u)
+        return SFS_NONE;
+    for (b = 0; b < fs->geo.nblocks; b++) {
+        /* nor the unit collection is examining (it would go on at its
+         * index there, past what the head wrote, and free the unit with
+         * that still counted: test build's drift) */
+        if (!sfs_closed(fs, b) || fs->geo.P - fs->blk[b] < most || sfs_reloc_holds(fs, b) ||
+            b == fs->gc.victim || b == fs->gc.wl_victim)
+            continue;
+        for (i = 0, bits = 0, dead = 0; i < fs->geo.P; i++)
+            if (sfs_bit(fs->maybe_live, b * fs->geo.P + i))
+                bits |= 1u << i;
+            else
+                dead++;
+        if (dead >= most && (best == SFS_NONE || dead > most)) {
+            best = b;
+            most = dead;
+            *skip = bits;
+        }
+    }
+    return best;
 }
 
 void sfs_enter_next(steadyfs *fs, int gc)
 {
     uint32_t b = sfs_next_unit(fs, gc);
     if (b != SFS_NONE)
-        enter(fs, gc, b);
+        enter(fs, gc, b, 0);
 }
 
 /* Move a full head (host or collection: gc) to the next erased unit.  Into
@@ -254,9 +298,23 @@ static int head_move(steadyfs *fs, int gc)
 {
     uint32_t *blk = gc ? &fs->log.gh_block : &fs->log.head_block;
     uint32_t *idx = gc ? &fs->log.gh_idx : &fs->log.head_idx;
-    uint32_t b;
+    uint32_t b, skip = 0;
     int rc, named;
     while (*idx >= fs->geo.P) {
+        /* Media without erase: with the erased units down to where
+         * collection would run (sfs_gc_pace: gc.low + the units records
+         * hold), the host head goes on in the closed unit with the most
+         * dead sectors instead, writing only those -- what collection
+         * would have copied stays where it is.  The checkpoint that
+         * follows the move records the slots it passes (replay follows
+         * them) and makes every sector dead now dead for good. */
+        if (!gc && *blk != SFS_NONE && sfs_free_blocks(fs) <= SFS_Q_TARGET + 3u + fs->reloc.nrec &&
+            (b = thread_unit(fs, &skip)) != SFS_NONE) {
+            enter(fs, 0, b, skip);
+            fs->log.need_ckpt = 1;
+            fs->stats.threaded++;
+            continue;
+        }
         b = *blk != SFS_NONE ? sfs_next_unit(fs, gc) : SFS_NONE;
         named = b != SFS_NONE;
         if (b == SFS_NONE)
@@ -278,7 +336,7 @@ static int head_move(steadyfs *fs, int gc)
              * writes it and calls again (the loop resumes as it was) */
             return fs->log.nlimbo ? SFS_NEED_CKPT : STEADYFS_ENOSPC;
         fs->log.alloc_cursor = (b + 1) % fs->geo.nblocks;
-        enter(fs, gc, b);
+        enter(fs, gc, b, 0);
         fs->log.erase_budget++;   /* a call pays for the blocks it fills */
         if (!named)
             fs->log.need_ckpt = 1;   /* replay starts in the heads a checkpoint names */
@@ -344,12 +402,19 @@ static uint32_t host_keep(sfs_mode mode)
     return mode & SFS_MODE_GC ? 3u : 4u - (mode & SFS_MODE_KIND);
 }
 
+/* Can the host head go on in a closed unit (media without erase)? */
+int sfs_log_can_thread(steadyfs *fs)
+{
+    uint32_t skip;
+    return fs->maybe_live && thread_unit(fs, &skip) != SFS_NONE;
+}
+
 int sfs_log_host_move(steadyfs *fs, sfs_mode mode)
 {
     uint32_t keep = host_keep(mode);
     if (fs->log.head_idx < fs->geo.P)
         return 0;
-    if (sfs_free_blocks(fs) < keep) {
+    if (sfs_free_blocks(fs) < keep && !sfs_log_can_thread(fs)) {
         if (!(mode & SFS_MODE_GC))
             return STEADYFS_ENOSPC;
         /* collection's map merges follow its copies: with the host head
@@ -369,7 +434,7 @@ int sfs_log_reserve(steadyfs *fs, sfs_mode mode)
          * layer's to make: its catch-up first (sfs_serve), then
          * sfs_log_host_move; not for collection (SFS_MODE_GC), whose
          * merges may take the collection head instead */
-        if (!(mode & SFS_MODE_GC) && fs->log.nqueued + fs->log.nfree < host_keep(mode))
+        if (!(mode & SFS_MODE_GC) && fs->log.nqueued + fs->log.nfree < host_keep(mode) && !sfs_log_can_thread(fs))
             return SFS_NEED_ROOM;
         rc = sfs_log_host_move(fs, mode);
         /* (the collection head took it: sfs_log_reserve_gc said where) */
@@ -395,6 +460,8 @@ int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out)
         fs->log.erase_credit++;   /* capped: no burst of erases after a lull */
     rc = sfs_prog_sector(fs, ppn, buf, t);
     (*idx)++;
+    if (!fs->log.to_gh)
+        sfs_log_skip_live(fs);
     fs->log.since_ckpt++;
     if (rc == SFS_EFAIL) {
         /* grown bad block: what it holds moves out by GC, then it is
