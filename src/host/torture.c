@@ -68,7 +68,7 @@ typedef struct tctx {
     model cur, pre, post;
     uint64_t op;
     int armed;
-    uint32_t emerg, victims;   /* summed over mounts */
+    uint32_t emerg, victims, threaded;   /* summed over mounts */
 } tctx;
 
 /* The file system's counters restart at each mount: keep their sums. */
@@ -76,6 +76,7 @@ static void keep_stats(tctx *t)
 {
     t->emerg += t->fs.stats.catch_up;
     t->victims += t->fs.stats.victim;
+    t->threaded += t->fs.stats.threaded;
 }
 
 static uint64_t rnd(tctx *t)
@@ -815,9 +816,9 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
         for (b = 0; b < t->cfg.bd->geo.block_count; b++)
             bad += sbd_is_bad(t->cfg.bd, b) > 0;
         fprintf(out, "%s: %llu ops, %llu programs, %llu erases, %u bad blocks, %u GC victims, "
-                "%u catch-up collections\n",
+                "%u catch-up collections, %u threaded head moves\n",
                 o->device, (unsigned long long)t->op, (unsigned long long)t->dev.stats.progs,
-                (unsigned long long)t->dev.stats.erases, bad, t->victims, t->emerg);
+                (unsigned long long)t->dev.stats.erases, bad, t->victims, t->emerg, t->threaded);
     }
     if (o->spinand) {
         r->xfers = t->chip.stats.xfers;
