@@ -480,6 +480,17 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
         if (t->o->verbose)
             fprintf(t->out, "  write %s h%d pos %u len %u\n", m->e[e].path, k, m->h[k].pos - len, len);
         rc = steadyfs_write(&t->fs, m->h[k].fd, data, len);
+        /* a short write returns what it wrote (near the live limit the
+         * sectors kept for removals stop it): the rest is written again,
+         * as a POSIX caller would, and its error, if any, is the call's */
+        while (rc > 0 && (uint32_t)rc < len) {
+            int r2 = steadyfs_write(&t->fs, m->h[k].fd, (const uint8_t *)data + rc, len - (uint32_t)rc);
+            if (r2 <= 0) {
+                rc = r2 < 0 ? r2 : -1000;
+                break;
+            }
+            rc += r2;
+        }
         return rc == (int)len ? 0 : rc < 0 ? rc : -1000;
     }
     if (kind < 50) {                                /* read and compare */
@@ -789,8 +800,12 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
             /* grown bad units took the capacity (the live limit shrinks
              * with them): the device is worn out, not the file system
              * wrong; nothing more can be tested on it */
-            fprintf(out, "%s: device worn out after %llu ops: live limit now %u sectors, %u live\n",
-                    o->device, (unsigned long long)t->op, t->fs.live_max, t->fs.live);
+            uint32_t b, bad = 0;
+            for (b = 0; b < t->cfg.bd->geo.block_count; b++)
+                bad += sbd_is_bad(t->cfg.bd, b) > 0;
+            fprintf(out, "%s: device %s after %llu ops: live limit now %u sectors, %u live\n", o->device,
+                    bad ? "worn out" : "full (the model's files reached the live limit)",
+                    (unsigned long long)t->op, t->fs.live_max, t->fs.live);
             r->worn_out = 1;
             break;
         }
