@@ -51,7 +51,11 @@ def main(argv: list[str]) -> int:
     if len(argv) < 3:
         print("usage: check-layers.py HEADER OBJECT...", file=sys.stderr)
         return 2
-    table = layer_table(Path(argv[1]))
+    try:
+        table = layer_table(Path(argv[1]))
+    except OSError as e:
+        print(f"check-layers: {argv[1]}: {e.strerror}", file=sys.stderr)
+        return 2
     if not table:
         print(f"check-layers: no layer table in {argv[1]}", file=sys.stderr)
         return 2
@@ -61,7 +65,11 @@ def main(argv: list[str]) -> int:
     defined_in: dict[str, str] = {}
     uses: dict[str, set[str]] = {}
     for name, obj in objs.items():
-        defined, used = symbols(obj)
+        try:
+            defined, used = symbols(obj)
+        except (OSError, subprocess.CalledProcessError):
+            print(f"check-layers: {obj}: not an object nm can read", file=sys.stderr)
+            return 2
         for sym in defined:
             defined_in[sym] = name
         uses[name] = used

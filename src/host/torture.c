@@ -681,6 +681,10 @@ static int setup(tctx *t)
     }
     if (!blocks)
         blocks = p->kind == SIM_NAND ? 24 : p->kind == SIM_NOR ? 384 : 24;
+    if (blocks > p->geo.block_count) {
+        fprintf(t->out, "torture: --blocks %u: %s has %u blocks\n", blocks, t->o->device, p->geo.block_count);
+        return -1;
+    }
     t->image_len = sim_image_size(p, blocks);
     t->image = calloc(1, (size_t)t->image_len);
     if (!t->image || sim_init(&t->dev, p, blocks, t->image, t->image_len, SIM_TYPICAL, t->o->seed, 1)) {

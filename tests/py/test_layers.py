@@ -58,3 +58,10 @@ def test_no_table_is_an_error(tmp_path: Path) -> None:
     r = run(header, OBJS)
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "no layer table" in r.stderr
+
+
+def test_a_missing_file_is_a_one_line_error(tmp_path: Path) -> None:
+    r = run(tmp_path / "none.h", OBJS)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "No such file" in r.stderr
+    r = run(HEADER, [tmp_path / "none.o"])
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "nm can read" in r.stderr
