@@ -295,14 +295,15 @@ int sfs_gc_pace(steadyfs *fs, sfs_mode mode)
     /* a relocated victim's unit comes back only when its record retires,
      * up to R victims later: collection keeps that many ahead */
     fb = sfs_free_blocks(fs);
-    /* media without erase: where the host head can go on in a closed
-     * unit's dead sectors, nothing needs copying */
-    if (fs->maybe_live && fs->health.retire[0] == SFS_NONE && sfs_log_can_thread(fs)) {
-        fs->log.debt = 0;
-        return 0;
-    }
     if (fb > fs->gc.low + fs->reloc.nrec && fs->health.retire[0] == SFS_NONE && fs->health.retire[1] == SFS_NONE) {
         fs->log.debt = 0;   /* nothing to pay while the pool is full */
+        return 0;
+    }
+    /* media without erase: where the host head can go on in a closed
+     * unit's dead sectors, nothing needs copying (asked only with the
+     * pool low: the answer scans every unit's bits) */
+    if (fs->maybe_live && fs->health.retire[0] == SFS_NONE && sfs_log_can_thread(fs)) {
+        fs->log.debt = 0;
         return 0;
     }
     /* the pace the current victim needs ((P + sw) / (P - its live count
