@@ -16,6 +16,7 @@ static int sim_erase_op(void *ctx, uint32_t block, uint32_t count);
 static int sim_sync_op(void *ctx);
 static int sim_is_bad_op(void *ctx, uint32_t block);
 static int sim_mark_bad_op(void *ctx, uint32_t block);
+static int sim_progv_op(void *ctx, uint32_t block, uint32_t off, const sbd_iov *iov, uint32_t n);
 
 static const sbd_ops sim_ops = {
     .read = sim_read_op,
@@ -24,6 +25,18 @@ static const sbd_ops sim_ops = {
     .sync = sim_sync_op,
     .is_bad = sim_is_bad_op,
     .mark_bad = sim_mark_bad_op,
+};
+
+/* Media without erase (MRAM, SD) also take gathered programs: one command
+ * for the pieces together, as their SPI or SD bus does. */
+static const sbd_ops sim_ops_gather = {
+    .read = sim_read_op,
+    .prog = sim_prog_op,
+    .erase = sim_erase_op,
+    .sync = sim_sync_op,
+    .is_bad = sim_is_bad_op,
+    .mark_bad = sim_mark_bad_op,
+    .progv = sim_progv_op,
 };
 
 /* Clock, stats and trace for every completed (or refused) operation. */
@@ -222,6 +235,24 @@ static int sim_mark_bad_op(void *ctx, uint32_t block)
     return 0;
 }
 
+/* A gathered program is prog() of the pieces' concatenation: the same
+ * checks, physics, clock (one command), stats and power cuts (the tear
+ * falls anywhere in the whole).  Up to SIM_PROGV_MAX bytes (two 2080-byte
+ * sectors with room to spare), gathered on the stack. */
+#define SIM_PROGV_MAX 8192u
+static int sim_progv_op(void *ctx, uint32_t block, uint32_t off, const sbd_iov *iov, uint32_t n)
+{
+    uint8_t all[SIM_PROGV_MAX];
+    uint32_t i, len = 0;
+    for (i = 0; i < n; i++) {
+        if (!iov[i].buf || iov[i].len > SIM_PROGV_MAX - len)
+            return finish(ctx, SIM_OP_PROG, block, off, len, 0, SBD_ERR_INVAL);
+        memcpy(all + len, iov[i].buf, iov[i].len);
+        len += iov[i].len;
+    }
+    return sim_prog_op(ctx, block, off, all, len, NULL, 0);
+}
+
 int sim_init(sim_dev *d, const sim_profile *p, uint32_t blocks, void *image,
              uint64_t image_len, sim_timing timing, uint64_t seed, int fresh)
 {
@@ -230,7 +261,7 @@ int sim_init(sim_dev *d, const sim_profile *p, uint32_t blocks, void *image,
         return SBD_ERR_INVAL;
     memset(d, 0, sizeof *d);
     d->prof = p;
-    d->bd.ops = &sim_ops;
+    d->bd.ops = p->geo.needs_erase ? &sim_ops : &sim_ops_gather;
     d->bd.ctx = d;
     d->bd.geo = p->geo;
     if (blocks) {

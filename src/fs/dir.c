@@ -113,7 +113,7 @@ static int edit(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint
         d = (h + k) % fs->cfg.dir_pages;
         do {
             wf = flags;
-            rc = sfs_room(fs, dir, fs->rm);
+            rc = sfs_room(fs, 0, fs->rm);
             if (!rc)
                 rc = load(fs, dir, d, &ppn);
             if (rc)

@@ -153,7 +153,7 @@ int sfs_inode_edit(steadyfs *fs, uint32_t ino, const sfs_inode *set, uint32_t ma
     uint32_t i;
     int rc;
     do {
-        rc = sfs_room(fs, ino, fs->rm);
+        rc = sfs_room(fs, 0, fs->rm);
         /* after prep, which may use the buffer: a symlink's target, a
          * file's chunk list (with the pending entries this sector takes in:
          * its commit drops them) */
@@ -233,7 +233,7 @@ static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
     int rc;
     if (off) {
         do {
-            rc = sfs_room(fs, p->ino, fs->rm);
+            rc = sfs_room(fs, 0, fs->rm);
             if (!rc)
                 rc = page_ppn(fs, p, pg, &lpn, &old);
             if (rc)
@@ -361,7 +361,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
 {
     struct sfs_open *o, *p;
     const uint8_t *src = buf;
-    uint32_t done = 0, n, off, pg, old, hint, lpn;
+    uint32_t done = 0, n, off, pg, old, hint, lpn, paced = 0;
     uint64_t end;
     uint8_t nf;
     int commit;
@@ -378,11 +378,12 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
     if (o->acc & SFS_ACC_APPEND)
         o->pos = p->size;
     while (done < len) {
+        uint32_t run, lpns[SFS_RUN_MAX], hints[SFS_RUN_MAX], n1;
         pg = (uint32_t)(o->pos / fs->geo.payload);
         off = (uint32_t)(o->pos % fs->geo.payload);
-        n = fs->geo.payload - off;
-        if (n > len - done)
-            n = len - done;
+        n1 = fs->geo.payload - off;
+        if (n1 > len - done)
+            n1 = len - done;
         if (pg >= fs->geo.maxpg) {
             rc = STEADYFS_EFBIG;
             break;
@@ -395,14 +396,32 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
             if (rc)
                 break;
         }
-        rc = sfs_gc_pace(fs, fs->rm);
+        /* A run: the next SFS_RUN_MAX pages whole, straight from the
+         * caller's memory, in one device program (media without erase
+         * whose device takes gathered programs: sfs_run_fits).  What each
+         * sector needs is what it needs alone -- a pace call each, paid
+         * before the head is reserved, live room, its pending entry --
+         * and the head must offer the slots in a row (sfs_log_run_ok);
+         * where it does not, the first page goes alone and the pace
+         * paid ahead (paced) is the second's. */
+        run = !off && len - done >= SFS_RUN_MAX * fs->geo.payload && pg + SFS_RUN_MAX <= fs->geo.maxpg &&
+              fs->live + SFS_RUN_MAX + 1u + SFS_RM_ROOM <= fs->live_max &&
+              txn_entries(fs, o->ino) + SFS_RUN_MAX <= fs->geo.txn_max &&
+              sfs_runs_offered(fs) ? SFS_RUN_MAX : 1u;
+        for (n = paced ? 1u : 0u; n < run; n++) {
+            rc = sfs_gc_pace(fs, fs->rm);
+            if (rc)
+                break;
+        }
         if (rc)
             break;
-        end = o->pos + n > p->size ? o->pos + n : p->size;
-        /* O_DSYNC: the call's last sector carries the commit and the size */
-        commit = (o->acc & SFS_ACC_DSYNC) && done + n == len;
+        paced = run - 1u;
         do {
-            rc = sfs_room(fs, o->ino, fs->rm);
+            n = n1;
+            end = o->pos + n > p->size ? o->pos + n : p->size;
+            /* O_DSYNC: the call's last sector carries the commit and the size */
+            commit = (o->acc & SFS_ACC_DSYNC) && done + n == len;
+            rc = sfs_room(fs, run - 1u, fs->rm);
             /* after prep (a trim step or collection may run in it): the
              * chunk, taken now if the page's slot has none */
             nf = 0;
@@ -411,6 +430,32 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
             if (rc)
                 break;
             hint = pg >= npages(fs, p->csize) || (nf & TF_NEWCHUNK) ? SFS_NONE : SFS_UNKNOWN;
+            if (run > 1u) {
+                /* the second page: in the chunk the first just took if
+                 * they share its slot, else in one the file has (two
+                 * pages taking chunks would take the same) */
+                uint8_t nf2 = 0, fl[SFS_RUN_MAX];
+                if (nf && lpn != SFS_NONE && (pg + 1u) / fs->geo.C == pg / fs->geo.C && pg)
+                    lpns[1] = lpn + 1u;
+                else if (nf)
+                    lpns[1] = SFS_NONE;
+                else if ((rc = page_lpn(fs, p, pg + 1u, 0, &lpns[1], &nf2)) != 0)
+                    break;
+                if (lpns[1] != SFS_NONE && sfs_log_run_ok(fs, SFS_RUN_MAX)) {
+                    lpns[0] = lpn;
+                    hints[0] = hint;
+                    hints[1] = pg + 1u >= npages(fs, p->csize) || nf ? SFS_NONE : SFS_UNKNOWN;
+                    n = SFS_RUN_MAX * fs->geo.payload;
+                    end = o->pos + n > p->size ? o->pos + n : p->size;
+                    commit = (o->acc & SFS_ACC_DSYNC) && done + n == len;
+                    fl[0] = nf;
+                    fl[1] = (uint8_t)(commit ? TF_COMMIT | TF_SIZE : 0);
+                    rc = sfs_write_run(fs, lpns, pg, (uint16_t)o->ino, &p->txn, fl, commit ? (uint32_t)end : 0,
+                                       hints, src + done, SFS_RUN_MAX);
+                    paced = 0;
+                    continue;
+                }
+            }
             fs->cache.buf_ppn = SFS_NONE;
             if (off || (n < fs->geo.payload && o->pos + n < p->size)) {
                 rc = sfs_lookup(fs, lpn, 1, &old);

@@ -299,6 +299,14 @@ int sfs_rd_words(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t 
 int sfs_rd_raw(steadyfs *fs, uint32_t ppn, uint8_t *buf, uint8_t *spare);
 int sfs_rd_erased(steadyfs *fs, uint32_t ppn);  /* 1 all erased, 0 not, <0 err */
 int sfs_prog_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, const sfs_tag *t);
+/* Runs: up to SFS_RUN_MAX consecutive sectors in one gathered device
+ * program, whole payloads from the caller's memory (media without erase
+ * whose device offers progv: a command's fixed cost paid once). */
+#define SFS_RUN_MAX 2u
+int sfs_runs_offered(const steadyfs *fs);
+/* (and sectors ppn .. ppn + n - 1 lie in one device block) */
+int sfs_run_fits(const steadyfs *fs, uint32_t ppn, uint32_t n);
+int sfs_prog_run(steadyfs *fs, uint32_t ppn, const uint8_t *src, const sfs_tag *t, uint32_t n);
 int sfs_erase(steadyfs *fs, uint32_t block);
 int sfs_dev_err(steadyfs *fs, int rc);           /* map SBD errors; power: dead */
 void sfs_note_flips(steadyfs *fs, uint32_t ppn, int corrected);
@@ -313,6 +321,11 @@ int sfs_log_reserve(steadyfs *fs, sfs_mode mode);
 int sfs_log_host_move(steadyfs *fs, sfs_mode mode);
 int sfs_log_reserve_gc(steadyfs *fs, sfs_mode mode);   /* collection head has one */
 int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out);
+/* May the host head, reserved, take n sectors in a row as one run (no
+ * passed slot, no checkpoint due between them, sfs_run_fits)?  Then
+ * sfs_log_prog_run programs them (ppn_out: where each went). */
+int sfs_log_run_ok(const steadyfs *fs, uint32_t n);
+int sfs_log_prog_run(steadyfs *fs, const uint8_t *src, sfs_tag *t, uint32_t n, uint32_t *ppn_out);
 int sfs_erase_ahead(steadyfs *fs);
 int sfs_gc_pace(steadyfs *fs, sfs_mode mode);   /* after a host sector */
 int sfs_gc_one(steadyfs *fs, sfs_mode mode);    /* one step; 0 nothing to do */
@@ -321,9 +334,10 @@ int sfs_gc_one(steadyfs *fs, sfs_mode mode);    /* one step; 0 nothing to do */
  * any other *rc: 0, *rc unchanged. */
 int sfs_serve(steadyfs *fs, int *rc, sfs_mode mode);
 /* sfs_prep (room in the pending table and a free sector at the head for
- * one data sector of inode ino), with what the log asks for first done:
- * how the files layer prepares every sector it writes. */
-int sfs_room(steadyfs *fs, uint32_t ino, sfs_mode mode);
+ * one data sector, and pending room for `more` sectors of a run after it),
+ * with what the log asks for first done: how the files layer prepares
+ * every sector it writes. */
+int sfs_room(steadyfs *fs, uint32_t more, sfs_mode mode);
 /* rc = expr, again after each need served (layers 5 and up). */
 #define SFS_SERVED(fs, mode, rc, expr)                                                               \
     do {                                                                                             \
@@ -430,12 +444,17 @@ struct sfs_trim {
 int sfs_trim_l1(steadyfs *fs, uint32_t m, struct sfs_trim *tr, sfs_mode mode);
 void sfs_abort(steadyfs *fs, int any, uint16_t owner, uint32_t txn);
 /* Write one data sector of lpn from fs->buf as part of (owner, txn). */
-int sfs_prep(steadyfs *fs, uint32_t ino, sfs_mode mode);
+int sfs_prep(steadyfs *fs, uint32_t more, sfs_mode mode);
 int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uint8_t flags,
                   uint32_t old_hint, uint32_t *ppn_out);
 /* The same for file page fpage of a file (tag.fpage: TF_NEWCHUNK). */
 int sfs_write_page(steadyfs *fs, uint32_t lpn, uint32_t fpage, uint16_t owner, uint32_t *txn,
                    uint8_t flags, uint32_t aux, uint32_t old_hint, uint32_t *ppn_out);
+/* File pages fpage .. fpage + n - 1 (logical pages lpn[], tag flags
+ * flags[], old-location hints hint[]) as one run (sfs_log_run_ok) from
+ * whole payloads at src; the last one's tag carries aux. */
+int sfs_write_run(steadyfs *fs, const uint32_t *lpn, uint32_t fpage, uint16_t owner, uint32_t *txn,
+                  const uint8_t *flags, uint32_t aux, const uint32_t *hint, const uint8_t *src, uint32_t n);
 
 /* chunk.c: chunks of the dense logical space. */
 /* A free chunk (neither used nor dying nor taken by an uncommitted

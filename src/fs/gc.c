@@ -513,9 +513,9 @@ int sfs_live_room(steadyfs *fs, uint32_t need, sfs_mode mode)
     return 0;
 }
 
-int sfs_room(steadyfs *fs, uint32_t ino, sfs_mode mode)
+int sfs_room(steadyfs *fs, uint32_t more, sfs_mode mode)
 {
     int rc;
-    SFS_SERVED(fs, mode, rc, sfs_prep(fs, ino, mode));
+    SFS_SERVED(fs, mode, rc, sfs_prep(fs, more, mode));
     return rc;
 }

@@ -445,28 +445,23 @@ int sfs_log_reserve(steadyfs *fs, sfs_mode mode)
     return reserve_end(fs);
 }
 
-int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out)
+/* The head (host or collection: log.to_gh) took n sectors, tags t, whose
+ * program returned rc: move it on, count them, and call for collection. */
+static int programmed(steadyfs *fs, int rc, const sfs_tag *t, uint32_t n)
 {
-    uint32_t ppn;
-    int rc;
     uint32_t *blk = fs->log.to_gh ? &fs->log.gh_block : &fs->log.head_block;
     uint32_t *idx = fs->log.to_gh ? &fs->log.gh_idx : &fs->log.head_idx;
-    if (*idx >= fs->geo.P || fs->log.need_ckpt)
-        return STEADYFS_EINVAL;   /* caller forgot sfs_log_reserve */
-    ppn = *blk * fs->geo.P + *idx;
-    t->seq = fs->log.seq++;
-    fs->log.call_ops++;
-    if (fs->log.erase_credit < fs->geo.P / 2)
-        fs->log.erase_credit++;   /* capped: no burst of erases after a lull */
-    rc = sfs_prog_sector(fs, ppn, buf, t);
-    (*idx)++;
+    uint32_t i;
+    fs->log.call_ops += n;
+    if (fs->log.erase_credit < fs->geo.P / 2)   /* capped: no burst of erases after a lull */
+        fs->log.erase_credit = fs->log.erase_credit + n < fs->geo.P / 2 ? fs->log.erase_credit + n : fs->geo.P / 2;
+    *idx += n;
     if (!fs->log.to_gh)
         sfs_log_skip_live(fs);
-    fs->log.since_ckpt++;
+    fs->log.since_ckpt += n;
     if (rc == SFS_EFAIL) {
         /* grown bad block: what it holds moves out by GC, then it is
-         * retired; the caller writes its sector again elsewhere */
-        int i;
+         * retired; the caller writes its sectors again elsewhere */
         for (i = 0; i < 4; i++)
             if (fs->health.retire[i] == SFS_NONE) {
                 fs->health.retire[i] = *blk;
@@ -478,17 +473,58 @@ int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out)
     }
     if (rc)
         return rc;
-    /* everything but collection's own work calls for collection (the
-     * pace: sfs_gc_pace), map merges and inode sectors as data do
-     * (collection takes back what its own steps add: gc.c collect()) */
-    if (!(t->kind == TK_DATA && (t->flags & TF_COPY)))
-        fs->log.debt++;
-    if (t->kind == TK_DATA && t->owner == OWNER_GC)
-        fs->stats.copy++;
-    else if (t->kind == TK_DATA)
-        fs->stats.data++;
-    else
-        fs->stats.map++;
-    *ppn_out = ppn;
+    for (i = 0; i < n; i++) {
+        /* everything but collection's own work calls for collection (the
+         * pace: sfs_gc_pace), map merges and inode sectors as data do
+         * (collection takes back what its own steps add: gc.c collect()) */
+        if (!(t[i].kind == TK_DATA && (t[i].flags & TF_COPY)))
+            fs->log.debt++;
+        if (t[i].kind == TK_DATA && t[i].owner == OWNER_GC)
+            fs->stats.copy++;
+        else if (t[i].kind == TK_DATA)
+            fs->stats.data++;
+        else
+            fs->stats.map++;
+    }
     return 0;
+}
+
+int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out)
+{
+    uint32_t *blk = fs->log.to_gh ? &fs->log.gh_block : &fs->log.head_block;
+    uint32_t *idx = fs->log.to_gh ? &fs->log.gh_idx : &fs->log.head_idx;
+    uint32_t ppn;
+    if (*idx >= fs->geo.P || fs->log.need_ckpt)
+        return STEADYFS_EINVAL;   /* caller forgot sfs_log_reserve */
+    ppn = *blk * fs->geo.P + *idx;
+    t->seq = fs->log.seq++;
+    *ppn_out = ppn;
+    return programmed(fs, sfs_prog_sector(fs, ppn, buf, t), t, 1);
+}
+
+int sfs_log_run_ok(const steadyfs *fs, uint32_t n)
+{
+    uint32_t i, idx = fs->log.head_idx;
+    /* the host head, reserved; a checkpoint falls due before a program
+     * once replay_max sectors follow the last (reserve_end) */
+    if (fs->log.to_gh || fs->log.need_ckpt || fs->log.head_block == SFS_NONE || idx + n > fs->geo.P ||
+        fs->log.since_ckpt + n > fs->cfg.replay_max)
+        return 0;
+    for (i = idx; i < idx + n; i++)
+        if (i < 32u && (fs->log.head_skip >> i & 1u))
+            return 0;   /* a live slot of a threaded unit between them */
+    return sfs_run_fits(fs, fs->log.head_block * fs->geo.P + idx, n);
+}
+
+int sfs_log_prog_run(steadyfs *fs, const uint8_t *src, sfs_tag *t, uint32_t n, uint32_t *ppn_out)
+{
+    uint32_t i, first;
+    if (!sfs_log_run_ok(fs, n))
+        return STEADYFS_EINVAL;
+    first = fs->log.head_block * fs->geo.P + fs->log.head_idx;
+    for (i = 0; i < n; i++) {
+        t[i].seq = fs->log.seq++;
+        ppn_out[i] = first + i;
+    }
+    return programmed(fs, sfs_prog_run(fs, first, src, t, n), t, n);
 }

@@ -625,22 +625,30 @@ int sfs_write_lpn(steadyfs *fs, uint32_t lpn, uint16_t owner, uint32_t *txn, uin
     return sfs_write_page(fs, lpn, 0, owner, txn, flags, 0, old_hint, ppn_out);
 }
 
+/* The tag of a data sector of (owner, *txn), which starts the
+ * transaction if it has none yet. */
+static void data_tag(const steadyfs *fs, sfs_tag *t, uint32_t lpn, uint32_t fpage, uint16_t owner, uint32_t *txn,
+                     uint8_t flags, uint32_t aux)
+{
+    memset(t, 0, sizeof *t);
+    t->kind = TK_DATA;
+    t->key = lpn;
+    t->fpage = (uint16_t)fpage;
+    t->owner = owner;
+    t->flags = flags;
+    t->aux = aux;
+    if (!*txn)
+        *txn = (uint32_t)fs->log.seq ? (uint32_t)fs->log.seq : 1u;
+    t->txn = *txn;
+}
+
 int sfs_write_page(steadyfs *fs, uint32_t lpn, uint32_t fpage, uint16_t owner, uint32_t *txn,
                    uint8_t flags, uint32_t aux, uint32_t old_hint, uint32_t *ppn_out)
 {
     sfs_tag t;
     uint32_t ppn;
     int rc;
-    memset(&t, 0, sizeof t);
-    t.kind = TK_DATA;
-    t.key = lpn;
-    t.fpage = (uint16_t)fpage;
-    t.owner = owner;
-    t.flags = flags;
-    t.aux = aux;
-    if (!*txn)
-        *txn = (uint32_t)fs->log.seq ? (uint32_t)fs->log.seq : 1u;
-    t.txn = *txn;
+    data_tag(fs, &t, lpn, fpage, owner, txn, flags, aux);
     rc = sfs_log_prog(fs, fs->buf, &t, &ppn);
     if (rc)
         return rc;
@@ -650,19 +658,35 @@ int sfs_write_page(steadyfs *fs, uint32_t lpn, uint32_t fpage, uint16_t owner, u
     return rc;
 }
 
+int sfs_write_run(steadyfs *fs, const uint32_t *lpn, uint32_t fpage, uint16_t owner, uint32_t *txn,
+                  const uint8_t *flags, uint32_t aux, const uint32_t *hint, const uint8_t *src, uint32_t n)
+{
+    sfs_tag t[SFS_RUN_MAX];
+    uint32_t ppn[SFS_RUN_MAX], i;
+    int rc;
+    for (i = 0; i < n; i++)
+        data_tag(fs, &t[i], lpn[i], fpage + i, owner, txn, flags[i], i + 1 == n ? aux : 0u);
+    rc = sfs_log_prog_run(fs, src, t, n, ppn);
+    /* applied in program order, as replay applies them: a commit in the
+     * last one takes the others with it */
+    for (i = 0; !rc && i < n; i++)
+        rc = sfs_apply_data(fs, &t[i], ppn[i], hint[i]);
+    return rc;
+}
+
 /* Before a data sector is built in fs->buf: make room in the pending
- * table and make sure the head has a free sector. */
-int sfs_prep(steadyfs *fs, uint32_t ino, sfs_mode mode)
+ * table and make sure the head has a free sector.  more: the changes of
+ * the sectors that follow it in one run (sfs_write_run). */
+int sfs_prep(steadyfs *fs, uint32_t more, sfs_mode mode)
 {
     int rc;
-    (void)ino;
     for (;;) {
         /* room for the sector's change and a commit's kill (three) */
-        rc = sfs_make_room(fs, 4, mode);
+        rc = sfs_make_room(fs, 4 + more, mode);
         if (!rc)
             rc = sfs_log_reserve(fs, mode);
         /* a collection inside the reserve may have used pending room */
-        if (rc || fs->npend + 5 <= fs->cfg.pending_max)
+        if (rc || fs->npend + 5 + more <= fs->cfg.pending_max)
             return rc;
     }
 }

@@ -5,9 +5,11 @@
  * against its CRC on read, so a torn program is never taken for data. */
 #include "fs/fs_internal.h"
 
-/* (the payload's CRC, dcrc, is the one field the caller's tag lacks) */
-static void tag_pack(const steadyfs *fs, uint8_t *p, const sfs_tag *t, uint32_t dcrc)
+/* The tag of the payload at data into p (the payload's CRC is the one
+ * field the caller's tag lacks). */
+static void tag_pack(const steadyfs *fs, uint8_t *p, const sfs_tag *t, const uint8_t *data)
 {
+    uint32_t dcrc = steady_crc32(0, data, fs->geo.payload);
     p[0] = t->kind;
     p[1] = t->flags;
     sfs_put16(p + 2, t->owner);
@@ -205,7 +207,7 @@ int sfs_prog_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, const sfs_tag *t)
     uint32_t db, off, o, k, n = sfs_stride(fs);
     int rc = 0;
     fs->cache.buf_ppn = SFS_NONE;
-    tag_pack(fs, in ? buf + fs->geo.payload : raw, t, steady_crc32(0, buf, fs->geo.payload));
+    tag_pack(fs, in ? buf + fs->geo.payload : raw, t, buf);
     /* NOR programs one device page per command, in order, so the tag at
      * the end is programmed last; a tag in the spare area goes with the
      * sector's one program */
@@ -227,6 +229,45 @@ int sfs_prog_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, const sfs_tag *t)
     if (buf == fs->buf)
         fs->cache.buf_ppn = ppn;   /* the buffer is what the sector now holds */
     return 0;
+}
+
+int sfs_runs_offered(const steadyfs *fs)
+{
+    /* the tag right after its payload (beside or inside the sector) */
+    return fs->cfg.bd->ops->progv && fs->geo.tag_inline && !fs->cfg.bd->geo.needs_erase;
+}
+
+int sfs_run_fits(const steadyfs *fs, uint32_t ppn, uint32_t n)
+{
+    uint32_t db, off;
+    return sfs_runs_offered(fs) && n <= SFS_RUN_MAX && where(fs, ppn, 0, &db, &off) >= n * sfs_stride(fs);
+}
+
+int sfs_prog_run(steadyfs *fs, uint32_t ppn, const uint8_t *src, const sfs_tag *t, uint32_t n)
+{
+    uint8_t raw[SFS_RUN_MAX][SFS_TAG_SIZE];
+    sbd_iov iov[2 * SFS_RUN_MAX];
+    uint32_t i, db, off;
+    int rc;
+    fs->cache.buf_ppn = SFS_NONE;
+    /* each payload, then its tag: the bytes n lone programs would write,
+     * in their order, so a cut tears the run as it would tear them */
+    for (i = 0; i < n; i++) {
+        const uint8_t *p = src + i * fs->geo.payload;
+        tag_pack(fs, raw[i], &t[i], p);
+        iov[2 * i].buf = p;
+        iov[2 * i].len = fs->geo.payload;
+        iov[2 * i + 1].buf = raw[i];
+        iov[2 * i + 1].len = SFS_TAG_SIZE;
+    }
+    (void)where(fs, ppn, 0, &db, &off);
+    rc = sbd_progv(fs->cfg.bd, db, off, iov, 2u * n);
+    sfs_budget_spend(fs, SFS_SPEND_PROG, n);   /* (the bound counts the n programs it replaces) */
+    if (rc == SBD_ERR_PROG) {
+        sfs_budget_void(fs);
+        return SFS_EFAIL;
+    }
+    return rc < 0 ? sfs_dev_err(fs, rc) : 0;
 }
 
 int sfs_erase(steadyfs *fs, uint32_t block)

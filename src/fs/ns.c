@@ -150,7 +150,7 @@ int sfs_create(steadyfs *fs, struct sfs_where *r, uint8_t type, const steadyfs_a
     in.gid = mask & STEADYFS_ATTR_GID ? attr->gid : 0;
     in.mtime = in.ctime = sfs_now(fs);
     do {
-        rc = sfs_room(fs, in.ino, fs->rm);
+        rc = sfs_room(fs, 0, fs->rm);
         if (rc)
             break;
         /* a file's chunk list starts empty */

@@ -98,8 +98,17 @@ static int shim_mark_bad(void *ctx, uint32_t block)
     return sbd_mark_bad(f->lower, block);
 }
 
+static int shim_progv(void *ctx, uint32_t block, uint32_t off, const sbd_iov *iov, uint32_t n)
+{
+    sh_fs *f = ctx;
+    return sbd_progv(f->lower, block, off, iov, n);
+}
+
 static const sbd_ops shim_ops = {shim_read, shim_prog, shim_erase, shim_sync, shim_is_bad,
-                                 shim_mark_bad};
+                                 shim_mark_bad, NULL};
+/* (gathered programs offered where the device below offers them) */
+static const sbd_ops shim_ops_gather = {shim_read, shim_prog, shim_erase, shim_sync, shim_is_bad,
+                                        shim_mark_bad, shim_progv};
 
 /* The shim on lower with a bounce buffer for one widened read of a
  * sector of ss bytes, and the sector buffer itself.  0 or -1 (no memory). */
@@ -111,7 +120,7 @@ static int shim_setup(sh_fs *f, const sbd *lower, uint32_t ss)
     f->bounce_len = (ss + 2 * rs + rs - 1) / rs * rs;
     f->bounce = calloc(1, f->bounce_len);
     f->lower = lower;
-    f->shim.ops = &shim_ops;
+    f->shim.ops = lower->ops->progv ? &shim_ops_gather : &shim_ops;
     f->shim.ctx = f;
     f->shim.geo = lower->geo;
     f->sector_size = ss;

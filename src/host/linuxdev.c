@@ -139,7 +139,7 @@ static int lx_mark_bad(void *ctx, uint32_t block)
     return SBD_ERR_INVAL;
 }
 
-static const sbd_ops lx_ops = {lx_read, lx_prog, lx_erase, lx_sync, lx_is_bad, lx_mark_bad};
+static const sbd_ops lx_ops = {lx_read, lx_prog, lx_erase, lx_sync, lx_is_bad, lx_mark_bad, NULL};
 
 /* The sysfs path of a block device, e.g. ".../block/sdb/sdb1". */
 static int sysfs_path(dev_t rdev, char *out, size_t len)

@@ -154,7 +154,7 @@ static int lk_mark_bad(void *ctx, uint32_t b)
     return l->inner->ops->mark_bad(l->inner->ctx, b);
 }
 
-static const sbd_ops lk_ops = {lk_read, lk_prog, lk_erase, lk_sync, lk_is_bad, lk_mark_bad};
+static const sbd_ops lk_ops = {lk_read, lk_prog, lk_erase, lk_sync, lk_is_bad, lk_mark_bad, NULL};
 
 /* ---- one side: device + file system (+ server) ---------------------------- */
 
