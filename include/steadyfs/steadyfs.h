@@ -48,7 +48,7 @@
  *   n_c  = ceil(live / C) + max_inodes,
  *   n_l1 = ceil((S * max_inodes + C * n_c) / E), n_l2 = ceil(n_l1 / E).
  *   The default max_inodes is the largest power of two <= 1024 whose
- *   checkpoint (132 + nblocks + 4 n_l2 + 16 pending_max + max_inodes / 8
+ *   checkpoint (144 + nblocks + 4 n_l2 + 16 pending_max + max_inodes / 8
  *   + 2 n_c / 8 bytes) fits one sector payload: 256 on a full mt29f1g01.
  *   An open handle is 80 B: file state, position, the working mtime and a
  *   window of 8 chunk numbers (a log's next page costs no chunk lookup).
@@ -182,7 +182,7 @@ enum steadyfs_err {
 /* Open flags. */
 /* The on-media format this build reads and writes (docs/SPEC.md); an image
  * of any other version is refused with STEADYFS_EFORMAT. */
-#define STEADYFS_FORMAT_VERSION 11
+#define STEADYFS_FORMAT_VERSION 12
 
 #define STEADYFS_O_RDONLY 0x0000
 #define STEADYFS_O_WRONLY 0x0001
@@ -232,8 +232,11 @@ typedef struct steadyfs_config {
     uint32_t sector_buf_size; /* its bytes (0: sector_size, too few where the
                                  tag goes beside the sector: EINVAL) */
     uint16_t open_max;        /* open files + directories (default 4) */
-    uint16_t pending_max;     /* pending map changes K (default 32, >= 8) */
-    uint16_t replay_max;      /* sectors between checkpoints R (default 22) */
+    uint16_t pending_max;     /* pending map changes K (default 32, >= 8; 64 on
+                                 byte-addressable media without erase, MRAM:
+                                 a merge costs as much as a data sector there) */
+    uint16_t replay_max;      /* sectors between checkpoints R (default 22; 64 on
+                                 MRAM, where mount reads a tag in ~18 us) */
     uint16_t max_inodes;      /* (format) files + directories, root included (0:
                                  the most whose checkpoint fits, <= 1024) */
     uint16_t fill_permille;   /* (format) live data limit, per mille of the
@@ -290,6 +293,9 @@ typedef struct steadyfs {
         uint32_t nqueued, nfree, nlimbo;
         uint32_t head_skip;   /* slots of the host head's unit it passes: live when it
                                  entered a unit without erasing it (MRAM, log.c) */
+        uint32_t thread_next, thread_skip;   /* the closed unit the last checkpoint
+                                                named for the host head to go on in,
+                                                and the slots it would pass (log.c) */
         uint32_t debt;      /* sectors programmed outside collection since it last paid */
         uint8_t need_ckpt, erase_budget, to_gh;
         uint8_t call_erased;   /* bit 0: this call erased a unit (none more at its end,
@@ -348,7 +354,8 @@ typedef struct steadyfs {
     /* Counters since mount (statistics; nothing depends on them). */
     struct {
         uint32_t data, copy, map, ckpt, erase, victim, catch_up;
-        uint32_t threaded;   /* host-head moves into a closed unit (MRAM) */
+        uint32_t threaded;   /* host-head moves into a closed unit (MRAM), those
+                                replay followed included */
     } stats;
     /* Read savers (src/fs/cache.c), exact or empty, never a guess:
      * buf_ppn: the sector whose payload buf holds as read or programmed

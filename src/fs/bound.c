@@ -446,8 +446,10 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
         rd(m, a, 2 * 3 + 1);            /* newest valid checkpoint, two back (a torn one and
                                            its relocation sector); both anchors; the
                                            relocation sector it names */
-        rds(m, a, (double)m->R * 3 + 2);  /* replay: a tag per sector (+ one per head at
-                                           the end), commit lookups */
+        rds(m, a, (double)m->R * 3 + 2 + !m->erases);  /* replay: a tag per sector (+ one
+                                           per head at the end, and where the host head may
+                                           have gone on in the closed unit named for it),
+                                           commit lookups */
         /* no kill: kills are committed by a checkpoint (sfs_commit_kill) */
         rds(m, a, 2 * 4);               /* aborted creates: at most one namespace */
         rd(m, a, 4 + 2 * 2);            /* transaction's inodes; where each head resumes */

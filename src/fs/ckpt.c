@@ -29,10 +29,11 @@
  * a sector takes sector_size + 32 bytes of its unit (SPEC §2); 11: on
  * media without erase the host head may go on in a closed unit, writing
  * only the sectors dead when it entered: the slots it passes at byte 132
- * (DESIGN.md §9, SPEC §7) */
+ * (DESIGN.md §9, SPEC §7); 12: the closed unit the host head goes on in
+ * next and the slots it passes there, named ahead at bytes 136 and 140,
+ * so that move needs no checkpoint of its own (DESIGN.md §9, SPEC §7) */
 #define CKPT_VERSION SFS_CKPT_VERSION
-#define CKPT_HDR 136u   /* 128..131: the relocation sector (format 9); 132..135 the
-                           host head's passed slots (format 11) */
+#define CKPT_HDR SFS_CKPT_HDR
 
 #if SFS_LE
 /* A pending entry in RAM is its checkpoint image (SPEC §7): the table is
@@ -78,6 +79,7 @@ static const uint8_t hdr_fields[][2] = {
     FLD(72, gc.victims), FLD(76, health.retire[0]), FLD(80, health.retire[1]), FLD(84, health.retire[2]),
     FLD(88, health.retire[3]), FLD(92, npend), FLD(104, live_max), FLD(108, geo.vol), FLD(112, geo.usable),
     FLD(116, log.gh_block), FLD(120, log.gh_idx), FLD(124, log.gh_count), FLD(132, log.head_skip),
+    FLD(136, log.thread_next), FLD(140, log.thread_skip),
 };
 #define N_FIELDS (sizeof hdr_fields / sizeof hdr_fields[0])
 
@@ -391,11 +393,11 @@ static int resume(steadyfs *fs, uint32_t b, uint32_t *idx)
  * before, both heads were read for every sector). */
 static int replay(steadyfs *fs)
 {
-    uint32_t ppn = SFS_NONE, h, *idx, at[2] = {SFS_NONE, SFS_NONE};
+    uint32_t ppn = SFS_NONE, h, *idx, at[2] = {SFS_NONE, SFS_NONE}, tat = SFS_NONE;
     uint64_t exp = fs->log.seq;
-    sfs_tag seen[2];
+    sfs_tag seen[2], tseen;
     const sfs_tag *t;
-    int rc, ok[2] = {0, 0};
+    int rc, ok[2] = {0, 0}, tread = 0, tok = 0;
     for (;;) {
         for (h = 0; h < 2; h++) {
             uint32_t b = h ? fs->log.gh_block : fs->log.head_block, nb = SFS_NONE;
@@ -404,8 +406,29 @@ static int replay(steadyfs *fs)
                 continue;
             if (*idx >= fs->geo.P) {
                 /* a full head went on in the unit the checkpoint named as
-                 * its next, if that unit's first sector is the next one */
+                 * its next, if that unit's first sector is the next one;
+                 * the host head may have gone on in the closed unit named
+                 * for it instead, at its first slot not passed */
                 nb = sfs_next_unit(fs, (int)h);
+                if (!h && fs->log.thread_next != SFS_NONE) {
+                    if (!tread) {   /* its first slot not passed, read once */
+                        uint32_t i = 0;
+                        while (i < fs->geo.P && (fs->log.thread_skip >> i & 1u))
+                            i++;
+                        tread = 1;
+                        tat = fs->log.thread_next * fs->geo.P + i;
+                        tok = i < fs->geo.P && sfs_rd_tag(fs, tat, &tseen) >= 0;
+                        if (fs->dead)
+                            return STEADYFS_EIO;
+                    }
+                    if (tok && tseen.seq == exp) {
+                        sfs_enter_thread(fs);
+                        ppn = at[0] = tat;
+                        seen[0] = tseen;
+                        ok[0] = 1;
+                        break;
+                    }
+                }
                 if (nb == SFS_NONE)
                     continue;
                 ppn = nb * fs->geo.P;

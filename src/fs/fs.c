@@ -47,7 +47,7 @@ static uint32_t ckpt_bytes(steadyfs *fs, uint32_t mi)
         fs->geo.R = SFS_RELOC_RECS;
     if (fs->cfg.file_pages_log2 && fs->cfg.file_pages_log2 < 31 && fs->geo.maxpg > (1u << fs->cfg.file_pages_log2))
         fs->geo.maxpg = 1u << fs->cfg.file_pages_log2;
-    return 136 + fs->geo.nblocks + 4 * fs->geo.n_l2 + SFS_PEND_SIZE * fs->cfg.pending_max +
+    return SFS_CKPT_HDR + fs->geo.nblocks + 4 * fs->geo.n_l2 + SFS_PEND_SIZE * fs->cfg.pending_max +
            (mi + 7u) / 8u + 2u * ((fs->geo.n_c + 7u) / 8u);
 }
 
@@ -74,7 +74,7 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
 {
     const sbd_geometry *g;
     uint32_t dsize, bbytes, cb, stride;
-    int beside;
+    int beside, bytewise;
     if (!fs || !cfg || !cfg->bd || !cfg->bd->ops)
         return STEADYFS_EINVAL;
     memset(fs, 0, sizeof *fs);
@@ -84,15 +84,20 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     g = &cfg->bd->geo;
     if (!fs->cfg.open_max)
         fs->cfg.open_max = 4;
+    /* byte-addressable media without erase (MRAM): a checkpoint or a map
+     * merge costs as much as a data sector there, and a tag read at mount
+     * a twentieth of one, so the defaults keep more changes in the
+     * pending table and replay more sectors (DESIGN.md §9) */
+    bytewise = !g->needs_erase && g->read_size == 1u && g->prog_size == 1u;
     if (!fs->cfg.pending_max)
-        fs->cfg.pending_max = 32;
+        fs->cfg.pending_max = bytewise ? 64 : 32;
     if (!fs->cfg.replay_max)
         /* a head move checkpoints too, so a unit of 64 sectors costs
          * ceil(64 / R) checkpoints: 4 at R = 16..21, 3 from R = 22 (one
          * program less per 64 sectors of a log, 0.9 % of log4k's time);
          * mount's replay bound, one tag read per sector, is what R = 16
          * cost with two */
-        fs->cfg.replay_max = 22;
+        fs->cfg.replay_max = bytewise ? 64 : 22;
     if (!fs->cfg.fill_permille)
         fs->cfg.fill_permille = 750;
     if (!fs->cfg.dir_pages)
@@ -175,6 +180,7 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     }
     fs->log.head_block = SFS_NONE;
     fs->log.gh_block = SFS_NONE;
+    fs->log.thread_next = SFS_NONE;
     fs->log.gh_idx = fs->geo.P;
     fs->gc.victim = SFS_NONE;
     fs->gc.waiting = SFS_NONE;

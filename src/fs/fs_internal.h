@@ -31,6 +31,10 @@
 #define SFS_UNKNOWN 0xFFFFFFFEu   /* committed old location not known yet */
 #define SFS_TAG_SIZE 32u
 #define SFS_CKPT_VERSION ((uint32_t)STEADYFS_FORMAT_VERSION)       /* the on-media format (SPEC.md; ckpt.c says what changed) */
+/* the checkpoint's fixed header (SPEC §7): 128..131 the relocation sector
+ * (format 9); 132..135 the host head's passed slots (11); 136..143 the
+ * unit named for it to go on in and its passed slots (12) */
+#define SFS_CKPT_HDR 144u
 #define SFS_RETRY 1               /* a program failed and was moved: redo */
 #define SFS_EFAIL (-1005)         /* device reported program/erase failure */
 /* What a lower layer needs done before it can go on (log.c's reserve),
@@ -360,8 +364,10 @@ void sfs_log_skip_live(steadyfs *fs);
 /* Media without erase: can the host head go on in a closed unit's dead
  * sectors (then collection has nothing to pay for)? */
 int sfs_log_can_thread(steadyfs *fs);
-/* Replay: head gc, full, moves into its named next unit. */
+/* Replay: head gc, full, moves into its named next unit; the host head
+ * into the closed unit named for it to go on in (log.thread_next). */
 void sfs_enter_next(steadyfs *fs, int gc);
+void sfs_enter_thread(steadyfs *fs);
 /* The live limit for the units still good: fill_permille of them, less
  * the collection reserve (format, and every unit that goes bad). */
 uint32_t sfs_live_limit(const steadyfs *fs);

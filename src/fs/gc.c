@@ -17,7 +17,7 @@ static uint32_t pick_victim(steadyfs *fs)
         }
     fs->gc.victims++;
     for (b = 0; b < fs->geo.nblocks; b++)
-        if (sfs_closed(fs, b) && fs->blk[b] < bestc && b != fs->gc.wl_victim &&
+        if (sfs_closed(fs, b) && fs->blk[b] < bestc && b != fs->gc.wl_victim && b != fs->log.thread_next &&
             (b != fs->gc.waiting || !fs->chunk.ndying)) {
             best = b;
             bestc = fs->blk[b];
@@ -36,7 +36,7 @@ static uint32_t pick_static(steadyfs *fs)
     uint32_t k, b;
     for (k = 0; k < fs->geo.nblocks; k++) {
         b = (fs->gc.wl_cursor + k) % fs->geo.nblocks;
-        if (sfs_closed(fs, b) && b != fs->gc.victim) {
+        if (sfs_closed(fs, b) && b != fs->gc.victim && b != fs->log.thread_next) {
             fs->gc.wl_cursor = (b + 1) % fs->geo.nblocks;
             return b;
         }

@@ -210,11 +210,29 @@ uint32_t sfs_next_unit(steadyfs *fs, int gc)
     return find_state(fs, gc ? BS_GNEXT : BS_NEXT);
 }
 
+static uint32_t thread_unit(steadyfs *fs, uint32_t *skip);
+
+/* The slots a head going on in a unit would write there (skip clear). */
+static uint32_t slots_open(const steadyfs *fs, uint32_t skip)
+{
+    uint32_t i, n = 0;
+    for (i = 0; i < fs->geo.P; i++)
+        n += !(skip >> i & 1u);
+    return n;
+}
+
+/* The erased units are down to where collection would run (sfs_gc_pace:
+ * gc.low + the units records hold); within `margin` of it. */
+static int units_low(const steadyfs *fs, uint32_t margin)
+{
+    return sfs_free_blocks(fs) <= SFS_Q_TARGET + 3u + fs->reloc.nrec + margin;
+}
+
 void sfs_name_next(steadyfs *fs)
 {
     int gc;
+    uint32_t skip = 0, b;
     for (gc = 0; gc < 2; gc++) {
-        uint32_t b;
         if ((gc ? fs->log.gh_block : fs->log.head_block) == SFS_NONE ||
             sfs_next_unit(fs, gc) != SFS_NONE)
             continue;
@@ -222,6 +240,23 @@ void sfs_name_next(steadyfs *fs)
         if (b != SFS_NONE)
             set_state(fs, b, gc ? BS_GNEXT : BS_NEXT);
     }
+    /* Media without erase, erased units running low: the closed unit the
+     * host head will go on in, and the slots it will pass -- those maybe
+     * live now, at this checkpoint -- so that the move needs no checkpoint
+     * of its own: replay finds the head there by sequence number, as in a
+     * named erased unit.  A unit named before stays named if none is
+     * better (after a mount every maybe-live bit is set): what was dead
+     * then is dead still, and nothing else writes it (thread_unit,
+     * collection's victims pass it by). */
+    if (fs->maybe_live && fs->log.head_block != SFS_NONE && units_low(fs, 1) &&
+        (b = thread_unit(fs, &skip)) != SFS_NONE &&
+        (fs->log.thread_next == SFS_NONE || !sfs_closed(fs, fs->log.thread_next) ||
+         slots_open(fs, skip) > slots_open(fs, fs->log.thread_skip))) {
+        fs->log.thread_next = b;
+        fs->log.thread_skip = skip;
+    }
+    if (fs->log.thread_next != SFS_NONE && !sfs_closed(fs, fs->log.thread_next))
+        fs->log.thread_next = SFS_NONE;
 }
 
 /* (the host head passes the slots of its unit it must not write) */
@@ -266,7 +301,7 @@ static uint32_t thread_unit(steadyfs *fs, uint32_t *skip)
          * index there, past what the head wrote, and free the unit with
          * that still counted: test build's drift) */
         if (!sfs_closed(fs, b) || fs->geo.P - fs->blk[b] < most || sfs_reloc_holds(fs, b) ||
-            b == fs->gc.victim || b == fs->gc.wl_victim)
+            b == fs->gc.victim || b == fs->gc.wl_victim || retire_idx(fs, b) >= 0)
             continue;
         for (i = 0, bits = 0, dead = 0; i < fs->geo.P; i++)
             if (sfs_bit(fs->maybe_live, b * fs->geo.P + i))
@@ -280,6 +315,13 @@ static uint32_t thread_unit(steadyfs *fs, uint32_t *skip)
         }
     }
     return best;
+}
+
+void sfs_enter_thread(steadyfs *fs)
+{
+    enter(fs, 0, fs->log.thread_next, fs->log.thread_skip);
+    fs->log.thread_next = SFS_NONE;
+    fs->stats.threaded++;
 }
 
 void sfs_enter_next(steadyfs *fs, int gc)
@@ -308,8 +350,16 @@ static int head_move(steadyfs *fs, int gc)
          * would have copied stays where it is.  The checkpoint that
          * follows the move records the slots it passes (replay follows
          * them) and makes every sector dead now dead for good. */
-        if (!gc && *blk != SFS_NONE && sfs_free_blocks(fs) <= SFS_Q_TARGET + 3u + fs->reloc.nrec &&
-            (b = thread_unit(fs, &skip)) != SFS_NONE) {
+        if (!gc && *blk != SFS_NONE && units_low(fs, 0) && fs->log.thread_next != SFS_NONE &&
+            sfs_closed(fs, fs->log.thread_next)) {
+            /* the unit the last checkpoint named: replay follows the
+             * head there without another */
+            enter(fs, 0, fs->log.thread_next, fs->log.thread_skip);
+            fs->log.thread_next = SFS_NONE;
+            fs->stats.threaded++;
+            continue;
+        }
+        if (!gc && *blk != SFS_NONE && units_low(fs, 0) && (b = thread_unit(fs, &skip)) != SFS_NONE) {
             enter(fs, 0, b, skip);
             fs->log.need_ckpt = 1;
             fs->stats.threaded++;

@@ -1,4 +1,4 @@
-/* The threaded host head on a medium without erase (format 11, DESIGN.md
+/* The threaded host head on a medium without erase (formats 11, 12, DESIGN.md
  * §9), under power cuts.  On a small em064lx the files fill about 70 % of
  * the capacity and random 4 KiB blocks are rewritten and synced, so the
  * erased units run low and the host head goes on in closed units' dead
@@ -7,7 +7,9 @@
  * anything), the remount works, and every block of every file reads the
  * last version synced before the cut -- or, for the block being written
  * when the power went, that version or the one before.  At the end the
- * head must have gone on in a closed unit, or the test did not test it. */
+ * head must have gone on in a closed unit, and replay must have followed
+ * it into a unit a checkpoint named for it (format 12: that move writes
+ * no checkpoint of its own), or the test did not test them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +23,7 @@
 
 typedef struct rig {
     tdev t;
-    uint32_t nblk, threaded;
+    uint32_t nblk, threaded, followed;
     uint64_t rng;
     uint16_t ver[NFILES][MAXBLK];   /* version of each block, as last synced */
 } rig;
@@ -138,6 +140,7 @@ static void run(uint32_t blocks, uint64_t seed, uint32_t writes)
         sim_power_restore(&r->t.dev);
         CHECK_EQ(tdev_fsck(&r->t, &r->t.fs, "thread: after a cut"), 0);
         CHECK_EQ(steadyfs_mount(&r->t.fs, &r->t.cfg), 0);
+        r->followed += r->t.fs.stats.threaded != 0;   /* replay went on in a named unit */
         CHECK_EQ(verify(r, f, k), 0);
     }
     r->threaded += r->t.fs.stats.threaded;
@@ -146,8 +149,10 @@ static void run(uint32_t blocks, uint64_t seed, uint32_t writes)
     CHECK_EQ(tdev_fsck(&r->t, &r->t.fs, "thread: at the end"), 0);
     CHECK(cuts > 0);
     CHECK(r->threaded > 0);   /* the head went on in closed units: the path was tested */
-    printf("  em064lx, %u blocks, seed %llu: %u files of %u blocks, %u writes, %u cuts, %u threaded head moves\n",
-           blocks, (unsigned long long)seed, NFILES, r->nblk, writes, cuts, r->threaded);
+    CHECK(r->followed > 0);
+    printf("  em064lx, %u blocks, seed %llu: %u files of %u blocks, %u writes, %u cuts, %u threaded head moves, "
+           "replay followed one after %u cuts\n",
+           blocks, (unsigned long long)seed, NFILES, r->nblk, writes, cuts, r->threaded, r->followed);
     tdev_close(&r->t);
     free(r);
 }
