@@ -34,6 +34,9 @@ LIB_OBJS  := $(patsubst %.c,$(BUILD)/host/%.o,$(CORE_SRCS) $(HOST_SRCS))
 SAN_OBJS  := $(patsubst %.c,$(BUILD)/san/%.o,$(CORE_SRCS) $(HOST_SRCS) $(TEST_SUPPORT))
 CLANG_OBJS:= $(patsubst %.c,$(BUILD)/clang/%.o,$(CORE_SRCS) $(HOST_SRCS) $(TEST_SRCS) $(TEST_SUPPORT))
 ARM_OBJS  := $(patsubst %.c,$(BUILD)/arm/%.o,$(CORE_SRCS))
+# the file system without the code only media without erase use
+# (STEADYFS_ERASELESS_MEDIA=0): what the NAND firmware links
+FW_FS_OBJS := $(patsubst $(BUILD)/arm/%,$(BUILD)/arm-erase/%,$(filter $(BUILD)/arm/src/fs/%,$(ARM_OBJS)))
 TEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 
 .PHONY: setup build lib tools ctests clang-check cross test test-c test-py demo clean
@@ -92,8 +95,8 @@ layers: $(filter $(BUILD)/host/src/fs/%,$(LIB_OBJS))
 clang-check: $(CLANG_OBJS)
 	@echo "clang: $(words $(CLANG_OBJS)) files compile clean with -Wall -Wextra -Werror"
 
-cross: $(ARM_OBJS)
-	@scripts/cross-report.sh $(ARM_OBJS)
+cross: $(ARM_OBJS) $(FW_FS_OBJS)
+	@ERASE_ONLY_FS="$(FW_FS_OBJS)" scripts/cross-report.sh $(ARM_OBJS)
 
 test-c: $(TEST_BINS)
 	@scripts/run-ctests.sh $(TEST_BINS)
@@ -139,8 +142,16 @@ FW_OBJS := $(patsubst %.c,$(BUILD)/arm/%.o,$(FW_SRCS))
 FW_DIR  := $(BUILD)/firmware
 FW_ELF  := $(FW_DIR)/steadyfs-fw.elf
 # The core objects linked in; overridable (FW_CORE_OBJS=...) to build the
-# board against part of the core while another part is mid-change.
-FW_CORE_OBJS ?= $(ARM_OBJS)
+# board against part of the core while another part is mid-change.  The
+# board's devices all need erase (NAND), so its file system is built
+# without the code only media without erase use (STEADYFS_ERASELESS_MEDIA=0,
+# include/steadyfs/steadyfs.h), into $(BUILD)/arm-erase/.
+FW_CORE_OBJS ?= $(filter-out $(BUILD)/arm/src/fs/%,$(ARM_OBJS)) $(FW_FS_OBJS)
+
+$(BUILD)/arm-erase/%.o: %.c
+	@mkdir -p $(@D)
+	@echo "  ARM-CC  $< (STEADYFS_ERASELESS_MEDIA=0)"
+	@$(ARM_CC) $(ARM_CFLAGS) -DSTEADYFS_ERASELESS_MEDIA=0 -MMD -MP -c $< -o $@
 FW_LDBASE  := -mcpu=cortex-m3 -mthumb -nostdlib -T firmware/mps2-an385.ld -Wl,--gc-sections
 FW_LDFLAGS := $(FW_LDBASE) -Wl,-Map=$(FW_DIR)/steadyfs-fw.map
 

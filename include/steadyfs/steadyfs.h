@@ -184,6 +184,15 @@ enum steadyfs_err {
  * of any other version is refused with STEADYFS_EFORMAT. */
 #define STEADYFS_FORMAT_VERSION 12
 
+/* Build option: 1 (default) compiles in what only media without erase
+ * use (MRAM: a maybe-live bit per sector, the host head going on in a
+ * closed unit, two sectors in one gathered program); 0 leaves it out --
+ * about 2 KB of Cortex-M3 code a NAND- or NOR-only firmware never runs --
+ * and format and mount then refuse a device without erase (EINVAL). */
+#ifndef STEADYFS_ERASELESS_MEDIA
+#define STEADYFS_ERASELESS_MEDIA 1
+#endif
+
 #define STEADYFS_O_RDONLY 0x0000
 #define STEADYFS_O_WRONLY 0x0001
 #define STEADYFS_O_RDWR 0x0002

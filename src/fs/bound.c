@@ -39,6 +39,8 @@ typedef struct model {
     uint32_t rsplit;   /* device reads per read (2 where a sector can straddle two device blocks) */
     uint32_t pmove;    /* sectors a host-head move gives at least: P, or on media without
                           erase P / SFS_THREAD_DIV (a closed unit's dead sectors) */
+    uint32_t thread;   /* media without erase where collection never runs: the dead
+                          sectors a threaded move finds at least (sfs_thread_min) */
     int real;      /* a window (window()): x / y is real division, not floor */
     int aligned;   /* every chunk lies in one L1 sector */
     int erases;    /* the medium erases (MRAM: sfs_erase issues nothing) */
@@ -281,7 +283,8 @@ static void settle(const model *m, acc *a, double calls, double xunc, int window
          * an orphan (sfs_reap) or a cold merge (sfs_merge_cold: one inode
          * or L1 sector, less than the kill); and its erase-ahead (sfs_end:
          * one per call) */
-        wl(m, a, dv(m, a->g + SFS_WL_STEP - 1, SFS_WL_STEP));
+        if (m->erases)   /* (none without erase: sfs_wl_one) */
+            wl(m, a, dv(m, a->g + SFS_WL_STEP - 1, SFS_WL_STEP));
         for (i = 0; i < calls; i++) {
             trims(m, a, SFS_TRIMS_PER_CALL);
             kill(m, a, 0);
@@ -318,7 +321,8 @@ static void settle(const model *m, acc *a, double calls, double xunc, int window
          *   next), and only head moves empty it, so at most the moves
          *   (below) + 5. */
         double kills = dmin(calls, m->orphans + 1.0), cold;
-        wl(m, a, a->g / SFS_WL_STEP + 1);
+        if (m->erases)
+            wl(m, a, a->g / SFS_WL_STEP + 1);
         trims(m, a, dmin(SFS_TRIMS_PER_CALL * calls, dmin(m->nl1 * (kills + 1), m->nc)));
         {
             acc k = {{0}};
@@ -372,7 +376,7 @@ static void settle(const model *m, acc *a, double calls, double xunc, int window
      * times for the units it empties (counted with the moves' sectors,
      * the catch-up's own included), plus once per unit a head takes
      * meanwhile (with the moves below). */
-    cu = dmin(calls, dv(m, a->sec + rp, m->P) + 1);
+    cu = m->thread ? 0 : dmin(calls, dv(m, a->sec + rp, m->P) + 1);
     steps(m, a, cu * 2.0 * (m->s + 1u));
     a->ck += 4 * (dv(m, a->sec + rp, m->P) + 1);
     rounds = 5 + a->a1 + a->a2 + cu;
@@ -453,6 +457,8 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
         /* no kill: kills are committed by a checkpoint (sfs_commit_kill) */
         rds(m, a, 2 * 4);               /* aborted creates: at most one namespace */
         rd(m, a, 4 + 2 * 2);            /* transaction's inodes; where each head resumes */
+        if (!m->erases)
+            rd(m, a, m->nl1);           /* exact maybe-live bits: every L1 sector (ckpt.c) */
         return;
     }
     case STEADYFS_CALL_UNMOUNT:
@@ -671,6 +677,16 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
     fs->geo.usable = closed;
     v = sfs_live_limit(fs);
     m->s = sfs_pace_steps(fs, closed, v);
+    /* media without erase where the pigeonhole holds (log.c
+     * sfs_thread_min): no collection step, no catch-up, no wear levelling
+     * (sfs_wl_one), and a host-head move gives at least thread_min
+     * sectors */
+    fs->live_max = v;
+    m->thread = sfs_thread_min(fs, !m->erases);
+    if (m->thread) {
+        m->s = 0;
+        m->pmove = m->thread;
+    }
     return 0;
 }
 

@@ -207,6 +207,8 @@ int steadyfs_gc_step(steadyfs *fs, uint32_t budget)
                 break;
             continue;
         }
+        if (sfs_thread_min(fs, sfs_maybe(fs) != NULL))
+            break;   /* a medium without erase that never needs collection (log.c) */
         if (sfs_free_blocks(fs) > fs->gc.low + 2 && fs->gc.victim == SFS_NONE)
             rc = sfs_collect(fs, sfs_wl_one, fs->rm);   /* idle time with space to spare: wear */
         else

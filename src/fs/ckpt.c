@@ -11,6 +11,10 @@
 #include <stddef.h>
 
 #include "fs/fs_internal.h"
+#ifdef STEADYFS_CHECK_BUDGET
+#include <stdio.h>
+#include <stdlib.h>
+#endif
 
 #define CKPT_MAGIC 0x31434653u   /* "SFC1" */
 /* SFS_CKPT_VERSION 2: size entries, TF_SIZE commits; 3: kills committed by
@@ -410,7 +414,7 @@ static int replay(steadyfs *fs)
                  * the host head may have gone on in the closed unit named
                  * for it instead, at its first slot not passed */
                 nb = sfs_next_unit(fs, (int)h);
-                if (!h && fs->log.thread_next != SFS_NONE) {
+                if (STEADYFS_ERASELESS_MEDIA && !h && fs->log.thread_next != SFS_NONE) {
                     if (!tread) {   /* its first slot not passed, read once */
                         uint32_t i = 0;
                         while (i < fs->geo.P && (fs->log.thread_skip >> i & 1u))
@@ -497,6 +501,67 @@ static int replay(steadyfs *fs)
     return rc;
 }
 
+/* Media without erase: make the maybe-live bits exact after replay (at
+ * mount every bit was set: log.c count() keeps them only from then on).
+ * A sector is live if the map names it: each L2 root, each L1 sector the
+ * L2 level names, and each word of those L1 sectors, a committed pending
+ * L1 change replacing the word of its page; each through the relocation
+ * records to where it lives now.  n_l1 sector reads (steadyfs_bound's
+ * mount).  Test builds then check the bits against every unit's live
+ * count: they are the same set, or a count is wrong. */
+static void mark(steadyfs *fs, uint32_t ppn, int on)
+{
+    ppn = sfs_copy_of(fs, ppn);
+    if (ppn < fs->geo.nblocks * fs->geo.P)
+        sfs_bit_set(sfs_maybe(fs), ppn, on);
+}
+
+static int exact_bits(steadyfs *fs)
+{
+    uint32_t m, j, i, ppn;
+    sfs_tag t;
+    int rc;
+    memset(sfs_maybe(fs), 0, (fs->geo.nblocks * fs->geo.P + 7u) / 8u);
+    for (i = 0; i < fs->geo.n_l2; i++)
+        if (fs->root[i] != SFS_NONE)
+            mark(fs, fs->root[i], 1);
+    for (m = 0; m < fs->geo.n_l1; m++) {
+        rc = sfs_l1_locate(fs, m, &ppn);
+        if (rc)
+            return rc;
+        if (ppn == SFS_NONE)
+            continue;
+        mark(fs, ppn, 1);
+        rc = sfs_rd_sector(fs, ppn, fs->buf, &t);
+        if (rc < 0)
+            return rc;
+        for (j = 0; j < fs->geo.e1; j++) {
+            uint32_t w = sfs_get32(fs->buf + 4 * j);
+            if (w != SFS_NONE && !sfs_pend_find(fs, PT_L1, m * fs->geo.e1 + j, 0))
+                mark(fs, w, 1);
+        }
+    }
+    fs->cache.buf_ppn = SFS_NONE;
+    for (i = 0; i < fs->npend; i++)
+        if (fs->pend[i].type == PT_L1 && !(fs->pend[i].flags & PF_UNC) && fs->pend[i].ppn != SFS_NONE)
+            mark(fs, fs->pend[i].ppn, 1);
+#ifdef STEADYFS_CHECK_BUDGET
+    for (i = 0; i < fs->geo.nblocks; i++) {
+        uint32_t n = 0, want = i == fs->log.head_block ? fs->log.head_count
+                               : i == fs->log.gh_block ? fs->log.gh_count : fs->blk[i];
+        if (!sfs_closed(fs, i) && i != fs->log.head_block && i != fs->log.gh_block)
+            continue;
+        for (j = 0; j < fs->geo.P; j++)
+            n += sfs_bit(sfs_maybe(fs), i * fs->geo.P + j) != 0;
+        if (n != want) {
+            fprintf(stderr, "steadyfs: unit %u counts %u live sectors, the map names %u\n", i, want, n);
+            abort();
+        }
+    }
+#endif
+    return 0;
+}
+
 int sfs_ckpt_mount(steadyfs *fs)
 {
     sfs_tag t0[2], t;
@@ -575,5 +640,6 @@ int sfs_ckpt_mount(steadyfs *fs)
         if (!rc)
             fs->anchor.next_idx = fs->geo.P;   /* torn leftovers: switch blocks */
     }
-    return replay(fs);
+    rc = replay(fs);
+    return rc || !sfs_maybe(fs) ? rc : exact_bits(fs);
 }

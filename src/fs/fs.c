@@ -64,7 +64,7 @@ static uint32_t place(steadyfs *fs, uint8_t *w)
     fs->chunk.dying = sfs_carve(w, &off, (fs->geo.n_c + 7u) / 8u);
     fs->ibm = sfs_carve(w, &off, (fs->cfg.max_inodes + 7u) / 8u);
     /* on media without erase a sector's bit says it may be live (log.c) */
-    if (!fs->cfg.bd->geo.needs_erase)
+    if (STEADYFS_ERASELESS_MEDIA && !fs->cfg.bd->geo.needs_erase)
         fs->maybe_live = sfs_carve(w, &off, (fs->geo.nblocks * fs->geo.P + 7u) / 8u);
     sfs_reloc_place(fs, w, &off);
     return off;
@@ -82,6 +82,8 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     sfs_cache_drop(fs);
     fs->cfg = *cfg;
     g = &cfg->bd->geo;
+    if (!STEADYFS_ERASELESS_MEDIA && !g->needs_erase)
+        return STEADYFS_EINVAL;   /* a build without that code (steadyfs.h) */
     if (!fs->cfg.open_max)
         fs->cfg.open_max = 4;
     /* byte-addressable media without erase (MRAM): a checkpoint or a map

@@ -254,6 +254,10 @@ static inline int sfs_closed(const steadyfs *fs, uint32_t b) { return fs->blk[b]
 /* Bytes a sector takes in its unit, and in the sector buffer: the payload
  * and, where the tag is not in the spare area, the tag after it (inside
  * the sector_size bytes, or beside them: SPEC §2). */
+/* A sector's maybe-live bits (media without erase: log.c), or NULL: none
+ * kept, or none compiled in (STEADYFS_ERASELESS_MEDIA 0, steadyfs.h). */
+static inline uint8_t *sfs_maybe(const steadyfs *fs) { return STEADYFS_ERASELESS_MEDIA ? fs->maybe_live : NULL; }
+
 static inline uint32_t sfs_stride(const steadyfs *fs)
 {
     return fs->geo.payload + (fs->geo.tag_inline ? SFS_TAG_SIZE : 0u);
@@ -307,7 +311,11 @@ int sfs_prog_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, const sfs_tag *t);
  * program, whole payloads from the caller's memory (media without erase
  * whose device offers progv: a command's fixed cost paid once). */
 #define SFS_RUN_MAX 2u
-int sfs_runs_offered(const steadyfs *fs);
+static inline int sfs_runs_offered(const steadyfs *fs)
+{
+    /* the tag right after its payload (beside or inside the sector) */
+    return STEADYFS_ERASELESS_MEDIA && fs->cfg.bd->ops->progv && fs->geo.tag_inline && !fs->cfg.bd->geo.needs_erase;
+}
 /* (and sectors ppn .. ppn + n - 1 lie in one device block) */
 int sfs_run_fits(const steadyfs *fs, uint32_t ppn, uint32_t n);
 int sfs_prog_run(steadyfs *fs, uint32_t ppn, const uint8_t *src, const sfs_tag *t, uint32_t n);
@@ -371,6 +379,12 @@ void sfs_enter_thread(steadyfs *fs);
 /* The live limit for the units still good: fill_permille of them, less
  * the collection reserve (format, and every unit that goes bad). */
 uint32_t sfs_live_limit(const steadyfs *fs);
+/* Media without erase (bits: the maybe-live bits are kept): the dead
+ * sectors the host head is sure to find in some closed unit whenever the
+ * erased units run low, so that collection never runs (DESIGN.md §9); 0
+ * where that cannot be shown (a small pool, media that erase, a build
+ * without that code). */
+uint32_t sfs_thread_min(const steadyfs *fs, int bits);
 int sfs_begin(steadyfs *fs, int modify);         /* API call prologue: 0 reads, 1 writes,
                                                     2 commits, 4 removes (reserves, §6) */
 int sfs_end(steadyfs *fs, int rc);               /* API call epilogue */

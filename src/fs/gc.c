@@ -4,6 +4,10 @@
  * a reserve asks for (DESIGN.md §6).  Layer 5 of the core (fs_internal.h):
  * above the log, the map and checkpoints. */
 #include "fs/fs_internal.h"
+#ifdef STEADYFS_CHECK_BUDGET
+#include <stdio.h>
+#include <stdlib.h>
+#endif
 
 static uint32_t pick_victim(steadyfs *fs)
 {
@@ -131,7 +135,7 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx, int relocate, 
     if (fs->blk[*victim] == 0 || *idx >= fs->geo.P)
         return finish(fs, victim, mode);
     ppn = *victim * fs->geo.P + *idx;
-    if (fs->maybe_live && !sfs_bit(fs->maybe_live, ppn)) {
+    if (sfs_maybe(fs) && !sfs_bit(sfs_maybe(fs), ppn)) {
         (*idx)++;   /* dead for certain (log.c count): no tag to read */
         return 1;
     }
@@ -242,8 +246,10 @@ int sfs_gc_one(steadyfs *fs, sfs_mode mode)
 
 int sfs_wl_one(steadyfs *fs, sfs_mode mode)
 {
-    /* wear levelling frees nothing: it leaves the last units to collection */
-    if (fs->log.gh_idx >= fs->geo.P && sfs_free_blocks(fs) < 3)
+    /* wear levelling frees nothing: it leaves the last units to collection;
+     * and evens out erases, which media without erase do not count (MRAM
+     * writes without wearing out: its copies would only cost time) */
+    if ((fs->log.gh_idx >= fs->geo.P && sfs_free_blocks(fs) < 3) || !fs->cfg.bd->geo.needs_erase)
         return 0;
     if (fs->gc.wl_victim == SFS_NONE) {
         if (fs->gc.victims < fs->gc.wl_next)
@@ -302,10 +308,19 @@ int sfs_gc_pace(steadyfs *fs, sfs_mode mode)
     /* media without erase: where the host head can go on in a closed
      * unit's dead sectors, nothing needs copying (asked only with the
      * pool low: the answer scans every unit's bits) */
-    if (fs->maybe_live && fs->health.retire[0] == SFS_NONE && sfs_log_can_thread(fs)) {
+    if (sfs_maybe(fs) && fs->health.retire[0] == SFS_NONE && sfs_log_can_thread(fs)) {
         fs->log.debt = 0;
         return 0;
     }
+#ifdef STEADYFS_CHECK_BUDGET
+    /* test builds: where the pigeonhole holds (log.c), collection never
+     * has to run */
+    if (sfs_thread_min(fs, sfs_maybe(fs) != NULL) && !fs->reloc.nrec && fs->health.retire[0] == SFS_NONE) {
+        fprintf(stderr, "steadyfs: collection asked for on a medium without erase (live %u of %u)\n", fs->live,
+                fs->live_max);
+        abort();
+    }
+#endif
     /* the pace the current victim needs ((P + sw) / (P - its live count
      * - sw)), never more than the fill limit's worst case s_gc.  That need
      * ignores the merges the host's own changes cause (paid through

@@ -58,6 +58,33 @@ uint32_t sfs_live_limit(const steadyfs *fs)
     return live;
 }
 
+/* The pigeonhole (DESIGN.md §9).  With the maybe-live bits exact (mount
+ * rebuilds them, count() keeps them), the live sectors in closed units are
+ * at most the live limit plus what may pass it between checks: the
+ * removals' room, and map sectors, which no check precedes (every L1 and
+ * L2 sector live at once).  When the erased units are low (units_low: at
+ * most SFS_Q_TARGET + 3 of them free, erased or LIMBO, and no unit held by
+ * a relocation record, as none is where collection never ran), every
+ * usable unit but those and the two heads is closed: C of them hold at
+ * least C P - L dead sectors, so one holds at least ceil((C P - L) / C).
+ * Where that is at least the threshold thread_unit asks for, it always
+ * finds a unit: collection, catch-up and the sweep never run.  (No unit is
+ * excluded there: collection's victims are none, wear levelling does not
+ * run without erase, no program fails on MRAM -- a failure voids a
+ * call's bound anyway.) */
+uint32_t sfs_thread_min(const steadyfs *fs, int bits)
+{
+    uint32_t c, l, d;
+    if (!bits || !STEADYFS_ERASELESS_MEDIA || fs->geo.P > 32u || fs->geo.usable <= SFS_Q_TARGET + 3u + 2u)
+        return 0;
+    c = fs->geo.usable - (SFS_Q_TARGET + 3u) - 2u;
+    l = fs->live_max + SFS_RM_ROOM + fs->geo.n_l1 + fs->geo.n_l2;
+    if ((uint64_t)c * fs->geo.P <= l)
+        return 0;
+    d = (c * fs->geo.P - l + c - 1u) / c;
+    return d >= fs->geo.P / SFS_THREAD_DIV ? d : 0;
+}
+
 /* A unit went bad: the capacity shrinks with it, so writes stop with
  * ENOSPC at what the good units can hold under the fill limit (and
  * collection keeps its pace) instead of running out of erased units with
@@ -90,8 +117,8 @@ static void count(steadyfs *fs, uint32_t ppn, int d)
     /* none, unknown, or (a damaged map) no sector of this device */
     if (ppn >= SFS_UNKNOWN || ppn / fs->geo.P >= fs->geo.nblocks)
         return;
-    if (fs->maybe_live)
-        sfs_bit_set(fs->maybe_live, ppn, d > 0);
+    if (sfs_maybe(fs))
+        sfs_bit_set(sfs_maybe(fs), ppn, d > 0);
     b = sfs_blk(fs, ppn);
     hc = head_count(fs, b);
     if (hc) {
@@ -150,9 +177,9 @@ static int erase_free(steadyfs *fs, uint32_t b)
     }
     if (rc)
         return rc;
-    if (fs->maybe_live)   /* nothing in it is live: what is written sets its bit */
+    if (sfs_maybe(fs))   /* nothing in it is live: what is written sets its bit */
         for (ri = 0; ri < (int)fs->geo.P; ri++)
-            sfs_bit_set(fs->maybe_live, b * fs->geo.P + (uint32_t)ri, 0);
+            sfs_bit_set(sfs_maybe(fs), b * fs->geo.P + (uint32_t)ri, 0);
     set_state(fs, b, BS_QUEUED);
     return 1;
 }
@@ -248,7 +275,7 @@ void sfs_name_next(steadyfs *fs)
      * better (after a mount every maybe-live bit is set): what was dead
      * then is dead still, and nothing else writes it (thread_unit,
      * collection's victims pass it by). */
-    if (fs->maybe_live && fs->log.head_block != SFS_NONE && units_low(fs, 1) &&
+    if (sfs_maybe(fs) && fs->log.head_block != SFS_NONE && units_low(fs, 1) &&
         (b = thread_unit(fs, &skip)) != SFS_NONE &&
         (fs->log.thread_next == SFS_NONE || !sfs_closed(fs, fs->log.thread_next) ||
          slots_open(fs, skip) > slots_open(fs, fs->log.thread_skip))) {
@@ -294,7 +321,7 @@ static void enter(steadyfs *fs, int gc, uint32_t b, uint32_t skip)
 static uint32_t thread_unit(steadyfs *fs, uint32_t *skip)
 {
     uint32_t b, i, best = SFS_NONE, most = fs->geo.P / SFS_THREAD_DIV, dead, bits;
-    if (!fs->maybe_live || fs->geo.P > 32u)
+    if (!sfs_maybe(fs) || fs->geo.P > 32u)
         return SFS_NONE;
     for (b = 0; b < fs->geo.nblocks; b++) {
         /* nor the unit collection is examining (it would go on at its
@@ -304,7 +331,7 @@ static uint32_t thread_unit(steadyfs *fs, uint32_t *skip)
             b == fs->gc.victim || b == fs->gc.wl_victim || retire_idx(fs, b) >= 0)
             continue;
         for (i = 0, bits = 0, dead = 0; i < fs->geo.P; i++)
-            if (sfs_bit(fs->maybe_live, b * fs->geo.P + i))
+            if (sfs_bit(sfs_maybe(fs), b * fs->geo.P + i))
                 bits |= 1u << i;
             else
                 dead++;
@@ -350,7 +377,7 @@ static int head_move(steadyfs *fs, int gc)
          * would have copied stays where it is.  The checkpoint that
          * follows the move records the slots it passes (replay follows
          * them) and makes every sector dead now dead for good. */
-        if (!gc && *blk != SFS_NONE && units_low(fs, 0) && fs->log.thread_next != SFS_NONE &&
+        if (STEADYFS_ERASELESS_MEDIA && !gc && *blk != SFS_NONE && units_low(fs, 0) && fs->log.thread_next != SFS_NONE &&
             sfs_closed(fs, fs->log.thread_next)) {
             /* the unit the last checkpoint named: replay follows the
              * head there without another */
@@ -365,6 +392,14 @@ static int head_move(steadyfs *fs, int gc)
             fs->stats.threaded++;
             continue;
         }
+#ifdef STEADYFS_CHECK_BUDGET
+        /* test builds: where the pigeonhole holds, a unit was there */
+        if (!gc && *blk != SFS_NONE && units_low(fs, 0) && sfs_thread_min(fs, sfs_maybe(fs) != NULL) && !fs->reloc.nrec) {
+            fprintf(stderr, "steadyfs: no closed unit with %u dead sectors, erased units low (live %u of %u)\n",
+                    fs->geo.P / SFS_THREAD_DIV, fs->live, fs->live_max);
+            abort();
+        }
+#endif
         b = *blk != SFS_NONE ? sfs_next_unit(fs, gc) : SFS_NONE;
         named = b != SFS_NONE;
         if (b == SFS_NONE)
@@ -456,7 +491,7 @@ static uint32_t host_keep(sfs_mode mode)
 int sfs_log_can_thread(steadyfs *fs)
 {
     uint32_t skip;
-    return fs->maybe_live && thread_unit(fs, &skip) != SFS_NONE;
+    return sfs_maybe(fs) && thread_unit(fs, &skip) != SFS_NONE;
 }
 
 int sfs_log_host_move(steadyfs *fs, sfs_mode mode)

@@ -231,12 +231,6 @@ int sfs_prog_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, const sfs_tag *t)
     return 0;
 }
 
-int sfs_runs_offered(const steadyfs *fs)
-{
-    /* the tag right after its payload (beside or inside the sector) */
-    return fs->cfg.bd->ops->progv && fs->geo.tag_inline && !fs->cfg.bd->geo.needs_erase;
-}
-
 int sfs_run_fits(const steadyfs *fs, uint32_t ppn, uint32_t n)
 {
     uint32_t db, off;
