@@ -53,7 +53,7 @@
  *   An open handle is 80 B: file state, position, the working mtime and a
  *   window of 8 chunk numbers (a log's next page costs no chunk lookup).
  *
- *   sizeof(steadyfs) is fixed (no config term): 648 B on Cortex-M3, with
+ *   sizeof(steadyfs) is fixed (no config term): 656 B on Cortex-M3, with
  *   the read savers (src/fs/cache.c: the sector the buffer holds, 4 runs
  *   of 4 map words, the last directory path component), the clock pointer
  *   in the configuration, the orphan list (16 inode numbers of open files
@@ -62,9 +62,11 @@
  *   mt29f1g01 (1024 blocks) defaults, 256 inodes, one open file (open_max = 1):
  *     work 80 + 512 + 4 + 1024 + 2 * 128 + 32 + 752 = 2660 B (n_c = 1017,
  *     n_l1 = 136, C = 64), + 2048 B sector buffer, + sizeof(steadyfs)
- *     (648 B on Cortex-M3) = 5356 B.  On media without erase (MRAM) the work
+ *     (656 B on Cortex-M3) = 5364 B.  On media without erase (MRAM) the work
  *     area holds a bit per sector more: ceil(blocks * P / 8) B, 496 B on
- *     em064lx (collection passes a dead sector without reading its tag).
+ *     em064lx (the host head goes on in a closed unit's dead sectors), and
+ *     MRAM's defaults (pending_max 64, replay_max 64) add 16 * 32 + 4 * 42:
+ *     em064lx, one open file, 744 + 2980 + 2080 = 5804 B on the host.
  *
  * Threads.  None: calls on one steadyfs must not run concurrently.
  *
