@@ -402,7 +402,11 @@ static void settle(const model *m, acc *a, double calls, double xunc, int window
      * (log.c thread_unit), each such move with its checkpoint: at most
      * sectors / that + 2 moves. */
     mv = dv(m, a->sec, m->pmove) + 2;
-    a->ck += window ? a->sec / (m->R - 1.0) + 1 + 4 * mv : dv(m, a->sec, m->R) + 1 + 3 * mv;
+    /* (where collection never runs, m->thread, no unit is ever LIMBO and
+     * no catch-up runs: a move checkpoints at most once, into a unit no
+     * checkpoint named) */
+    a->ck += window ? a->sec / (m->R - 1.0) + 1 + (m->thread ? 1 : 4) * mv
+                    : dv(m, a->sec, m->R) + 1 + (m->thread ? 1 : 3) * mv;
     a->e += mv + dv(m, 2 * a->ck, m->P) + 1;
 }
 
