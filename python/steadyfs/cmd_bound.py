@@ -39,8 +39,19 @@ CALLS: dict[str, tuple[int, int]] = {
     "setattr": (21, 2),
 }
 TIMING = {"typical": 0, "tail": 1, "worst": 2}
-# format options a bound depends on (steadyfs_config; 0: the default)
-FORMAT_KEYS = ("sector_size", "erase_mult")
+# configuration options a bound depends on (steadyfs_config; 0: the default)
+FORMAT_KEYS = ("sector_size", "erase_mult", "pending_max", "replay_max")
+
+
+class Fmt(ctypes.Structure):
+    """steady_fmt (src/host/fs_bound.h): FORMAT_KEYS, 0 for the default."""
+
+    _fields_ = [(k, ctypes.c_uint32) for k in FORMAT_KEYS]
+
+
+def fmt_struct(fmt: dict[str, int] | None) -> Fmt:
+    f = fmt or {}
+    return Fmt(*(int(f.get(k, 0)) for k in FORMAT_KEYS))
 
 
 class FormatError(ValueError):
@@ -66,26 +77,21 @@ def format_params(params: list[str] | None) -> dict[str, int]:
     return out
 
 
-def _fmt_args(fmt: dict[str, int] | None) -> tuple[int, int]:
-    f = fmt or {}
-    return int(f.get("sector_size", 0)), int(f.get("erase_mult", 0))
-
-
 def bounds_us(device: str, timing: str, fmt: dict[str, int] | None = None) -> dict[str, float]:
     """Stated worst case of each call in microseconds; ``fmt``: format_params."""
     lib = ctypes.CDLL(str(native.library_path()))
     fn = lib.steady_fs_bound_ns_fmt
     fn.restype = ctypes.c_uint64
-    fn.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_uint64, ctypes.c_int,
-                   ctypes.c_uint32, ctypes.c_uint32]
-    sector, mult = _fmt_args(fmt)
+    fn.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_uint64, ctypes.c_int, ctypes.POINTER(Fmt)]
+    fs = fmt_struct(fmt)
     out: dict[str, float] = {}
     for name, (call, n) in CALLS.items():
-        ns = int(fn(device.encode(), call, n, TIMING[timing], sector, mult))
+        ns = int(fn(device.encode(), call, n, TIMING[timing], ctypes.byref(fs)))
         if name == "mount" and ns == 0:
             if fmt and any(fmt.values()):
-                raise SystemExit(f"steady bound: {device} with {fmt}: unknown device or a "
-                                 "format steadyfs refuses")
+                shown = " ".join(f"{k}={v}" for k, v in fmt.items() if v)
+            raise SystemExit(f"steady bound: {device} with {shown}: unknown device or a "
+                             "configuration steadyfs refuses")
             raise SystemExit(f"steady bound: unknown device {device}")
         out[name] = round(ns / 1000.0, 1)
     return out
@@ -103,13 +109,13 @@ def bound_ops(device: str, fmt: dict[str, int] | None = None) -> dict[str, dict[
     lib = ctypes.CDLL(str(native.library_path()))
     fn = lib.steady_fs_bound_ops_fmt
     fn.restype = ctypes.c_int
-    fn.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_uint64, ctypes.c_uint32,
-                   ctypes.c_uint32, ctypes.POINTER(_Cost)]
-    sector, mult = _fmt_args(fmt)
+    fn.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_uint64, ctypes.POINTER(Fmt),
+                   ctypes.POINTER(_Cost)]
+    fs = fmt_struct(fmt)
     out: dict[str, dict[str, int]] = {}
     for name, (call, n) in CALLS.items():
         c = _Cost()
-        if fn(device.encode(), call, n, sector, mult, ctypes.byref(c)) != 0:
+        if fn(device.encode(), call, n, ctypes.byref(fs), ctypes.byref(c)) != 0:
             raise SystemExit(f"steady bound: unknown device {device}")
         out[name] = {f[0]: int(getattr(c, f[0])) for f in _Cost._fields_}
     return out
@@ -149,8 +155,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     userprofile.add_argument(p)
     p.add_argument("--timing", choices=sorted(TIMING), default="worst")
     p.add_argument("--param", action="append", metavar="KEY=VALUE",
-                   help="a format option the bound depends on (repeatable): sector_size, "
-                        "erase_mult (device blocks per erase unit, e.g. erase_mult=8 for "
-                        "32 KiB units on mt25q128); fs.KEY as `steady bench` takes it")
+                   help="a configuration option the bound depends on (repeatable): "
+                        "sector_size, erase_mult (device blocks per erase unit, e.g. "
+                        "erase_mult=8 for 32 KiB units on mt25q128), pending_max, replay_max; "
+                        "fs.KEY as `steady bench` takes it")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_run)

@@ -44,7 +44,7 @@ import sys
 from dataclasses import asdict, dataclass
 
 from steadyfs import native, userprofile
-from steadyfs.cmd_bound import FormatError, format_params
+from steadyfs.cmd_bound import Fmt, FormatError, fmt_struct, format_params
 from steadyfs.native import NativeLibraryMissing
 from steadyfs.units import format_bytes, format_rate, parse_rate, parse_size
 
@@ -135,15 +135,15 @@ def guarantee(device: str, record: int, timing: str, fill: float,
     fn = lib.steady_fs_guarantee_ns_fmt
     fn.restype = ctypes.c_int
     fn.argtypes = [ctypes.c_char_p, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int,
-                   ctypes.c_uint32, ctypes.c_uint32,
+                   ctypes.POINTER(Fmt),
                    ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64),
                    ctypes.POINTER(ctypes.c_uint64)]
     c_ns, d_ns, b_ns = ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64()
     permille = int(round(fill * 1000))
     f = fmt or {}
-    if fn(device.encode(), record, permille, TIMING[timing], int(f.get("sector_size", 0)),
-          int(f.get("erase_mult", 0)), ctypes.byref(c_ns), ctypes.byref(d_ns),
-          ctypes.byref(b_ns)) != 0 or c_ns.value == 0:
+    fs = fmt_struct(f)
+    if fn(device.encode(), record, permille, TIMING[timing], ctypes.byref(fs), ctypes.byref(c_ns),
+          ctypes.byref(d_ns), ctypes.byref(b_ns)) != 0 or c_ns.value == 0:
         shown = "".join(f" --param {k}={v}" for k, v in f.items() if v)
         raise PlanError(f"no guarantee for {device} with --record {record} --fill {fill}"
                         f"{shown}: not a valid steadyfs configuration")
@@ -331,7 +331,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--fill", type=float, default=0.75,
                    help="the format's fill limit (default 0.75, the format default)")
     p.add_argument("--param", action="append", metavar="KEY=VALUE",
-                   help="a format option (repeatable): sector_size, erase_mult, as for "
-                        "`steady bound`")
+                   help="a configuration option (repeatable): sector_size, erase_mult, "
+                        "pending_max, replay_max, as for `steady bound`")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_run)

@@ -45,8 +45,7 @@ uint64_t steady_fs_bound_ns(const sim_profile *p, const steadyfs_config *cfg, st
     return steady_fs_cost_ns(p, cfg, &c, mode);
 }
 
-static void default_cfg(steadyfs_config *cfg, const sim_profile *p, uint32_t sector_size,
-                        uint32_t erase_mult)
+static void default_cfg(steadyfs_config *cfg, const sim_profile *p, const steady_fmt *fmt)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->open_max = 1;
@@ -54,37 +53,42 @@ static void default_cfg(steadyfs_config *cfg, const sim_profile *p, uint32_t sec
      * default does not fit a larger page (a user's 4 KiB-page NAND) */
     if (p->geo.page_size > 2048u)
         cfg->sector_size = p->geo.page_size;
-    if (sector_size)
-        cfg->sector_size = sector_size;
-    cfg->erase_mult = erase_mult;
+    if (!fmt)
+        return;
+    if (fmt->sector_size)
+        cfg->sector_size = fmt->sector_size;
+    cfg->erase_mult = fmt->erase_mult;
+    /* (beyond 16 bits: a value the configuration cannot hold, refused) */
+    cfg->pending_max = (uint16_t)(fmt->pending_max > 0xFFFFu ? 1u : fmt->pending_max);
+    cfg->replay_max = (uint16_t)(fmt->replay_max > 0xFFFFu ? 1u : fmt->replay_max);
 }
 
 uint64_t steady_fs_bound_ns_fmt(const char *profile, int call, uint64_t n, int mode,
-                                uint32_t sector_size, uint32_t erase_mult)
+                                const steady_fmt *fmt)
 {
     const sim_profile *p = sim_profile_find(profile);
     steadyfs_config cfg;
     if (!p)
         return 0;
-    default_cfg(&cfg, p, sector_size, erase_mult);
+    default_cfg(&cfg, p, fmt);
     return steady_fs_bound_ns(p, &cfg, (steadyfs_call)call, n, (sim_timing)mode);
 }
 
 uint64_t steady_fs_bound_ns_default(const char *profile, int call, uint64_t n, int mode)
 {
-    return steady_fs_bound_ns_fmt(profile, call, n, mode, 0, 0);
+    return steady_fs_bound_ns_fmt(profile, call, n, mode, NULL);
 }
 
 int steady_fs_guarantee_ns_fmt(const char *profile, uint32_t record_size, uint32_t fill_permille,
-                               int mode, uint32_t sector_size, uint32_t erase_mult,
-                               uint64_t *c_ns, uint64_t *d_ns, uint64_t *b_ns)
+                               int mode, const steady_fmt *fmt, uint64_t *c_ns, uint64_t *d_ns,
+                               uint64_t *b_ns)
 {
     const sim_profile *p = sim_profile_find(profile);
     steadyfs_config cfg;
     steadyfs_cost c, d;
     if (!p || !c_ns || !d_ns || fill_permille > 1000)
         return -1;
-    default_cfg(&cfg, p, sector_size, erase_mult);
+    default_cfg(&cfg, p, fmt);
     cfg.fill_permille = (uint16_t)fill_permille;
     if (steadyfs_guarantee(&cfg, &p->geo, record_size, &c, &d))
         return -1;
@@ -102,22 +106,22 @@ int steady_fs_guarantee_ns_default(const char *profile, uint32_t record_size,
                                    uint32_t fill_permille, int mode, uint64_t *c_ns,
                                    uint64_t *d_ns)
 {
-    return steady_fs_guarantee_ns_fmt(profile, record_size, fill_permille, mode, 0, 0, c_ns,
-                                      d_ns, NULL);
+    return steady_fs_guarantee_ns_fmt(profile, record_size, fill_permille, mode, NULL, c_ns, d_ns,
+                                      NULL);
 }
 
-int steady_fs_bound_ops_fmt(const char *profile, int call, uint64_t n, uint32_t sector_size,
-                            uint32_t erase_mult, steadyfs_cost *out)
+int steady_fs_bound_ops_fmt(const char *profile, int call, uint64_t n, const steady_fmt *fmt,
+                            steadyfs_cost *out)
 {
     const sim_profile *p = sim_profile_find(profile);
     steadyfs_config cfg;
     if (!p)
         return -1;
-    default_cfg(&cfg, p, sector_size, erase_mult);
+    default_cfg(&cfg, p, fmt);
     return steadyfs_bound(&cfg, &p->geo, (steadyfs_call)call, n, out);
 }
 
 int steady_fs_bound_ops_default(const char *profile, int call, uint64_t n, steadyfs_cost *out)
 {
-    return steady_fs_bound_ops_fmt(profile, call, n, 0, 0, out);
+    return steady_fs_bound_ops_fmt(profile, call, n, NULL, out);
 }

@@ -24,16 +24,22 @@ uint64_t steady_fs_bound_ns_default(const char *profile, int call, uint64_t n, i
  * the profile is unknown. */
 int steady_fs_bound_ops_default(const char *profile, int call, uint64_t n, steadyfs_cost *out);
 
-/* The same three with a format's sector_size and erase_mult (0: the
- * default): `steady bound --param erase_mult=8`.  A configuration the file
- * system refuses gives 0 / -1 as an unknown profile does. */
+/* Configuration options a bound depends on (0: the default; steadyfs_config
+ * has each): `steady bound --param erase_mult=8 --param pending_max=32`. */
+typedef struct steady_fmt {
+    uint32_t sector_size, erase_mult, pending_max, replay_max;
+} steady_fmt;
+
+/* The same three with those options (fmt NULL: all default).  A
+ * configuration the file system refuses gives 0 / -1 as an unknown
+ * profile does. */
 uint64_t steady_fs_bound_ns_fmt(const char *profile, int call, uint64_t n, int mode,
-                                uint32_t sector_size, uint32_t erase_mult);
-int steady_fs_bound_ops_fmt(const char *profile, int call, uint64_t n, uint32_t sector_size,
-                            uint32_t erase_mult, steadyfs_cost *out);
+                                const steady_fmt *fmt);
+int steady_fs_bound_ops_fmt(const char *profile, int call, uint64_t n, const steady_fmt *fmt,
+                            steadyfs_cost *out);
 int steady_fs_guarantee_ns_fmt(const char *profile, uint32_t record_size, uint32_t fill_permille,
-                               int mode, uint32_t sector_size, uint32_t erase_mult,
-                               uint64_t *c_ns, uint64_t *d_ns, uint64_t *b_ns);
+                               int mode, const steady_fmt *fmt, uint64_t *c_ns, uint64_t *d_ns,
+                               uint64_t *b_ns);
 
 /* steadyfs_guarantee() priced: c and d in ns for records of record_size
  * bytes on the named profile with the default configuration (one open

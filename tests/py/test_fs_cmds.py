@@ -44,6 +44,22 @@ def test_bound_json_has_the_required_operations() -> None:
     assert all(b[k] >= typ[k] for k in b)
 
 
+@pytest.mark.skipif(not native.library_path().exists(), reason="native library not built")
+def test_bound_takes_the_configuration_the_bench_takes() -> None:
+    # MRAM's default keeps 64 pending changes; 32 is the RAM-saving choice,
+    # with its own (different) bound -- the table's size is in the count
+    default = cmd_bound.bounds_us("em064lx", "worst")
+    k32 = cmd_bound.bounds_us("em064lx", "worst", cmd_bound.format_params(["fs.pending_max=32"]))
+    assert k32["write_4096_sync"] != default["write_4096_sync"]
+    fewer = cmd_bound.bound_ops("em064lx", cmd_bound.format_params(["replay_max=16"]))
+    assert fewer["mount"]["reads"] < cmd_bound.bound_ops("em064lx")["mount"]["reads"]
+    # a configuration steadyfs refuses: one line, non-zero exit, no traceback
+    r = _steady("bound", "--device", "em064lx", "--param", "pending_max=4")
+    assert r.returncode != 0
+    assert "pending_max=4" in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
 @pytest.mark.skipif(not cmd_torture.binary().exists(), reason="steady-torture not built")
 def test_torture_prints_the_final_line_and_passes() -> None:
     r = _steady("torture", "--device", "em064lx", "--seed", "4242", "--ops", "400")
