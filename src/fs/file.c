@@ -185,7 +185,7 @@ static int commit_sector(steadyfs *fs, struct sfs_open *p, uint32_t kill_pg)
 {
     sfs_inode set;
     uint32_t ppn;
-    int rc = sfs_gc_pace(fs, fs->rm);
+    int rc = sfs_gc_pace(fs, fs->rm, 1);   /* its one sector */
     if (rc)
         return rc;
     set.size = p->size;
@@ -409,7 +409,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
               txn_entries(fs, o->ino) + SFS_RUN_MAX <= fs->geo.txn_max &&
               sfs_runs_offered(fs) ? SFS_RUN_MAX : 1u;
         for (n = paced ? 1u : 0u; n < run; n++) {
-            rc = sfs_gc_pace(fs, fs->rm);
+            rc = sfs_gc_pace(fs, fs->rm, SFS_DEBT_STEP);
             if (rc)
                 break;
         }

@@ -339,7 +339,9 @@ int sfs_log_prog(steadyfs *fs, uint8_t *buf, sfs_tag *t, uint32_t *ppn_out);
 int sfs_log_run_ok(const steadyfs *fs, uint32_t n);
 int sfs_log_prog_run(steadyfs *fs, const uint8_t *src, sfs_tag *t, uint32_t n, uint32_t *ppn_out);
 int sfs_erase_ahead(steadyfs *fs);
-int sfs_gc_pace(steadyfs *fs, sfs_mode mode);   /* after a host sector */
+/* after a host sector: collection for at most `most` sectors' worth of
+ * debt (SFS_DEBT_STEP; 1 where the call writes one sector, a commit) */
+int sfs_gc_pace(steadyfs *fs, sfs_mode mode, uint32_t most);
 int sfs_gc_one(steadyfs *fs, sfs_mode mode);    /* one step; 0 nothing to do */
 /* *rc is what a lower layer asked for (SFS_NEED_CKPT, SFS_NEED_ROOM): do
  * it (*rc its result) and return 1 if the caller should call again;

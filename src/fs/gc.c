@@ -276,7 +276,7 @@ int sfs_collect(steadyfs *fs, int (*step)(steadyfs *, sfs_mode), sfs_mode mode)
     return rc;
 }
 
-int sfs_gc_pace(steadyfs *fs, sfs_mode mode)
+int sfs_gc_pace(steadyfs *fs, sfs_mode mode, uint32_t most)
 {
     uint32_t i, n;
     int rc = 0, settled = 0;
@@ -342,9 +342,10 @@ int sfs_gc_pace(steadyfs *fs, sfs_mode mode)
     /* for every sector programmed since (the host's, and the map merges
      * and inode sectors its calls wrote), not one per call */
     {
-        /* at most SFS_DEBT_STEP sectors' worth at once: what calls
-         * without a pace of their own left is paid over the next ones */
-        uint32_t d = fs->log.debt < 1u ? 1u : fs->log.debt > SFS_DEBT_STEP ? SFS_DEBT_STEP : fs->log.debt;
+        /* at most `most` sectors' worth at once (SFS_DEBT_STEP; a commit
+         * one, its inode sector): what calls without a pace of their own
+         * left is paid over the next ones */
+        uint32_t d = fs->log.debt < 1u ? 1u : fs->log.debt > most ? most : fs->log.debt;
         n *= d;
         fs->log.debt = fs->log.debt > d ? fs->log.debt - d : 0u;
     }

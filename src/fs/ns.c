@@ -104,7 +104,7 @@ static int ns_fail(steadyfs *fs, uint32_t txn, int rc)
 static int room_for_ns(steadyfs *fs)
 {
     int rc = sfs_live_room(fs, 4 + (fs->rm ? 0 : SFS_RM_ROOM), fs->rm);
-    return rc ? rc : sfs_gc_pace(fs, fs->rm);
+    return rc ? rc : sfs_gc_pace(fs, fs->rm, SFS_DEBT_STEP);
 }
 
 /* A namespace change is rarely alone: a log rotation is close + unlink +
@@ -326,7 +326,7 @@ static int remove_name(steadyfs *fs, const char *path, int want_dir)
         return rc;
     /* collection, map merges and checkpoints first: then the bucket the
      * path lookup leaves in the buffer is still there for the edit */
-    rc = sfs_gc_pace(fs, fs->rm);
+    rc = sfs_gc_pace(fs, fs->rm, SFS_DEBT_STEP);
     if (!rc)
         rc = sfs_room(fs, 0, fs->rm);
     if (!rc)
