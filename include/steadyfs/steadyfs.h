@@ -28,7 +28,7 @@
  * sector's 32-byte tag is programmed beside it) and a work area of
  * steadyfs_work_size(cfg) bytes:
  *
- *   work = 80 * open_max                   open files and directories
+ *   work = (64 + 2 * W) * open_max         open files and directories
  *        + 16 * pending_max                pending map changes
  *        + 4 * n_l2                        map roots
  *        + nblocks                         block table: 1 byte per erase unit
@@ -50,8 +50,11 @@
  *   The default max_inodes is the largest power of two <= 1024 whose
  *   checkpoint (144 + nblocks + 4 n_l2 + 16 pending_max + max_inodes / 8
  *   + 2 n_c / 8 bytes) fits one sector payload: 256 on a full mt29f1g01.
- *   An open handle is 80 B: file state, position, the working mtime and a
- *   window of 8 chunk numbers (a log's next page costs no chunk lookup).
+ *   An open handle is 64 B of file state, position and working mtime and a
+ *   window of W chunk numbers, 2 B each (a log's next page, and a random
+ *   writer's pages within W * C pages, cost no chunk lookup): W = 8, and
+ *   64 on MRAM (byte-addressable without erase), where a lookup costs a
+ *   fifth of a 4 KiB write; 80 B a handle (192 B on MRAM).
  *
  *   sizeof(steadyfs) is fixed (no config term): 656 B on Cortex-M3, with
  *   the read savers (src/fs/cache.c: the sector the buffer holds, 4 runs
@@ -184,7 +187,7 @@ enum steadyfs_err {
 /* Open flags. */
 /* The on-media format this build reads and writes (docs/SPEC.md); an image
  * of any other version is refused with STEADYFS_EFORMAT. */
-#define STEADYFS_FORMAT_VERSION 12
+#define STEADYFS_FORMAT_VERSION 13
 
 /* Build option: 1 (default) compiles in what only media without erase
  * use (MRAM: a maybe-live bit per sector, the host head going on in a
@@ -276,6 +279,7 @@ typedef struct steadyfs {
     uint8_t *blk;
     uint32_t npend, uncommitted;
     struct sfs_open *open;
+    uint16_t *chunk_win;   /* each handle's window of geo.cwin chunk numbers (file.c) */
     uint32_t *root;
     uint8_t *ibm;
     uint8_t *maybe_live;   /* media without erase: a bit per sector, 0 only if dead (log.c) */
@@ -293,6 +297,8 @@ typedef struct steadyfs {
         uint32_t maxpg;
         /* relocation records a sweep cycle spans (reloc.c) */
         uint32_t R;
+        /* slots in a handle's chunk window (file.c): 8, 64 on MRAM */
+        uint32_t cwin;
     } geo;
     /* The log: the host head, the collection head (copies), sequence
      * numbers, checkpoint and erase-ahead state, the erased-unit queue. */

@@ -36,6 +36,7 @@ typedef union acc {
 
 typedef struct model {
     uint32_t S, spare, pps, small, K, R, D, s, P, txn, depth, pay, C, nl2, nl1, nc, open, orphans;
+    uint32_t cwb;      /* bytes of a chunk-window fill (file.c slot_chunk) */
     uint32_t rsplit;   /* device reads per read (2 where a sector can straddle two device blocks) */
     uint32_t pmove;    /* sectors a host-head move gives at least: P, or on media without
                           erase P / SFS_THREAD_DIV (a closed unit's dead sectors) */
@@ -82,6 +83,15 @@ static void rds(const model *m, acc *a, double n)  /* small reads (tag, run of w
 {
     a->r += n * m->rsplit;
     a->rb += n * m->small;
+}
+
+/* n fills of a handle's chunk window: the inode's two map words, then
+ * one read of the window's run of its chunk list */
+static void chunk_fills(const model *m, acc *a, double n)
+{
+    rds(m, a, 2 * n);
+    a->r += n * m->rsplit;
+    a->rb += n * m->cwb;
 }
 
 /* n collection steps (sfs_gc_one), each at its worst: a sweep step
@@ -195,7 +205,7 @@ static void kill(const model *m, acc *a, double lk)
  * the caller. */
 static void host_sector(const model *m, acc *a)
 {
-    rds(m, a, 3);
+    chunk_fills(m, a, 1);
     a->sec += 1;
     a->a1 += 1;
 }
@@ -528,13 +538,14 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
         /* n bytes from any offset touch at most (n - 2) / payload + 2
          * pages (read_call reads each once): each page its two map words
          * (L2, L1: sfs_lookup) and its sector; its chunk from the handle's
-         * window of SFS_CWIN slots, which a miss fills whole (slot_chunk:
+         * window of geo.cwin slots, which a miss fills whole (slot_chunk:
          * the inode's two map words and one run of its chunk list), and
          * nothing in a read changes it, so at most one fill per slot the
          * pages span, (pages - 1) / C + 2 of them, and per page */
         uint64_t pages = n ? (n + m->pay - 2) / m->pay + 1 : 0;
         uint64_t slots = pages ? (pages - 1) / m->C + 2 : 0;
-        rds(m, a, 2.0 * (double)pages + 3.0 * (double)(slots < pages ? slots : pages));
+        rds(m, a, 2.0 * (double)pages);
+        chunk_fills(m, a, (double)(slots < pages ? slots : pages));
         rd(m, a, (double)pages);
         return;
     }
@@ -668,6 +679,9 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
     m->open = fs->cfg.open_max;
     m->orphans = fs->geo.orphan_max;
     m->small = SFS_TAG_SIZE;   /* a tag; map words and a chunk word are fewer bytes */
+    m->cwb = 4u * ((fs->geo.cwin + 1u) / 2u);
+    if (m->cwb < m->small)
+        m->cwb = m->small;
     m->K = fs->cfg.pending_max;
     m->R = fs->cfg.replay_max;
     m->D = fs->cfg.dir_pages;

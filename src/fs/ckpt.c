@@ -35,7 +35,9 @@
  * only the sectors dead when it entered: the slots it passes at byte 132
  * (DESIGN.md §9, SPEC §7); 12: the closed unit the host head goes on in
  * next and the slots it passes there, named ahead at bytes 136 and 140,
- * so that move needs no checkpoint of its own (DESIGN.md §9, SPEC §7) */
+ * so that move needs no checkpoint of its own (DESIGN.md §9, SPEC §7);
+ * 13: pending flag 0x08 (PF_OLD), a committed change whose replaced
+ * sector still counts until its L1 sector's merge or mount (SPEC §7) */
 #define CKPT_VERSION SFS_CKPT_VERSION
 #define CKPT_HDR SFS_CKPT_HDR
 
@@ -506,8 +508,10 @@ static int replay(steadyfs *fs)
  * A sector is live if the map names it: each L2 root, each L1 sector the
  * L2 level names, and each word of those L1 sectors, a committed pending
  * L1 change replacing the word of its page; each through the relocation
- * records to where it lives now.  n_l1 sector reads (steadyfs_bound's
- * mount).  Test builds then check the bits against every unit's live
+ * records to where it lives now.  A change that left the sector it
+ * replaced counted (PF_OLD, map.c) has that word uncounted here, so the
+ * counts the checkpoint kept agree again.  n_l1 sector reads
+ * (steadyfs_bound's mount).  Test builds then check the bits against every unit's live
  * count: they are the same set, or a count is wrong. */
 static void mark(steadyfs *fs, uint32_t ppn, int on)
 {
@@ -537,10 +541,17 @@ static int exact_bits(steadyfs *fs)
             return rc;
         for (j = 0; j < fs->geo.e1; j++) {
             uint32_t w = sfs_get32(fs->buf + 4 * j);
-            if (w != SFS_NONE && !sfs_pend_find(fs, PT_L1, m * fs->geo.e1 + j, 0))
+            struct sfs_pend *p = sfs_pend_find(fs, PT_L1, m * fs->geo.e1 + j, 0);
+            if (!p && w != SFS_NONE)
                 mark(fs, w, 1);
+            else if (p && (p->flags & PF_OLD))
+                sfs_count_dec(fs, w);   /* what it replaced, counted until now */
         }
     }
+    /* every replaced sector is uncounted now (those of L1 sectors that
+     * map nothing were none) */
+    for (i = 0; i < fs->npend; i++)
+        fs->pend[i].flags &= (uint8_t)~PF_OLD;
     fs->cache.buf_ppn = SFS_NONE;
     for (i = 0; i < fs->npend; i++)
         if (fs->pend[i].type == PT_L1 && !(fs->pend[i].flags & PF_UNC) && fs->pend[i].ppn != SFS_NONE)

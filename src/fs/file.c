@@ -17,52 +17,68 @@ static uint32_t pending_chunk(steadyfs *fs, uint32_t ino, uint32_t slot)
 
 static uint32_t npages(const steadyfs *fs, uint64_t size);
 
-/* Forget the chunks the handle knows (a shrink changes them). */
-static void cw_drop(struct sfs_open *p)
+/* Handle p's chunk window: geo.cwin chunk numbers from slot p->cw_base. */
+static uint16_t *cw_of(steadyfs *fs, const struct sfs_open *p)
 {
+    return fs->chunk_win + (uint32_t)(p - fs->open) * fs->geo.cwin;
+}
+
+/* Handle dst takes src's file state (the struct and its chunk window,
+ * which lives beside it). */
+static void take_state(steadyfs *fs, struct sfs_open *dst, const struct sfs_open *src)
+{
+    *dst = *src;
+    memcpy(cw_of(fs, dst), cw_of(fs, src), 2u * fs->geo.cwin);
+}
+
+/* Forget the chunks the handle knows (a shrink changes them). */
+static void cw_drop(steadyfs *fs, struct sfs_open *p)
+{
+    uint16_t *cw = cw_of(fs, p);
     uint32_t i;
-    for (i = 0; i < SFS_CWIN; i++)
-        p->cw[i] = CHUNK_UNKNOWN;
+    for (i = 0; i < fs->geo.cwin; i++)
+        cw[i] = CHUNK_UNKNOWN;
 }
 
 /* The chunk of slot `slot` of the file (primary handle p): the window the
  * handle knows, a pending chunk entry, nothing for a slot wholly past the
  * end (a shrink clears the slots it cuts, a write past the end moves the
  * end: an append into a new slot reads nothing), else the window of
- * SFS_CWIN slots around it from the inode sector (one small read). */
+ * geo.cwin slots around it from the inode sector (one small read). */
 static int slot_chunk(steadyfs *fs, struct sfs_open *p, uint32_t slot, uint32_t *c)
 {
-    uint32_t w[SFS_CWIN / 2], i, base, ippn, n;
+    uint32_t w[SFS_CWIN_MAX / 2], i, base, ippn, n, win = fs->geo.cwin;
+    uint16_t *cw = cw_of(fs, p);
     int rc;
-    if (slot - p->cw_base < SFS_CWIN && p->cw[slot - p->cw_base] != CHUNK_UNKNOWN) {
-        *c = p->cw[slot - p->cw_base];
+    if (slot - p->cw_base < win && cw[slot - p->cw_base] != CHUNK_UNKNOWN) {
+        *c = cw[slot - p->cw_base];
         return 0;
     }
     *c = pending_chunk(fs, p->ino, slot);
     if (*c == CHUNK_NONE && (slot ? slot * fs->geo.C : 1u) >= npages(fs, p->size))
         return 0;
     if (*c != CHUNK_NONE) {
-        if (slot - p->cw_base < SFS_CWIN)
-            p->cw[slot - p->cw_base] = (uint16_t)*c;
+        if (slot - p->cw_base < win)
+            cw[slot - p->cw_base] = (uint16_t)*c;
         return 0;
     }
-    base = slot & ~(SFS_CWIN - 1u);
-    n = base + SFS_CWIN <= fs->geo.cmax ? SFS_CWIN : fs->geo.cmax - base;
+    base = slot & ~(win - 1u);
+    n = base + win <= fs->geo.cmax ? win : fs->geo.cmax - base;
     rc = sfs_lookup(fs, sfs_shared_lpn(fs, p->ino, 0), 1, &ippn);
     if (rc || ippn == SFS_NONE)
         return rc ? rc : STEADYFS_ECORRUPT;
     rc = sfs_rd_words(fs, ippn, (SFS_INODE_HDR + 2 * base) / 4, (n + 1u) / 2u, w);
     if (rc)
         return rc;
-    cw_drop(p);
+    cw_drop(fs, p);
     p->cw_base = (uint16_t)base;
     for (i = 0; i < n; i++) {
         uint32_t e = pending_chunk(fs, p->ino, base + i);
-        p->cw[i] = (uint16_t)(e != CHUNK_NONE ? e : i & 1u ? w[i / 2] >> 16 : w[i / 2] & 0xFFFFu);
-        if (p->cw[i] != CHUNK_NONE && p->cw[i] >= fs->geo.n_c)
+        cw[i] = (uint16_t)(e != CHUNK_NONE ? e : i & 1u ? w[i / 2] >> 16 : w[i / 2] & 0xFFFFu);
+        if (cw[i] != CHUNK_NONE && cw[i] >= fs->geo.n_c)
             return STEADYFS_ECORRUPT;
     }
-    *c = p->cw[slot - base];
+    *c = cw[slot - base];
     return 0;
 }
 
@@ -86,8 +102,8 @@ static int page_lpn(steadyfs *fs, struct sfs_open *p, uint32_t pg, int alloc, ui
         *flags |= TF_NEWCHUNK;
         /* known once the sector that takes it is written (a pending
          * chunk entry until the inode sector is) */
-        if (pg / fs->geo.C - p->cw_base < SFS_CWIN)
-            p->cw[pg / fs->geo.C - p->cw_base] = CHUNK_UNKNOWN;
+        if (pg / fs->geo.C - p->cw_base < fs->geo.cwin)
+            cw_of(fs, p)[pg / fs->geo.C - p->cw_base] = CHUNK_UNKNOWN;
     }
     if (rc)
         return rc;
@@ -252,7 +268,7 @@ static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
     }
     p->size = size;
     touched(fs, p);
-    cw_drop(p);   /* the cut may drop slots the handle knows */
+    cw_drop(fs, p);   /* the cut may drop slots the handle knows */
     return commit_sector(fs, p, pg + (off != 0));   /* npages(fs, size) */
 }
 
@@ -289,7 +305,7 @@ int steadyfs_close(steadyfs *fs, int fd)
             if (q != o && q->ino == o->ino && q->kind == STEADYFS_TYPE_FILE) {
                 uint64_t pos = q->pos;
                 uint8_t acc = q->acc;
-                *q = *o;
+                take_state(fs, q, o);
                 q->pos = pos;
                 q->acc = acc;
                 break;
@@ -608,7 +624,7 @@ int sfs_open_ino(steadyfs *fs, uint32_t ino, int flags)
     p = sfs_primary(fs, ino);
     memset(o, 0, sizeof *o);
     if (p) {
-        *o = *p;
+        take_state(fs, o, p);
         o->pos = 0;
     } else {
         rc = sfs_inode_read(fs, ino, &in, &ppn);
@@ -619,7 +635,7 @@ int sfs_open_ino(steadyfs *fs, uint32_t ino, int flags)
         o->ino = ino;
         o->gen = in.gen;
         o->ino_ppn = ppn;
-        cw_drop(o);
+        cw_drop(fs, o);
         o->size = o->csize = in.size;
         o->mtime = in.mtime;
     }

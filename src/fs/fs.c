@@ -57,6 +57,7 @@ static uint32_t place(steadyfs *fs, uint8_t *w)
 {
     uint32_t off = 0;
     fs->open = sfs_carve(w, &off, sizeof(struct sfs_open) * fs->cfg.open_max);   /* 8-aligned first */
+    fs->chunk_win = sfs_carve(w, &off, 2u * fs->geo.cwin * fs->cfg.open_max);
     fs->pend = sfs_carve(w, &off, sizeof(struct sfs_pend) * fs->cfg.pending_max);
     fs->root = sfs_carve(w, &off, 4 * fs->geo.n_l2);
     fs->blk = sfs_carve(w, &off, fs->geo.nblocks);
@@ -100,6 +101,11 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
          * mount's replay bound, one tag read per sector, is what R = 16
          * cost with two */
         fs->cfg.replay_max = bytewise ? 64 : 22;
+    /* a chunk lookup (an inode sector's small read) costs a fifth of a 4 KiB
+     * write there, so a random writer's whole 1 MiB file is in the window
+     * (112 B more a handle); on NAND any read costs a page read and the 8
+     * slots a log needs keep its RAM */
+    fs->geo.cwin = bytewise ? SFS_CWIN_MAX : SFS_CWIN;
     if (!fs->cfg.fill_permille)
         fs->cfg.fill_permille = 750;
     if (!fs->cfg.dir_pages)

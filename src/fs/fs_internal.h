@@ -138,6 +138,12 @@ typedef uint32_t sfs_mode;
                              uncommitted changes look their old location up at
                              commit (two small reads, in the bound): keeping it
                              in every entry cost 4 bytes x K of RAM */
+#define PF_OLD 0x08u      /* committed L1 change of a chunk page whose replaced
+                             location, the word its L1 sector holds, still
+                             counts live: uncounted when the merge of that
+                             sector reads the word, or at mount (media without
+                             erase where collection never runs, sfs_old_later:
+                             the lookup at commit was a small read a record) */
 
 #define SFS_PEND_SIZE 16u  /* bytes of a pending entry in the checkpoint (SPEC §7) */
 struct sfs_pend {
@@ -169,13 +175,17 @@ struct sfs_open {
     uint64_t csize;    /* committed size */
     uint64_t pos;      /* file position, or directory cookie */
     int64_t mtime;     /* working mtime (ns); ctime = mtime when tdirty */
-    /* The chunks of SFS_CWIN slots from cw_base on (primary handle;
-     * CHUNK_UNKNOWN: not known): a log's next page and a random writer's
-     * pages in a window of SFS_CWIN * C pages cost no read of the inode's
+    /* The first slot of the handle's chunk window: the chunks of
+     * geo.cwin slots from here on (primary handle; sfs_cwin(); its
+     * CHUNK_UNKNOWN: not known).  A log's next page and a random writer's
+     * pages in a window of cwin * C pages cost no read of the inode's
      * chunk list (one small read fills the window). */
-    uint16_t cw_base, cw[8];
+    uint16_t cw_base;
 };
+/* Slots in a handle's chunk window: 8, SFS_CWIN_MAX on byte-addressable
+ * media without erase (fs.c); a window fill is one read of cwin / 2 words. */
 #define SFS_CWIN 8u
+#define SFS_CWIN_MAX 64u
 #define CHUNK_UNKNOWN 0xFFFEu
 
 typedef struct sfs_tag {

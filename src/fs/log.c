@@ -62,7 +62,9 @@ uint32_t sfs_live_limit(const steadyfs *fs)
  * rebuilds them, count() keeps them), the live sectors in closed units are
  * at most the live limit plus what may pass it between checks: the
  * removals' room, and map sectors, which no check precedes (every L1 and
- * L2 sector live at once).  When the erased units are low (units_low: at
+ * L2 sector live at once).  Sectors still counted are at most K more: a
+ * committed change may leave the sector it replaced counted until its L1
+ * sector's merge (map.c PF_OLD), one per pending entry.  When the erased units are low (units_low: at
  * most SFS_Q_TARGET + 3 of them free, erased or LIMBO, and no unit held by
  * a relocation record, as none is where collection never ran), every
  * usable unit but those and the two heads is closed: C of them hold at
@@ -78,7 +80,7 @@ uint32_t sfs_thread_min(const steadyfs *fs, int bits)
     if (!bits || !STEADYFS_ERASELESS_MEDIA || fs->geo.P > 32u || fs->geo.usable <= SFS_Q_TARGET + 3u + 2u)
         return 0;
     c = fs->geo.usable - (SFS_Q_TARGET + 3u) - 2u;
-    l = fs->live_max + SFS_RM_ROOM + fs->geo.n_l1 + fs->geo.n_l2;
+    l = fs->live_max + SFS_RM_ROOM + fs->geo.n_l1 + fs->geo.n_l2 + fs->cfg.pending_max;
     if ((uint64_t)c * fs->geo.P <= l)
         return 0;
     d = (c * fs->geo.P - l + c - 1u) / c;

@@ -151,9 +151,24 @@ int sfs_apply_prog(steadyfs *fs, uint32_t lpn, uint32_t ppn, uint16_t owner, uin
     return 0;
 }
 
+/* May the commit of a change of lpn leave the sector it replaces counted
+ * until its L1 sector is merged (PF_OLD)?  On media without erase where
+ * collection never runs (sfs_thread_min, which allows for those sectors)
+ * nothing needs that sector dead sooner, and the merge reads the word
+ * anyway: a random writer's record saves its lookup, a small read that
+ * costs a fifth of the record on em064lx.  Only chunk pages: the shared
+ * table's (page 0, inode and directory sectors) are unmapped by kills
+ * that uncount what they replaced (kill.c unmap), and an inode's commit
+ * compares the sector it replaces. */
+static int old_later(const steadyfs *fs, uint32_t lpn)
+{
+    return sfs_maybe(fs) && lpn >= fs->geo.cbase && sfs_thread_min(fs, 1);
+}
+
 int sfs_apply_commit(steadyfs *fs, uint16_t owner, uint32_t txn)
 {
     uint32_t i, j, old;
+    uint8_t later;
     int rc;
 restart:
     for (i = 0; i < fs->npend; i++) {
@@ -182,10 +197,17 @@ restart:
         if (p->type != PT_L1 || !(p->flags & PF_UNC) || p->owner != owner || p->txn != txn)
             continue;
         old = SFS_NONE;
+        later = 0;
+        c = sfs_pend_find(fs, PT_L1, p->key, 0);   /* its committed change */
         if (!(p->flags & PF_NEW)) {
-            rc = sfs_lookup(fs, p->key, 0, &old);
-            if (rc)
+            if (c) {
+                old = c->ppn;   /* and what c replaced still counts if c says so */
+                later = c->flags & PF_OLD;
+            } else if (old_later(fs, p->key)) {
+                later = PF_OLD;
+            } else if ((rc = sfs_lookup(fs, p->key, 0, &old)) != 0) {
                 return rc;
+            }
         }
         sfs_count_dec(fs, old);
         /* another transaction's change of the same page no longer
@@ -202,8 +224,8 @@ restart:
                 o->ino_ppn = p->ppn;
             sfs_bit_set(fs->ibm, ino, 1);
         }
-        c = sfs_pend_find(fs, PT_L1, p->key, 0);   /* p is still uncommitted */
         p->flags &= (uint8_t)~(PF_UNC | PF_NEW);
+        p->flags |= later;
         p->owner = 0;
         p->txn = (uint32_t)fs->log.seq;   /* committed entries: their age (make_room) */
         fs->uncommitted--;
@@ -382,6 +404,15 @@ static int merge(steadyfs *fs, uint8_t kind, uint32_t m, struct sfs_trim *tr, sf
             memset(fs->buf, 0xFF, fs->geo.payload);
         else if ((rc = sfs_rd_sector(fs, old, fs->buf, &t)) < 0)
             break;
+        /* the sectors committed changes replaced that still count (PF_OLD):
+         * the words read here, before the changes replace them */
+        for (i = 0; kind == TK_MAP1 && i < fs->npend; i++) {
+            struct sfs_pend *p = &fs->pend[i];
+            if (entry_of(p, PT_L1, m, fs->geo.e1, PF_UNC) && (p->flags & PF_OLD)) {
+                sfs_count_dec(fs, sfs_get32(fs->buf + 4 * (p->key % fs->geo.e1)));
+                p->flags &= (uint8_t)~PF_OLD;
+            }
+        }
         /* PT_L1 changes (committed ones) into an L1 sector, PT_L2 into an L2 */
         for (i = 0; i < fs->npend; i++) {
             struct sfs_pend *p = &fs->pend[i];

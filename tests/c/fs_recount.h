@@ -26,6 +26,16 @@ static inline int fs_recount_unit(steadyfs *fs, uint32_t b)
              * the trim step that frees the chunk */
             if (!live && sfs_lookup(fs, t.key, 0, &cur) == 0)
                 live = sfs_copy_of(fs, cur) == ppn;   /* collection may have copied it */
+            /* the sector a committed change replaced stays counted until
+             * its L1 sector's merge (PF_OLD: the word that sector holds) */
+            for (j = 0; j < fs->npend && !live; j++) {
+                uint32_t l1, w;
+                const struct sfs_pend *p = &fs->pend[j];
+                if (p->type != PT_L1 || (p->flags & PF_UNC) || !(p->flags & PF_OLD) || p->key != t.key)
+                    continue;
+                live = sfs_l1_locate(fs, t.key / fs->geo.e1, &l1) == 0 && l1 != SFS_NONE &&
+                       sfs_xc_word(fs, 0, l1, t.key, &w) == 0 && sfs_copy_of(fs, w) == ppn;
+            }
         } else if (t.kind == TK_MAP1) {
             live = sfs_l1_locate(fs, t.key, &cur) == 0 && cur == ppn;
         } else if (t.kind == TK_MAP2) {
