@@ -38,6 +38,8 @@
  *                                          copy count before it, a bitmap)
  *        + 4 * (42 + replay_max)           copy runs (unit, first, count)
  *        + ceil(n_l1 / 8)                  the sweep's dirty L1 bits
+ *        + ceil(nblocks * P / 8)           maybe-live bits (media without
+ *                                          erase only)
  *   each term rounded up to 4.  The dense logical space (docs/SPEC.md §3):
  *   P    = sectors per erase unit; E = largest power of two <= sector
  *          payload / 4 (512 on NAND);
@@ -56,20 +58,22 @@
  *   64 on MRAM (byte-addressable without erase), where a lookup costs a
  *   fifth of a 4 KiB write; 80 B a handle (192 B on MRAM).
  *
- *   sizeof(steadyfs) is fixed (no config term): 656 B on Cortex-M3, with
+ *   sizeof(steadyfs) is fixed (no config term): 664 B on Cortex-M3, with
  *   the read savers (src/fs/cache.c: the sector the buffer holds, 4 runs
  *   of 4 map words, the last directory path component), the clock pointer
  *   in the configuration, the orphan list (16 inode numbers of open files
- *   whose name is gone) and the relocation state's counters.
+ *   whose name is gone), the relocation state's counters and the chunk
+ *   windows' place.
  *
  *   mt29f1g01 (1024 blocks) defaults, 256 inodes, one open file (open_max = 1):
  *     work 80 + 512 + 4 + 1024 + 2 * 128 + 32 + 752 = 2660 B (n_c = 1017,
  *     n_l1 = 136, C = 64), + 2048 B sector buffer, + sizeof(steadyfs)
- *     (656 B on Cortex-M3) = 5364 B.  On media without erase (MRAM) the work
+ *     (664 B on Cortex-M3) = 5372 B.  On media without erase (MRAM) the work
  *     area holds a bit per sector more: ceil(blocks * P / 8) B, 496 B on
- *     em064lx (the host head goes on in a closed unit's dead sectors), and
- *     MRAM's defaults (pending_max 64, replay_max 64) add 16 * 32 + 4 * 42:
- *     em064lx, one open file, 744 + 2980 + 2080 = 5804 B on the host.
+ *     em064lx (the host head goes on in a closed unit's dead sectors),
+ *     MRAM's defaults (pending_max 64, replay_max 64) add 16 * 32 + 4 * 42,
+ *     and its 64-slot chunk window 112 B a handle: em064lx, one open
+ *     file, 760 + 3092 + 2080 = 5932 B on the host.
  *
  * Threads.  None: calls on one steadyfs must not run concurrently.
  *

@@ -158,6 +158,16 @@ static void commit_lookups(const model *m, acc *a, double n)
     rds(m, a, 2u * n);
 }
 
+/* The lookups of a file's commit of n data changes: every one, but on
+ * media without erase where collection never runs (m->thread) only page
+ * 0's, in the shared table; its chunk pages' replaced sectors are
+ * uncounted by their L1 sector's merge, which reads the words anyway
+ * (map.c old_later, PF_OLD). */
+static void data_lookups(const model *m, acc *a, double n)
+{
+    commit_lookups(m, a, m->thread ? dmin(n, 1.0) : n);
+}
+
 /* An inode sector rewritten (sfs_inode_edit): the committed one read
  * (lookup, sector), programmed, one L1 change (and its lookup at the
  * commit; the rest of the transaction's are the caller's). */
@@ -449,7 +459,7 @@ static void write_n(const model *m, acc *a, uint64_t n, int first)
     a->a1 += (double)(h < h / m->C + 2 ? h : h / m->C + 2);
     commit(m, &c);
     add(a, &c, (double)ic);
-    commit_lookups(m, a, (first ? m->txn + 1.0 : 0.0) + (double)h);
+    data_lookups(m, a, (first ? m->txn + 1.0 : 0.0) + (double)h);
     a->a1 += 1;
 }
 
@@ -476,6 +486,11 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
         rd(m, a, 4 + 2 * 2);            /* transaction's inodes; where each head resumes */
         if (!m->erases)
             rd(m, a, m->nl1);           /* exact maybe-live bits: every L1 sector (ckpt.c) */
+        if (m->thread)
+            rds(m, a, m->K);            /* the sectors the checkpoint's changes replaced, still
+                                           counted (PF_OLD), for the L1 sectors replay meets
+                                           (map.c sfs_apply_map); replay's own changes need
+                                           one such word instead of their two lookups */
         return;
     }
     case STEADYFS_CALL_UNMOUNT:
@@ -527,12 +542,12 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
         break;
     case STEADYFS_CALL_CLOSE:   /* the commit, or the last close of an orphan: its kill */
         commit(m, a);
-        commit_lookups(m, a, m->txn + 1u);
+        data_lookups(m, a, m->txn + 1u);
         kill(m, a, 0);
         break;
     case STEADYFS_CALL_SYNC:
         commit(m, a);
-        commit_lookups(m, a, m->txn + 1u);
+        data_lookups(m, a, m->txn + 1u);
         break;
     case STEADYFS_CALL_READ: {
         /* n bytes from any offset touch at most (n - 2) / payload + 2
@@ -774,7 +789,7 @@ static void window(const model *m, const steadyfs *fs, double n, uint64_t b, acc
     call_cost(&one, fs, STEADYFS_CALL_WRITE_SYNC, b, a);
     write_n(m, &rec, b, 0);
     commit(m, &rec);
-    commit_lookups(m, &rec, h + 1);
+    data_lookups(m, &rec, h + 1);
     /* its L1-level episodes (by_episodes()): the L1 sectors of its pages
      * (h consecutive file pages lie in at most (h - 1) / C + 2 chunks, and
      * a chunk in one L1 sector when chunks are aligned to C: C divides

@@ -261,6 +261,26 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
             freed += entry_of(&fs->pend[i], PT_L1, t->key, fs->geo.e1, PF_UNC);
         if (!sfs_pend_find(fs, PT_L2, t->key, 0) && fs->npend - freed >= fs->cfg.pending_max)
             return STEADYFS_ENOSPC;
+        /* replay: a change the checkpoint kept with its replaced sector
+         * still counted (PF_OLD) is taken in by this sector, whose merge
+         * uncounted that sector then: again now, by the word the sector
+         * before it holds (at most K small reads a mount; at run time the
+         * merge has cleared every such flag) */
+        for (i = 0; sfs_maybe(fs) && i < fs->npend; i++) {
+            struct sfs_pend *q = &fs->pend[i];
+            uint32_t w;
+            if (!entry_of(q, PT_L1, t->key, fs->geo.e1, PF_UNC) || !(q->flags & PF_OLD))
+                continue;
+            q->flags &= (uint8_t)~PF_OLD;
+            if (old == SFS_NONE)
+                continue;
+            rc = sfs_xc_word(fs, 0, old, q->key, &w);
+            if (rc)
+                return rc;
+            sfs_count_dec(fs, w);
+        }
+        if (sfs_maybe(fs))
+            sfs_xc_drop_map(fs, 0, t->key);   /* (those words were the sector before) */
         drop_entries(fs, PT_L1, t->key, fs->geo.e1, PF_UNC);
         sfs_count_dec(fs, old);
         sfs_count_inc(fs, ppn);
@@ -406,7 +426,7 @@ static int merge(steadyfs *fs, uint8_t kind, uint32_t m, struct sfs_trim *tr, sf
             break;
         /* the sectors committed changes replaced that still count (PF_OLD):
          * the words read here, before the changes replace them */
-        for (i = 0; kind == TK_MAP1 && i < fs->npend; i++) {
+        for (i = 0; sfs_maybe(fs) && kind == TK_MAP1 && i < fs->npend; i++) {
             struct sfs_pend *p = &fs->pend[i];
             if (entry_of(p, PT_L1, m, fs->geo.e1, PF_UNC) && (p->flags & PF_OLD)) {
                 sfs_count_dec(fs, sfs_get32(fs->buf + 4 * (p->key % fs->geo.e1)));

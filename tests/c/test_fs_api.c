@@ -483,6 +483,74 @@ static void test_sector_buf(void)
     }
 }
 
+/* A file's state moves to another handle when its first handle closes,
+ * and with it the chunk window (the chunks of the slots around the last
+ * page, kept beside the handle: 8 slots, 64 on MRAM).  Writes through the
+ * second handle after that, spread over more slots than a window holds,
+ * must land in the file's own chunks: read back through the handle and
+ * after a remount.  On each medium's own window size. */
+static void test_handover(const char *profile)
+{
+    enum { FILE_BYTES = 3u << 20, REC = 4096 };
+    static uint8_t model[FILE_BYTES], rec[REC], back[REC];
+    tdev t;
+    uint64_t rnd = 7;
+    uint32_t i, off;
+    int h1, h2;
+    CHECK_EQ(tdev_open(&t, profile, 0, 3), 0);
+    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    fill(model, FILE_BYTES, 5);
+    h1 = steadyfs_open(&t.fs, "/h", STEADYFS_O_RDWR | STEADYFS_O_CREAT);
+    CHECK(h1 >= 0);
+    for (off = 0; off < FILE_BYTES; off += 65536)
+        CHECK_EQ(steadyfs_write(&t.fs, h1, model + off, 65536), 65536);
+    CHECK_EQ(steadyfs_sync(&t.fs, h1), 0);
+    h2 = steadyfs_open(&t.fs, "/h", STEADYFS_O_RDWR);
+    CHECK(h2 >= 0);
+    for (i = 0; i < 200; i++) {   /* h1's window moves about the file */
+        off = tdev_rand(&rnd, FILE_BYTES / REC) * REC;
+        fill(rec, REC, 100 + i);
+        memcpy(model + off, rec, REC);
+        CHECK_EQ(steadyfs_seek(&t.fs, h1, off, STEADYFS_SEEK_SET), (int64_t)off);
+        CHECK_EQ(steadyfs_write(&t.fs, h1, rec, REC), REC);
+    }
+    CHECK_EQ(steadyfs_close(&t.fs, h1), 0);   /* h2 takes the file's state */
+    for (i = 0; i < 200; i++) {
+        off = tdev_rand(&rnd, FILE_BYTES / REC) * REC;
+        fill(rec, REC, 1000 + i);
+        memcpy(model + off, rec, REC);
+        CHECK_EQ(steadyfs_seek(&t.fs, h2, off, STEADYFS_SEEK_SET), (int64_t)off);
+        CHECK_EQ(steadyfs_write(&t.fs, h2, rec, REC), REC);
+    }
+    CHECK_EQ(steadyfs_sync(&t.fs, h2), 0);
+    for (off = 0; off < FILE_BYTES; off += REC) {
+        CHECK_EQ(steadyfs_seek(&t.fs, h2, off, STEADYFS_SEEK_SET), (int64_t)off);
+        CHECK_EQ(steadyfs_read(&t.fs, h2, back, REC), REC);
+        if (memcmp(back, model + off, REC)) {
+            fprintf(stderr, "%s: bytes at %u differ after the handover\n", profile, off);
+            CHECK(0);
+            break;
+        }
+    }
+    CHECK_EQ(steadyfs_close(&t.fs, h2), 0);
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    h1 = steadyfs_open(&t.fs, "/h", STEADYFS_O_RDONLY);
+    CHECK(h1 >= 0);
+    for (off = 0; off < FILE_BYTES; off += REC) {
+        CHECK_EQ(steadyfs_read(&t.fs, h1, back, REC), REC);
+        if (memcmp(back, model + off, REC)) {
+            fprintf(stderr, "%s: bytes at %u differ after a remount\n", profile, off);
+            CHECK(0);
+            break;
+        }
+    }
+    CHECK_EQ(steadyfs_close(&t.fs, h1), 0);
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    tdev_close(&t);
+}
+
 int main(void)
 {
     CHECK_EQ(tdev_open(&T, "mt29f1g01", 64, 1), 0);
@@ -500,5 +568,7 @@ int main(void)
     CHECK_EQ(steadyfs_unmount(FS), 0);
     tdev_close(&T);
     test_sector_buf();
+    test_handover("mt29f1g01");
+    test_handover("em064lx");
     return check_done("test_fs_api");
 }
