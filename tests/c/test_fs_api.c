@@ -489,10 +489,26 @@ static void test_sector_buf(void)
  * second handle after that, spread over more slots than a window holds,
  * must land in the file's own chunks: read back through the handle and
  * after a remount.  On each medium's own window size. */
+/* The file behind fd reads as model's n bytes, 4 KiB at a time. */
+static void same_as(steadyfs *fs, int fd, const uint8_t *model, uint32_t n, const char *profile, const char *when)
+{
+    static uint8_t back[4096];
+    uint32_t off;
+    for (off = 0; off < n; off += sizeof back) {
+        CHECK_EQ(steadyfs_seek(fs, fd, off, STEADYFS_SEEK_SET), (int64_t)off);
+        CHECK_EQ(steadyfs_read(fs, fd, back, sizeof back), (int)sizeof back);
+        if (memcmp(back, model + off, sizeof back)) {
+            fprintf(stderr, "%s: bytes at %u differ %s\n", profile, off, when);
+            CHECK(0);
+            return;
+        }
+    }
+}
+
 static void test_handover(const char *profile)
 {
     enum { FILE_BYTES = 3u << 20, REC = 4096 };
-    static uint8_t model[FILE_BYTES], rec[REC], back[REC];
+    static uint8_t model[FILE_BYTES], rec[REC];
     tdev t;
     uint64_t rnd = 7;
     uint32_t i, off;
@@ -524,28 +540,13 @@ static void test_handover(const char *profile)
         CHECK_EQ(steadyfs_write(&t.fs, h2, rec, REC), REC);
     }
     CHECK_EQ(steadyfs_sync(&t.fs, h2), 0);
-    for (off = 0; off < FILE_BYTES; off += REC) {
-        CHECK_EQ(steadyfs_seek(&t.fs, h2, off, STEADYFS_SEEK_SET), (int64_t)off);
-        CHECK_EQ(steadyfs_read(&t.fs, h2, back, REC), REC);
-        if (memcmp(back, model + off, REC)) {
-            fprintf(stderr, "%s: bytes at %u differ after the handover\n", profile, off);
-            CHECK(0);
-            break;
-        }
-    }
+    same_as(&t.fs, h2, model, FILE_BYTES, profile, "after the handover");
     CHECK_EQ(steadyfs_close(&t.fs, h2), 0);
     CHECK_EQ(steadyfs_unmount(&t.fs), 0);
     CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
     h1 = steadyfs_open(&t.fs, "/h", STEADYFS_O_RDONLY);
     CHECK(h1 >= 0);
-    for (off = 0; off < FILE_BYTES; off += REC) {
-        CHECK_EQ(steadyfs_read(&t.fs, h1, back, REC), REC);
-        if (memcmp(back, model + off, REC)) {
-            fprintf(stderr, "%s: bytes at %u differ after a remount\n", profile, off);
-            CHECK(0);
-            break;
-        }
-    }
+    same_as(&t.fs, h1, model, FILE_BYTES, profile, "after a remount");
     CHECK_EQ(steadyfs_close(&t.fs, h1), 0);
     CHECK_EQ(steadyfs_unmount(&t.fs), 0);
     tdev_close(&t);
