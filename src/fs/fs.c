@@ -402,7 +402,7 @@ int steadyfs_info_get(steadyfs *fs, steadyfs_info *info)
         return rc;
     memset(info, 0, sizeof *info);
     info->capacity = (uint64_t)fs->live_max * fs->geo.payload;
-    info->used = (uint64_t)fs->live * fs->geo.payload;
+    info->used = (uint64_t)sfs_live_charged(fs) * fs->geo.payload;
     info->free = info->capacity > info->used ? info->capacity - info->used : 0;
     info->sector_size = fs->geo.sector_size;
     info->data_per_sector = fs->geo.payload;

@@ -446,6 +446,9 @@ int sfs_l1_locate(steadyfs *fs, uint32_t m, uint32_t *ppn);
 int sfs_make_room(steadyfs *fs, uint32_t need, sfs_mode mode);
 int sfs_apply_prog(steadyfs *fs, uint32_t lpn, uint32_t ppn, uint16_t owner, uint32_t txn,
                    uint32_t old_hint);
+/* The live sectors the fill limit charges: fs->live, less one for each
+ * committed change whose replaced sector still counts (PF_OLD). */
+uint32_t sfs_live_charged(const steadyfs *fs);
 int sfs_apply_commit(steadyfs *fs, uint16_t owner, uint32_t txn);
 int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn);
 /* A TF_SIZE commit: inode ino's committed size becomes `size`. */
