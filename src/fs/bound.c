@@ -401,7 +401,11 @@ static void settle(const model *m, acc *a, double calls, double xunc, int window
      * meanwhile (with the moves below). */
     cu = m->thread ? 0 : dmin(calls, dv(m, a->sec + rp, m->P) + 1);
     steps(m, a, cu * 2.0 * (m->s + 1u));
-    a->ck += 4 * (dv(m, a->sec + rp, m->P) + 1);
+    /* (where collection never runs no move asks for a catch-up and no
+     * unit is emptied to LIMBO: sfs_log_reserve finds a unit to thread
+     * whenever the erased units are low, so none of these) */
+    if (!m->thread)
+        a->ck += 4 * (dv(m, a->sec + rp, m->P) + 1);
     rounds = 5 + a->a1 + a->a2 + cu;
     r1 = dmin(rounds, m->K + a->a1 + cu);
     r2 = m->nl2 == 1u ? dv(m, m->K + a->a2 + r1, q) + dv(m, a->sec + rounds + 2 * r1, 4.0 * m->K + 1) + 1
