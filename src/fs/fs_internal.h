@@ -267,6 +267,23 @@ static inline int sfs_closed(const steadyfs *fs, uint32_t b) { return fs->blk[b]
 /* A sector's maybe-live bits (media without erase: log.c), or NULL: none
  * kept, or none compiled in (STEADYFS_ERASELESS_MEDIA 0, steadyfs.h). */
 static inline uint8_t *sfs_maybe(const steadyfs *fs) { return STEADYFS_ERASELESS_MEDIA ? fs->maybe_live : NULL; }
+/* The live sectors the fill limit charges: fs->live, less one for each
+ * committed change whose replaced sector still counts (PF_OLD, map.c):
+ * that sector is dead.  (A flagged change of a page that had no sector, a
+ * hole, so charges its own sector only at its merge.)  Either way the
+ * sectors counted stay within the limit plus K, what sfs_thread_min
+ * allows for, and writes meet ENOSPC at the limit, not K sectors before
+ * it. */
+static inline uint32_t sfs_live_charged(const steadyfs *fs)
+{
+    uint32_t i, n = 0;
+    if (!sfs_maybe(fs))
+        return fs->live;
+    for (i = 0; i < fs->npend; i++)
+        n += (fs->pend[i].flags & PF_OLD) != 0;
+    return fs->live > n ? fs->live - n : 0;
+}
+
 
 static inline uint32_t sfs_stride(const steadyfs *fs)
 {
@@ -446,9 +463,6 @@ int sfs_l1_locate(steadyfs *fs, uint32_t m, uint32_t *ppn);
 int sfs_make_room(steadyfs *fs, uint32_t need, sfs_mode mode);
 int sfs_apply_prog(steadyfs *fs, uint32_t lpn, uint32_t ppn, uint16_t owner, uint32_t txn,
                    uint32_t old_hint);
-/* The live sectors the fill limit charges: fs->live, less one for each
- * committed change whose replaced sector still counts (PF_OLD). */
-uint32_t sfs_live_charged(const steadyfs *fs);
 int sfs_apply_commit(steadyfs *fs, uint16_t owner, uint32_t txn);
 int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn);
 /* A TF_SIZE commit: inode ino's committed size becomes `size`. */

@@ -165,22 +165,6 @@ static int old_later(const steadyfs *fs, uint32_t lpn)
     return sfs_maybe(fs) && lpn >= fs->geo.cbase && sfs_thread_min(fs, 1);
 }
 
-/* A PF_OLD change's replaced sector is dead, so the limit does not charge
- * it: one sector for each flagged change (which, for a page that had no
- * sector, a hole, charges the change's own sector only at its merge).
- * Either way the sectors counted stay within the limit plus K, what
- * sfs_thread_min allows for; and writes meet ENOSPC at the limit, not K
- * sectors before it. */
-uint32_t sfs_live_charged(const steadyfs *fs)
-{
-    uint32_t i, n = 0;
-    if (!sfs_maybe(fs))
-        return fs->live;
-    for (i = 0; i < fs->npend; i++)
-        n += (fs->pend[i].flags & PF_OLD) != 0;
-    return fs->live > n ? fs->live - n : 0;
-}
-
 int sfs_apply_commit(steadyfs *fs, uint16_t owner, uint32_t txn)
 {
     uint32_t i, j, old;
