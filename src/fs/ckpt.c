@@ -511,8 +511,8 @@ static int replay(steadyfs *fs)
  * records to where it lives now.  A change that left the sector it
  * replaced counted (PF_OLD, map.c) has that word uncounted here, so the
  * counts the checkpoint kept agree again.  n_l1 sector reads
- * (steadyfs_bound's mount).  Test builds then check the bits against every unit's live
- * count: they are the same set, or a count is wrong. */
+ * (steadyfs_bound's mount).  Test builds then check the bits against
+ * every unit's live count: they are the same set, or a count is wrong. */
 static void mark(steadyfs *fs, uint32_t ppn, int on)
 {
     ppn = sfs_copy_of(fs, ppn);

@@ -142,7 +142,7 @@ typedef uint32_t sfs_mode;
                              location, the word its L1 sector holds, still
                              counts live: uncounted when the merge of that
                              sector reads the word, or at mount (media without
-                             erase where collection never runs, sfs_old_later:
+                             erase where collection never runs, map.c old_later:
                              the lookup at commit was a small read a record) */
 
 #define SFS_PEND_SIZE 16u  /* bytes of a pending entry in the checkpoint (SPEC §7) */
@@ -176,7 +176,7 @@ struct sfs_open {
     uint64_t pos;      /* file position, or directory cookie */
     int64_t mtime;     /* working mtime (ns); ctime = mtime when tdirty */
     /* The first slot of the handle's chunk window: the chunks of
-     * geo.cwin slots from here on (primary handle; sfs_cwin(); its
+     * geo.cwin slots from here on (primary handle; file.c cw_of(); its
      * CHUNK_UNKNOWN: not known).  A log's next page and a random writer's
      * pages in a window of cwin * C pages cost no read of the inode's
      * chunk list (one small read fills the window). */
