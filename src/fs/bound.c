@@ -42,6 +42,8 @@ typedef struct model {
                           erase P / SFS_THREAD_DIV (a closed unit's dead sectors) */
     uint32_t thread;   /* media without erase where collection never runs: the dead
                           sectors a threaded move finds at least (sfs_thread_min) */
+    int old_later;     /* commits leave replaced sectors counted until a merge
+                          (sfs_old_later_ok, map.c PF_OLD) */
     int real;      /* a window (window()): x / y is real division, not floor */
     int aligned;   /* every chunk lies in one L1 sector */
     int erases;    /* the medium erases (MRAM: sfs_erase issues nothing) */
@@ -158,14 +160,15 @@ static void commit_lookups(const model *m, acc *a, double n)
     rds(m, a, 2u * n);
 }
 
-/* The lookups of a file's commit of n data changes: every one, but on
- * media without erase where collection never runs (m->thread) only page
- * 0's, in the shared table; its chunk pages' replaced sectors are
- * uncounted by their L1 sector's merge, which reads the words anyway
- * (map.c old_later, PF_OLD). */
+/* The lookups of a file's commit of n data changes: every one, but where
+ * commits may leave the sectors they replaced counted (m->old_later: media
+ * without erase whose pigeonhole holds with them) only page 0's, in the
+ * shared table; its chunk pages' replaced sectors are uncounted by their
+ * L1 sector's merge, which reads the words anyway (map.c old_later,
+ * PF_OLD). */
 static void data_lookups(const model *m, acc *a, double n)
 {
-    commit_lookups(m, a, m->thread ? dmin(n, 1.0) : n);
+    commit_lookups(m, a, m->old_later ? dmin(n, 1.0) : n);
 }
 
 /* An inode sector rewritten (sfs_inode_edit): the committed one read
@@ -490,7 +493,7 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
         rd(m, a, 4 + 2 * 2);            /* transaction's inodes; where each head resumes */
         if (!m->erases)
             rd(m, a, m->nl1);           /* exact maybe-live bits: every L1 sector (ckpt.c) */
-        if (m->thread)
+        if (m->old_later)
             rds(m, a, m->K);            /* the sectors the checkpoint's changes replaced, still
                                            counted (PF_OLD), for the L1 sectors replay meets
                                            (map.c sfs_apply_map); replay's own changes need
@@ -723,6 +726,7 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
      * sectors */
     fs->live_max = v;
     m->thread = sfs_thread_min(fs, !m->erases);
+    m->old_later = sfs_old_later_ok(fs, !m->erases);
     if (m->thread) {
         m->s = 0;
         m->pmove = m->thread;

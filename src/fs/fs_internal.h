@@ -414,6 +414,10 @@ uint32_t sfs_live_limit(const steadyfs *fs);
  * where that cannot be shown (a small pool, media that erase, a build
  * without that code). */
 uint32_t sfs_thread_min(const steadyfs *fs, int bits);
+/* May a commit leave the sector it replaced counted until its L1
+ * sector's merge (map.c PF_OLD)?  Where the pigeonhole holds with K such
+ * sectors counted (log.c). */
+int sfs_old_later_ok(const steadyfs *fs, int bits);
 int sfs_begin(steadyfs *fs, int modify);         /* API call prologue: 0 reads, 1 writes,
                                                     2 commits, 4 removes (reserves, §6) */
 int sfs_end(steadyfs *fs, int rc);               /* API call epilogue */

@@ -62,9 +62,8 @@ uint32_t sfs_live_limit(const steadyfs *fs)
  * rebuilds them, count() keeps them), the live sectors in closed units are
  * at most the live limit plus what may pass it between checks: the
  * removals' room, and map sectors, which no check precedes (every L1 and
- * L2 sector live at once).  Sectors still counted are at most K more: a
- * committed change may leave the sector it replaced counted until its L1
- * sector's merge (map.c PF_OLD), one per pending entry.  When the erased units are low (units_low: at
+ * L2 sector live at once), and `extra` sectors still counted though dead
+ * (below).  When the erased units are low (units_low: at
  * most SFS_Q_TARGET + 3 of them free, erased or LIMBO, and no unit held by
  * a relocation record, as none is where collection never ran), every
  * usable unit but those and the two heads is closed: C of them hold at
@@ -74,17 +73,34 @@ uint32_t sfs_live_limit(const steadyfs *fs)
  * excluded there: collection's victims are none, wear levelling does not
  * run without erase, no program fails on MRAM -- a failure voids a
  * call's bound anyway.) */
-uint32_t sfs_thread_min(const steadyfs *fs, int bits)
+static uint32_t dead_min(const steadyfs *fs, uint32_t extra)
 {
     uint32_t c, l, d;
-    if (!bits || !STEADYFS_ERASELESS_MEDIA || fs->geo.P > 32u || fs->geo.usable <= SFS_Q_TARGET + 3u + 2u)
+    if (!STEADYFS_ERASELESS_MEDIA || fs->geo.P > 32u || fs->geo.usable <= SFS_Q_TARGET + 3u + 2u)
         return 0;
     c = fs->geo.usable - (SFS_Q_TARGET + 3u) - 2u;
-    l = fs->live_max + SFS_RM_ROOM + fs->geo.n_l1 + fs->geo.n_l2 + fs->cfg.pending_max;
+    l = fs->live_max + SFS_RM_ROOM + fs->geo.n_l1 + fs->geo.n_l2 + extra;
     if ((uint64_t)c * fs->geo.P <= l)
         return 0;
     d = (c * fs->geo.P - l + c - 1u) / c;
     return d >= fs->geo.P / SFS_THREAD_DIV ? d : 0;
+}
+
+/* Commits may leave the sectors they replaced counted until a merge
+ * (map.c PF_OLD) only where the pigeonhole holds with those counted too:
+ * at most K more, one per pending entry.  Small pools (the tests' 16- to
+ * 24-unit em064lx) look their sectors up as before and keep the
+ * pigeonhole without them. */
+int sfs_old_later_ok(const steadyfs *fs, int bits)
+{
+    return bits && dead_min(fs, fs->cfg.pending_max) != 0;
+}
+
+uint32_t sfs_thread_min(const steadyfs *fs, int bits)
+{
+    if (!bits)
+        return 0;
+    return sfs_old_later_ok(fs, bits) ? dead_min(fs, fs->cfg.pending_max) : dead_min(fs, 0);
 }
 
 /* A unit went bad: the capacity shrinks with it, so writes stop with

@@ -153,16 +153,17 @@ int sfs_apply_prog(steadyfs *fs, uint32_t lpn, uint32_t ppn, uint16_t owner, uin
 
 /* May the commit of a change of lpn leave the sector it replaces counted
  * until its L1 sector is merged (PF_OLD)?  On media without erase where
- * collection never runs (sfs_thread_min, which allows for those sectors)
+ * collection never runs even with those sectors counted (sfs_old_later_ok)
  * nothing needs that sector dead sooner, and the merge reads the word
  * anyway: a random writer's record saves its lookup, a small read that
- * costs a fifth of the record on em064lx.  Only chunk pages: the shared
+ * costs a fifth of the record on em064lx (where the pigeonhole holds
+ * with those sectors counted: sfs_old_later_ok).  Only chunk pages: the shared
  * table's (page 0, inode and directory sectors) are unmapped by kills
  * that uncount what they replaced (kill.c unmap), and an inode's commit
  * compares the sector it replaces. */
 static int old_later(const steadyfs *fs, uint32_t lpn)
 {
-    return sfs_maybe(fs) && lpn >= fs->geo.cbase && sfs_thread_min(fs, 1);
+    return sfs_maybe(fs) && lpn >= fs->geo.cbase && sfs_old_later_ok(fs, 1);
 }
 
 int sfs_apply_commit(steadyfs *fs, uint16_t owner, uint32_t txn)
