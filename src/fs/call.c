@@ -103,7 +103,7 @@ int sfs_end(steadyfs *fs, int rc)
             /* with live room short, a trim step now (and the checkpoint it
              * needs) rather than at the next checkpoint due: a delete's
              * space comes back before writes meet the limit */
-            if (!r2 && fs->chunk.ndying && sfs_live_charged(fs) + SFS_TRIM_ROOM(fs) > fs->live_max) {
+            if (!r2 && fs->chunk.ndying && sfs_live_over(fs, SFS_TRIM_ROOM(fs))) {
                 r2 = sfs_trim_step(fs, fs->rm);
                 if (r2 > 0 && (r2 = sfs_ckpt_write(fs)) == 0)
                     r2 = 1;

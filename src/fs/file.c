@@ -421,7 +421,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
          * where it does not, the first page goes alone and the pace
          * paid ahead (paced) is the second's. */
         run = !off && len - done >= SFS_RUN_MAX * fs->geo.payload && pg + SFS_RUN_MAX <= fs->geo.maxpg &&
-              sfs_live_charged(fs) + SFS_RUN_MAX + 1u + SFS_RM_ROOM <= fs->live_max &&
+              !sfs_live_over(fs, SFS_RUN_MAX + 1u + SFS_RM_ROOM) &&
               txn_entries(fs, o->ino) + SFS_RUN_MAX <= fs->geo.txn_max &&
               sfs_runs_offered(fs) ? SFS_RUN_MAX : 1u;
         for (n = paced ? 1u : 0u; n < run; n++) {

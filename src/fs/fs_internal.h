@@ -284,6 +284,14 @@ static inline uint32_t sfs_live_charged(const steadyfs *fs)
     return fs->live > n ? fs->live - n : 0;
 }
 
+/* Would `need` more sectors pass the fill limit?  The live count first
+ * (a bound of the charged one, no scan: the common case on every host
+ * sector), the charged count only near the limit. */
+static inline int sfs_live_over(const steadyfs *fs, uint32_t need)
+{
+    return fs->live + need > fs->live_max && sfs_live_charged(fs) + need > fs->live_max;
+}
+
 
 static inline uint32_t sfs_stride(const steadyfs *fs)
 {

@@ -517,7 +517,7 @@ int sfs_trim_step(steadyfs *fs, sfs_mode mode)
 int sfs_live_room(steadyfs *fs, uint32_t need, sfs_mode mode)
 {
     int rc, steps = 0;
-    while (sfs_live_charged(fs) + need > fs->live_max) {
+    while (sfs_live_over(fs, need)) {
         /* dying chunks still count their sectors: a trim step or two gives
          * a delete's space back to this write (steadyfs_bound counts them);
          * the pace trims the rest (DESIGN.md §5) */
