@@ -90,8 +90,8 @@ def bounds_us(device: str, timing: str, fmt: dict[str, int] | None = None) -> di
         if name == "mount" and ns == 0:
             if fmt and any(fmt.values()):
                 shown = " ".join(f"{k}={v}" for k, v in fmt.items() if v)
-            raise SystemExit(f"steady bound: {device} with {shown}: unknown device or a "
-                             "configuration steadyfs refuses")
+                raise SystemExit(f"steady bound: {device} with {shown}: unknown device or a "
+                                 "configuration steadyfs refuses")
             raise SystemExit(f"steady bound: unknown device {device}")
         out[name] = round(ns / 1000.0, 1)
     return out

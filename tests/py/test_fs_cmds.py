@@ -60,6 +60,11 @@ def test_bound_takes_the_configuration_the_bench_takes() -> None:
     assert r.returncode != 0
     assert "pending_max=4" in r.stderr and "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+    # an unknown device, without options: the same one line
+    r = _steady("bound", "--device", "nosuch")
+    assert r.returncode != 0
+    assert "unknown device nosuch" in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
 
 
 @pytest.mark.skipif(not cmd_torture.binary().exists(), reason="steady-torture not built")
