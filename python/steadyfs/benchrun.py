@@ -20,6 +20,7 @@ from steadyfs.analysis import DEFAULT_RATES, summarize
 from steadyfs.fstargets import FsError, FsRefused, FsTarget, open_target
 from steadyfs.native import Device
 from steadyfs.progress import Progress
+from steadyfs.slowest import TRACE_CAPACITY, explain
 from steadyfs.trace import Op, Trace, TraceWriter, make_metadata
 from steadyfs.workloads import Env, Workload, WorkloadError, get, pattern
 
@@ -138,19 +139,29 @@ def run_bench(device: str, workload: str, *, fs: str | None = None, timing: str 
               seed: int = 1, rates: Sequence[float] = DEFAULT_RATES, ram: Sequence[int] | None = None,
               fill_fraction: float | None = None, scale: float = 1.0, blocks: int = 0,
               params: dict[str, str] | None = None, allow_write: bool = False,
-              progress: bool = False, label: str = "", fill_device: float | None = None) -> BenchResult:
+              progress: bool = False, label: str = "", fill_device: float | None = None,
+              slowest: int = 0) -> BenchResult:
     """One benchmark run; raises BenchError / WorkloadError / FsError with a user message.
     ``fill_fraction``: static files up to that fraction of the file system's
     own capacity; ``fill_device``: static files holding that fraction of the
-    device's bytes (one or the other)."""
+    device's bytes (one or the other).  ``slowest``: trace the device's
+    operations during the workload and explain that many of the slowest
+    accesses (summary["slowest"], python/steadyfs/slowest.py; simulated
+    profiles only)."""
     if fill_fraction is not None and fill_device is not None:
         raise BenchError("--fill and --fill-device: give one (a fraction of the file system's "
                          "capacity, or of the device)")
+    if slowest < 0:
+        raise BenchError(f"--slowest {slowest}: want a number of accesses >= 0")
+    if slowest and not is_profile(device):
+        raise BenchError("--slowest needs a simulated profile (--device NAME): a real device's "
+                         "operations are not traced")
     w = get(workload)
     wparams = {k: v for k, v in (params or {}).items() if not k.startswith("fs.")}
     fs_opts: dict[str, Any] = {k[3:]: v for k, v in (params or {}).items() if k.startswith("fs.")}
     resolved = w.resolve(wparams, scale)
     t_wall = time.monotonic()
+    dev_ops = None
     with open_device(device, timing=timing, seed=seed, blocks=blocks, allow_write=allow_write) as dev:
         fs_name = fs or default_fs(w, dev)
         if fs_name == "raw" and not w.raw:
@@ -175,6 +186,8 @@ def run_bench(device: str, workload: str, *, fs: str | None = None, timing: str 
             def set_total(n: int) -> None:
                 bar.total = n
             env = Env(dev, target, resolved, seed, writer, tick=bar.update, set_total=set_total)
+            if slowest:
+                dev.trace_enable(TRACE_CAPACITY)   # the workload's operations only, not the fill's
             try:
                 w.run(env)
             except FsError as e:
@@ -189,6 +202,7 @@ def run_bench(device: str, workload: str, *, fs: str | None = None, timing: str 
                 bar.close()
             stats = dev.stats()
             fs_stats = target.stats()
+            dev_ops = dev.trace() if slowest else None
         finally:
             target.unmount()
     writer.metadata.update(env.meta)
@@ -210,6 +224,9 @@ def run_bench(device: str, workload: str, *, fs: str | None = None, timing: str 
         rs = summarize(reads, [])
         summary["read"] = {k: rs[k] for k in ("count", "bytes", "max_latency_us", "avg_throughput_kBps",
                                              "latency_us", "by_size") if k in rs}
+    if dev_ops is not None:
+        summary["slowest"] = explain(trace, dev_ops, slowest, w.analyse_ops,
+                                     wrapped=len(dev_ops) >= TRACE_CAPACITY)
     summary["wall_s"] = round(time.monotonic() - t_wall, 3)
     return BenchResult(trace, summary, list(env.notes), summary["wall_s"])
 

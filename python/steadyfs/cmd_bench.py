@@ -3,7 +3,7 @@
     steady bench --device PROFILE|PATH --workload NAME [--fs raw|fat|littlefs|steadyfs]
                  [--timing typical|tail|worst] [--seed N] [--rate LIST] [--ram LIST]
                  [--fill F | --fill-device F] [--scale F] [--blocks N] [--param KEY=VALUE ...]
-                 [--out DIR] [--json] [--allow-write]
+                 [--out DIR] [--json] [--allow-write] [--slowest N]
     steady bench --device all --workload NAME --fs steadyfs [--fill F] [...]
     steady bench --list            # the workloads and their parameters
 
@@ -13,7 +13,10 @@ docs/BENCH-JSON.md plus "device", "fs", "workload", "timing", "seed",
 summary.json, plots (PNG + SVG) and index.html.  PATH (a file or block
 device) is overwritten: it needs --allow-write, and a mounted device is
 refused.  Latencies are on the device's virtual clock (wall clock for real
-devices).  --device all: the three media's default parts (mt29f1g01,
+devices).  --slowest N (simulated profiles): the device operations each of
+the N slowest accesses was made of, grouped by their sequence (and in
+--json "slowest", each access with its operations' blocks and offsets:
+python/steadyfs/slowest.py).  --device all: the three media's default parts (mt29f1g01,
 mt25q128, em064lx) side by side, each beside its raw device running the
 workload's raw analogue (python/steadyfs/sidebyside.py): one table, or
 with --json {"schema": "steadyfs-side-by-side/1", "rows": [...]}.
@@ -67,6 +70,9 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the JSON summary")
     p.add_argument("--allow-write", action="store_true",
                    help="allow overwriting a real device or file given as --device PATH (destructive)")
+    p.add_argument("--slowest", type=int, default=0, metavar="N",
+                   help="explain the N slowest accesses: the device operations each was made of "
+                        "(simulated profiles)")
     p.add_argument("--list", action="store_true", help="list the workloads and their parameters")
     p.set_defaults(func=run)
 
@@ -150,6 +156,7 @@ def _run_all(args: argparse.Namespace, rates: list[float], ram: list[int] | None
 def run(args: argparse.Namespace) -> int:
     from steadyfs.benchrun import BenchError, run_bench
     from steadyfs.report import format_table
+    from steadyfs.slowest import format_text as format_slowest
     from steadyfs.workloads import WorkloadError
 
     try:
@@ -171,12 +178,14 @@ def run(args: argparse.Namespace) -> int:
             k, v = kv.split("=", 1)
             params[k.strip()] = v.strip()
         if args.device == "all":
+            if args.slowest:
+                return _fail("--slowest explains one run: give one --device, not all")
             return _run_all(args, rates, ram, params)
         res = run_bench(args.device, args.workload, fs=args.fs, timing=args.timing, seed=args.seed,
                         rates=rates, ram=ram, fill_fraction=args.fill, fill_device=args.fill_device,
                         scale=args.scale,
                         blocks=args.blocks, params=params, allow_write=args.allow_write,
-                        progress=not args.json)
+                        progress=not args.json, slowest=args.slowest)
     except NativeLibraryMissing as e:
         return _fail(str(e))
     except (BenchError, WorkloadError, FsError, DeviceError, ValueError) as e:
@@ -195,6 +204,8 @@ def run(args: argparse.Namespace) -> int:
         if "sweet_spot_bytes" in s:
             print(f"sweet spot: latency flat up to {s['sweet_spot_bytes']} B; "
                   f"best per-byte efficiency from {s.get('sweet_spot_efficiency_bytes')} B")
+        if "slowest" in s:
+            print(format_slowest(s["slowest"]))
         if index is not None:
             print(f"report: {index}")
     return 0

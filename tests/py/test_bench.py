@@ -59,6 +59,8 @@ def test_json_fat_and_littlefs(capsys: pytest.CaptureFixture[str]) -> None:
     (["--device", "em064lx", "--workload", "nope"], "unknown workload"),
     (["--device", "em064lx", "--workload", "seed003-sweep", "--param", "bogus=1"], "no parameter"),
     (["--device", "em064lx", "--workload", "seed003-sweep", "--fill", "0.5"], "needs a file system"),
+    (["--device", "em064lx", "--workload", "seed003-sweep", "--slowest", "-1"], "want a number"),
+    (["--device", "all", "--workload", "log4k", "--fs", "steadyfs", "--slowest", "2"], "one --device"),
 ])
 def test_refusals(capsys: pytest.CaptureFixture[str], args: list[str], msg: str) -> None:
     rc, _, err = _bench(capsys, *args)
@@ -88,3 +90,33 @@ def test_out_writes_trace_csv_plots_and_report(capsys: pytest.CaptureFixture[str
     assert (out / "index.html").exists()
     for kind in ("latency", "buffer", "distribution"):
         assert (out / "plots" / f"run-{kind}.png").exists() and (out / "plots" / f"run-{kind}.svg").exists()
+
+
+def test_slowest_accesses_are_their_device_operations(capsys: pytest.CaptureFixture[str]) -> None:
+    """--slowest N: the N slowest accesses, each exactly the device operations
+    that ran inside it (on the virtual clock nothing else takes time), and
+    the raw sweep's slowest writes are the ones that erase."""
+    rc, out, _ = _bench(capsys, "--device", "mt29f1g01", "--workload", "seed003-sweep", "--scale", "0.01",
+                        "--slowest", "4", "--json")
+    assert rc == 0
+    s = json.loads(out)
+    acc = s["slowest"]["accesses"]
+    assert len(acc) == 4 and acc[0]["duration_us"] == s["max_latency_us"]
+    assert [a["duration_us"] for a in acc] == sorted((a["duration_us"] for a in acc), reverse=True)
+    for a in acc:
+        assert a["device_ops"] and a["device_us"] == pytest.approx(a["duration_us"], abs=0.01)
+        assert any(d["op"] == "erase" for d in a["device_ops"])
+    assert sum(g["count"] for g in s["slowest"]["shapes"]) == 4
+    # a file system's record: its programs, and what else the slow ones did
+    rc, out, _ = _bench(capsys, "--device", "em064lx", "--workload", "seed000-random4k", "--fs", "steadyfs",
+                        "--param", "count=300", "--param", "repeat=1", "--slowest", "3")
+    assert rc == 0 and "slowest 3 accesses" in out and "prog" in out
+
+
+def test_slowest_needs_a_simulated_device(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    img = tmp_path / "card.img"
+    img.write_bytes(b"\0" * (1024 * 1024))
+    rc, _, err = _bench(capsys, "--device", str(img), "--workload", "seed000-random4k", "--allow-write",
+                        "--slowest", "2")
+    assert rc == 2 and "simulated profile" in err and len(err.strip().splitlines()) == 1
+    assert img.read_bytes() == b"\0" * (1024 * 1024)
