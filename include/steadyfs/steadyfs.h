@@ -311,6 +311,7 @@ typedef struct steadyfs {
         uint32_t head_block, head_idx, head_count;
         uint32_t gh_block, gh_idx, gh_count;
         uint32_t since_ckpt, call_ops, erase_credit, alloc_cursor;
+        uint32_t call_io;   /* device accesses this call: reads, programs (a gathered run: one) */
         uint32_t nqueued, nfree, nlimbo;
         uint32_t head_skip;   /* slots of the host head's unit it passes: live when it
                                  entered a unit without erasing it (MRAM, log.c) */

@@ -75,6 +75,42 @@ int sfs_xc_word(steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t key, uint32_t
     return 0;
 }
 
+#if STEADYFS_ERASELESS_MEDIA   /* (used on MRAM only: map.c keep_l1_places, room steps) */
+int sfs_xc_has(const steadyfs *fs, uint32_t lvl, uint32_t key)
+{
+    uint32_t i;
+    for (i = 2 * lvl; i < 2 * lvl + 2; i++)
+        if (fs->cache.xc_key[i] == (key & ~3u))
+            return 1;
+    return 0;
+}
+
+uint32_t sfs_xc_runs(const steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t *out)
+{
+    uint32_t i, n = 0;
+    /* the newer slot first: the one the next miss does not replace */
+    for (i = 0; i < 2; i++) {
+        uint32_t s = 2 * lvl + (((fs->cache.xc_next >> lvl) & 1u) ^ 1u ^ i);
+        if (fs->cache.xc_key[s] != SFS_NONE && fs->cache.xc_key[s] / fs->geo.e1 == map)
+            out[n++] = fs->cache.xc_key[s];
+    }
+    return n;
+}
+
+void sfs_xc_keep(steadyfs *fs, uint32_t lvl, uint32_t key, const uint8_t *sector)
+{
+    uint32_t i, base = key & ~3u;
+    for (i = 2 * lvl; i < 2 * lvl + 2; i++)
+        if (fs->cache.xc_key[i] == base)
+            return;
+    i = 2 * lvl + ((fs->cache.xc_next >> lvl) & 1u);
+    fs->cache.xc_next ^= (uint8_t)(1u << lvl);
+    fs->cache.xc_key[i] = base;
+    for (key = 0; key < 4; key++)
+        fs->cache.xc_val[i][key] = sfs_get32(sector + 4 * (base % fs->geo.e1 + key));
+}
+#endif
+
 int sfs_rd_buf(steadyfs *fs, uint32_t ppn)
 {
     sfs_tag t;

@@ -24,6 +24,7 @@ int sfs_begin(steadyfs *fs, int modify)
     fs->log.erase_budget = 1;
     fs->log.call_erased = (uint8_t)((fs->log.call_erased & 1u) << 1);
     fs->log.call_ops = 0;
+    fs->log.call_io = 0;
     fs->gc.caught_up = 0;
     fs->chunk.steps = SFS_TRIMS_PER_CALL;
     sfs_budget_void(fs);   /* the call arms its own kind and size */
@@ -51,6 +52,20 @@ int sfs_end(steadyfs *fs, int rc)
      * programs nothing): records, so a cool-down means the same whether a
      * logger calls write + sync or write alone. */
     int small = fs->log.call_ops <= 2, light = small && !fs->gc.busy, kept = 0, erased = 0;
+    /* On media without erase that gather a record's sectors (MRAM) a 4 KiB
+     * record is one program (87 us on em064lx) and a merge a read and a
+     * program (105 us): a call is light there only after one device access,
+     * and not with the host head at its unit's end (the merge would move it,
+     * with the checkpoint a move into a unit no checkpoint named writes).
+     * A record split over two programs, or with a lookup, leaves its
+     * housekeeping to the next: no record is two programs beside a merge
+     * (issue 16's 0.2 ms; DESIGN.md §9). */
+    if (sfs_runs_offered(fs) && (fs->log.call_io > 1 || fs->log.head_idx >= fs->geo.P))
+        light = 0;
+    uint32_t io_light = fs->log.call_io;
+    /* ... and its merge comes early enough that the next records' sectors
+     * (a run each, SFS_RUN_MAX changes) do not force one beside them */
+    uint32_t room_ahead = sfs_runs_offered(fs) ? 4u * SFS_RUN_MAX : 0u;
     if (fs->gc.busy && fs->log.call_ops)
         fs->gc.busy--;
     /* A light call does the housekeeping the next call would otherwise be
@@ -92,8 +107,15 @@ int sfs_end(steadyfs *fs, int rc)
          * to the next light call, or into the next record if its sectors
          * find no room (together they were a 2 ms record, ten records
          * after a rotation, which the next erase met: DESIGN.md §6) */
-        if (!r2 && !kept && fs->npend + 5 > fs->cfg.pending_max) {
-            SFS_SERVED(fs, fs->rm, r2, sfs_make_room(fs, 4, fs->rm));
+        if (!r2 && !kept && fs->npend + 5 + room_ahead > fs->cfg.pending_max) {
+            /* (on MRAM the round's first merge only: its L2 merge, when
+             * the L1 one left the count as it was, is the next call's) */
+            if (sfs_runs_offered(fs))
+                SFS_SERVED(fs, fs->rm, r2, sfs_room_step(fs, 4 + room_ahead, fs->rm));
+            else
+                SFS_SERVED(fs, fs->rm, r2, sfs_make_room(fs, 4, fs->rm));
+            if (r2 > 0)
+                r2 = 0;
             kept = 1;
         }
         if (!r2 && !kept) {
@@ -103,12 +125,24 @@ int sfs_end(steadyfs *fs, int rc)
             /* with live room short, a trim step now (and the checkpoint it
              * needs) rather than at the next checkpoint due: a delete's
              * space comes back before writes meet the limit */
-            if (!r2 && fs->chunk.ndying && sfs_live_over(fs, SFS_TRIM_ROOM(fs))) {
-                r2 = sfs_trim_step(fs, fs->rm);
-                if (r2 > 0 && (r2 = sfs_ckpt_write(fs)) == 0)
-                    r2 = 1;
+            /* (on MRAM also before the pace's trim by age would take one
+             * beside a record: half that age) */
+            if (!r2 && fs->chunk.ndying &&
+                (sfs_live_over(fs, SFS_TRIM_ROOM(fs)) ||
+                 (sfs_runs_offered(fs) && (uint32_t)fs->log.seq - fs->chunk.age >= SFS_TRIM_AGE / 2))) {
+                /* On MRAM a trim step with its L2 word and checkpoint beside
+                 * a record passed 0.2 ms: the word first (a light call of its
+                 * own), then the step, and its checkpoint is the next call's
+                 * first program (the trim sets log.need_ckpt: no program
+                 * comes between them) */
+                if (!sfs_runs_offered(fs) || (r2 = sfs_trim_place(fs)) == 0) {
+                    r2 = sfs_trim_step(fs, fs->rm);
+                    if (r2 > 0 && !sfs_runs_offered(fs) && (r2 = sfs_ckpt_write(fs)) == 0)
+                        r2 = 1;
+                }
             }
-            if (!r2)
+            /* (on MRAM not after a kill's or trim's own accesses) */
+            if (!r2 && (!sfs_runs_offered(fs) || fs->log.call_io == io_light))
                 SFS_SERVED(fs, fs->rm, r2, sfs_merge_cold(fs, fs->rm));
             kept = r2;
         }

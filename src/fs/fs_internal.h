@@ -473,6 +473,18 @@ void sfs_drop_size(steadyfs *fs, uint32_t ino);
 int sfs_lookup(steadyfs *fs, uint32_t lpn, int working, uint32_t *ppn);
 int sfs_l1_locate(steadyfs *fs, uint32_t m, uint32_t *ppn);
 int sfs_make_room(steadyfs *fs, uint32_t need, sfs_mode mode);
+/* With the table within need + 1 of full, the first step of the round
+ * sfs_make_room would run (one merge: an inode sector, an L1 or an L2
+ * sector), and no more: 1 done, 0 none due. */
+#if STEADYFS_ERASELESS_MEDIA
+int sfs_room_step(steadyfs *fs, uint32_t need, sfs_mode mode);
+#else   /* (called on MRAM only: sfs_end) */
+static inline int sfs_room_step(steadyfs *fs, uint32_t need, sfs_mode mode)
+{
+    (void)fs, (void)need, (void)mode;
+    return 0;
+}
+#endif
 int sfs_apply_prog(steadyfs *fs, uint32_t lpn, uint32_t ppn, uint16_t owner, uint32_t txn,
                    uint32_t old_hint);
 int sfs_apply_commit(steadyfs *fs, uint16_t owner, uint32_t txn);
@@ -528,6 +540,19 @@ void sfs_chunk_die(steadyfs *fs, uint32_t c);
  * chunks freed (one sector read, one program, and the checkpoint that
  * must follow).  1 if it did one, 0 if no chunk is dying. */
 int sfs_trim_step(steadyfs *fs, sfs_mode mode);
+/* The L2 word of the L1 sector the next trim step takes, if no pending
+ * change or cached word says where that sector is: 1 read now, 0 known
+ * (or nothing dying).  On MRAM a light call reads it and leaves the trim
+ * to the next (DESIGN.md §9). */
+#if STEADYFS_ERASELESS_MEDIA
+int sfs_trim_place(steadyfs *fs);
+#else
+static inline int sfs_trim_place(steadyfs *fs)
+{
+    (void)fs;
+    return 0;
+}
+#endif
 /* Sectors after which the pace takes a trim step if light calls did not. */
 #define SFS_TRIM_AGE 32u
 /* Trim steps one API call may take (the pace's, a light call's, two for a
@@ -711,6 +736,31 @@ void sfs_xc_drop_map(steadyfs *fs, uint32_t lvl, uint32_t map);
 /* Word `key % e1` of map sector `map` (lvl 0: an L1 sector, key a logical
  * page; lvl 1: an L2 sector, key an L1 index), read as a run of 4. */
 int sfs_xc_word(steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t key, uint32_t *val);
+#if STEADYFS_ERASELESS_MEDIA   /* (used on MRAM only) */
+/* The run of 4 words holding `key` of a map sector just programmed from
+ * `sector` (its payload), kept as read (a fact: what the medium holds). */
+void sfs_xc_keep(steadyfs *fs, uint32_t lvl, uint32_t key, const uint8_t *sector);
+/* The runs of map sector `map` (level lvl) the cache holds: their first
+ * keys into out[0..3], most recently used first; how many. */
+uint32_t sfs_xc_runs(const steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t *out);
+/* Does the cache hold word `key` of level lvl? */
+int sfs_xc_has(const steadyfs *fs, uint32_t lvl, uint32_t key);
+#else
+static inline void sfs_xc_keep(steadyfs *fs, uint32_t lvl, uint32_t key, const uint8_t *sector)
+{
+    (void)fs, (void)lvl, (void)key, (void)sector;
+}
+static inline uint32_t sfs_xc_runs(const steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t *out)
+{
+    (void)fs, (void)lvl, (void)map, (void)out;
+    return 0;
+}
+static inline int sfs_xc_has(const steadyfs *fs, uint32_t lvl, uint32_t key)
+{
+    (void)fs, (void)lvl, (void)key;
+    return 0;
+}
+#endif
 int sfs_rd_buf(steadyfs *fs, uint32_t ppn);      /* sector ppn into fs->buf (payload) */
 int sfs_dc_get(const steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t *ino);
 void sfs_dc_put(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t ino);

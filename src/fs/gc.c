@@ -471,10 +471,38 @@ static uint32_t l1_of(const steadyfs *fs, uint32_t c)
     return (fs->geo.cbase + c * fs->geo.C) / fs->geo.e1;
 }
 
+/* The dying chunk in the first L1 sector at or after the trim cursor, or
+ * SFS_NONE. */
+static uint32_t next_dying(const steadyfs *fs)
+{
+    uint32_t c, k;
+    for (k = 0; k < fs->geo.n_c; k++) {
+        c = (fs->chunk.trim + k) % fs->geo.n_c;
+        if (sfs_bit(fs->chunk.dying, c))
+            return c;
+    }
+    return SFS_NONE;
+}
+
+#if STEADYFS_ERASELESS_MEDIA
+int sfs_trim_place(steadyfs *fs)
+{
+    uint32_t c = next_dying(fs), m, place;
+    int rc;
+    if (c == SFS_NONE)
+        return 0;
+    m = l1_of(fs, c);
+    if (sfs_pend_find(fs, PT_L2, m, 0) || fs->root[m / fs->geo.e1] == SFS_NONE || sfs_xc_has(fs, 1, m))
+        return 0;
+    rc = sfs_l1_locate(fs, m, &place);
+    return rc ? rc : 1;
+}
+#endif
+
 int sfs_trim_step(steadyfs *fs, sfs_mode mode)
 {
     struct sfs_trim tr = {1, 0, CHUNK_NONE, 0, 0};
-    uint32_t c, k, best = SFS_NONE, m;
+    uint32_t c, best, m;
     int rc;
     if (!fs->chunk.ndying || !fs->chunk.steps)
         return 0;
@@ -483,14 +511,7 @@ int sfs_trim_step(steadyfs *fs, sfs_mode mode)
     SFS_SERVED(fs, mode, rc, sfs_make_room(fs, 1, mode));
     if (rc)
         return rc;
-    /* the dying chunk in the first L1 sector at or after the cursor */
-    for (k = 0; k < fs->geo.n_c; k++) {
-        c = (fs->chunk.trim + k) % fs->geo.n_c;
-        if (sfs_bit(fs->chunk.dying, c)) {
-            best = c;
-            break;
-        }
-    }
+    best = next_dying(fs);
     if (best == SFS_NONE) {
         fs->chunk.ndying = 0;   /* the count drifted: nothing is dying */
         return 0;

@@ -401,6 +401,42 @@ static int trimmed(const steadyfs *fs, const struct sfs_trim *tr, uint32_t lpn)
     return tr->dying && c < fs->geo.n_c && sfs_bit(fs->chunk.dying, c);
 }
 
+/* After L2 sector l2 was merged from fs->buf: the places of L1 sectors the
+ * cache held before (was[0..nwas-1], most recent first) and of those with
+ * committed changes (the next merges' sectors, oldest first, two runs of
+ * four at most) stay known, so those merges and lookups read no L2 word.
+ * On MRAM a small read is a fifth of a record's program: a merge (105 us)
+ * with its L2 word (18 us) beside a 4 KiB record (87 us) passed 0.2 ms
+ * (issue 16); elsewhere a read is a page read whatever its length, and
+ * the code (about 300 B) is not worth the few it saves. */
+static void keep_l1_places(steadyfs *fs, uint32_t l2, const uint32_t *was, uint32_t nwas)
+{
+    uint32_t i, j, kept = 0, key[2] = {SFS_NONE, SFS_NONE};
+    if (fs->cache.buf_ppn == SFS_NONE || fs->cache.buf_ppn != fs->root[l2])
+        return;   /* the buffer is not that sector as programmed */
+    while (nwas--)   /* the least recent first: the most recent ends first in line */
+        sfs_xc_keep(fs, 1, was[nwas], fs->buf);
+    for (j = 0; j < 2; j++) {
+        struct sfs_pend *best = NULL;
+        for (i = 0; i < fs->npend; i++) {
+            struct sfs_pend *p = &fs->pend[i];
+            uint32_t run = (p->key / fs->geo.e1) & ~3u;
+            if (p->type != PT_L1 || (p->flags & PF_UNC) || p->key / fs->geo.e1 / fs->geo.e1 != l2 ||
+                run == key[0])
+                continue;
+            if (!best || (int32_t)(p->txn - best->txn) < 0)
+                best = p;
+        }
+        if (!best)
+            break;
+        key[j] = (best->key / fs->geo.e1) & ~3u;
+        kept++;
+    }
+    /* the oldest last: a later miss replaces the other first */
+    while (kept--)
+        sfs_xc_keep(fs, 1, key[kept], fs->buf);
+}
+
 /* Merge map sector m of kind TK_MAP1 (an L1 sector: its committed
  * changes, every word resolved) or TK_MAP2 (an L2 sector: its L1 changes).
  * With a trim (tr non-NULL, TF_TRIM: replay skips the sector, so the next
@@ -409,7 +445,7 @@ static int trimmed(const steadyfs *fs, const struct sfs_trim *tr, uint32_t lpn)
  * uncount them again). */
 static int merge(steadyfs *fs, uint8_t kind, uint32_t m, struct sfs_trim *tr, sfs_mode mode)
 {
-    uint32_t i, w, old;
+    uint32_t i, w, old, was[4], nwas = 0;
     sfs_tag t;
     int rc;
     do {
@@ -452,8 +488,11 @@ static int merge(steadyfs *fs, uint8_t kind, uint32_t m, struct sfs_trim *tr, sf
         }
         if (tr)
             tr->counted = 1;
+        nwas = kind == TK_MAP2 && sfs_runs_offered(fs) ? sfs_xc_runs(fs, 1, m, was) : 0;
         rc = map_prog(fs, kind, m, tr ? TF_TRIM : 0);
     } while (rc == SFS_RETRY);
+    if (!rc && kind == TK_MAP2 && sfs_runs_offered(fs))
+        keep_l1_places(fs, m, was, nwas);
     return rc;
 }
 
@@ -576,49 +615,58 @@ static int room_steps(steadyfs *fs, sfs_mode mode)
     return rc;
 }
 
-int sfs_make_room(steadyfs *fs, uint32_t need, sfs_mode mode)
+/* The entry a make-room round starts from (its index in the table), or
+ * SFS_NONE if no committed change is left to merge. */
+static uint32_t room_pick(const steadyfs *fs)
 {
     uint32_t i, j, n2, cold;
+    /* merge the map sector of the oldest committed change: each change
+     * waits in the table at most once, and a sector written on and on
+     * (a log's) gathers changes until its turn comes, so one merge
+     * absorbs most of the table.  (Merging the sector with the most
+     * changes instead merged a log's sector at every call while cold
+     * single changes of other sectors filled the rest of the table.) */
+    /* L2 changes (one per L1 sector merged, a few L2 sectors for the
+     * whole device) wait until they are a quarter of the table, or one
+     * of them has not changed for 4 K sectors (cold: a log's own L2
+     * change is renewed at each merge of its L1 sector and stays; the
+     * ones a fill or a rotation left behind held 7 of 32 slots for good,
+     * so a log's L1 sector was merged with 20 changes instead of 27),
+     * or no L1 change is left to merge: then the oldest of them goes */
+    for (i = 0, n2 = 0, cold = 0; i < fs->npend; i++)
+        if (fs->pend[i].type == PT_L2) {
+            n2++;
+            cold |= (uint32_t)fs->log.seq - fs->pend[i].txn > 4u * fs->cfg.pending_max;
+        }
+    for (i = 0, j = SFS_NONE; i < fs->npend; i++) {
+        const struct sfs_pend *p = &fs->pend[i];
+        int l2 = p->type == PT_L2, better;
+        /* committed L1 changes and sizes go oldest first; a size goes
+         * into its inode sector (which adds one L1 change) */
+        if (p->type == PT_SIZE || p->type == PT_CHUNK ? (p->flags & PF_UNC) != 0
+                                                      : !l2 && (p->type != PT_L1 || (p->flags & PF_UNC)))
+            continue;
+        if (j == SFS_NONE)
+            better = 1;
+        else if ((fs->pend[j].type == PT_L2) != l2)
+            better = l2 == (4 * n2 >= fs->cfg.pending_max || cold);
+        else
+            better = (int32_t)(p->txn - fs->pend[j].txn) < 0;
+        if (better)
+            j = i;
+    }
+    return j;
+}
+
+int sfs_make_room(steadyfs *fs, uint32_t need, sfs_mode mode)
+{
+    uint32_t j;
     int rc = room_steps(fs, mode);
     if (rc)
         return rc;
     /* one slot always stays spare for the L2 change an L1 merge adds */
     while (fs->npend + need + 1 > fs->cfg.pending_max) {
-        /* merge the map sector of the oldest committed change: each change
-         * waits in the table at most once, and a sector written on and on
-         * (a log's) gathers changes until its turn comes, so one merge
-         * absorbs most of the table.  (Merging the sector with the most
-         * changes instead merged a log's sector at every call while cold
-         * single changes of other sectors filled the rest of the table.) */
-        /* L2 changes (one per L1 sector merged, a few L2 sectors for the
-         * whole device) wait until they are a quarter of the table, or one
-         * of them has not changed for 4 K sectors (cold: a log's own L2
-         * change is renewed at each merge of its L1 sector and stays; the
-         * ones a fill or a rotation left behind held 7 of 32 slots for good,
-         * so a log's L1 sector was merged with 20 changes instead of 27),
-         * or no L1 change is left to merge: then the oldest of them goes */
-        for (i = 0, n2 = 0, cold = 0; i < fs->npend; i++)
-            if (fs->pend[i].type == PT_L2) {
-                n2++;
-                cold |= (uint32_t)fs->log.seq - fs->pend[i].txn > 4u * fs->cfg.pending_max;
-            }
-        for (i = 0, j = SFS_NONE; i < fs->npend; i++) {
-            struct sfs_pend *p = &fs->pend[i];
-            int l2 = p->type == PT_L2, better;
-            /* committed L1 changes and sizes go oldest first; a size goes
-             * into its inode sector (which adds one L1 change) */
-            if (p->type == PT_SIZE || p->type == PT_CHUNK ? (p->flags & PF_UNC) != 0
-                                                          : !l2 && (p->type != PT_L1 || (p->flags & PF_UNC)))
-                continue;
-            if (j == SFS_NONE)
-                better = 1;
-            else if ((fs->pend[j].type == PT_L2) != l2)
-                better = l2 == (4 * n2 >= fs->cfg.pending_max || cold);
-            else
-                better = (int32_t)(p->txn - fs->pend[j].txn) < 0;
-            if (better)
-                j = i;
-        }
+        j = room_pick(fs);
         if (j == SFS_NONE)
             return STEADYFS_ENOSPC;
         /* Each round frees at least one entry in at most three programs
@@ -640,6 +688,46 @@ int sfs_make_room(steadyfs *fs, uint32_t need, sfs_mode mode)
     }
     return 0;
 }
+
+#if STEADYFS_ERASELESS_MEDIA
+/* The map word a merge of p's sector would read before the sector (the L2
+ * word of the L1 sector; for a size or chunk entry, then the L1 word of its
+ * inode sector), if no pending change or cached word holds it: read it
+ * alone (1), or 0 if none is needed. */
+static int words_first(steadyfs *fs, const struct sfs_pend *p)
+{
+    uint32_t lpn = p->type == PT_L1 ? SFS_NONE : sfs_shared_lpn(fs, p->key, 0), m, place;
+    int rc;
+    m = (lpn == SFS_NONE ? p->key : lpn) / fs->geo.e1;
+    if (!sfs_pend_find(fs, PT_L2, m, 0) && fs->root[m / fs->geo.e1] != SFS_NONE && !sfs_xc_has(fs, 1, m))
+        rc = sfs_l1_locate(fs, m, &place);
+    else if (lpn != SFS_NONE && !sfs_pend_find(fs, PT_L1, lpn, 0) && !sfs_xc_has(fs, 0, lpn))
+        rc = sfs_lookup(fs, lpn, 0, &place);
+    else
+        return 0;
+    return rc ? rc : 1;
+}
+
+int sfs_room_step(steadyfs *fs, uint32_t need, sfs_mode mode)
+{
+    uint32_t j;
+    int rc;
+    if (fs->npend + need + 1 <= fs->cfg.pending_max || (j = room_pick(fs)) == SFS_NONE)
+        return 0;   /* (none to merge: the next sector's own round says ENOSPC) */
+    /* On MRAM a merge with a word read before it beside a record passed
+     * 0.2 ms: the word alone now (a small read), the merge in the next
+     * light call */
+    if (fs->pend[j].type != PT_L2 && sfs_runs_offered(fs) && (rc = words_first(fs, &fs->pend[j])) != 0)
+        return rc;
+    if (fs->pend[j].type == PT_SIZE || fs->pend[j].type == PT_CHUNK)
+        rc = size_merge(fs, fs->pend[j].key, mode);
+    else if (fs->pend[j].type == PT_L2)
+        rc = sfs_merge_l2(fs, fs->pend[j].key / fs->geo.e1, mode);
+    else
+        rc = sfs_merge_l1(fs, fs->pend[j].key / fs->geo.e1, mode);
+    return rc ? rc : 1;
+}
+#endif
 
 void sfs_abort(steadyfs *fs, int any, uint16_t owner, uint32_t txn)
 {

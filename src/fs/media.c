@@ -82,6 +82,7 @@ static int rd(steadyfs *fs, uint32_t ppn, uint32_t off, uint8_t *buf, uint32_t n
         if (k > n)
             k = n;
         rc = sbd_read(fs->cfg.bd, db, doff, buf, k, spare, sn);
+        fs->log.call_io += STEADYFS_ERASELESS_MEDIA;   /* (read by sfs_end on MRAM only) */
         sfs_budget_spend(fs, SFS_SPEND_READ, 1);
         off += k;
         if (buf)
@@ -218,6 +219,7 @@ int sfs_prog_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, const sfs_tag *t)
         if (k > n - o)
             k = n - o;
         rc = sbd_prog(fs->cfg.bd, db, off, buf + o, k, in ? NULL : raw, in ? 0 : SFS_TAG_SIZE);
+        fs->log.call_io += STEADYFS_ERASELESS_MEDIA;   /* (read by sfs_end on MRAM only) */
         sfs_budget_spend(fs, SFS_SPEND_PROG, 1);
     }
     if (rc == SBD_ERR_PROG) {
@@ -256,6 +258,7 @@ int sfs_prog_run(steadyfs *fs, uint32_t ppn, const uint8_t *src, const sfs_tag *
     }
     (void)where(fs, ppn, 0, &db, &off);
     rc = sbd_progv(fs->cfg.bd, db, off, iov, 2u * n);
+    fs->log.call_io++;
     sfs_budget_spend(fs, SFS_SPEND_PROG, n);   /* (the bound counts the n programs it replaces) */
     if (rc == SBD_ERR_PROG) {
         sfs_budget_void(fs);
