@@ -79,7 +79,7 @@ def format_params(params: list[str] | None) -> dict[str, int]:
 
 def bounds_us(device: str, timing: str, fmt: dict[str, int] | None = None) -> dict[str, float]:
     """Stated worst case of each call in microseconds; ``fmt``: format_params."""
-    lib = ctypes.CDLL(str(native.library_path()))
+    lib = native.lib()
     fn = lib.steady_fs_bound_ns_fmt
     fn.restype = ctypes.c_uint64
     fn.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_uint64, ctypes.c_int, ctypes.POINTER(Fmt)]
@@ -106,7 +106,7 @@ class _Cost(ctypes.Structure):
 
 def bound_ops(device: str, fmt: dict[str, int] | None = None) -> dict[str, dict[str, int]]:
     """Device operations each call may perform (steadyfs_bound), by name."""
-    lib = ctypes.CDLL(str(native.library_path()))
+    lib = native.lib()
     fn = lib.steady_fs_bound_ops_fmt
     fn.restype = ctypes.c_int
     fn.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_uint64, ctypes.POINTER(Fmt),
@@ -132,8 +132,12 @@ def _run(args: argparse.Namespace) -> int:
     except FormatError as e:
         print(f"steady bound: {e}", file=sys.stderr)
         return 2
-    b = bounds_us(args.device, args.timing, fmt)
-    ops = bound_ops(args.device, fmt)
+    try:
+        b = bounds_us(args.device, args.timing, fmt)
+        ops = bound_ops(args.device, fmt)
+    except native.NativeLibraryMissing as e:
+        print(f"steady bound: {e}", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps({"device": args.device, "timing": args.timing, "fs": "steadyfs",
                           "format": fmt, "bounds_us": b, "ops": ops}, indent=2))

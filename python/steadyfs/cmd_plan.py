@@ -131,7 +131,7 @@ def guarantee(device: str, record: int, timing: str, fill: float,
         raise PlanError(f"--record {record}: want 1 .. 16 MiB")
     if not 0.05 <= fill <= 0.95:
         raise PlanError(f"--fill {fill}: want the format's fill limit, 0.05 .. 0.95")
-    lib = ctypes.CDLL(str(native.library_path()))
+    lib = native.lib()
     fn = lib.steady_fs_guarantee_ns_fmt
     fn.restype = ctypes.c_int
     fn.argtypes = [ctypes.c_char_p, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int,

@@ -150,7 +150,11 @@ def lib() -> ctypes.CDLL:
             f"native library {path} not found: build it with `make build` "
             "(or point STEADYFS_LIB at a libsteady.so)"
         )
-    L = ctypes.CDLL(str(path))
+    try:
+        L = ctypes.CDLL(str(path))
+    except OSError as e:   # not a shared object for this machine, or a half-built one
+        raise NativeLibraryMissing(f"native library {path} cannot be loaded ({e}): rebuild it with "
+                                   "`make build`") from e
     p, u32, u64, i32 = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int
     sigs: dict[str, tuple[Any, list[Any]]] = {
         "sh_open_sim": (p, [ctypes.c_char_p, ctypes.c_char_p, u32, i32, u64, i32,
@@ -189,7 +193,11 @@ def lib() -> ctypes.CDLL:
         "sbd_strerror": (ctypes.c_char_p, [i32]),
     }
     for name, (res, args) in sigs.items():
-        fn = getattr(L, name)
+        try:
+            fn = getattr(L, name)
+        except AttributeError as e:   # a library older or newer than this package
+            raise NativeLibraryMissing(f"native library {path} has no {name}: it does not match this "
+                                       "package; rebuild it with `make build`") from e
         fn.restype = res
         fn.argtypes = args
     _lib = L

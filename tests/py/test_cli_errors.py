@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,24 @@ def test_serve_takes_the_image_first_like_mkfs_and_fsck() -> None:
     assert argv[argv.index("--image") + 1] == "fs.img"
     assert_one_line_error(steady("serve"), "which image")
     assert_one_line_error(steady("serve", "a.img", "--image", "b.img"), "two images")
+
+
+@pytest.mark.parametrize("lib", ["missing", "not-a-library"])
+@pytest.mark.parametrize("args", [
+    ["bound", "--device", "em064lx"],
+    ["plan", "--device", "em064lx", "--rate", "10k"],
+    ["ram", "--device", "em064lx"],
+    ["bench", "--device", "em064lx", "--workload", "log4k", "--fs", "steadyfs"],
+    ["devices"],
+])
+def test_unusable_native_library_is_one_line(tmp_path: Path, lib: str, args: list[str]) -> None:
+    """STEADYFS_LIB naming no file, or a file that is not a shared object
+    (a half-built or foreign one): one line naming the library, no
+    traceback (`steady bound` loaded it itself and printed one)."""
+    path = tmp_path / "libsteady.so"
+    if lib == "not-a-library":
+        path.write_bytes(b"not an ELF file")
+    env = dict(os.environ, STEADYFS_LIB=str(path), PYTHONPATH=str(REPO / "python"))
+    r = subprocess.run([sys.executable, "-m", "steadyfs.cli", *args], cwd=REPO, env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert_one_line_error(r, str(path))
