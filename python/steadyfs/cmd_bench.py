@@ -15,8 +15,8 @@ device) is overwritten: it needs --allow-write, and a mounted device is
 refused.  Latencies are on the device's virtual clock (wall clock for real
 devices).  --slowest N (simulated profiles): the device operations each of
 the N slowest accesses was made of, grouped by their sequence (and in
---json "slowest", each access with its operations' blocks and offsets:
-python/steadyfs/slowest.py).  --device all: the three media's default parts (mt29f1g01,
+--json "slowest", each access with its operations' blocks and offsets;
+with --out a section of index.html: python/steadyfs/slowest.py).  --device all: the three media's default parts (mt29f1g01,
 mt25q128, em064lx) side by side, each beside its raw device running the
 workload's raw analogue (python/steadyfs/sidebyside.py): one table, or
 with --json {"schema": "steadyfs-side-by-side/1", "rows": [...]}.
@@ -97,7 +97,8 @@ def write_outputs(out: Path, res: Any, rates: list[float], argv_text: str) -> Pa
     """trace.sft, trace.csv, summary.json, plots and index.html of one run."""
     from steadyfs import plots as pl
     from steadyfs.analysis import SizeStats
-    from steadyfs.report import Run, write_report
+    from steadyfs.report import Run, insert_section, write_report
+    from steadyfs.slowest import format_html as format_slowest_html
     from steadyfs.trace import Op
 
     out.mkdir(parents=True, exist_ok=True)
@@ -115,13 +116,16 @@ def write_outputs(out: Path, res: Any, rates: list[float], argv_text: str) -> Pa
                               title=f"Read throughput vs access size: {res.trace.label}")
         plots["Read throughput vs access size"] = pl.save(fig, out / "plots", "run-read-throughput-vs-size")
     notes = [f"Command: {argv_text}"] + [f"Note: {n}" for n in res.notes]
-    return write_report(out, [Run(summary=s, trace=analysed, plots=plots)],
+    index = write_report(out, [Run(summary=s, trace=analysed, plots=plots)],
                         title=f"steady bench: {res.trace.label}", notes=notes, rates_Bps=rates,
                         parameters={"device": s["device"], "fs": s["fs"], "workload": s["workload"],
                                     "timing": s["timing"], "seed": s["seed"],
                                     "workload parameters": s.get("parameters", {}),
                                     "fs config": s.get("fs_config", {}), "fill": s.get("fill", "-"),
                                     "scale": s.get("scale", 1.0)})
+    if "slowest" in s:
+        insert_section(index, format_slowest_html(s["slowest"]), "slowest", "Slowest")
+    return index
 
 
 def _run_all(args: argparse.Namespace, rates: list[float], ram: list[int] | None,

@@ -13,6 +13,7 @@ accesses of one shape read as one line.
 
 from __future__ import annotations
 
+import html
 from collections import Counter
 from typing import Any, Sequence
 
@@ -75,6 +76,29 @@ def explain(trace: Trace, ops: npt.NDArray[Any], n: int, analysed: Sequence[Op],
     return {"asked": n, "accesses": accesses, "shapes": groups}
 
 
+def _runs(ops: list[str]) -> str:
+    """Consecutive equal operations as one "op x k"."""
+    runs: list[tuple[str, int]] = []
+    for o in ops:
+        if runs and runs[-1][0] == o:
+            runs[-1] = (o, runs[-1][1] + 1)
+        else:
+            runs.append((o, 1))
+    return ", ".join(f"{o} x{k}" if k > 1 else o for o, k in runs) or "no device operation"
+
+
+def format_html(slow: dict[str, Any]) -> str:
+    """The report's section (python/steadyfs/report.py insert_section)."""
+    rows = "".join(f"<tr><td class='r'>{g['count']}</td><td class='r'>{g['max_us'] / 1000:.4f}</td>"
+                   f"<td>{html.escape(_runs(g['ops']))}</td></tr>" for g in slow["shapes"])
+    return (f"<h2 id='slowest'>The {len(slow['accesses'])} slowest accesses</h2>"
+            "<p class='muted'>The device operations each ran (virtual clock), accesses of one sequence "
+            "of operations on one line, slowest first; summary.json's <code>slowest</code> lists each "
+            "access with its operations' blocks and offsets.</p>"
+            "<table><tr><th>accesses</th><th>up to (ms)</th><th>device operations, in order</th></tr>"
+            f"{rows}</table>")
+
+
 def format_text(slow: dict[str, Any]) -> str:
     """Lines for the terminal: each shape once, slowest first."""
     acc = slow["accesses"]
@@ -83,12 +107,5 @@ def format_text(slow: dict[str, Any]) -> str:
     lines = [f"slowest {len(acc)} accesses by their device operations (virtual clock; "
              "--json lists each with block and offset):"]
     for g in slow["shapes"]:
-        runs: list[tuple[str, int]] = []
-        for o in g["ops"]:   # consecutive equal operations as one "op x k"
-            if runs and runs[-1][0] == o:
-                runs[-1] = (o, runs[-1][1] + 1)
-            else:
-                runs.append((o, 1))
-        parts = ", ".join(f"{o} x{k}" if k > 1 else o for o, k in runs)
-        lines.append(f"  {g['count']:>5} x up to {g['max_us'] / 1000:.4f} ms: {parts or 'no device operation'}")
+        lines.append(f"  {g['count']:>5} x up to {g['max_us'] / 1000:.4f} ms: {_runs(g['ops'])}")
     return "\n".join(lines)

@@ -113,6 +113,16 @@ def test_slowest_accesses_are_their_device_operations(capsys: pytest.CaptureFixt
     assert rc == 0 and "slowest 3 accesses" in out and "prog" in out
 
 
+def test_slowest_in_the_report(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    rc, _, _ = _bench(capsys, "--device", "mt29f1g01", "--workload", "seed003-sweep", "--scale", "0.01",
+                      "--slowest", "2", "--out", str(out))
+    assert rc == 0
+    page = (out / "index.html").read_text()
+    assert "id='slowest'" in page and "href='#slowest'" in page and "erase 1 block, prog 65536 B" in page
+    assert len(json.loads((out / "summary.json").read_text())["slowest"]["accesses"]) == 2
+
+
 def test_slowest_needs_a_simulated_device(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     img = tmp_path / "card.img"
     img.write_bytes(b"\0" * (1024 * 1024))
