@@ -55,12 +55,14 @@ int sfs_end(steadyfs *fs, int rc)
     /* On media without erase that gather a record's sectors (MRAM) a 4 KiB
      * record is one program (87 us on em064lx) and a merge a read and a
      * program (105 us): a call is light there only after one device access,
-     * and not with the host head at its unit's end (the merge would move it,
-     * with the checkpoint a move into a unit no checkpoint named writes).
-     * A record split over two programs, or with a lookup, leaves its
-     * housekeeping to the next: no record is two programs beside a merge
-     * (issue 16's 0.2 ms; DESIGN.md §9). */
-    if (sfs_runs_offered(fs) && (fs->log.call_io > 1 || fs->log.head_idx >= fs->geo.P))
+     * and not after a whole run with the host head at its unit's end (the
+     * merge would move it, with the checkpoint a move into a unit no
+     * checkpoint named writes; after one sector, 52 us, it fits).  A record
+     * split over two programs, or with a lookup, leaves its housekeeping to
+     * the next: no record is two programs beside a merge (issue 16's 0.2 ms;
+     * DESIGN.md §9). */
+    if (sfs_runs_offered(fs) &&
+        (fs->log.call_io > 1 || (fs->log.head_idx >= fs->geo.P && fs->log.call_ops >= SFS_RUN_MAX)))
         light = 0;
     uint32_t io_light = fs->log.call_io;
     /* ... and its merge comes early enough that the next records' sectors
