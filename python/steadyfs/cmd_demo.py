@@ -19,7 +19,9 @@ Runs (simulated devices, typical timing, seed 1):
   log4k and seed000-random4k at 75 % on mt29f1g01, mt25q128 and em064lx
   beside each raw device's analogue of the same run (the raw log of the
   same bytes; the same random writes raw), the table `steady bench --device
-  all` prints (python/steadyfs/sidebyside.py).
+  all` prints (python/steadyfs/sidebyside.py), and under it what each
+  medium's slowest steadyfs records were made of (`steady bench --slowest`,
+  python/steadyfs/slowest.py).
 
 Writes OUT/index.html (tables, plots, parameters, the checks below) and
 prints the summary table and the checks of issue 3's "what it must show"
@@ -47,6 +49,8 @@ MiB = 1024 * 1024
 RAW_LOG_TAG = "rawlog"
 #: the raw runs of the media side by side (issue 16) that no other section has
 MEDIA_TAG = "media"
+#: slowest records explained for each medium's steadyfs runs (media section)
+DEMO_SLOWEST = 30
 #: issue 5's targets on mt29f1g01 75 % full, typical timing
 TARGET_NO_BUFFER_RATE = "1000000"
 TARGET_SMALL_BUFFER_RATE, TARGET_SMALL_BUFFER_BYTES = "2000000", 4096
@@ -154,8 +158,11 @@ def _run_job(job: Job, out_dir: str, rates: list[float]) -> dict[str, Any]:
 
     t0 = time.monotonic()
     try:
+        # steadyfs at 75 % on each medium (the media section): what its
+        # slowest records were made of
+        slowest = DEMO_SLOWEST if job.fs == "steadyfs" and job.fill == 0.75 and not job.tag else 0
         res = run_bench(job.device, job.workload, fs=job.fs, fill_fraction=job.fill, params=job.params,
-                        scale=job.scale, rates=rates, seed=1, fill_device=job.fill_device)
+                        scale=job.scale, rates=rates, seed=1, fill_device=job.fill_device, slowest=slowest)
     except Exception as e:  # reported in the demo output, never hidden
         return {"job": job, "error": f"{type(e).__name__}: {e}"}
     analysed = res.trace.select(res.summary.get("analysed_ops") or [Op.WRITE])
@@ -657,9 +664,17 @@ def _add_sections(index: Path, out: Path, results: list[dict[str, Any]], chk: li
                      "<code>steady bench --device all --workload W --fs steadyfs --fill 0.75</code> "
                      "prints. kB = 1000 B; buf @R: peak RAM beyond the block being written at input "
                      "rate R.</p>")
+        from steadyfs.slowest import shapes_html
         for w, mrows in media.items():
             if mrows:
                 parts.append(f"<h3>{html.escape(w)}</h3>" + html_table(mrows))
+                for row in mrows:
+                    slow = (row.fs or {}).get("slowest")
+                    if slow and slow["accesses"]:
+                        parts.append(f"<p>steadyfs on {html.escape(row.device)}, its {len(slow['accesses'])} "
+                                     "slowest records by the device operations they ran (the three "
+                                     "slowest sequences; <code>steady bench ... --slowest N</code>):</p>"
+                                     + shapes_html(slow, 3))
     series_w, series_r = seed003_series(results)
     if series_w:
         figs = [(pl.plot_vs_size(series_w, "avg_throughput", title="Seed 003 fig. 1: average write throughput"),

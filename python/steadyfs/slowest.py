@@ -87,16 +87,20 @@ def _runs(ops: list[str]) -> str:
     return ", ".join(f"{o} x{k}" if k > 1 else o for o, k in runs) or "no device operation"
 
 
+def shapes_html(slow: dict[str, Any], most: int | None = None) -> str:
+    """The shapes (the first ``most``) as an HTML table."""
+    rows = "".join(f"<tr><td class='r'>{g['count']}</td><td class='r'>{g['max_us'] / 1000:.4f}</td>"
+                   f"<td>{html.escape(_runs(g['ops']))}</td></tr>" for g in slow["shapes"][:most])
+    return ("<table><tr><th>accesses</th><th>up to (ms)</th><th>device operations, in order</th></tr>"
+            f"{rows}</table>")
+
+
 def format_html(slow: dict[str, Any]) -> str:
     """The report's section (python/steadyfs/report.py insert_section)."""
-    rows = "".join(f"<tr><td class='r'>{g['count']}</td><td class='r'>{g['max_us'] / 1000:.4f}</td>"
-                   f"<td>{html.escape(_runs(g['ops']))}</td></tr>" for g in slow["shapes"])
     return (f"<h2 id='slowest'>The {len(slow['accesses'])} slowest accesses</h2>"
             "<p class='muted'>The device operations each ran (virtual clock), accesses of one sequence "
             "of operations on one line, slowest first; summary.json's <code>slowest</code> lists each "
-            "access with its operations' blocks and offsets.</p>"
-            "<table><tr><th>accesses</th><th>up to (ms)</th><th>device operations, in order</th></tr>"
-            f"{rows}</table>")
+            "access with its operations' blocks and offsets.</p>" + shapes_html(slow))
 
 
 def format_text(slow: dict[str, Any]) -> str:
