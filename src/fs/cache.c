@@ -55,22 +55,36 @@ void sfs_xc_drop_map(steadyfs *fs, uint32_t lvl, uint32_t map)
  * A run of 4 aligned words costs one small read like a single word (the
  * bound prices a small read at >= 32 bytes) and catches neighbours: the
  * two pages of a 4 KiB write, committed together, are in one run. */
+
+/* The entry of level lvl holding the run that starts at base, or 4. */
+static uint32_t xc_find(const steadyfs *fs, uint32_t lvl, uint32_t base)
+{
+    uint32_t i;
+    for (i = 2 * lvl; i < 2 * lvl + 2; i++)
+        if (fs->cache.xc_key[i] == base)
+            return i;
+    return 4;
+}
+
+/* The entry of level lvl a new run replaces (the two are replaced in turn). */
+static uint32_t xc_victim(const steadyfs *fs, uint32_t lvl)
+{
+    return 2 * lvl + ((fs->cache.xc_next >> lvl) & 1u);
+}
+
 int sfs_xc_word(steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t key, uint32_t *val)
 {
-    uint32_t i, base = key & ~3u;
+    uint32_t i = xc_find(fs, lvl, key & ~3u);
     int rc;
-    for (i = 2 * lvl; i < 2 * lvl + 2; i++)
-        if (fs->cache.xc_key[i] == base) {
-            *val = fs->cache.xc_val[i][key & 3u];
-            return 0;
-        }
-    i = 2 * lvl + ((fs->cache.xc_next >> lvl) & 1u);
-    fs->cache.xc_key[i] = SFS_NONE;
-    rc = sfs_rd_words(fs, map, base % fs->geo.e1, 4, fs->cache.xc_val[i]);
-    if (rc)
-        return rc;
-    fs->cache.xc_next ^= (uint8_t)(1u << lvl);
-    fs->cache.xc_key[i] = base;
+    if (i == 4) {
+        i = xc_victim(fs, lvl);
+        fs->cache.xc_key[i] = SFS_NONE;
+        rc = sfs_rd_words(fs, map, (key & ~3u) % fs->geo.e1, 4, fs->cache.xc_val[i]);
+        if (rc)
+            return rc;
+        fs->cache.xc_next ^= (uint8_t)(1u << lvl);
+        fs->cache.xc_key[i] = key & ~3u;
+    }
     *val = fs->cache.xc_val[i][key & 3u];
     return 0;
 }
@@ -78,19 +92,15 @@ int sfs_xc_word(steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t key, uint32_t
 #if STEADYFS_ERASELESS_MEDIA   /* (used on MRAM only: map.c keep_l1_places, room steps) */
 int sfs_xc_has(const steadyfs *fs, uint32_t lvl, uint32_t key)
 {
-    uint32_t i;
-    for (i = 2 * lvl; i < 2 * lvl + 2; i++)
-        if (fs->cache.xc_key[i] == (key & ~3u))
-            return 1;
-    return 0;
+    return xc_find(fs, lvl, key & ~3u) != 4;
 }
 
 uint32_t sfs_xc_runs(const steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t *out)
 {
     uint32_t i, n = 0;
-    /* the newer slot first: the one the next miss does not replace */
+    /* the newer entry first: the one the next miss does not replace */
     for (i = 0; i < 2; i++) {
-        uint32_t s = 2 * lvl + (((fs->cache.xc_next >> lvl) & 1u) ^ 1u ^ i);
+        uint32_t s = xc_victim(fs, lvl) ^ 1u ^ i;
         if (fs->cache.xc_key[s] != SFS_NONE && fs->cache.xc_key[s] / fs->geo.e1 == map)
             out[n++] = fs->cache.xc_key[s];
     }
@@ -100,10 +110,9 @@ uint32_t sfs_xc_runs(const steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t *o
 void sfs_xc_keep(steadyfs *fs, uint32_t lvl, uint32_t key, const uint8_t *sector)
 {
     uint32_t i, base = key & ~3u;
-    for (i = 2 * lvl; i < 2 * lvl + 2; i++)
-        if (fs->cache.xc_key[i] == base)
-            return;
-    i = 2 * lvl + ((fs->cache.xc_next >> lvl) & 1u);
+    if (xc_find(fs, lvl, base) != 4)
+        return;
+    i = xc_victim(fs, lvl);
     fs->cache.xc_next ^= (uint8_t)(1u << lvl);
     fs->cache.xc_key[i] = base;
     for (key = 0; key < 4; key++)
