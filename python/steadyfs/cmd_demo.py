@@ -92,11 +92,14 @@ class Job:
 def jobs(quick: bool, steadyfs: bool) -> list[Job]:
     """The demo's runs.  Quick mode shrinks every total (stated in the report)."""
     q = 0.125 if quick else 1.0
-    q1 = 0.25 if quick else 1.0   # seed001: enough blocks for the cards' rare stalls
+    # seed001 is never scaled: a card's rare stall (sd-industrial: 15-20 ms
+    # against 8-14 ms) first shows in the full run, and without it the
+    # guaranteed throughput and seed 001's avg/guaranteed ratios are wrong
+    # (at 1/4 both industrial checks failed); the six runs take ~1 s each
     out: list[Job] = []
     for dev in ("sd-consumer", "sd-industrial"):
         for w in ("seed001-naive", "seed001-open", "seed001-2k"):
-            out.append(Job(dev, w, "fat", scale=q1, cost=1.0))
+            out.append(Job(dev, w, "fat", cost=1.0))
         out.append(Job(dev, "seed004-sizes", "raw", cost=0.2))   # cheap: never scaled
         out.append(Job(dev, "seed000-random4k", "raw", scale=q, cost=0.3))
     for dev in ("mt29f1g01", "mt25q128", "em064lx"):
@@ -477,7 +480,7 @@ def run(args: argparse.Namespace) -> int:
     head = headline(results)
     wall = time.monotonic() - t_start
 
-    scale_note = ("Quick mode: totals scaled down -- seed001 to 1/4 (2 MB, 2 MB, 8 MiB), seed003 and "
+    scale_note = ("Quick mode: totals scaled down -- seed001 at full size (its cards' rare stalls need it), seed003 and "
                   "seed000-random4k to 1/8 (8 MiB per size; 500 writes), log4k 8 MiB at 75 %, 4 MiB at "
                   "25/90 %, 2 MiB on em064lx/mt25q128; random writes on a file system: 1 sequence." if args.quick else
                   "Full size: seed001 8 MB / 8 MB / 32 MiB; seed003 64 MiB per access size wrapping at 8 MiB "
