@@ -90,8 +90,11 @@
  *     what it wrote.
  *   - One exception, forced by bounded RAM: a transaction holds at most
  *     steadyfs_info.txn_sectors distinct sectors ((pending_max - 8) /
- *     open_max, less one where that lets every open file be an orphan,
- *     below: 24 with the defaults and one open file, 5 with four).  A write that
+ *     open_max; on NAND at most (pending_max - pending_max / 4 - 4) /
+ *     open_max - 1 where that is 2 or more, which leaves a quarter of the
+ *     table to committed changes and lowers the stated bounds,
+ *     docs/DESIGN.md §7: 19 with the defaults and one open file on NAND, 4
+ *     with four, 3 with eight; 24 on NOR, 56 on MRAM).  A write that
  *     would exceed it first commits the file as if steadyfs_sync() had been
  *     called just before that write.  Applications that need all-or-nothing
  *     larger updates write a new file and rename it over the old one.
@@ -329,6 +332,10 @@ typedef struct steadyfs {
         uint32_t waiting;   /* a victim examined whole that still counts dying
                                chunks' sectors: not picked again until trimmed */
         uint32_t wl_victim, wl_idx, wl_next, wl_tick, wl_cursor;
+        /* calls that programmed; that count at the last namespace change,
+         * and the calls between the last two that were 8 or more apart:
+         * the next rotation of a logger's fixed-size files (sfs_end) */
+        uint32_t calls, ns_last, ns_period;
         uint8_t busy;           /* calls that program left without housekeeping or erase-ahead (sfs_end) */
         uint8_t caught_up;      /* this call ran its catch-up (sfs_serve): one a call */
         uint8_t backlog;        /* extra programs of recent calls not yet drained, in half

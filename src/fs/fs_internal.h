@@ -61,6 +61,8 @@ typedef uint32_t sfs_mode;
 #define SFS_BACKLOG_PROG 2u       /* gc.backlog per program beyond a record's two (sfs_end) */
 #define SFS_BACKLOG_DRAIN 3u      /* gc.backlog a call of 1-2 programs drains (sfs_end) */
 #define SFS_BACKLOG_LIGHT 12u     /* above it the stream is not light: no wait (sfs_end) */
+#define SFS_NS_PERIOD_MIN 8u      /* calls between namespace changes that make a period (ns.c) */
+#define SFS_NS_AHEAD 4u           /* calls before the next expected one without optional erase */
 #define SFS_WL_PERIOD 8u         /* greedy victims per static wear-levelling pick */
 #define SFS_WL_STEP 32u           /* sectors written per static wear-levelling step (power of 2) */
 #define SFS_RESERVED_BLOCKS 4u    /* anchor area: first good two of these */

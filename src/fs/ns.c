@@ -114,11 +114,18 @@ static int room_for_ns(steadyfs *fs)
  * O_DSYNC write programs nothing and does not count), though each may look
  * light: the erase goes to a later plain write.  An erase queue down to one
  * unit still erases in the first small call, an empty one at once
- * (sfs_end), so only the timing moves (DESIGN.md §6). */
+ * (sfs_end), so only the timing moves (DESIGN.md §6).  The calls since
+ * the last namespace change, where 8 or more, are the period sfs_end
+ * expects the next one after (a logger rotating files of one size), and
+ * keeps optional erases out of the calls just before it. */
 static int ns_end(steadyfs *fs, int rc)
 {
-    if (rc >= 0)
+    if (rc >= 0) {
         fs->gc.busy = 5;
+        if (fs->gc.calls - fs->gc.ns_last >= SFS_NS_PERIOD_MIN)
+            fs->gc.ns_period = fs->gc.calls - fs->gc.ns_last;
+        fs->gc.ns_last = fs->gc.calls;
+    }
     return sfs_end(fs, rc);
 }
 
