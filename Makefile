@@ -86,6 +86,9 @@ $(BUILD)/tests/%: tests/c/%.c $(SAN_OBJS)
 	@echo "  LD/san  $@"
 	@$(CC) $(SAN_CFLAGS) $< $(SAN_OBJS) -o $@ -lm
 
+# The adversary's variants include its source (fill, medium, victims).
+$(patsubst %,$(BUILD)/tests/test_fs_adversary_%,full nor mram greedy): tests/c/test_fs_adversary.c
+
 # The core's layers call only downward (src/fs/fs_internal.h has the
 # table; scripts/check-layers.py reads it and the objects' symbols).
 .PHONY: layers

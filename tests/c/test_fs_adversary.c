@@ -348,6 +348,89 @@ static void read_only(const sim_stats *before, const char *what)
     }
 }
 
+#ifdef ADV_GREEDY
+/* The victims as full as the fill limit allows (issue 12 item 6): each
+ * record overwrites a live sector of the closed unit that holds the most,
+ * so the units drain evenly toward the fill fraction and the greedy victim
+ * (the unit with the fewest) is as full as it can be, the state the pace's
+ * pigeonhole assumes.  Random overwrites leave victims far emptier (the
+ * fewest of ~1000 units), and their collection far cheaper.  The sector is
+ * found by looking inside (tags, map lookups) on a copy of the file
+ * system's state that is put back afterwards, device clock and counters
+ * included: the look changes nothing the file system does, and costs no
+ * device time. */
+static struct {
+    uint32_t *file_of;   /* logical page -> adversary file + 1 (0: none) */
+    uint16_t *page_of;   /* logical page -> its file page */
+    uint32_t pages;      /* logical pages covered */
+    steadyfs saved;
+    uint8_t *work, sector[4096];
+    uint32_t hits, misses;
+} G;
+
+/* After the fill, before any overwrite: every data sector on the medium
+ * is where its file's write put it, tagged with its inode and file page,
+ * and an overwrite keeps the logical page (only the sector moves). */
+static void greedy_map(const uint32_t *ino, uint32_t nfiles)
+{
+    uint32_t ppn, f, n = T.fs.geo.nblocks * T.fs.geo.P;
+    sfs_tag t;
+    G.pages = T.fs.geo.cbase + T.fs.geo.n_c * T.fs.geo.C;
+    G.file_of = calloc(G.pages, sizeof *G.file_of);
+    G.page_of = calloc(G.pages, sizeof *G.page_of);
+    G.work = malloc(T.cfg.work_size);
+    CHECK(G.file_of && G.page_of && G.work);
+    for (ppn = 0; ppn < n && G.work; ppn++) {
+        if (sfs_rd_tag(&T.fs, ppn, &t) < 0 || t.kind != TK_DATA || t.key >= G.pages)
+            continue;
+        for (f = 0; f < nfiles; f++)
+            if (ino[f] == t.owner) {
+                G.file_of[t.key] = f + 1;
+                G.page_of[t.key] = t.fpage;
+            }
+    }
+}
+
+/* A live sector of an adversary file in the fullest closed unit: its file
+ * and file page.  0 if none is found (then the record is a random one). */
+static int greedy_target(uint32_t *file, uint32_t *page)
+{
+    uint32_t b, best = SFS_NONE, i, start, ppn, cur, bestc = 0;
+    uint64_t now = T.dev.now_ns, last = T.dev.last_ns;
+    sim_stats st = T.dev.stats;
+    sfs_tag t;
+    int found = 0;
+    G.saved = T.fs;
+    memcpy(G.work, T.cfg.work, T.cfg.work_size);
+    memcpy(G.sector, T.sector, sizeof G.sector);
+    for (b = 0; b < T.fs.geo.nblocks; b++)
+        if (sfs_closed(&T.fs, b) && T.fs.blk[b] > bestc && b != T.fs.gc.victim) {
+            best = b;
+            bestc = T.fs.blk[b];
+        }
+    start = rn(T.fs.geo.P);
+    for (i = 0; best != SFS_NONE && i < T.fs.geo.P && !found; i++) {
+        ppn = best * T.fs.geo.P + (start + i) % T.fs.geo.P;
+        if (sfs_rd_tag(&T.fs, ppn, &t) < 0 || t.kind != TK_DATA || t.key >= G.pages || !G.file_of[t.key])
+            continue;
+        if (sfs_lookup(&T.fs, t.key, 0, &cur) || sfs_copy_of(&T.fs, cur) != ppn)
+            continue;
+        *file = G.file_of[t.key] - 1;
+        *page = G.page_of[t.key];
+        found = 1;
+    }
+    T.fs = G.saved;
+    memcpy(T.cfg.work, G.work, T.cfg.work_size);
+    memcpy(T.sector, G.sector, sizeof G.sector);
+    T.dev.now_ns = now;
+    T.dev.last_ns = last;
+    T.dev.stats = st;
+    G.hits += found;
+    G.misses += !found;
+    return found;
+}
+#endif
+
 
 int main(void)
 {
@@ -421,6 +504,18 @@ int main(void)
         CHECK_EQ(steadyfs_write(&T.fs, fd, buf, 2048), 2048);
         CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
     }
+#ifdef ADV_GREEDY
+    {
+        static uint32_t ino[NFILES];
+        steadyfs_stat st;
+        for (f = 0; f < NFILES; f++) {
+            snprintf(path, sizeof path, "/a/%03u", f);
+            CHECK_EQ(steadyfs_stat_path(&T.fs, path, &st), 0);
+            ino[f] = (uint32_t)(st.id & 0xFFFFFFFFu);
+        }
+        greedy_map(ino, NFILES);
+    }
+#endif
     printf("adversary: %u files of %u bytes, live %u of %u sectors (%.1f %%)\n", NFILES, fsize,
            T.fs.live, T.fs.live_max, 100.0 * T.fs.live / T.fs.live_max);
     sim_set_timing(&T.dev, SIM_WORST);
@@ -516,6 +611,21 @@ int main(void)
             continue;
         }
         off = rn(fsize - 4096);   /* unaligned: three sectors */
+#ifdef ADV_GREEDY
+        {
+            /* (unaligned from within the chosen page: three sectors) */
+            uint32_t gf, gp;
+            if (greedy_target(&gf, &gp)) {
+                steadyfs_close(&T.fs, fd);
+                snprintf(path, sizeof path, "/a/%03u", gf);
+                fd = steadyfs_open(&T.fs, path, STEADYFS_O_RDWR | (dsync ? STEADYFS_O_DSYNC : 0));
+                CHECK(fd >= 0);
+                off = gp * T.fs.geo.payload + rn(T.fs.geo.payload);
+                if (off + 4096 > fsize)
+                    off = fsize - 4096;
+            }
+        }
+#endif
         steadyfs_seek(&T.fs, fd, off, STEADYFS_SEEK_SET);
         t0 = T.dev.now_ns;
         rc = steadyfs_write(&T.fs, fd, buf + (i & 4095), 4096);
@@ -580,11 +690,19 @@ int main(void)
             printf("  %-32s %8llu calls  max %9.3f ms  bound %9.3f ms  ratio %.3f\n", K[f].name,
                    (unsigned long long)K[f].count, K[f].max_ns / 1e6, K[f].bound_ns / 1e6,
                    (double)K[f].max_ns / (double)K[f].bound_ns);
+#ifdef ADV_GREEDY
+    printf("adversary: greedy targets: %u records overwrote a live sector of the fullest unit, %u found none\n",
+           G.hits, G.misses);
+    free(G.file_of);
+    free(G.page_of);
+    free(G.work);
+#endif
     printf("adversary: %u writes failed (ENOSPC), %u of them with live data below the limit "
-           "(lowest live %u of %u sectors); collection copies %u, map sectors %u, "
+           "(lowest live %u of %u sectors); collection copies %u (%.1f a victim), map sectors %u, "
            "catch-up collections %u\n", enospc, enospc_low,
            live_min_enospc == 0xFFFFFFFFu ? 0 : live_min_enospc, T.fs.live_max, T.fs.stats.copy,
-           T.fs.stats.map, T.fs.stats.catch_up);
+           T.fs.stats.victim ? (double)T.fs.stats.copy / T.fs.stats.victim : 0.0, T.fs.stats.map,
+           T.fs.stats.catch_up);
     /* no write fails with ENOSPC while the live data is below the limit */
     CHECK_EQ(enospc_low, 0);
     CHECK_EQ(steadyfs_unmount(&T.fs), 0);
