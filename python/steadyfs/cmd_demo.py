@@ -436,6 +436,9 @@ def run(args: argparse.Namespace) -> int:
     from steadyfs.report import Run, format_table, write_report
 
     t_start = time.monotonic()
+    if not 1 <= args.jobs <= 256:
+        print(f"steady demo: error: --jobs {args.jobs}: want 1..256 worker processes", file=sys.stderr)
+        return 2
     try:
         tbers_us = float(profile("mt29f1g01")["times"]["erase"]["typ_ns"]) / 1e3
     except NativeLibraryMissing as e:
@@ -443,7 +446,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     rates = list(DEFAULT_RATES)
     out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        print(f"steady demo: error: --out {out}: {e.strerror or e}", file=sys.stderr)
+        return 1
     todo = sorted(jobs(args.quick, sfs.AVAILABLE), key=lambda j: -j.cost)
     print(f"steady demo: {len(todo)} runs on {args.jobs} worker(s){' (quick mode)' if args.quick else ''}",
           flush=True)

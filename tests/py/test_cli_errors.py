@@ -149,3 +149,13 @@ def test_unusable_native_library_is_one_line(tmp_path: Path, lib: str, args: lis
     r = subprocess.run([sys.executable, "-m", "steadyfs.cli", *args], cwd=REPO, env=env,
                        capture_output=True, text=True, timeout=120)
     assert_one_line_error(r, str(path))
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--jobs", "-3"], "--jobs -3"),
+    (["--jobs", "0"], "--jobs 0"),
+    (["--out", "/proc/nope/report"], "--out /proc/nope/report"),
+])
+def test_demo_bad_input(args: list[str], needle: str) -> None:
+    """Refused before any run starts (a negative --jobs used to start 40 runs)."""
+    assert_one_line_error(steady("demo", "--quick", *args), needle)
