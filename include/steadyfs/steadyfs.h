@@ -43,7 +43,9 @@
  *   each term rounded up to 4.  The dense logical space (docs/SPEC.md §3):
  *   P    = sectors per erase unit; E = largest power of two <= sector
  *          payload / 4 (512 on NAND);
- *   live = fill_permille / 1000 * (nblocks - 10) * P;
+ *   live = fill_permille / 1000 * (nblocks - (A + 2) - 6) * P, A the
+ *          anchor units (nblocks / 64, 2 to 16, on media that erase; 2
+ *          without: docs/SPEC.md §9);
  *   C    = chunk size, the smallest power of two >= 8 with
  *          (payload - 64) / 2 * C >= live;
  *   S    = smallest power of two >= 1 + dir_pages (2 at least);
@@ -130,7 +132,9 @@
  * steadyfs_bound() states the bound per call kind.  Garbage collection is
  * paced by writes; steadyfs_gc_step() lets idle time get ahead.  Space:
  * capacity (steadyfs_info) is fill_permille of the sectors outside a
- * reserve of 4 anchor-area and 6 collection units -- less (by a quarter
+ * reserve of A + 2 anchor-area units (a ring of A = nblocks / 64, 2 to
+ * 16, takes the checkpoints on media that erase, so that they wear no
+ * faster than the rest: docs/SPEC.md §9) and 6 collection units -- less (by a quarter
  * at most) where collection would then net under P/8 sectors a victim,
  * with the units relocation records hold (mt25q128, em064lx: DESIGN.md
  * §6); writes and creates
@@ -194,7 +198,7 @@ enum steadyfs_err {
 /* Open flags. */
 /* The on-media format this build reads and writes (docs/SPEC.md); an image
  * of any other version is refused with STEADYFS_EFORMAT. */
-#define STEADYFS_FORMAT_VERSION 13
+#define STEADYFS_FORMAT_VERSION 14
 
 /* Build option: 1 (default) compiles in what only media without erase
  * use (MRAM: a maybe-live bit per sector, the host head going on in a
@@ -306,6 +310,9 @@ typedef struct steadyfs {
         uint32_t R;
         /* slots in a handle's chunk window (file.c): 8, 64 on MRAM */
         uint32_t cwin;
+        /* units in the anchor ring (fs.c sfs_setup, fs_internal.h
+         * sfs_anchors) */
+        uint32_t anchors;
     } geo;
     /* The log: the host head, the collection head (copies), sequence
      * numbers, checkpoint and erase-ahead state, the erased-unit queue. */
@@ -348,9 +355,11 @@ typedef struct steadyfs {
     struct {
         uint32_t retire[4];
     } health;
-    /* The two anchor units that hold checkpoints. */
+    /* The anchor ring that holds checkpoints (sfs_anchors units; bad:
+     * the anchor area's bad units, a bit each; cur: the ring slot in use;
+     * dirty_next: the next slot's unit still needs its erase). */
     struct {
-        uint32_t unit[2], cur, next_idx, dirty_other, epoch;
+        uint32_t bad, cur, next_idx, dirty_next, epoch;
         uint32_t has_ckpt;   /* the current unit holds a durable checkpoint */
         uint64_t seq;
     } anchor;

@@ -36,6 +36,7 @@ typedef union acc {
 
 typedef struct model {
     uint32_t S, spare, pps, small, K, R, D, s, P, txn, depth, pay, C, nl2, nl1, nc, open, orphans;
+    uint32_t A;        /* units in the anchor ring (sfs_anchors) */
     uint32_t cwb;      /* bytes of a chunk-window fill (file.c slot_chunk) */
     uint32_t rsplit;   /* device reads per read (2 where a sector can straddle two device blocks) */
     uint32_t pmove;    /* sectors a host-head move gives at least: P, or on media without
@@ -500,10 +501,19 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
     uint64_t i;
     switch (call) {
     case STEADYFS_CALL_MOUNT: {
-        uint32_t lg = 0;
+        uint32_t lg = 0, la = 0, la1 = 0;
         while ((1u << lg) < m->P)
             lg++;
-        rds(m, a, 2 + lg + 1);          /* anchors, binary search */
+        while ((1u << la) < m->A)
+            la++;
+        while ((1u << la1) < m->A - 1u)
+            la1++;
+        /* the anchor ring's newest unit (ckpt.c anchor_newest: slot 0's
+         * first tag and a binary search, or slot 1's too when slot 0 is
+         * the one erased ahead), then a binary search in that unit; the
+         * slot before it, where the newest holds no checkpoint yet: its
+         * first tag and its last sector's */
+        rds(m, a, (1 + la > 2 + la1 ? 1 + la : 2 + la1) + lg + 1 + 2);
         rd(m, a, 2 * 3 + 1);            /* newest valid checkpoint, two back (a torn one and
                                            its relocation sector); both anchors; the
                                            relocation sector it names */
@@ -731,6 +741,7 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
     m->R = fs->cfg.replay_max;
     m->D = fs->cfg.dir_pages;
     m->P = fs->geo.P;
+    m->A = sfs_anchors(fs);
     m->txn = fs->geo.txn_max;
     m->depth = depth;
     m->real = 0;
@@ -739,7 +750,7 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
      * the limit with the pool but not the R + 1 held units, so v creeps up:
      * the s stated here first falls short at 453 bad units on mt29f1g01,
      * 136 on mt25q128, 18 on em064lx (DESIGN.md §7) */
-    closed = fs->geo.nblocks - SFS_RESERVED_BLOCKS;
+    closed = fs->geo.nblocks - sfs_reserved(fs);
     fs->geo.usable = closed;
     v = sfs_live_limit(fs);
     m->s = sfs_pace_steps(fs, closed, v);

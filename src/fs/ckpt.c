@@ -2,10 +2,12 @@
  *
  * A checkpoint is one sector holding everything RAM knows: the block table,
  * the map roots, the pending map changes (uncommitted ones included), the
- * inode bitmap and the log head.  Checkpoints are appended to one of two
- * anchor blocks; when one is full the other (erased ahead of time) takes
- * over.  Mount finds the newest checkpoint by a binary search over the
- * anchor block (sequence numbers rise by one per sector), then replays the
+ * inode bitmap and the log head.  Checkpoints are appended to the units of
+ * the anchor ring in turn (sfs_anchors: 2, or one for every 64 units of a
+ * medium that erases, at most 16); when one is full the next (erased
+ * ahead of time) takes over.  Mount finds the newest unit by a binary
+ * search over the ring and the newest checkpoint by one over that unit
+ * (sequence numbers rise by one per sector), then replays the
  * at most replay_max sectors written to the head block after it.  Nothing
  * on mount depends on the device size or the number of files. */
 #include <stddef.h>
@@ -37,7 +39,9 @@
  * next and the slots it passes there, named ahead at bytes 136 and 140,
  * so that move needs no checkpoint of its own (DESIGN.md §9, SPEC §7);
  * 13: pending flag 0x08 (PF_OLD), a committed change whose replaced
- * sector still counts until its L1 sector's merge or mount (SPEC §7) */
+ * sector still counts until its L1 sector's merge or mount (SPEC §7);
+ * 14: the anchor ring, A = blocks / 64 units (2 to 16) on media that
+ * erase, found at mount by a binary search (SPEC §9) */
 #define CKPT_VERSION SFS_CKPT_VERSION
 #define CKPT_HDR SFS_CKPT_HDR
 
@@ -176,8 +180,8 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
     fs->log.seq = sfs_get64(b + 32);
     fs->reloc.table = sfs_get32(b + 128);
     if (fs->reloc.table != SFS_NONE &&
-        fs->reloc.table / fs->geo.P != fs->anchor.unit[0] && fs->reloc.table / fs->geo.P != fs->anchor.unit[1])
-        return STEADYFS_ECORRUPT;
+        (fs->reloc.table / fs->geo.P >= sfs_reserved(fs) || (fs->anchor.bad >> (fs->reloc.table / fs->geo.P) & 1u)))
+        return STEADYFS_ECORRUPT;   /* (a relocation sector is in an anchor unit) */
     if (--fs->log.gh_block == SFS_NONE) {
         fs->log.gh_idx = fs->geo.P;   /* (the fields as loaded are ignored) */
         fs->log.gh_count = 0;
@@ -248,13 +252,14 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
  * first sectors, a relocation sector at most before the checkpoint) that
  * is the other one, so this unit is erased again and retried from sector
  * 0; further on, it is this one, so switch. */
-/* Erase anchor unit a.  Anchors stay where mount looks for them: a
- * failing erase is retried, never retired (a worn-out anchor is EIO). */
+/* Erase the unit of anchor ring slot a.  Anchors stay where mount looks
+ * for them: a failing erase is retried, never retired (a worn-out anchor
+ * is EIO). */
 static int anchor_erase(steadyfs *fs, uint32_t a)
 {
     int rc = SFS_EFAIL, k;
     for (k = 0; k < 3 && rc == SFS_EFAIL; k++)
-        rc = sfs_erase(fs, fs->anchor.unit[a]);
+        rc = sfs_erase(fs, sfs_anchor_unit(fs, a));
     sfs_note_erase(fs);
     return rc == SFS_EFAIL ? STEADYFS_EIO : rc;
 }
@@ -267,11 +272,11 @@ static int anchor_failed(steadyfs *fs)
         if (rc)
             return rc;
         fs->anchor.next_idx = 0;
-        if (fs->reloc.table / fs->geo.P == fs->anchor.unit[fs->anchor.cur])
+        if (fs->reloc.table / fs->geo.P == sfs_anchor_unit(fs, fs->anchor.cur))
             fs->reloc.changed = 1;   /* its relocation sector was just erased */
     } else {
         fs->anchor.next_idx = fs->geo.P;
-        fs->anchor.dirty_other = 1;
+        fs->anchor.dirty_next = 1;
     }
     return 0;
 }
@@ -287,7 +292,7 @@ static int anchor_prog(steadyfs *fs, uint8_t kind, uint32_t *ppn)
     t.kind = kind;
     t.key = fs->anchor.epoch;
     t.seq = fs->anchor.seq;
-    *ppn = fs->anchor.unit[fs->anchor.cur] * fs->geo.P + fs->anchor.next_idx++;
+    *ppn = sfs_anchor_unit(fs, fs->anchor.cur) * fs->geo.P + fs->anchor.next_idx++;
     rc = sfs_prog_sector(fs, *ppn, fs->buf, &t);
     if (rc == SFS_EFAIL)
         return (rc = anchor_failed(fs)) != 0 ? rc : SFS_RETRY;
@@ -304,29 +309,30 @@ int sfs_ckpt_write(steadyfs *fs)
     int rc, tries;
     for (tries = 0; tries < 3; tries++) {
         if (fs->anchor.next_idx >= fs->geo.P) {
-            uint32_t other = !fs->anchor.cur;
-            if (fs->anchor.dirty_other) {
+            /* the ring's next unit: the oldest, erased ahead or now */
+            uint32_t next = (fs->anchor.cur + 1u) % sfs_anchors(fs);
+            if (fs->anchor.dirty_next) {
                 if (fs->log.erase_budget)
                     fs->log.erase_budget--;
-                rc = anchor_erase(fs, other);
+                rc = anchor_erase(fs, next);
                 if (rc)
                     return rc;
-                fs->anchor.dirty_other = 0;
+                fs->anchor.dirty_next = 0;
             }
-            fs->anchor.cur = other;
+            fs->anchor.cur = next;
             fs->anchor.next_idx = 0;
-            fs->anchor.dirty_other = 1;
+            fs->anchor.dirty_next = 1;
             fs->anchor.has_ckpt = 0;
         }
         /* The relocation records, when they changed, or when their sector
-         * is in the other anchor unit (erased once this one fills): their
-         * sector first, in the same unit as the checkpoint that names it */
+         * is in another anchor unit (erased in its turn): their sector
+         * first, in the same unit as the checkpoint that names it */
         if (!fs->reloc.nrec && !fs->reloc.owed) {
             fs->reloc.table = SFS_NONE;
             fs->reloc.changed = 0;
-        } else if (fs->reloc.changed || fs->reloc.table / fs->geo.P != fs->anchor.unit[fs->anchor.cur]) {
+        } else if (fs->reloc.changed || fs->reloc.table / fs->geo.P != sfs_anchor_unit(fs, fs->anchor.cur)) {
             if (fs->anchor.next_idx + 2u > fs->geo.P) {
-                fs->anchor.next_idx = fs->geo.P;   /* no room for both: the other unit */
+                fs->anchor.next_idx = fs->geo.P;   /* no room for both: the next unit */
                 tries--;
                 continue;
             }
@@ -361,11 +367,11 @@ int sfs_ckpt_write(steadyfs *fs)
     return STEADYFS_EIO;
 }
 
-/* Checkpoint in anchor block a at index i (sequence base + i)? */
+/* Checkpoint in anchor ring slot a at index i (sequence base + i)? */
 static int anchor_ok(steadyfs *fs, uint32_t a, uint32_t i, uint64_t base)
 {
     sfs_tag t;
-    int rc = sfs_rd_tag(fs, fs->anchor.unit[a] * fs->geo.P + i, &t);
+    int rc = sfs_rd_tag(fs, sfs_anchor_unit(fs, a) * fs->geo.P + i, &t);
     if (rc < 0)
         return rc == STEADYFS_ECORRUPT ? 0 : rc;
     return t.kind >= TK_CKPT && t.seq == base + i;   /* an anchor kind (none is above TK_RELOC) */
@@ -573,28 +579,75 @@ static int exact_bits(steadyfs *fs)
     return 0;
 }
 
+/* The first sector's tag of anchor ring slot a: 1 if it is an anchor
+ * sector (*t), 0 if not (erased, torn or something else), or an error. */
+static int anchor_first(steadyfs *fs, uint32_t a, sfs_tag *t)
+{
+    int rc = sfs_rd_tag(fs, sfs_anchor_unit(fs, a) * fs->geo.P, t);
+    if (rc < 0 && rc != STEADYFS_ECORRUPT)
+        return rc;
+    return rc >= 0 && t->kind >= TK_CKPT;   /* TK_CKPT or TK_RELOC */
+}
+
+/* The newest slot of the anchor ring (*a, its first tag *t).  Slots are
+ * started in ring order, each at a sequence number above every anchor
+ * sector before it, and only the slot after the newest may be erased (the
+ * erase ahead) or torn (a switch cut short), or, in the ring's first lap,
+ * every slot after it.  So with slot 0 valid, the slots from 0 to the
+ * newest start at or above slot 0 and the others do not (older, erased or
+ * torn); with slot 0 not valid, it is the one after the newest, and every
+ * other slot is valid.  A binary search: 1 + ceil(log2 A) tag reads
+ * (steadyfs_bound's mount). */
+static int anchor_newest(steadyfs *fs, uint32_t *a, sfs_tag *t)
+{
+    sfs_tag t0, tm;
+    uint32_t lo = 0, hi = sfs_anchors(fs), mid;
+    int ok0 = anchor_first(fs, 0, &t0), rc;
+    if (ok0 < 0)
+        return ok0;
+    *t = t0;
+    if (!ok0) {
+        lo = 1;
+        rc = anchor_first(fs, 1, t);
+        if (rc <= 0)
+            return rc < 0 ? rc : STEADYFS_ECORRUPT;
+    }
+    while (hi - lo > 1) {
+        mid = (lo + hi) / 2;
+        rc = anchor_first(fs, mid, &tm);
+        if (rc < 0)
+            return rc;
+        if (rc && (!ok0 || tm.seq >= t0.seq)) {
+            lo = mid;
+            *t = tm;
+        } else {
+            hi = mid;
+        }
+    }
+    *a = lo;
+    return 0;
+}
+
 int sfs_ckpt_mount(steadyfs *fs)
 {
-    sfs_tag t0[2], t;
-    int ok[2], rc, a, back = 0;
-    uint32_t lo, hi, mid;
+    sfs_tag tk, t;
+    int rc, back = 0, fell = 0;
+    uint32_t lo, hi, mid, a;
     uint64_t cseq;
-    for (a = 0; a < 2; a++) {
-        rc = sfs_rd_tag(fs, fs->anchor.unit[a] * fs->geo.P, &t0[a]);
-        if (rc < 0 && rc != STEADYFS_ECORRUPT)
-            return rc;
-        ok[a] = rc >= 0 && t0[a].kind >= TK_CKPT;   /* TK_CKPT or TK_RELOC */
-    }
-    if (!ok[0] && !ok[1])
-        return STEADYFS_ECORRUPT;
-    a = ok[1] && (!ok[0] || t0[1].seq > t0[0].seq);
+    rc = anchor_newest(fs, &a, &tk);
+    if (rc)
+        return rc;
     for (;;) {
-        uint64_t base = t0[a].seq;
+        uint64_t base = tk.seq;
         lo = 0;
         hi = fs->geo.P;
+        /* (the slot before the newest was full when the ring went on, but
+         * for a failed program: its last sectors first) */
+        if (fell == 1 && anchor_ok(fs, a, fs->geo.P - 1u, base) > 0)
+            lo = fs->geo.P - 1u;
         while (hi - lo > 1) {
             mid = (lo + hi) / 2;
-            rc = anchor_ok(fs, (uint32_t)a, mid, base);
+            rc = anchor_ok(fs, a, mid, base);
             if (rc < 0)
                 return rc;
             if (rc)
@@ -603,7 +656,7 @@ int sfs_ckpt_mount(steadyfs *fs)
                 hi = mid;
         }
         for (;;) {
-            rc = sfs_rd_sector(fs, fs->anchor.unit[a] * fs->geo.P + lo, fs->buf, &t);
+            rc = sfs_rd_sector(fs, sfs_anchor_unit(fs, a) * fs->geo.P + lo, fs->buf, &t);
             if (rc >= 0 && t.kind == TK_CKPT && t.seq == base + lo)
                 break;
             if (rc < 0 && fs->dead)
@@ -618,10 +671,14 @@ int sfs_ckpt_mount(steadyfs *fs)
         }
         if (rc >= 0)
             break;
-        if (!ok[!a])
+        /* no checkpoint in the newest slot's first sectors (a switch cut
+         * short): the slot before it, once */
+        if (fell++)
             return STEADYFS_ECORRUPT;
-        ok[a] = 0;
-        a = !a;
+        a = (a + sfs_anchors(fs) - 1u) % sfs_anchors(fs);
+        rc = anchor_first(fs, a, &tk);
+        if (rc <= 0)
+            return rc < 0 ? rc : STEADYFS_ECORRUPT;
         back = 0;
     }
     cseq = t.seq;   /* base + lo */
@@ -639,13 +696,13 @@ int sfs_ckpt_mount(steadyfs *fs)
         if (rc)
             return rc;
     }
-    fs->anchor.cur = (uint32_t)a;
+    fs->anchor.cur = a;
     fs->anchor.has_ckpt = 1;
     fs->anchor.seq = cseq + 1;
     fs->anchor.next_idx = lo + 1;
-    fs->anchor.dirty_other = fs->cfg.bd->geo.needs_erase;
+    fs->anchor.dirty_next = fs->cfg.bd->geo.needs_erase;
     if (fs->anchor.next_idx < fs->geo.P && fs->cfg.bd->geo.needs_erase) {
-        rc = sfs_rd_erased(fs, fs->anchor.unit[a] * fs->geo.P + fs->anchor.next_idx);
+        rc = sfs_rd_erased(fs, sfs_anchor_unit(fs, a) * fs->geo.P + fs->anchor.next_idx);
         if (rc < 0)
             return rc;
         if (!rc)

@@ -19,8 +19,8 @@ static uint32_t log2u(uint32_t v)
 static uint32_t ckpt_bytes(steadyfs *fs, uint32_t mi)
 {
     uint32_t live = (uint32_t)((uint64_t)fs->cfg.fill_permille *
-                               (fs->geo.nblocks > SFS_RESERVED_BLOCKS + SFS_GC_RESERVE
-                                    ? fs->geo.nblocks - SFS_RESERVED_BLOCKS - SFS_GC_RESERVE : 0) *
+                               (fs->geo.nblocks > sfs_reserved(fs) + SFS_GC_RESERVE
+                                    ? fs->geo.nblocks - sfs_reserved(fs) - SFS_GC_RESERVE : 0) *
                                fs->geo.P / 1000u);
     uint32_t d;
     /* a file of pages 1.. in chunks of C: its chunk list (u16 each, after
@@ -149,7 +149,14 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     }
     fs->geo.P = bbytes / stride;   /* (beside: the unit's tail is not used) */
     fs->geo.nblocks = g->block_count / fs->geo.dev_per_block;
-    if (fs->geo.P < 8 || fs->geo.P > 128 || fs->geo.nblocks < SFS_RESERVED_BLOCKS + SFS_GC_RESERVE + 4)
+    /* the anchor ring: a unit for every 64 where units wear (2 to
+     * SFS_ANCHORS_MAX), 2 where they do not (fs_internal.h sfs_anchors) */
+    fs->geo.anchors = fs->geo.nblocks / 64u;
+    if (!g->needs_erase || fs->geo.anchors < 2u)
+        fs->geo.anchors = 2u;
+    if (fs->geo.anchors > SFS_ANCHORS_MAX)
+        fs->geo.anchors = SFS_ANCHORS_MAX;
+    if (fs->geo.P < 8 || fs->geo.P > 128 || fs->geo.nblocks < 4u + SFS_ANCHOR_SPARE + SFS_GC_RESERVE + 4)
         return STEADYFS_EINVAL;
     fs->geo.e1 = 1u << log2u(fs->geo.payload / 4u);
     if (!fs->cfg.max_inodes) {
@@ -249,10 +256,14 @@ static int block_bad(steadyfs *fs, uint32_t b)
 static int find_anchors(steadyfs *fs)
 {
     uint32_t b, n = 0;
-    for (b = 0; b < SFS_RESERVED_BLOCKS && n < 2; b++)
-        if (!block_bad(fs, b))
-            fs->anchor.unit[n++] = b;
-    return n == 2 ? 0 : STEADYFS_EIO;
+    fs->anchor.bad = 0;
+    for (b = 0; b < sfs_reserved(fs); b++) {
+        if (block_bad(fs, b))
+            fs->anchor.bad |= 1u << b;
+        else
+            n++;
+    }
+    return n >= sfs_anchors(fs) ? 0 : STEADYFS_EIO;
 }
 
 /* Garbage-collection pace from the fill limit (DESIGN.md §6): with at most
@@ -297,10 +308,10 @@ int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
         return rc;
     /* an earlier file system's anchors: continue its numbering so that
      * nothing it left behind can pass for ours */
-    for (b = 0; b < 2; b++) {
+    for (b = 0; b < sfs_anchors(fs); b++) {
         uint32_t i;
         for (i = 0; i < fs->geo.P; i++) {
-            if (sfs_rd_sector(fs, fs->anchor.unit[b] * fs->geo.P + i, fs->buf, &t) < 0 ||
+            if (sfs_rd_sector(fs, sfs_anchor_unit(fs, b) * fs->geo.P + i, fs->buf, &t) < 0 ||
                 t.kind != TK_CKPT)
                 continue;
             if (t.seq + fs->geo.P + 1 > aseq)
@@ -314,7 +325,7 @@ int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
     fs->anchor.seq = aseq;
     sfs_reloc_reset(fs);
     for (b = 0; b < fs->geo.nblocks; b++) {
-        if (b < SFS_RESERVED_BLOCKS)
+        if (b < sfs_reserved(fs))
             fs->blk[b] = BS_RESERVED;
         else if (block_bad(fs, b))
             fs->blk[b] = BS_BAD;
@@ -327,8 +338,8 @@ int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
     fs->live_max = sfs_live_limit(fs);
     for (b = 0; b < fs->geo.n_l2; b++)
         fs->root[b] = SFS_NONE;
-    for (b = 0; b < 2; b++) {
-        rc = sfs_erase(fs, fs->anchor.unit[b]);
+    for (b = 0; b < sfs_anchors(fs); b++) {
+        rc = sfs_erase(fs, sfs_anchor_unit(fs, b));
         if (rc)
             return rc;
     }
@@ -336,7 +347,7 @@ int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
     fs->anchor.next_idx = 0;
     fs->log.seq = 1;
     fs->log.head_idx = fs->geo.P;
-    fs->log.alloc_cursor = SFS_RESERVED_BLOCKS;
+    fs->log.alloc_cursor = sfs_reserved(fs);
     fs->mounted = 1;
     fs->log.erase_budget = 4;
     fs->ibm[0] = 0x03;   /* 0 invalid, 1 root */

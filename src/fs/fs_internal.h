@@ -65,7 +65,8 @@ typedef uint32_t sfs_mode;
 #define SFS_NS_AHEAD 4u           /* calls before the next expected one without optional erase */
 #define SFS_WL_PERIOD 8u         /* greedy victims per static wear-levelling pick */
 #define SFS_WL_STEP 32u           /* sectors written per static wear-levelling step (power of 2) */
-#define SFS_RESERVED_BLOCKS 4u    /* anchor area: first good two of these */
+#define SFS_ANCHORS_MAX 16u       /* anchor units at most (a ring: sfs_anchors) */
+#define SFS_ANCHOR_SPARE 2u       /* units of the anchor area bad ones may take */
 #define SFS_RM_ROOM 8u            /* live sectors writes and creates leave to removals */
 #define SFS_RM_UNITS 2u           /* erased units collection leaves to removals */
 #define SFS_GC_RESERVE (SFS_Q_TARGET + 3u)   /* units outside the fill limit */
@@ -771,6 +772,17 @@ void sfs_dc_put(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint
  * §6): from the format's usable units and live limit (fs.c; steadyfs_bound
  * uses the same). */
 uint32_t sfs_pace_steps(const steadyfs *fs, uint32_t usable, uint32_t live_max);
+/* The anchor ring (format 14, DESIGN.md §5): a unit for every 64 of the
+ * device on media that erase, 2 to 16 (with 2, a checkpoint every
+ * replay_max sectors erased them ~23x as often as the units collection
+ * rotates, on the 1024-unit mt29f1g01); 2 where nothing wears (no erase).
+ * The anchor area is the first sfs_anchors + SFS_ANCHOR_SPARE units; the
+ * ring is its good ones, in order. */
+static inline uint32_t sfs_anchors(const steadyfs *fs) { return fs->geo.anchors; }
+static inline uint32_t sfs_reserved(const steadyfs *fs) { return sfs_anchors(fs) + SFS_ANCHOR_SPARE; }
+/* The unit of anchor ring slot i (< sfs_anchors): the i-th good unit of
+ * the anchor area (anchor.bad: a bit per bad unit there).  log.c. */
+uint32_t sfs_anchor_unit(const steadyfs *fs, uint32_t i);
 /* Sweep steps a completed relocation record calls for: ceil(n_l1 / R). */
 static inline uint32_t sfs_sweep_per_record(const steadyfs *fs)
 {

@@ -343,7 +343,7 @@ static int check_state(fck *c)
         uint32_t k;
         for (k = 0; k < fs->geo.dev_per_block; k++)
             devbad |= sbd_is_bad(fs->cfg.bd, i * fs->geo.dev_per_block + k) > 0;
-        if ((i < SFS_RESERVED_BLOCKS) != (s == BS_RESERVED))
+        if ((i < sfs_reserved(fs)) != (s == BS_RESERVED))
             say(c, 1, "unit %u: state %u, but units 0..3 and only they are the anchor area", i, s);
         if (s == BS_HEAD) {
             uint32_t hidx, hcnt;
@@ -479,7 +479,7 @@ static void check_counts(fck *c)
 static void check_anchor(fck *c)
 {
     steadyfs *fs = c->fs;
-    uint32_t a = fs->anchor.unit[fs->anchor.cur], i, badp = SFS_NONE;
+    uint32_t a = sfs_anchor_unit(fs, fs->anchor.cur), i, badp = SFS_NONE;
     uint64_t base = 0;
     sfs_tag t;
     int rc;
@@ -840,9 +840,9 @@ int steadyfs_probe(steadyfs *fs, steadyfs_config *cfg)
     if (sfs_setup(fs, &cc) || (cfg->sector_buf_size ? cfg->sector_buf_size : fs->geo.sector_size) < sfs_stride(fs))
         return STEADYFS_EINVAL;
     fs->buf = cfg->sector_buf;
-    /* the anchors: the first two good units of 0..3; every checkpoint of a
-     * format carries the same format fields */
-    for (a = 0, n = 0; a < SFS_RESERVED_BLOCKS && n < 2; a++) {
+    /* the anchors: the first sfs_anchors good units of the anchor area;
+     * every checkpoint of a format carries the same format fields */
+    for (a = 0, n = 0; a < sfs_reserved(fs) && n < sfs_anchors(fs); a++) {
         uint32_t k, bad = 0;
         for (k = 0; k < fs->geo.dev_per_block; k++)
             bad |= sbd_is_bad(cfg->bd, a * fs->geo.dev_per_block + k) > 0;

@@ -215,28 +215,37 @@ static uint32_t find_state(steadyfs *fs, uint8_t s)
     return SFS_NONE;
 }
 
+uint32_t sfs_anchor_unit(const steadyfs *fs, uint32_t i)
+{
+    uint32_t b;
+    for (b = 0; b < sfs_reserved(fs); b++)
+        if (!(fs->anchor.bad >> b & 1u) && i-- == 0u)
+            return b;
+    return 0;   /* not reached: find_anchors checked there are enough */
+}
+
 int sfs_erase_ahead(steadyfs *fs)
 {
     uint32_t b;
     int rc;
     if (!fs->log.erase_budget || fs->dead)
         return 0;
-    /* The anchor's other unit goes first only while the log keeps an erased
+    /* The anchor ring's next unit goes first only while the log keeps an erased
      * unit beside the one it may take next (or the switch is close): with
      * one left, erasing the anchor's made the log's the next call's forced
      * erase, two erases in consecutive records (a create after a fill:
      * 3.5 ms). */
-    if (fs->anchor.dirty_other && fs->anchor.next_idx >= fs->geo.P / 4 &&
+    if (fs->anchor.dirty_next && fs->anchor.next_idx >= fs->geo.P / 4 &&
         (fs->log.nqueued >= 2 || fs->anchor.next_idx >= fs->geo.P * 3 / 4 || !fs->log.nfree)) {
         fs->log.erase_budget--;
         fs->log.erase_credit = fs->log.erase_credit > fs->geo.P / 2 ? fs->log.erase_credit - fs->geo.P / 2 : 0;
-        rc = sfs_erase(fs, fs->anchor.unit[!fs->anchor.cur]);
+        rc = sfs_erase(fs, sfs_anchor_unit(fs, (fs->anchor.cur + 1u) % sfs_anchors(fs)));
         sfs_note_erase(fs);
         if (rc == SFS_EFAIL)
             return 0;   /* still dirty: retried before the switch */
         if (rc)
             return rc;
-        fs->anchor.dirty_other = 0;
+        fs->anchor.dirty_next = 0;
         return 0;
     }
     if (fs->log.nqueued >= SFS_Q_TARGET || !fs->log.nfree)
