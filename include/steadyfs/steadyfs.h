@@ -60,7 +60,7 @@
  *   64 on MRAM (byte-addressable without erase), where a lookup costs a
  *   fifth of a 4 KiB write; 80 B a handle (192 B on MRAM).
  *
- *   sizeof(steadyfs) is fixed (no config term): 664 B on Cortex-M3, with
+ *   sizeof(steadyfs) is fixed (no config term): 680 B on Cortex-M3, with
  *   the read savers (src/fs/cache.c: the sector the buffer holds, 4 runs
  *   of 4 map words, the last directory path component), the clock pointer
  *   in the configuration, the orphan list (16 inode numbers of open files
@@ -70,7 +70,7 @@
  *   mt29f1g01 (1024 blocks) defaults, 256 inodes, one open file (open_max = 1):
  *     work 80 + 512 + 4 + 1024 + 2 * 128 + 32 + 752 = 2660 B (n_c = 1017,
  *     n_l1 = 136, C = 64), + 2048 B sector buffer, + sizeof(steadyfs)
- *     (664 B on Cortex-M3) = 5372 B.  On media without erase (MRAM) the work
+ *     (680 B on Cortex-M3) = 5388 B.  On media without erase (MRAM) the work
  *     area holds a bit per sector more: ceil(blocks * P / 8) B, 496 B on
  *     em064lx (the host head goes on in a closed unit's dead sectors),
  *     MRAM's defaults (pending_max 64, replay_max 64) add 16 * 32 + 4 * 42,
