@@ -741,7 +741,7 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
     m->R = fs->cfg.replay_max;
     m->D = fs->cfg.dir_pages;
     m->P = fs->geo.P;
-    m->A = sfs_anchors(fs);
+    m->A = fs->geo.anchors;   /* (every unit of the anchor area good: the longest ring) */
     m->txn = fs->geo.txn_max;
     m->depth = depth;
     m->real = 0;

@@ -778,8 +778,11 @@ uint32_t sfs_pace_steps(const steadyfs *fs, uint32_t usable, uint32_t live_max);
  * rotates, on the 1024-unit mt29f1g01); 2 where nothing wears (no erase).
  * The anchor area is the first sfs_anchors + SFS_ANCHOR_SPARE units; the
  * ring is its good ones, in order. */
-static inline uint32_t sfs_anchors(const steadyfs *fs) { return fs->geo.anchors; }
-static inline uint32_t sfs_reserved(const steadyfs *fs) { return sfs_anchors(fs) + SFS_ANCHOR_SPARE; }
+static inline uint32_t sfs_reserved(const steadyfs *fs) { return fs->geo.anchors + SFS_ANCHOR_SPARE; }
+/* The ring's units: geo.anchors, or the area's good units where more
+ * than SFS_ANCHOR_SPARE of it are bad (at least 2: find_anchors).
+ * log.c. */
+uint32_t sfs_anchors(const steadyfs *fs);
 /* The unit of anchor ring slot i (< sfs_anchors): the i-th good unit of
  * the anchor area (anchor.bad: a bit per bad unit there).  log.c. */
 uint32_t sfs_anchor_unit(const steadyfs *fs, uint32_t i);

@@ -842,7 +842,7 @@ int steadyfs_probe(steadyfs *fs, steadyfs_config *cfg)
     fs->buf = cfg->sector_buf;
     /* the anchors: the first sfs_anchors good units of the anchor area;
      * every checkpoint of a format carries the same format fields */
-    for (a = 0, n = 0; a < sfs_reserved(fs) && n < sfs_anchors(fs); a++) {
+    for (a = 0, n = 0; a < sfs_reserved(fs) && n < fs->geo.anchors; a++) {
         uint32_t k, bad = 0;
         for (k = 0; k < fs->geo.dev_per_block; k++)
             bad |= sbd_is_bad(cfg->bd, a * fs->geo.dev_per_block + k) > 0;

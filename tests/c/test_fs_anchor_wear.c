@@ -6,8 +6,10 @@
  * unit collection rotates (164 against 6.6 erases after 200 000
  * records), so a continuous logger wore them out first.  The ring of
  * sfs_anchors units (16 here) must be used whole, and its most erased
- * unit stay within 4x the mean of the others.  STEADYFS_ANCHOR_RECORDS
- * sets the records (default 150 000). */
+ * unit stay within 4x the mean of the others.  Then, with three units of
+ * the anchor area bad (one more than its spares), the ring is the 15
+ * good ones and every one takes its turn across remounts.
+ * STEADYFS_ANCHOR_RECORDS sets the records (default 150 000). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +33,7 @@ int main(void)
     t.cfg.open_max = 1;
     CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
     CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
-    CHECK_EQ(sfs_anchors(&t.fs), 16u);
+    CHECK_EQ(sfs_anchors(&t.fs), 16u);   /* (this device's anchor area has no bad unit) */
     memset(buf, 0x5A, sizeof buf);
     for (i = 0; i < recs; i++) {
         char name[32];
@@ -81,6 +83,52 @@ int main(void)
     /* and the file system mounts from the ring where it stands */
     CHECK_EQ(steadyfs_unmount(&t.fs), 0);
     CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    tdev_close(&t);
+
+    /* more bad units in the anchor area than its 2 spares: the ring is
+     * its good units, 15 of the 18 here, and goes round as before */
+    CHECK_EQ(tdev_open(&t, "mt29f1g01", 1024, 3), 0);
+    t.cfg.open_max = 1;
+    CHECK_EQ(sbd_mark_bad(&t.dev.bd, 1), 0);
+    CHECK_EQ(sbd_mark_bad(&t.dev.bd, 4), 0);
+    CHECK_EQ(sbd_mark_bad(&t.dev.bd, 9), 0);
+    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    CHECK_EQ(sfs_anchors(&t.fs), 15u);
+    fd = -1;
+    for (i = 0; i < recs / 4u; i++) {
+        char name[32];
+        if (i % FILE_RECORDS == 0) {
+            if (fd >= 0)
+                CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+            if (i / FILE_RECORDS >= FILES_KEPT) {
+                snprintf(name, sizeof name, "/f%u", i / FILE_RECORDS - FILES_KEPT);
+                CHECK_EQ(steadyfs_unlink(&t.fs, name), 0);
+            }
+            /* a remount every 16 files: mount finds the ring's newest unit */
+            if (i && i % (16u * FILE_RECORDS) == 0) {
+                CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+                CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+            }
+            snprintf(name, sizeof name, "/f%u", i / FILE_RECORDS);
+            fd = steadyfs_open(&t.fs, name, STEADYFS_O_WRONLY | STEADYFS_O_CREAT | STEADYFS_O_DSYNC);
+            CHECK(fd >= 0);
+            if (fd < 0)
+                break;
+        }
+        if (steadyfs_write(&t.fs, fd, buf, sizeof buf) != (int)sizeof buf) {
+            CHECK(0);
+            break;
+        }
+    }
+    if (fd >= 0)
+        CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+    for (b = 0, na = 0; b < sfs_reserved(&t.fs); b++)
+        na += sbd_is_bad(&t.dev.bd, b) <= 0 && sim_erase_count(&t.dev, b) > 1u;
+    printf("anchor wear: 3 bad units in the anchor area: a ring of %u, %u of them erased since the format\n",
+           sfs_anchors(&t.fs), na);
+    CHECK_EQ(na, 15u);
     CHECK_EQ(steadyfs_unmount(&t.fs), 0);
     tdev_close(&t);
     return check_done("test_fs_anchor_wear");
