@@ -156,7 +156,7 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
         fs->geo.anchors = 2u;
     if (fs->geo.anchors > SFS_ANCHORS_MAX)
         fs->geo.anchors = SFS_ANCHORS_MAX;
-    if (fs->geo.P < 8 || fs->geo.P > 128 || fs->geo.nblocks < 4u + SFS_ANCHOR_SPARE + SFS_GC_RESERVE + 4)
+    if (fs->geo.P < 8 || fs->geo.P > 128 || fs->geo.nblocks < sfs_reserved(fs) + SFS_GC_RESERVE + 4)
         return STEADYFS_EINVAL;
     fs->geo.e1 = 1u << log2u(fs->geo.payload / 4u);
     if (!fs->cfg.max_inodes) {

@@ -344,7 +344,8 @@ static int check_state(fck *c)
         for (k = 0; k < fs->geo.dev_per_block; k++)
             devbad |= sbd_is_bad(fs->cfg.bd, i * fs->geo.dev_per_block + k) > 0;
         if ((i < sfs_reserved(fs)) != (s == BS_RESERVED))
-            say(c, 1, "unit %u: state %u, but units 0..3 and only they are the anchor area", i, s);
+            say(c, 1, "unit %u: state %u, but units 0..%u and only they are the anchor area", i, s,
+                sfs_reserved(fs) - 1u);
         if (s == BS_HEAD) {
             uint32_t hidx, hcnt;
             heads++;

@@ -18,45 +18,59 @@
 #include "fs/fs_internal.h"
 #include "fs_testdev.h"
 
+
 #define FILE_RECORDS 256u   /* 1 MiB files */
 #define FILES_KEPT 40u
 
-int main(void)
+/* The logger: recs 4 KiB O_DSYNC records, a new file every FILE_RECORDS
+ * records, the oldest of FILES_KEPT unlinked as each starts; with
+ * remount_files, an unmount and mount every that many files. */
+static void logger(tdev *t, uint32_t recs, uint32_t remount_files)
 {
     static uint8_t buf[4096];
-    const char *env = getenv("STEADYFS_ANCHOR_RECORDS");
-    uint32_t recs = env ? (uint32_t)strtoul(env, NULL, 0) : 150000u, i, b, nd = 0, na = 0, ma = 0, md = 0;
-    uint64_t sd = 0, sa = 0;
-    tdev t;
+    uint32_t i;
     int fd = -1;
-    CHECK_EQ(tdev_open(&t, "mt29f1g01", 1024, 3), 0);
-    t.cfg.open_max = 1;
-    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
-    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
-    CHECK_EQ(sfs_anchors(&t.fs), 16u);   /* (this device's anchor area has no bad unit) */
     memset(buf, 0x5A, sizeof buf);
     for (i = 0; i < recs; i++) {
         char name[32];
         if (i % FILE_RECORDS == 0) {
             if (fd >= 0)
-                CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+                CHECK_EQ(steadyfs_close(&t->fs, fd), 0);
             if (i / FILE_RECORDS >= FILES_KEPT) {
                 snprintf(name, sizeof name, "/f%u", i / FILE_RECORDS - FILES_KEPT);
-                CHECK_EQ(steadyfs_unlink(&t.fs, name), 0);
+                CHECK_EQ(steadyfs_unlink(&t->fs, name), 0);
+            }
+            if (remount_files && i && i % (remount_files * FILE_RECORDS) == 0) {
+                CHECK_EQ(steadyfs_unmount(&t->fs), 0);
+                CHECK_EQ(steadyfs_mount(&t->fs, &t->cfg), 0);
             }
             snprintf(name, sizeof name, "/f%u", i / FILE_RECORDS);
-            fd = steadyfs_open(&t.fs, name, STEADYFS_O_WRONLY | STEADYFS_O_CREAT | STEADYFS_O_DSYNC);
+            fd = steadyfs_open(&t->fs, name, STEADYFS_O_WRONLY | STEADYFS_O_CREAT | STEADYFS_O_DSYNC);
             CHECK(fd >= 0);
             if (fd < 0)
-                break;
+                return;
         }
-        if (steadyfs_write(&t.fs, fd, buf, sizeof buf) != (int)sizeof buf) {
+        if (steadyfs_write(&t->fs, fd, buf, sizeof buf) != (int)sizeof buf) {
             CHECK(0);
             break;
         }
     }
     if (fd >= 0)
-        CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+        CHECK_EQ(steadyfs_close(&t->fs, fd), 0);
+}
+
+int main(void)
+{
+    const char *env = getenv("STEADYFS_ANCHOR_RECORDS");
+    uint32_t recs = env ? (uint32_t)strtoul(env, NULL, 0) : 150000u, b, nd = 0, na = 0, ma = 0, md = 0;
+    uint64_t sd = 0, sa = 0;
+    tdev t;
+    CHECK_EQ(tdev_open(&t, "mt29f1g01", 1024, 3), 0);
+    t.cfg.open_max = 1;
+    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    CHECK_EQ(sfs_anchors(&t.fs), 16u);   /* (this device's anchor area has no bad unit) */
+    logger(&t, recs, 0);
     /* the anchor area (BS_RESERVED) against every other good unit */
     for (b = 0; b < t.fs.geo.nblocks; b++) {
         uint32_t c = sim_erase_count(&t.dev, b);
@@ -87,7 +101,8 @@ int main(void)
     tdev_close(&t);
 
     /* more bad units in the anchor area than its 2 spares: the ring is
-     * its good units, 15 of the 18 here, and goes round as before */
+     * its good units, 15 of the 18 here, and goes round as before, a
+     * remount every 16 files finding its newest unit */
     CHECK_EQ(tdev_open(&t, "mt29f1g01", 1024, 3), 0);
     t.cfg.open_max = 1;
     CHECK_EQ(sbd_mark_bad(&t.dev.bd, 1), 0);
@@ -96,34 +111,7 @@ int main(void)
     CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
     CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
     CHECK_EQ(sfs_anchors(&t.fs), 15u);
-    fd = -1;
-    for (i = 0; i < recs / 4u; i++) {
-        char name[32];
-        if (i % FILE_RECORDS == 0) {
-            if (fd >= 0)
-                CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
-            if (i / FILE_RECORDS >= FILES_KEPT) {
-                snprintf(name, sizeof name, "/f%u", i / FILE_RECORDS - FILES_KEPT);
-                CHECK_EQ(steadyfs_unlink(&t.fs, name), 0);
-            }
-            /* a remount every 16 files: mount finds the ring's newest unit */
-            if (i && i % (16u * FILE_RECORDS) == 0) {
-                CHECK_EQ(steadyfs_unmount(&t.fs), 0);
-                CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
-            }
-            snprintf(name, sizeof name, "/f%u", i / FILE_RECORDS);
-            fd = steadyfs_open(&t.fs, name, STEADYFS_O_WRONLY | STEADYFS_O_CREAT | STEADYFS_O_DSYNC);
-            CHECK(fd >= 0);
-            if (fd < 0)
-                break;
-        }
-        if (steadyfs_write(&t.fs, fd, buf, sizeof buf) != (int)sizeof buf) {
-            CHECK(0);
-            break;
-        }
-    }
-    if (fd >= 0)
-        CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+    logger(&t, recs / 4u, 16u);
     for (b = 0, na = 0; b < sfs_reserved(&t.fs); b++)
         na += sbd_is_bad(&t.dev.bd, b) <= 0 && sim_erase_count(&t.dev, b) > 1u;
     printf("anchor wear: 3 bad units in the anchor area: a ring of %u, %u of them erased since the format\n",
