@@ -347,6 +347,9 @@ typedef struct steadyfs {
         uint8_t caught_up;      /* this call ran its catch-up (sfs_serve): one a call */
         uint8_t backlog;        /* extra programs of recent calls not yet drained, in half
                                    programs: an optional erase waits (sfs_end) */
+        uint8_t erase_next;     /* an optional erase a light call chose, done at the start of
+                                   the next write unless a close or namespace change comes
+                                   first (sfs_end, sfs_erase_deferred) */
     } gc;
     /* Units whose data must move (a program or erase failed on them, or a
      * read corrected bits near the ECC limit; bit 31: a refresh, the unit

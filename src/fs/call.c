@@ -34,7 +34,16 @@ int sfs_begin(steadyfs *fs, int modify)
     return 0;
 }
 
-int sfs_end(steadyfs *fs, int rc)
+/* A logger's next namespace change (gc.ns_period) within SFS_NS_AHEAD
+ * calls after the `ahead` calls that program before it (sfs_end). */
+static int rotation_soon(const steadyfs *fs, uint32_t ahead)
+{
+    /* (calls past the expected one wrap to far ahead: no longer soon) */
+    return fs->gc.ns_period && !fs->geo.tag_inline && fs->log.nqueued >= 2 &&
+           fs->gc.ns_last + fs->gc.ns_period - (fs->gc.calls + ahead) <= SFS_NS_AHEAD;
+}
+
+static int end_call(steadyfs *fs, int rc, sfs_end_kind kind)
 {
     int r2;
     /* Erase ahead only in a call that programmed something (a call that
@@ -51,7 +60,10 @@ int sfs_end(steadyfs *fs, int rc)
     /* gc.busy counts calls that program (a sync after an O_DSYNC write
      * programs nothing): records, so a cool-down means the same whether a
      * logger calls write + sync or write alone. */
-    int small = fs->log.call_ops <= 2, light = small && !fs->gc.busy, kept = 0, erased = 0;
+    /* (a call that began with the erase an earlier one chose is not light:
+     * it cools down as that call would have) */
+    int small = fs->log.call_ops <= 2, light = small && !fs->gc.busy && fs->gc.erase_next != 2;
+    int kept = 0, erased = 0;
     /* On media without erase that gather a record's sectors (MRAM) a 4 KiB
      * record is one program (87 us on em064lx) and a merge a read and a
      * program (105 us): a call is light there only after one device access,
@@ -180,9 +192,7 @@ int sfs_end(steadyfs *fs, int rc)
     int ns_soon;
     if (fs->log.call_ops)
         fs->gc.calls++;
-    /* (calls past the expected one wrap to far ahead: no longer soon) */
-    ns_soon = fs->gc.ns_period && !fs->geo.tag_inline && fs->log.nqueued >= 2 &&
-              fs->gc.ns_last + fs->gc.ns_period - fs->gc.calls <= SFS_NS_AHEAD;
+    ns_soon = rotation_soon(fs, 0);
     if (fs->log.call_ops > 2) {
         uint32_t l = fs->gc.backlog + SFS_BACKLOG_PROG * (fs->log.call_ops - 2);
         fs->gc.backlog = (uint8_t)(l > 255u ? 255u : l);
@@ -194,16 +204,34 @@ int sfs_end(steadyfs *fs, int rc)
      * not only a call (on mt25q128 under test_fs_adversary's churn the
      * sync's erase, the queue empty again after the write's head move,
      * made records of two 1 s erases).  The next call erases if it must. */
+    /* An optional erase (two or more erased units still queued) on NAND at
+     * the end of an append, while collection does not run (a record's
+     * pace copies nothing), is not done here but at the start of the next
+     * write (gc.erase_next):
+     * a close or namespace change coming first drops it.  A logger's
+     * rotation follows the last record of a file, and the first rotation
+     * comes before any period is known: seed 1 of log4k at 4 MB/s had the
+     * erase record (2.6 ms) right before it (1.8 ms), 9.4 KiB of buffer.
+     * The erase moves by one call and keeps its rules; a sync or a read
+     * between them leaves it chosen. */
+    if (fs->gc.erase_next == 2) {   /* done at this call's start */
+        erased = 1;
+        fs->gc.erase_next = 0;
+    }
     if (!fs->dead && fs->log.erase_budget && fs->log.call_ops && !no_erase &&
         (((light || (small && fs->log.nqueued <= 1)) && !kept && !ns_soon &&
           (!fs->gc.backlog || fs->gc.backlog > SFS_BACKLOG_LIGHT || fs->log.nqueued <= 1) &&
           fs->log.erase_credit >= (fs->log.nqueued <= 1 ? fs->geo.P / 4 : fs->geo.P / 2)) ||
          !fs->log.nqueued)) {
         uint32_t budget_before = fs->log.erase_budget;
-        r2 = sfs_erase_ahead(fs);
-        if (r2 < 0 && rc >= 0)
-            rc = r2;
-        erased = fs->log.erase_budget != budget_before;
+        if (kind == SFS_END_APPEND && fs->log.nqueued >= 2 && !fs->geo.tag_inline && sfs_pace_quiet(fs, 0)) {
+            fs->gc.erase_next = 1;
+        } else {
+            r2 = sfs_erase_ahead(fs);
+            if (r2 < 0 && rc >= 0)
+                rc = r2;
+            erased = fs->log.erase_budget != budget_before;
+        }
     }
     /* After an erase the next SFS_ERASE_COOL records are not light: no
      * housekeeping and no erase-ahead (unless the queue is down to one
@@ -224,6 +252,56 @@ int sfs_end(steadyfs *fs, int rc)
     }
 #endif
     sfs_budget_check(fs);
+    return rc;
+}
+
+int sfs_end(steadyfs *fs, int rc)
+{
+    return end_call(fs, rc, SFS_END_CALL);
+}
+
+int sfs_end_write(steadyfs *fs, int rc, sfs_end_kind kind)
+{
+    return end_call(fs, rc, kind);
+}
+
+int sfs_erase_deferred(steadyfs *fs, uint32_t len)
+{
+    uint32_t budget_before = fs->log.erase_budget;
+    int rc, chosen = fs->gc.erase_next == 1;
+    fs->gc.erase_next = 0;
+    if (chosen) {
+        /* Only beside a record that stays two programs, as the call that
+         * chose it would have been: no more than a record's two sectors,
+         * no checkpoint its sectors would force, no merge the table would
+         * (sfs_prep's room within a record's entries; an erase beside
+         * either was a 2.8-3.2 ms record), nothing its pace would do (a
+         * wear-levelling copy, a trim by age, collection), and not where
+         * the rule above holds an optional erase back (the next rotation
+         * expected, counting this call).  Else it is dropped, and the
+         * end of this call decides again.  (Queued units still two or
+         * more: the record's head move finds one.) */
+        if (len > 2u * fs->geo.payload || fs->log.nqueued < 2 || rotation_soon(fs, 1) ||
+            fs->log.since_ckpt + 2u > fs->cfg.replay_max ||
+            fs->npend + 5u + SFS_RECORD_ENTRIES > fs->cfg.pending_max || !sfs_pace_quiet(fs, 2))
+            return 0;
+    } else {
+        /* A write of half a unit or more (a fill, a bulk copy) refills the
+         * erase queue at its start, where an erase adds a quarter to its
+         * programs: light calls erase only with the queue down to one unit
+         * left, so a burst of large writes left it at 0-1, and the records
+         * that followed had two forced erases in their first few (a create
+         * + record + merge + erase of 3.4 ms, or 2.6 ms after a 1.6 ms
+         * create: 8.6-10.3 KiB at 4 MB/s, log4k seeds 11-50).  NAND only,
+         * as the deferral above (on NOR an erase outlasts such a write). */
+        if (len < fs->geo.P / 2u * fs->geo.payload || fs->geo.tag_inline ||
+            fs->log.nqueued >= SFS_Q_TARGET || !fs->log.nfree ||
+            fs->log.erase_credit < fs->geo.P / 2u)
+            return 0;
+    }
+    rc = sfs_erase_ahead(fs);
+    if (chosen && fs->log.erase_budget != budget_before)
+        fs->gc.erase_next = 2;   /* sfs_end cools the next records down */
     return rc;
 }
 

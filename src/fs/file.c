@@ -285,6 +285,7 @@ int steadyfs_close(steadyfs *fs, int fd)
     o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o)
         return sfs_end(fs, STEADYFS_EBADF);
+    fs->gc.erase_next = 0;   /* a rotation may follow: not before it */
     ino = o->ino;
     for (i = 0, last = 1; i < fs->cfg.open_max; i++)
         last &= &fs->open[i] == o || fs->open[i].ino != ino;
@@ -381,6 +382,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
     uint64_t end;
     uint8_t nf;
     int commit;
+    sfs_end_kind kind;
     sfs_tag t;
     int rc = sfs_begin(fs, 1);
     if (rc)
@@ -390,9 +392,12 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
         return sfs_end(fs, STEADYFS_EBADF);
     sfs_budget_arm(fs, o->acc & SFS_ACC_DSYNC ? STEADYFS_CALL_WRITE_SYNC : STEADYFS_CALL_WRITE,
                    len);
+    if (len && (rc = sfs_erase_deferred(fs, len)) < 0)
+        return sfs_end(fs, rc);
     p = sfs_primary(fs, o->ino);
     if (o->acc & SFS_ACC_APPEND)
         o->pos = p->size;
+    kind = o->pos == p->size ? SFS_END_APPEND : SFS_END_CALL;
     while (done < len) {
         uint32_t run, lpns[SFS_RUN_MAX], hints[SFS_RUN_MAX], n1;
         pg = (uint32_t)(o->pos / fs->geo.payload);
@@ -512,7 +517,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
     }
     if (done && rc != STEADYFS_EIO)
         rc = 0;
-    rc = sfs_end(fs, rc);
+    rc = sfs_end_write(fs, rc, kind);
     return rc ? rc : (int32_t)done;
 }
 

@@ -62,6 +62,7 @@ typedef uint32_t sfs_mode;
 #define SFS_BACKLOG_DRAIN 3u      /* gc.backlog a call of 1-2 programs drains (sfs_end) */
 #define SFS_BACKLOG_LIGHT 12u     /* above it the stream is not light: no wait (sfs_end) */
 #define SFS_NS_PERIOD_MIN 8u      /* calls between namespace changes that make a period (ns.c) */
+#define SFS_RECORD_ENTRIES 4u     /* pending entries a 4 KiB record may add (sfs_erase_deferred) */
 #define SFS_NS_AHEAD 4u           /* calls before the next expected one without optional erase */
 #define SFS_WL_PERIOD 8u         /* greedy victims per static wear-levelling pick */
 #define SFS_WL_STEP 32u           /* sectors written per static wear-levelling step (power of 2) */
@@ -381,6 +382,9 @@ int sfs_erase_ahead(steadyfs *fs);
  * debt (SFS_DEBT_STEP; 1 where the call writes one sector, a commit) */
 int sfs_gc_pace(steadyfs *fs, sfs_mode mode, uint32_t most);
 int sfs_gc_one(steadyfs *fs, sfs_mode mode);    /* one step; 0 nothing to do */
+/* Would the pace of the next `sectors` host sectors do nothing (no trim
+ * by age, no wear-levelling step, the pool full: no collection)? */
+int sfs_pace_quiet(const steadyfs *fs, uint32_t sectors);
 /* *rc is what a lower layer asked for (SFS_NEED_CKPT, SFS_NEED_ROOM): do
  * it (*rc its result) and return 1 if the caller should call again;
  * any other *rc: 0, *rc unchanged. */
@@ -432,6 +436,13 @@ int sfs_old_later_ok(const steadyfs *fs, int bits);
 int sfs_begin(steadyfs *fs, int modify);         /* API call prologue: 0 reads, 1 writes,
                                                     2 commits, 4 removes (reserves, §6) */
 int sfs_end(steadyfs *fs, int rc);               /* API call epilogue */
+/* A write's epilogue: an append may leave its optional erase to the next
+ * write's start (sfs_erase_deferred), where a logger's rotation cannot
+ * follow it; writes elsewhere in a file (random, in place) erase as any
+ * call. */
+typedef enum { SFS_END_CALL, SFS_END_APPEND } sfs_end_kind;
+int sfs_end_write(steadyfs *fs, int rc, sfs_end_kind kind);
+int sfs_erase_deferred(steadyfs *fs, uint32_t len); /* a write's start: the erase sfs_end chose */
 
 /* budget.c: in test builds (STEADYFS_CHECK_BUDGET) every call spends
  * against the budget steadyfs_bound states for it (DESIGN.md §7, issue 12

@@ -276,6 +276,19 @@ int sfs_collect(steadyfs *fs, int (*step)(steadyfs *, sfs_mode), sfs_mode mode)
     return rc;
 }
 
+int sfs_pace_quiet(const steadyfs *fs, uint32_t sectors)
+{
+    uint32_t k;
+    /* (the same tests sfs_gc_pace makes, for the next `sectors` calls) */
+    if (fs->chunk.ndying && (uint32_t)fs->log.seq + sectors - fs->chunk.age >= SFS_TRIM_AGE)
+        return 0;
+    for (k = 0; k < sectors; k++)
+        if (((fs->gc.wl_tick + k) & (SFS_WL_STEP - 1u)) == 0)
+            return 0;
+    return sfs_free_blocks(fs) > fs->gc.low + fs->reloc.nrec + 1u && fs->health.retire[0] == SFS_NONE &&
+           fs->health.retire[1] == SFS_NONE;
+}
+
 int sfs_gc_pace(steadyfs *fs, sfs_mode mode, uint32_t most)
 {
     uint32_t i, n;
