@@ -270,7 +270,8 @@ typedef struct steadyfs_config {
     uint8_t file_pages_log2;  /* (format) max sectors per file, log2 (0: what the
                                  inode's chunk list holds, (payload - 64) / 2 chunks) */
     uint8_t dir_pages;        /* (format) hash bucket sectors per directory (8) */
-    uint32_t sector_size;     /* (format) 0: 2048 (must be a multiple of the page) */
+    uint32_t sector_size;     /* (format) 0: 2048, or the page where it is larger
+                                 (must be a multiple of the page) */
     uint32_t erase_mult;      /* (format) device blocks per erase unit; 0: 1 on
                                  NAND, the big erase on NOR, 16 without erase */
     steadyfs_clock clock;     /* file times; NULL: every time the file system

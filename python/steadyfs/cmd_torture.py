@@ -9,6 +9,8 @@ device is remounted and every file and directory checked.  Ends with
 NAND driver (src/drivers/spinand.c) and the command-level chip model
 (src/bd/spinand_sim.c) on the mt29f1g01 device; half the power cuts then
 fall on an SPI transaction (mid-load, mid-poll, while the chip is busy).
+--profile-file FILE tortures the file system on your own chip's geometry
+(the profile shape `steady devices --json` prints for one device).
 """
 
 from __future__ import annotations
@@ -18,7 +20,10 @@ import os
 import sys
 from pathlib import Path
 
+from steadyfs import userprofile
+
 REPO = Path(__file__).resolve().parents[2]
+DEFAULT_DEVICE = "mt29f1g01"
 
 
 def binary() -> Path:
@@ -51,10 +56,32 @@ def _problem(args: argparse.Namespace) -> str | None:
     return None
 
 
+def _profile_def(args: argparse.Namespace) -> list[str]:
+    """Register --profile-file (if given) in this process, make it the
+    device unless --device named another, and return the binary's options
+    that define it there (the binary is another process)."""
+    if args.profile_file is None:
+        if args.device is None:
+            args.device = DEFAULT_DEVICE
+        return []
+    spec = userprofile.load(args.profile_file)
+    name = userprofile.register(spec, str(args.profile_file))
+    if args.device is None:
+        args.device = name
+    vals = userprofile.numbers(spec, str(args.profile_file))
+    return ["--profile-def", f"{spec['kind']}:{name}:" + ",".join(str(v) for v in vals),
+            "--profile-file", str(args.profile_file)]
+
+
 def _run(args: argparse.Namespace) -> int:
     exe = binary()
     if not exe.exists():
         print(f"steady torture: {exe} not found; build it with `make build`", file=sys.stderr)
+        return 2
+    try:
+        profile = _profile_def(args)
+    except userprofile.ProfileFileError as e:
+        print(f"steady torture: --profile-file {e}", file=sys.stderr)
         return 2
     why = _problem(args)
     if why:
@@ -71,6 +98,7 @@ def _run(args: argparse.Namespace) -> int:
         argv.append("--spinand")
     if args.verbose:
         argv.append("--verbose")
+    argv += profile
     os.execv(str(exe), argv)
     return 0  # not reached
 
@@ -78,7 +106,9 @@ def _run(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("torture", help="power-loss torture of the file system",
                        description=__doc__)
-    p.add_argument("--device", default="mt29f1g01", help="device profile")
+    p.add_argument("--device", default=None,
+                   help=f"device profile (default {DEFAULT_DEVICE}, or --profile-file's)")
+    userprofile.add_argument(p)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--ops", type=int, default=1000, help="API calls to run")
     p.add_argument("--powercut", default="every",

@@ -110,8 +110,10 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
         fs->cfg.fill_permille = 750;
     if (!fs->cfg.dir_pages)
         fs->cfg.dir_pages = 8;
+    /* (a page over 2048 bytes is the sector: a NAND page of 4 KiB must
+     * be programmed whole, with its tag in its spare area) */
     if (!fs->cfg.sector_size)
-        fs->cfg.sector_size = 2048;
+        fs->cfg.sector_size = g->page_size > 2048u ? g->page_size : 2048u;
     /* erase unit: the device block on NAND, the 64 KiB sector on NOR (far
      * cheaper per byte than 4 KiB subsectors), 64 KiB without erase */
     if (!fs->cfg.erase_mult) {

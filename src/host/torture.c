@@ -750,6 +750,8 @@ void steady_torture_replay(const steady_torture_opts *o, uint64_t ops, FILE *out
         fprintf(out, " --blocks %lu", (unsigned long)o->blocks);
     if (o->erase_mult)
         fprintf(out, " --erase-mult %lu", (unsigned long)o->erase_mult);
+    if (o->profile_file)
+        fprintf(out, " --profile-file %s", o->profile_file);
     fprintf(out, "%s%s\n", o->faults ? "" : " --no-faults", o->spinand ? " --spinand" : "");
 }
 

@@ -18,6 +18,8 @@ typedef struct steady_torture_opts {
                              SPI transaction instead of a program/erase */
     int verbose;
     uint32_t erase_mult;  /* format's device blocks per erase unit (0: default) */
+    const char *profile_file;   /* the user's profile file `device` came from, for
+                                   the replay line (NULL: a built-in profile) */
 } steady_torture_opts;
 
 typedef struct steady_torture_result {
