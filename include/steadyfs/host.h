@@ -139,6 +139,11 @@ int sh_profile_json(unsigned i, char *buf, size_t len);
 const char *sh_profile_key(unsigned i);
 int sh_profile_define(const char *name, const char *part, const char *notes, const char *kind,
                       const uint64_t *v, unsigned n);
+/* The same from one word, "KIND:NAME:N0,N1,...", as the host programs
+ * `steady` execs take it (--profile-def: the Python side reads and checks
+ * the user's file, the program is another process).  0, or < 0 with
+ * sh_last_error() saying why. */
+int sh_profile_define_spec(const char *spec);
 
 #ifdef __cplusplus
 }

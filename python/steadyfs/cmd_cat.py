@@ -8,10 +8,11 @@ from steadyfs import imgtool
 
 
 def _run(args: argparse.Namespace) -> int:
-    return imgtool.run(["cat", *args.specs])
+    return imgtool.run(["cat", *args.specs], args)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("cat", help="print files of a steadyfs image", description=__doc__)
     p.add_argument("specs", nargs="+", metavar="IMAGE:/path", help=imgtool.SPEC_HELP)
+    imgtool.add_profile_arg(p)
     p.set_defaults(func=_run)

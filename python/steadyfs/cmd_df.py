@@ -19,7 +19,7 @@ def _run(args: argparse.Namespace) -> int:
     ok, image = imgtool.one_image(args, "df")
     if not ok or image is None:
         return 2
-    return imgtool.run(["df", image, *(["--json"] if args.json else [])])
+    return imgtool.run(["df", image, *(["--json"] if args.json else [])], args)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -27,4 +27,5 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                        description=__doc__)
     imgtool.add_image_arg(p, "image file")
     p.add_argument("--json", action="store_true", help="as JSON")
+    imgtool.add_profile_arg(p)
     p.set_defaults(func=_run)

@@ -25,7 +25,7 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--device", args.device]
     if args.json:
         argv.append("--json")
-    return imgtool.run(argv)
+    return imgtool.run(argv, args)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -33,4 +33,5 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     imgtool.add_image_arg(p, "image file")
     p.add_argument("--device", help="expected device profile (default: the image header's)")
     p.add_argument("--json", action="store_true", help="report as JSON")
+    imgtool.add_profile_arg(p)
     p.set_defaults(func=_run)

@@ -15,7 +15,7 @@ from steadyfs import imgtool
 
 
 def _run(args: argparse.Namespace) -> int:
-    return imgtool.run(["get", *(["--salvage"] if args.salvage else []), args.spec, args.local])
+    return imgtool.run(["get", *(["--salvage"] if args.salvage else []), args.spec, args.local], args)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -24,4 +24,5 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("local", metavar="LOCAL", help="host file or directory")
     p.add_argument("--salvage", action="store_true",
                    help="write what reads (zeros elsewhere) and report the unreadable ranges")
+    imgtool.add_profile_arg(p)
     p.set_defaults(func=_run)

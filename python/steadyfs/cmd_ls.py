@@ -17,7 +17,7 @@ def _run(args: argparse.Namespace) -> int:
         argv.append("-l")
     if args.recursive:
         argv.append("-R")
-    return imgtool.run(argv)
+    return imgtool.run(argv, args)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -25,4 +25,5 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("spec", metavar="IMAGE[:/path]", help=imgtool.SPEC_HELP + "; default /")
     p.add_argument("-l", dest="long", action="store_true", help="type, size, inode")
     p.add_argument("-R", dest="recursive", action="store_true", help="recurse")
+    imgtool.add_profile_arg(p)
     p.set_defaults(func=_run)

@@ -9,7 +9,7 @@ from steadyfs import imgtool
 
 
 def _run(args: argparse.Namespace) -> int:
-    return imgtool.run(["mkdir", *(["-p"] if args.parents else []), args.spec])
+    return imgtool.run(["mkdir", *(["-p"] if args.parents else []), args.spec], args)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -17,4 +17,5 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                        description=__doc__)
     p.add_argument("-p", dest="parents", action="store_true", help="make parents as needed")
     p.add_argument("spec", metavar="IMAGE:/path", help=imgtool.SPEC_HELP)
+    imgtool.add_profile_arg(p)
     p.set_defaults(func=_run)

@@ -18,10 +18,10 @@ def _run(args: argparse.Namespace) -> int:
     ok, image = imgtool.one_image(args, "mkfs", required=args.raw is None)
     if not ok:
         return 2
-    argv = ["mkfs", *([image] if image else []), *imgtool.format_argv(args)]
+    argv = ["mkfs", *([image] if image else []), *imgtool.format_argv(args, "mkfs")]
     if args.raw:
         argv += ["--raw", args.raw]
-    return imgtool.run(argv)
+    return imgtool.run(argv, args)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

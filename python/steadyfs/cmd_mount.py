@@ -23,6 +23,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from steadyfs import imgtool
 from steadyfs.cmd_serve import add_image_options
 
 REPO = Path(__file__).resolve().parents[2]
@@ -50,11 +51,12 @@ def _run(args: argparse.Namespace) -> int:
         if len(paths) != 2:
             print("steady mount: give IMAGE MOUNTPOINT, or --fsoc SPEC MOUNTPOINT", file=sys.stderr)
             return 2
+        pre = imgtool.profile_argv(args, "mount")
         if args.create and not args.device:
-            print("steady mount: --create needs --device PROFILE (see `steady devices`)",
-                  file=sys.stderr)
+            print("steady mount: --create needs --device PROFILE (see `steady devices`) or "
+                  "--profile-file FILE", file=sys.stderr)
             return 2
-        argv = [str(exe), paths[0], paths[1]]
+        argv = [str(exe), *pre, paths[0], paths[1]]
         if args.device:
             argv += ["--device", args.device]
     argv += ["--aname", args.aname, "--msize", str(args.msize)]

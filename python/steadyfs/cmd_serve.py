@@ -26,6 +26,8 @@ import os
 import sys
 from pathlib import Path
 
+from steadyfs import imgtool
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -38,7 +40,7 @@ def binary() -> Path:
 
 def argv_for(args: argparse.Namespace) -> list[str]:
     """The steady-serve command line for parsed `steady serve` arguments."""
-    argv = [str(binary()), "--image", args.image,
+    argv = [str(binary()), *imgtool.profile_argv(args, "serve"), "--image", args.image,
             "--listen", args.listen, "--msize", str(args.msize), "--fids", str(args.fids),
             "--open-max", str(args.open_max), "--baud", str(args.baud)]
     if args.device:
@@ -67,9 +69,10 @@ def _run(args: argparse.Namespace) -> int:
     if not exe.exists():
         print(f"steady serve: {exe} not found; build it with `make build`", file=sys.stderr)
         return 2
+    imgtool.profile_argv(args, "serve")   # (a bad file: one line, exit 2)
     if args.create and not args.device:
-        print("steady serve: --create needs --device PROFILE (see `steady devices`)",
-              file=sys.stderr)
+        print("steady serve: --create needs --device PROFILE (see `steady devices`) or "
+              "--profile-file FILE", file=sys.stderr)
         return 2
     argv = argv_for(args)
     os.execv(argv[0], argv)
@@ -89,6 +92,7 @@ def add_image_options(p: argparse.ArgumentParser, scope: str = "") -> None:
                    help=f"{scope}make a new image file (refused if it exists), formatted")
     p.add_argument("--format", action="store_true",
                    help=f"{scope}make a new file system on the image first (its files are lost)")
+    imgtool.add_profile_arg(p)
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("serve", help="serve a device's files over 9P2000.L",

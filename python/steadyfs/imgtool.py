@@ -14,6 +14,8 @@ import os
 import sys
 from pathlib import Path
 
+from steadyfs import userprofile
+
 REPO = Path(__file__).resolve().parents[2]
 
 SPEC_HELP = "IMAGE:/path (an image file and an absolute path in it)"
@@ -26,14 +28,44 @@ def binary() -> Path:
     return base / "steady-img"
 
 
-def run(argv: list[str]) -> int:
-    """Replace this process with steady-img and argv (its exit code is ours)."""
+def add_profile_arg(p: argparse.ArgumentParser) -> None:
+    """--profile-file FILE: an image of a chip we do not ship (its header
+    names the profile; every command on the image needs the file)."""
+    p.add_argument("--profile-file", type=Path, default=None, metavar="FILE",
+                   help="the device profile of a chip from a JSON file (`steady devices --json` "
+                        "shape), for an image made on it (docs/PORTING.md)")
+
+
+def profile_argv(args: argparse.Namespace | None, cmd: str) -> list[str]:
+    """The options that define --profile-file's profile in a program this
+    one execs (``--profile-def KIND:NAME:N0,...``; none without a file).
+    The file is read and checked here first; a bad one is a one-line
+    error and exit 2.  An unset --device becomes the profile's name."""
+    if args is None or getattr(args, "profile_file", None) is None:
+        return []
+    f: Path = args.profile_file
+    try:
+        spec = userprofile.load(f)
+        name = userprofile.register(spec, str(f))
+        vals = userprofile.numbers(spec, str(f))
+    except userprofile.ProfileFileError as e:
+        print(f"steady {cmd}: --profile-file {e}", file=sys.stderr)
+        raise SystemExit(2) from None
+    if getattr(args, "device", "") is None:
+        args.device = name
+    return ["--profile-def", f"{spec['kind']}:{name}:" + ",".join(str(v) for v in vals)]
+
+
+def run(argv: list[str], args: argparse.Namespace | None = None) -> int:
+    """Replace this process with steady-img and argv (its exit code is ours);
+    with args, --profile-file's profile goes first (profile_argv)."""
     exe = binary()
     if not exe.exists():
         print(f"steady: {exe} not found; build it with `make build`", file=sys.stderr)
         return 2
+    pre = profile_argv(args, argv[0] if argv else "")
     sys.stdout.flush()
-    os.execv(str(exe), [str(exe), *argv])
+    os.execv(str(exe), [str(exe), *pre, *argv])
     return 0  # not reached
 
 
@@ -61,7 +93,9 @@ def one_image(args: argparse.Namespace, cmd: str, required: bool = True) -> tupl
 
 def add_format_args(p: argparse.ArgumentParser) -> None:
     """Options of a new image: device, size and the file system's format fields."""
-    p.add_argument("--device", required=True, help="device profile (steady devices)")
+    p.add_argument("--device", default=None,
+                   help="device profile (steady devices; required unless --profile-file)")
+    add_profile_arg(p)
     p.add_argument("--blocks", type=int, default=0,
                    help="device blocks (0: the profile's full size; the file is sparse)")
     p.add_argument("--seed", type=int, default=0, help="factory bad-block placement seed")
@@ -72,13 +106,20 @@ def add_format_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--file-pages-log2", type=int, default=0,
                    help="max sectors per file, log2 (0: default)")
     p.add_argument("--dir-pages", type=int, default=0, help="buckets per directory (0: 8)")
-    p.add_argument("--sector-size", type=int, default=0, help="bytes (0: 2048)")
+    p.add_argument("--sector-size", type=int, default=0,
+                   help="bytes (0: 2048, or the page where it is larger)")
     p.add_argument("--erase-mult", type=int, default=0,
                    help="device blocks per erase unit (0: per medium)")
 
 
-def format_argv(args: argparse.Namespace) -> list[str]:
-    """The steady-img options add_format_args parsed."""
+def format_argv(args: argparse.Namespace, cmd: str) -> list[str]:
+    """The steady-img options add_format_args parsed (--profile-file's
+    profile is checked here and names the device unless --device does)."""
+    profile_argv(args, cmd)
+    if args.device is None:
+        print(f"steady {cmd}: --device PROFILE (see `steady devices`) or --profile-file FILE "
+              "is required", file=sys.stderr)
+        raise SystemExit(2)
     out = ["--device", args.device]
     for name in ("blocks", "seed", "max_inodes", "fill_permille", "file_pages_log2",
                  "dir_pages", "sector_size", "erase_mult"):

@@ -123,7 +123,7 @@ static int read_header(imgfs *m, const char *path, const char *profile)
     name[32] = 0;
     m->prof = sim_profile_find(name);
     if (!m->prof)
-        return fail(m, -1, "%s: image of unknown device profile '%s'", path, name);
+        return fail(m, -1, "%s: image of unknown device profile '%s' (a chip from a profile file: give --profile-file FILE)", path, name);
     if (profile && strcmp(profile, m->prof->name) != 0)
         return fail(m, -1, "%s: image is of device %s, not %s", path, m->prof->name, profile);
     m->blocks = (uint32_t)h[64] | (uint32_t)h[65] << 8 | (uint32_t)h[66] << 16 |

@@ -161,7 +161,7 @@ sh_dev *sh_open_image(const char *path, const char *profile, uint32_t blocks, in
         return fail(NULL, err, SBD_ERR_INVAL);
     }
     if (!sim_profile_find(name)) {
-        sh_set_error("%s: image of unknown device profile '%s'", path, name);
+        sh_set_error("%s: image of unknown device profile '%s' (a chip from a profile file: give --profile-file FILE)", path, name);
         return fail(NULL, err, SBD_ERR_INVAL);
     }
     /* the file exists and is not empty: sh_open_sim neither creates nor
@@ -587,5 +587,39 @@ int sh_profile_define(const char *name, const char *part, const char *notes, con
         return rc;
     }
     return 0;   /* registered for the life of the process */
+}
+
+int sh_profile_define_spec(const char *spec)
+{
+    uint64_t vals[2 * NKEYS];
+    char kind[8], name[32], *end;
+    const char *c1 = spec ? strchr(spec, ':') : NULL, *c2 = c1 ? strchr(c1 + 1, ':') : NULL, *p;
+    unsigned n = 0;
+    if (!c1 || !c2 || (size_t)(c1 - spec) >= sizeof kind || c2 == c1 + 1 ||
+        (size_t)(c2 - c1 - 1) >= sizeof name) {
+        sh_set_error("profile definition: want KIND:NAME:N0,N1,... (a name of 1..31 characters)");
+        return SBD_ERR_INVAL;
+    }
+    memcpy(kind, spec, (size_t)(c1 - spec));
+    kind[c1 - spec] = 0;
+    memcpy(name, c1 + 1, (size_t)(c2 - c1 - 1));
+    name[c2 - c1 - 1] = 0;
+    for (p = c2 + 1; *p; p = *end ? end + 1 : end) {
+        if (n == sizeof vals / sizeof vals[0]) {
+            sh_set_error("profile %s: more than %u numbers", name, (unsigned)NKEYS);
+            return SBD_ERR_INVAL;
+        }
+        errno = 0;
+        vals[n++] = strtoull(p, &end, 10);
+        if (errno || end == p || *p == '-' || (*end && *end != ',')) {
+            sh_set_error("profile %s: number %u is not a number >= 0", name, n);
+            return SBD_ERR_INVAL;
+        }
+    }
+    if (strcmp(kind, "nand") && strcmp(kind, "nor") && strcmp(kind, "mram")) {
+        sh_set_error("profile %s: kind %s: want nand, nor or mram", name, kind);
+        return SBD_ERR_INVAL;
+    }
+    return sh_profile_define(name, name, "", kind, vals, n);
 }
 

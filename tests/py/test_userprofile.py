@@ -140,6 +140,59 @@ def test_torture_runs_on_the_file_profile(tmp_path: Path) -> None:
     assert r.returncode == 2 and "--device nosuch" in r.stderr, r.stderr
 
 
+def test_image_tools_and_serve_take_the_file(tmp_path: Path) -> None:
+    """An image of the user's chip: its header names the profile, so every
+    command on it takes the same --profile-file; without it, one line that
+    says so."""
+    f = str(EXAMPLE)
+    img, raw, img2 = tmp_path / "a.img", tmp_path / "a.raw", tmp_path / "b.img"
+    local = tmp_path / "h.txt"
+    local.write_bytes(b"on 4 KiB pages\n")
+    r = steady("mkfs", str(img), "--profile-file", f, "--blocks", "64")
+    assert r.returncode == 0, r.stderr
+    assert "spinand-2g4k, 64 blocks" in r.stdout and "sectors of 4096 bytes" in r.stdout
+    for args in (("put", str(local), f"{img}:/h.txt"), ("mkdir", f"{img}:/d"),
+                 ("mv", f"{img}:/h.txt", f"{img}:/d/h.txt"), ("fsck", str(img)),
+                 ("image", "export", str(img), "--raw", str(raw)),
+                 ("image", "import", str(raw), str(img2))):
+        r = steady(*args, "--profile-file", f)
+        assert r.returncode == 0, (args, r.stderr)
+    r = steady("cat", f"{img2}:/d/h.txt", "--profile-file", f)
+    assert r.returncode == 0 and r.stdout == "on 4 KiB pages\n", r.stderr
+    r = steady("df", str(img2), "--json", "--profile-file", f)
+    assert r.returncode == 0 and json.loads(r.stdout)["files"] == 1, r.stderr
+    # without the file: a one-line error naming the option
+    r = steady("ls", f"{img}:/")
+    assert r.returncode != 0 and r.stderr.count("\n") == 1, r.stderr
+    assert "spinand-2g4k" in r.stderr and "--profile-file" in r.stderr
+    # a bad file: one line, exit 2, the image untouched
+    bad = example()
+    bad["geometry"]["page_sise"] = 1
+    r = steady("rm", f"{img}:/d/h.txt", "--profile-file", str(write(tmp_path, bad)))
+    assert r.returncode == 2 and r.stderr.startswith("steady rm: --profile-file "), r.stderr
+    assert steady("cat", f"{img}:/d/h.txt", "--profile-file", f).stdout == "on 4 KiB pages\n"
+    # served over 9P
+    from steadyfs.p9client import Client
+    p = subprocess.Popen([str(REPO / "steady"), "serve", str(img), "--profile-file", f,
+                          "--listen", "tcp:127.0.0.1:0"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout is not None
+        line = p.stdout.readline()
+        assert line.startswith("listening on tcp:127.0.0.1:"), line + (p.stderr.read() if p.stderr else "")
+        with Client("127.0.0.1", int(line.strip().rsplit(":", 1)[1])) as c:
+            assert c.get("/d/h.txt") == b"on 4 KiB pages\n"
+            c.put("/new.bin", bytes(range(256)) * 40)
+    finally:
+        p.terminate()
+        p.communicate(timeout=30)
+    rb = subprocess.run([str(REPO / "steady"), "cat", f"{img}:/new.bin", "--profile-file", f],
+                        capture_output=True, timeout=60)
+    assert rb.returncode == 0 and rb.stdout == bytes(range(256)) * 40, rb.stderr
+    r = steady("fsck", str(img), "--profile-file", f)
+    assert r.returncode == 0 and "clean" in r.stdout, r.stdout + r.stderr
+
+
 def test_bad_files_are_one_line_errors(tmp_path: Path) -> None:
     cases: list[tuple[dict[str, Any], str]] = []
     spec = example()

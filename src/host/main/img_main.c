@@ -23,6 +23,7 @@
 
 #include "host/imgfs.h"
 #include "host/imgraw.h"
+#include "steadyfs/host.h"
 
 #define PATHMAX 4096
 #define CHUNK 65536
@@ -1221,8 +1222,19 @@ int main(int argc, char **argv)
         {"mv", cmd_mv},     {"image", cmd_image}, {"df", cmd_df},
     };
     unsigned i;
+    /* a user's device profile first (`steady ... --profile-file FILE`):
+     * the image header names it, the tool must know it */
+    while (argc > 2 && !strcmp(argv[1], "--profile-def")) {
+        if (sh_profile_define_spec(argv[2])) {
+            fprintf(stderr, "steady: %s\n", sh_last_error());
+            return 2;
+        }
+        argc -= 2;
+        argv += 2;
+    }
     if (argc < 2) {
-        fprintf(stderr, "usage: steady-img mkfs|fsck|df|ls|cat|put|get|rm|mkdir|mv|image ...\n");
+        fprintf(stderr, "usage: steady-img [--profile-def KIND:NAME:N0,...] "
+                        "mkfs|fsck|df|ls|cat|put|get|rm|mkdir|mv|image ...\n");
         return 2;
     }
     for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++)

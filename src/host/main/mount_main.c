@@ -560,6 +560,14 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--fsoc") && v) fsoc = v, i++;
         else if (!strcmp(a, "--device") && v) device = v, i++;
+        else if (!strcmp(a, "--profile-def") && v) {
+            /* a user's device profile (`steady mount --profile-file`) */
+            if (sh_profile_define_spec(v)) {
+                fprintf(stderr, "steady mount: %s\n", sh_last_error());
+                return 2;
+            }
+            i++;
+        }
         else if (!strcmp(a, "--aname") && v) aname = v, i++;
         else if (!strcmp(a, "--uname") && v) uname = v, i++;
         else if (!strcmp(a, "--msize") && v) msize = strtoul(v, NULL, 0), i++;

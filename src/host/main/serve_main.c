@@ -77,7 +77,14 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--device") && v)
             device = v, i++;
-        else if (!strcmp(a, "--image") && v)
+        else if (!strcmp(a, "--profile-def") && v) {
+            /* a user's device profile (`steady serve --profile-file`) */
+            if (sh_profile_define_spec(v)) {
+                fprintf(stderr, "steady serve: %s\n", sh_last_error());
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--image") && v)
             image = v, i++;
         else if (!strcmp(a, "--blocks") && v) {
             if (num(a, v, 0, 0xFFFFFFFFu, &blocks))

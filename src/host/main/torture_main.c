@@ -30,39 +30,6 @@ static int num(const char *opt, const char *v, uint64_t min, uint64_t max, uint6
     return 0;
 }
 
-/* --profile-def KIND:NAME:N0,N1,...: a user's device profile, its numbers
- * in sh_profile_key order (`steady torture --profile-file FILE` passes
- * it; the file itself is read and checked by the Python side). */
-static int profile_def(const char *v)
-{
-    uint64_t vals[64];
-    char kind[8], name[32], *end;
-    const char *c1 = strchr(v, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL, *p;
-    unsigned n = 0;
-    if (!c1 || !c2 || (size_t)(c1 - v) >= sizeof kind || (size_t)(c2 - c1 - 1) >= sizeof name ||
-        c2 == c1 + 1) {
-        fprintf(stderr, "steady torture: --profile-def: want KIND:NAME:N0,N1,...\n");
-        return -1;
-    }
-    memcpy(kind, v, (size_t)(c1 - v));
-    kind[c1 - v] = 0;
-    memcpy(name, c1 + 1, (size_t)(c2 - c1 - 1));
-    name[c2 - c1 - 1] = 0;
-    for (p = c2 + 1; *p && n < 64; p = *end ? end + 1 : end) {
-        errno = 0;
-        vals[n++] = strtoull(p, &end, 10);
-        if (errno || end == p || (*end && *end != ',')) {
-            fprintf(stderr, "steady torture: --profile-def: number %u is not a number\n", n);
-            return -1;
-        }
-    }
-    if (sh_profile_define(name, name, "", kind, vals, n) != 0) {
-        fprintf(stderr, "steady torture: --profile-def: %s\n", sh_last_error());
-        return -1;
-    }
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     steady_torture_opts o;
@@ -118,8 +85,11 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--verbose"))
             o.verbose = 1;
         else if (!strcmp(a, "--profile-def") && v) {
-            if (profile_def(v))
+            /* a user's profile (`steady torture --profile-file`) */
+            if (sh_profile_define_spec(v)) {
+                fprintf(stderr, "steady torture: %s\n", sh_last_error());
                 return 2;
+            }
             i++;
         } else if (!strcmp(a, "--profile-file") && v)
             o.profile_file = v, i++;
