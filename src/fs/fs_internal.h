@@ -437,9 +437,9 @@ int sfs_begin(steadyfs *fs, int modify);         /* API call prologue: 0 reads, 
                                                     2 commits, 4 removes (reserves, §6) */
 int sfs_end(steadyfs *fs, int rc);               /* API call epilogue */
 /* A write's epilogue: an append may leave its optional erase to the next
- * write's start (sfs_erase_deferred), where a logger's rotation cannot
- * follow it; writes elsewhere in a file (random, in place) erase as any
- * call. */
+ * write's start (sfs_erase_deferred), so that a close coming first (a
+ * logger's rotation) drops it; writes elsewhere in a file (random, in
+ * place) erase as any call. */
 typedef enum { SFS_END_CALL, SFS_END_APPEND } sfs_end_kind;
 int sfs_end_write(steadyfs *fs, int rc, sfs_end_kind kind);
 int sfs_erase_deferred(steadyfs *fs, uint32_t len); /* a write's start: the erase sfs_end chose */
