@@ -728,6 +728,12 @@ static int setup(tctx *t)
     rc = steadyfs_format(&t->fs, &t->cfg);
     if (!rc)
         rc = steadyfs_mount(&t->fs, &t->cfg);
+    if (rc == STEADYFS_EINVAL) {
+        /* (the words of steady mkfs and steady ram for the same refusal) */
+        fprintf(t->out, "torture: --blocks %u: steadyfs does not fit %s with %u blocks\n", blocks,
+                t->o->device, blocks);
+        return -1;
+    }
     if (rc) {
         fprintf(t->out, "torture: format/mount: %s\n", steadyfs_strerror(rc));
         return -1;
