@@ -350,7 +350,7 @@ typedef struct steadyfs {
                                    programs: an optional erase waits (sfs_end) */
         uint8_t erase_next;     /* an optional erase a light call chose, done at the start of
                                    the next write unless a close or namespace change comes
-                                   first (sfs_end, sfs_erase_deferred) */
+                                   first (sfs_end, sfs_write_start_erase) */
     } gc;
     /* Units whose data must move (a program or erase failed on them, or a
      * read corrected bits near the ECC limit; bit 31: a refresh, the unit

@@ -62,7 +62,7 @@ static int end_call(steadyfs *fs, int rc, sfs_end_kind kind)
      * logger calls write + sync or write alone. */
     /* (a call that began with the erase an earlier one chose is not light:
      * it cools down as that call would have) */
-    int small = fs->log.call_ops <= 2, light = small && !fs->gc.busy && fs->gc.erase_next != 2;
+    int small = fs->log.call_ops <= 2, light = small && !fs->gc.busy && fs->gc.erase_next != SFS_ERASE_DONE;
     int kept = 0, erased = 0;
     /* On media without erase that gather a record's sectors (MRAM) a 4 KiB
      * record is one program (87 us on em064lx) and a merge a read and a
@@ -214,9 +214,9 @@ static int end_call(steadyfs *fs, int rc, sfs_end_kind kind)
      * erase record (2.6 ms) right before it (1.8 ms), 9.4 KiB of buffer.
      * The erase moves by one call and keeps its rules; a sync or a read
      * between them leaves it chosen. */
-    if (fs->gc.erase_next == 2) {   /* done at this call's start */
+    if (fs->gc.erase_next == SFS_ERASE_DONE) {   /* at this call's start */
         erased = 1;
-        fs->gc.erase_next = 0;
+        fs->gc.erase_next = SFS_ERASE_NONE;
     }
     if (!fs->dead && fs->log.erase_budget && fs->log.call_ops && !no_erase &&
         (((light || (small && fs->log.nqueued <= 1)) && !kept && !ns_soon &&
@@ -225,7 +225,7 @@ static int end_call(steadyfs *fs, int rc, sfs_end_kind kind)
          !fs->log.nqueued)) {
         uint32_t budget_before = fs->log.erase_budget;
         if (kind == SFS_END_APPEND && fs->log.nqueued >= 2 && !fs->geo.tag_inline && sfs_pace_quiet(fs, 0)) {
-            fs->gc.erase_next = 1;
+            fs->gc.erase_next = SFS_ERASE_CHOSEN;
         } else {
             r2 = sfs_erase_ahead(fs);
             if (r2 < 0 && rc >= 0)
@@ -265,11 +265,11 @@ int sfs_end_write(steadyfs *fs, int rc, sfs_end_kind kind)
     return end_call(fs, rc, kind);
 }
 
-int sfs_erase_deferred(steadyfs *fs, uint32_t len)
+int sfs_write_start_erase(steadyfs *fs, uint32_t len)
 {
     uint32_t budget_before = fs->log.erase_budget;
-    int rc, chosen = fs->gc.erase_next == 1;
-    fs->gc.erase_next = 0;
+    int rc, chosen = fs->gc.erase_next == SFS_ERASE_CHOSEN;
+    fs->gc.erase_next = SFS_ERASE_NONE;
     if (chosen) {
         /* Only beside a record that stays two programs, as the call that
          * chose it would have been: no more than a record's two sectors,
@@ -301,7 +301,7 @@ int sfs_erase_deferred(steadyfs *fs, uint32_t len)
     }
     rc = sfs_erase_ahead(fs);
     if (chosen && fs->log.erase_budget != budget_before)
-        fs->gc.erase_next = 2;   /* sfs_end cools the next records down */
+        fs->gc.erase_next = SFS_ERASE_DONE;   /* sfs_end cools the next records down */
     return rc;
 }
 

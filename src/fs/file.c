@@ -285,7 +285,7 @@ int steadyfs_close(steadyfs *fs, int fd)
     o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o)
         return sfs_end(fs, STEADYFS_EBADF);
-    fs->gc.erase_next = 0;   /* a rotation may follow: not before it */
+    fs->gc.erase_next = SFS_ERASE_NONE;   /* a rotation may follow: not before it */
     ino = o->ino;
     for (i = 0, last = 1; i < fs->cfg.open_max; i++)
         last &= &fs->open[i] == o || fs->open[i].ino != ino;
@@ -392,7 +392,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
         return sfs_end(fs, STEADYFS_EBADF);
     sfs_budget_arm(fs, o->acc & SFS_ACC_DSYNC ? STEADYFS_CALL_WRITE_SYNC : STEADYFS_CALL_WRITE,
                    len);
-    if (len && (rc = sfs_erase_deferred(fs, len)) < 0)
+    if (len && (rc = sfs_write_start_erase(fs, len)) < 0)
         return sfs_end(fs, rc);
     p = sfs_primary(fs, o->ino);
     if (o->acc & SFS_ACC_APPEND)

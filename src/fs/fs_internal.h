@@ -62,7 +62,12 @@ typedef uint32_t sfs_mode;
 #define SFS_BACKLOG_DRAIN 3u      /* gc.backlog a call of 1-2 programs drains (sfs_end) */
 #define SFS_BACKLOG_LIGHT 12u     /* above it the stream is not light: no wait (sfs_end) */
 #define SFS_NS_PERIOD_MIN 8u      /* calls between namespace changes that make a period (ns.c) */
-#define SFS_RECORD_ENTRIES 4u     /* pending entries a 4 KiB record may add (sfs_erase_deferred) */
+#define SFS_RECORD_ENTRIES 4u     /* pending entries a 4 KiB record may add (sfs_write_start_erase) */
+/* gc.erase_next: none; an optional erase an append's end chose for the
+ * next write's start; that erase done, at the start of the running call */
+#define SFS_ERASE_NONE 0u
+#define SFS_ERASE_CHOSEN 1u
+#define SFS_ERASE_DONE 2u
 #define SFS_NS_AHEAD 4u           /* calls before the next expected one without optional erase */
 #define SFS_WL_PERIOD 8u         /* greedy victims per static wear-levelling pick */
 #define SFS_WL_STEP 32u           /* sectors written per static wear-levelling step (power of 2) */
@@ -437,12 +442,14 @@ int sfs_begin(steadyfs *fs, int modify);         /* API call prologue: 0 reads, 
                                                     2 commits, 4 removes (reserves, §6) */
 int sfs_end(steadyfs *fs, int rc);               /* API call epilogue */
 /* A write's epilogue: an append may leave its optional erase to the next
- * write's start (sfs_erase_deferred), so that a close coming first (a
+ * write's start (sfs_write_start_erase), so that a close coming first (a
  * logger's rotation) drops it; writes elsewhere in a file (random, in
  * place) erase as any call. */
 typedef enum { SFS_END_CALL, SFS_END_APPEND } sfs_end_kind;
 int sfs_end_write(steadyfs *fs, int rc, sfs_end_kind kind);
-int sfs_erase_deferred(steadyfs *fs, uint32_t len); /* a write's start: the erase sfs_end chose */
+/* A write's start (len bytes): the erase an append's end chose, or a large
+ * write's refill of the erase queue (NAND). */
+int sfs_write_start_erase(steadyfs *fs, uint32_t len);
 
 /* budget.c: in test builds (STEADYFS_CHECK_BUDGET) every call spends
  * against the budget steadyfs_bound states for it (DESIGN.md §7, issue 12

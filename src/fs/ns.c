@@ -120,7 +120,7 @@ static int room_for_ns(steadyfs *fs)
  * keeps optional erases out of the calls just before it. */
 static int ns_end(steadyfs *fs, int rc)
 {
-    fs->gc.erase_next = 0;
+    fs->gc.erase_next = SFS_ERASE_NONE;
     if (rc >= 0) {
         fs->gc.busy = 5;
         if (fs->gc.calls - fs->gc.ns_last >= SFS_NS_PERIOD_MIN)
