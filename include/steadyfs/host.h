@@ -144,6 +144,9 @@ int sh_profile_define(const char *name, const char *part, const char *notes, con
  * the user's file, the program is another process).  0, or < 0 with
  * sh_last_error() saying why. */
 int sh_profile_define_spec(const char *spec);
+/* A host program's --profile-def option: sh_profile_define_spec, and on
+ * failure one line "PROG: why" on stderr; 0 or -1. */
+int sh_profile_option(const char *prog, const char *spec);
 
 #ifdef __cplusplus
 }

@@ -276,6 +276,14 @@ int sfs_collect(steadyfs *fs, int (*step)(steadyfs *, sfs_mode), sfs_mode mode)
     return rc;
 }
 
+/* The pool is full with `spare` units over collection's threshold and
+ * no unit waits to be evacuated: the pace has nothing to pay. */
+static int pool_full(const steadyfs *fs, uint32_t spare)
+{
+    return sfs_free_blocks(fs) > fs->gc.low + fs->reloc.nrec + spare && fs->health.retire[0] == SFS_NONE &&
+           fs->health.retire[1] == SFS_NONE;
+}
+
 int sfs_pace_quiet(const steadyfs *fs, uint32_t sectors)
 {
     uint32_t k;
@@ -285,8 +293,7 @@ int sfs_pace_quiet(const steadyfs *fs, uint32_t sectors)
     for (k = 0; k < sectors; k++)
         if (((fs->gc.wl_tick + k) & (SFS_WL_STEP - 1u)) == 0)
             return 0;
-    return sfs_free_blocks(fs) > fs->gc.low + fs->reloc.nrec + 1u && fs->health.retire[0] == SFS_NONE &&
-           fs->health.retire[1] == SFS_NONE;
+    return pool_full(fs, 1);   /* (one over: the record's head move may take a unit) */
 }
 
 int sfs_gc_pace(steadyfs *fs, sfs_mode mode, uint32_t most)
@@ -314,7 +321,7 @@ int sfs_gc_pace(steadyfs *fs, sfs_mode mode, uint32_t most)
     /* a relocated victim's unit comes back only when its record retires,
      * up to R victims later: collection keeps that many ahead */
     fb = sfs_free_blocks(fs);
-    if (fb > fs->gc.low + fs->reloc.nrec && fs->health.retire[0] == SFS_NONE && fs->health.retire[1] == SFS_NONE) {
+    if (pool_full(fs, 0)) {
         fs->log.debt = 0;   /* nothing to pay while the pool is full */
         return 0;
     }

@@ -623,3 +623,11 @@ int sh_profile_define_spec(const char *spec)
     return sh_profile_define(name, name, "", kind, vals, n);
 }
 
+int sh_profile_option(const char *prog, const char *spec)
+{
+    if (!sh_profile_define_spec(spec))
+        return 0;
+    fprintf(stderr, "%s: %s\n", prog, sh_last_error());
+    return -1;
+}
+

@@ -1225,10 +1225,8 @@ int main(int argc, char **argv)
     /* a user's device profile first (`steady ... --profile-file FILE`):
      * the image header names it, the tool must know it */
     while (argc > 2 && !strcmp(argv[1], "--profile-def")) {
-        if (sh_profile_define_spec(argv[2])) {
-            fprintf(stderr, "steady: %s\n", sh_last_error());
+        if (sh_profile_option("steady", argv[2]))
             return 2;
-        }
         argc -= 2;
         argv += 2;
     }

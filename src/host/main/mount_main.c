@@ -562,10 +562,8 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--device") && v) device = v, i++;
         else if (!strcmp(a, "--profile-def") && v) {
             /* a user's device profile (`steady mount --profile-file`) */
-            if (sh_profile_define_spec(v)) {
-                fprintf(stderr, "steady mount: %s\n", sh_last_error());
+            if (sh_profile_option("steady mount", v))
                 return 2;
-            }
             i++;
         }
         else if (!strcmp(a, "--aname") && v) aname = v, i++;

@@ -79,10 +79,8 @@ int main(int argc, char **argv)
             device = v, i++;
         else if (!strcmp(a, "--profile-def") && v) {
             /* a user's device profile (`steady serve --profile-file`) */
-            if (sh_profile_define_spec(v)) {
-                fprintf(stderr, "steady serve: %s\n", sh_last_error());
+            if (sh_profile_option("steady serve", v))
                 return 2;
-            }
             i++;
         } else if (!strcmp(a, "--image") && v)
             image = v, i++;

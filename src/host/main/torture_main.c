@@ -86,10 +86,8 @@ int main(int argc, char **argv)
             o.verbose = 1;
         else if (!strcmp(a, "--profile-def") && v) {
             /* a user's profile (`steady torture --profile-file`) */
-            if (sh_profile_define_spec(v)) {
-                fprintf(stderr, "steady torture: %s\n", sh_last_error());
+            if (sh_profile_option("steady torture", v))
                 return 2;
-            }
             i++;
         } else if (!strcmp(a, "--profile-file") && v)
             o.profile_file = v, i++;
