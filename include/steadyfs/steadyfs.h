@@ -637,6 +637,8 @@ typedef enum steadyfs_call {
     STEADYFS_CALL_CLOSEDIR,
     STEADYFS_CALL_GC_STEP,      /* budget n */
     STEADYFS_CALL_SETATTR,      /* steadyfs_setattr (symlink: CREATE, readlink: STAT) */
+    STEADYFS_CALL_WRITE_DSYNC,  /* an O_DSYNC write of n bytes (within WRITE_SYNC: one call, no
+                                   sync after it) */
     STEADYFS_CALL_COUNT
 } steadyfs_call;
 
@@ -670,6 +672,26 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
  * STEADYFS_EINVAL. */
 int steadyfs_guarantee(const steadyfs_config *cfg, const sbd_geometry *geo, uint32_t record_size,
                        steadyfs_cost *per_record, steadyfs_cost *burst);
+/* What a record is, for steadyfs_guarantee_of: 0 (what steadyfs_guarantee
+ * covers: a write and its sync, or an O_DSYNC write and a close after it,
+ * at any offset), or these or'd: */
+#define STEADYFS_RECORD_DSYNC 1u    /* an O_DSYNC write, the file kept open: a logger's
+                                       record.  Its last data sector carries the commit, so
+                                       no inode sector is written; the times wait for the
+                                       close, which is not one of the stream's calls */
+#define STEADYFS_RECORD_ALIGNED 2u  /* every record starts at a multiple of the sector
+                                       payload (steadyfs_info.data_per_sector; an append of
+                                       whole sectors, as a logger of 4 KiB records makes): it
+                                       shares no page with its neighbours */
+/* steadyfs_guarantee for records of the kind `flags` names: the same
+ * promise, for n consecutive records of that kind with only calls that
+ * change nothing between them.  O_DSYNC records write no inode sector (no
+ * program, its pace or its map changes a record) and aligned ones one
+ * sector and one read-back fewer than a record at any offset, so their
+ * per_record is smaller (docs/DESIGN.md §7).  Returns 0 or STEADYFS_EINVAL
+ * (also for an unknown flag). */
+int steadyfs_guarantee_of(const steadyfs_config *cfg, const sbd_geometry *geo, uint32_t record_size,
+                          uint32_t flags, steadyfs_cost *per_record, steadyfs_cost *burst);
 /* Name of a call kind ("write_sync", ...), NULL past the end. */
 const char *steadyfs_call_name(steadyfs_call call);
 

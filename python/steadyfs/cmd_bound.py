@@ -37,6 +37,7 @@ CALLS: dict[str, tuple[int, int]] = {
     "readdir": (18, 1),
     "gc_step": (20, 1),
     "setattr": (21, 2),
+    "write_4096_dsync": (22, 4096),
 }
 TIMING = {"typical": 0, "tail": 1, "worst": 2}
 # configuration options a bound depends on (steadyfs_config; 0: the default)

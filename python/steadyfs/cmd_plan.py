@@ -1,12 +1,18 @@
 """`steady plan`: the RAM that is proven to absorb an input rate with no loss.
 
 Two proven curves bound how long a stream of records of RECORD bytes takes
-(write + sync calls, or O_DSYNC writes), whatever came before them and
-whatever the fill level up to the format's fill limit, in the device's
-timing mode:
+(write + sync calls, or O_DSYNC writes each with a close after it; with
+--dsync, O_DSYNC writes to a file kept open, a logger's records; with
+--aligned, each starting at a multiple of the sector payload, as appends of
+whole sectors do), whatever came before them and whatever the fill level up
+to the format's fill limit, in the device's timing mode:
 
-* steadyfs_guarantee() (src/fs/bound.c), a rate-latency service curve for
-  windows of records: any n consecutive records take at most n*c + d;
+* steadyfs_guarantee_of() (src/fs/bound.c), a rate-latency service curve
+  for windows of records: any n consecutive records take at most n*c + d.
+  An O_DSYNC record's commit rides in its last data sector, so it writes no
+  inode sector and its c is smaller, and an aligned record touches one
+  sector fewer; the output gives the other sync kind's curve beside the
+  one asked for;
 * steadyfs_bound() of one write + sync, b: each record alone takes at most
   b, so n records at most n*b.
 
@@ -49,6 +55,8 @@ from steadyfs.native import NativeLibraryMissing
 from steadyfs.units import format_bytes, format_rate, parse_rate, parse_size
 
 TIMING = {"typical": 0, "tail": 1, "worst": 2}
+RECORD_DSYNC = 1     # steadyfs.h STEADYFS_RECORD_DSYNC
+RECORD_ALIGNED = 2   # steadyfs.h STEADYFS_RECORD_ALIGNED
 
 
 class PlanError(ValueError):
@@ -67,6 +75,8 @@ class Guarantee:
     c_s: float
     d_s: float
     b_s: float = math.inf
+    dsync: bool = False     # records are O_DSYNC writes to a file kept open
+    aligned: bool = False   # every record starts at a multiple of the sector payload
 
     @property
     def max_rate(self) -> float:
@@ -120,8 +130,11 @@ def rate_for_buffer(g: Guarantee, ram: float) -> float:
 
 
 def guarantee(device: str, record: int, timing: str, fill: float,
-              fmt: dict[str, int] | None = None) -> Guarantee:
-    """steadyfs_guarantee priced; ``fmt``: format options (cmd_bound.format_params)."""
+              fmt: dict[str, int] | None = None, *, dsync: bool = False,
+              aligned: bool = False) -> Guarantee:
+    """steadyfs_guarantee_of priced; ``fmt``: format options (cmd_bound.format_params);
+    ``dsync``: records are O_DSYNC writes to a file kept open (else write + sync);
+    ``aligned``: each starts at a multiple of the sector payload (else anywhere)."""
     prof = next((p for p in native.profiles() if p["name"] == device), None)
     if prof is None:
         raise PlanError(f"--device {device}: no such device profile (see `steady devices`)")
@@ -132,9 +145,9 @@ def guarantee(device: str, record: int, timing: str, fill: float,
     if not 0.05 <= fill <= 0.95:
         raise PlanError(f"--fill {fill}: want the format's fill limit, 0.05 .. 0.95")
     lib = native.lib()
-    fn = lib.steady_fs_guarantee_ns_fmt
+    fn = lib.steady_fs_guarantee_ns_kind
     fn.restype = ctypes.c_int
-    fn.argtypes = [ctypes.c_char_p, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int,
+    fn.argtypes = [ctypes.c_char_p, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint32,
                    ctypes.POINTER(Fmt),
                    ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64),
                    ctypes.POINTER(ctypes.c_uint64)]
@@ -142,13 +155,20 @@ def guarantee(device: str, record: int, timing: str, fill: float,
     permille = int(round(fill * 1000))
     f = fmt or {}
     fs = fmt_struct(f)
-    if fn(device.encode(), record, permille, TIMING[timing], ctypes.byref(fs), ctypes.byref(c_ns),
-          ctypes.byref(d_ns), ctypes.byref(b_ns)) != 0 or c_ns.value == 0:
+    flags = (RECORD_DSYNC if dsync else 0) | (RECORD_ALIGNED if aligned else 0)
+    if fn(device.encode(), record, permille, TIMING[timing], flags, ctypes.byref(fs),
+          ctypes.byref(c_ns), ctypes.byref(d_ns), ctypes.byref(b_ns)) != 0 or c_ns.value == 0:
         shown = "".join(f" --param {k}={v}" for k, v in f.items() if v)
         raise PlanError(f"no guarantee for {device} with --record {record} --fill {fill}"
                         f"{shown}: not a valid steadyfs configuration")
     return Guarantee(device, record, timing, fill, c_ns.value / 1e9, d_ns.value / 1e9,
-                     b_ns.value / 1e9)
+                     b_ns.value / 1e9, dsync, aligned)
+
+
+def record_words(dsync: bool, aligned: bool = False) -> str:
+    """What a record is, in the output's words."""
+    return (("O_DSYNC writes to a file kept open" if dsync else "write+sync calls")
+            + (" (at sector boundaries)" if aligned else ""))
 
 
 MEDIA = ("mt29f1g01", "mt25q128", "em064lx")   # the default part of each medium
@@ -215,7 +235,8 @@ def _run_all(args: argparse.Namespace, record: int, rate: float | None, ram: flo
     rows: list[list[str]] = []
     out: list[dict[str, object]] = []
     for dev in MEDIA:
-        for stack, g in (("steadyfs", guarantee(dev, record, args.timing, args.fill)),
+        for stack, g in (("steadyfs", guarantee(dev, record, args.timing, args.fill,
+                                                dsync=args.dsync, aligned=args.aligned)),
                          ("raw device", raw_guarantee(dev, record, args.timing))):
             buf, r = _answer(g, rate, ram)
             rows.append([dev, stack, f"{g.c_s * 1e3:.3f}", f"{g.d_s * 1e3:.3f}",
@@ -228,8 +249,10 @@ def _run_all(args: argparse.Namespace, record: int, rate: float | None, ram: flo
                         else math.ceil(buffer_for_rate(g, rate) or 0),
                         "rate_for_ram_Bps": None if ram is None else rate_for_buffer(g, ram)})
     if args.json:
-        print(json.dumps({"record": record, "timing": args.timing, "fill": args.fill,
-                          "rate_Bps": rate, "ram_bytes": ram, "rows": out}, indent=2))
+        print(json.dumps({"record": record, "dsync": args.dsync, "aligned": args.aligned,
+                          "timing": args.timing,
+                          "fill": args.fill, "rate_Bps": rate, "ram_bytes": ram, "rows": out},
+                         indent=2))
         return 0
     head = ["device", "stack", "c (ms)", "d (ms)", "b (ms)", "largest rate",
             f"buffer for {_rate(rate)}" if rate is not None else "",
@@ -237,8 +260,8 @@ def _run_all(args: argparse.Namespace, record: int, rate: float | None, ram: flo
     keep = [i for i, h in enumerate(head) if h]
     table = [[row[i] for i in keep] for row in [head] + rows]
     widths = [max(len(r[i]) for r in table) for i in range(len(keep))]
-    print(f"{record}-byte records, {args.timing} timing, steadyfs fill limit {args.fill:.0%}; "
-          "n records take <= min(n b, n c + d):")
+    print(f"{record}-byte records ({record_words(args.dsync, args.aligned)}), {args.timing} timing, steadyfs "
+          f"fill limit {args.fill:.0%}; n records take <= min(n b, n c + d):")
     for k, line in enumerate(table):
         print("  " + "  ".join(c.ljust(w) if i < 2 else c.rjust(w)
                                for i, (c, w) in enumerate(zip(line, widths))))
@@ -264,7 +287,10 @@ def _run(args: argparse.Namespace) -> int:
             if any(fmt.values()):
                 raise PlanError("--device all plans each part's default format; drop --param")
             return _run_all(args, record, rate, ram)
-        g = guarantee(args.device, record, args.timing, args.fill, fmt)
+        g = guarantee(args.device, record, args.timing, args.fill, fmt, dsync=args.dsync,
+                      aligned=args.aligned)
+        other = guarantee(args.device, record, args.timing, args.fill, fmt, dsync=not args.dsync,
+                          aligned=args.aligned)
         raw = raw_guarantee(args.device, record, args.timing)
     except userprofile.ProfileFileError as e:
         return _fail(f"--profile-file {e}")
@@ -276,10 +302,12 @@ def _run(args: argparse.Namespace) -> int:
                               "fs_ram_bytes": fs_ram}
     lines = [f"steadyfs on {g.device}, {g.record}-byte records, {g.timing} timing, "
              f"fill limit {g.fill:.0%}:",
-             f"  guarantee: n consecutive write+sync calls take <= n x {g.c_s * 1e3:.3f} ms"
-             f" + {g.d_s * 1e3:.3f} ms (steadyfs_guarantee), and each alone <= "
+             f"  guarantee: n consecutive {record_words(g.dsync, g.aligned)} take <= n x {g.c_s * 1e3:.3f} ms"
+             f" + {g.d_s * 1e3:.3f} ms (steadyfs_guarantee_of), and each alone <= "
              f"{g.b_s * 1e3:.3f} ms (steadyfs_bound): n take <= min(n b, n c + d)",
              f"  largest sustainable rate: {_rate(g.max_rate)}"]
+    out["other"] = {"dsync": other.dsync, "c_ms": other.c_s * 1e3, "d_ms": other.d_s * 1e3,
+                    "max_rate_Bps": other.max_rate}
     status = 0
     if rate is not None:
         buf = buffer_for_rate(g, rate)
@@ -300,6 +328,12 @@ def _run(args: argparse.Namespace) -> int:
         out["rate_for_ram_Bps"] = r
         lines.append(f"  a buffer of {format_bytes(int(ram))} absorbs up to {_rate(r)}"
                      + ("" if r > 0 else f" (less than one {g.record}-byte record)"))
+    o_buf, o_r = _answer(other, rate, ram)
+    lines.append(f"  {record_words(other.dsync, other.aligned)} instead"
+                 f" ({'--dsync' if other.dsync else 'without --dsync'}): n x {other.c_s * 1e3:.3f} ms + "
+                 f"{other.d_s * 1e3:.3f} ms; largest rate {_rate(other.max_rate)}"
+                 + (f"; {_rate(rate)}: {o_buf}" if rate is not None else "")
+                 + (f"; {format_bytes(int(ram))}: up to {o_r}" if ram is not None else ""))
     raw_buf, raw_r = _answer(raw, rate, ram)
     out["raw"] = {"c_ms": raw.c_s * 1e3, "d_ms": raw.d_s * 1e3, "max_rate_Bps": raw.max_rate}
     lines.append(f"  the raw device, same records, no file system: n x {raw.c_s * 1e3:.3f} ms + "
@@ -333,5 +367,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--param", action="append", metavar="KEY=VALUE",
                    help="a configuration option (repeatable): sector_size, erase_mult, "
                         "pending_max, replay_max, as for `steady bound`")
+    p.add_argument("--dsync", action="store_true",
+                   help="records are O_DSYNC writes to a file kept open (a logger's; the commit "
+                        "rides in the last data sector), not write + sync calls")
+    p.add_argument("--aligned", action="store_true",
+                   help="every record starts at a multiple of the sector payload (appends of "
+                        "whole sectors, as a logger of 4 KiB records makes), not anywhere")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_run)

@@ -474,18 +474,21 @@ static void settle(const model *m, acc *a, double calls, double xunc, int window
  * a transaction earlier writes left (up to txn_max changes: one more
  * commit, at its first sector, and their lookups); in a window of records
  * only the first write can, as each record's sync commits what it
- * wrote. */
-static void write_n(const model *m, acc *a, uint64_t n, int first)
+ * wrote.  aligned: the write starts at a multiple of the sector payload, so
+ * it touches ceil(n / payload) pages and reads back at most its last
+ * (partial) one. */
+static void write_n(const model *m, acc *a, uint64_t n, int first, int aligned)
 {
-    uint64_t h = n ? (n + m->pay - 1) / m->pay + 1 : 0, ic = (first ? 1u : 0u) + 2 * h / m->txn, i;
+    uint64_t h = !n ? 0 : aligned ? (n + m->pay - 1) / m->pay : (n + m->pay - 1) / m->pay + 1;
+    uint64_t ic = (first ? 1u : 0u) + 2 * h / m->txn, i;
     acc c = {{0}};
     for (i = 0; i < h; i++) {
         pace(m, a, 1);
         host_sector(m, a);
     }
-    if (h)
+    if (h && (!aligned || n % m->pay))
         rmw(m, a);
-    if (h > 1)
+    if (h > 1 && !aligned)
         rmw(m, a);
     a->a1 += (double)(h < h / m->C + 2 ? h : h / m->C + 2);
     commit(m, &c);
@@ -605,17 +608,24 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
         return;
     }
     case STEADYFS_CALL_WRITE:
-        write_n(m, a, n, 1);
+        write_n(m, a, n, 1, 0);
         break;
     case STEADYFS_CALL_WRITE_SYNC:
         /* two calls, the write and the sync, settled together (rounds and
          * the table's content are counted over both); an O_DSYNC write
          * is one call that does less: the write and at most one commit
          * after a short write */
-        write_n(m, a, n, 1);
+        write_n(m, a, n, 1, 0);
         commit(m, a);
         settle(m, a, 2, 0, 0);
         return;
+    case STEADYFS_CALL_WRITE_DSYNC:
+        /* one call: the write, its commit in its last sector (write_n's
+         * lookups), and after a short write the commit of what it wrote
+         * (file.c: the inode sector) */
+        write_n(m, a, n, 1, 0);
+        commit(m, a);
+        break;
     case STEADYFS_CALL_TRUNCATE:
         /* a shrink: the new last page's tail zeroed (read-modify-write
          * of one sector, no pace of its own), the commit and the kill */
@@ -799,7 +809,8 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
         return STEADYFS_EINVAL;
     if (model_init(cfg, geo, &fs, &m,
                    call == STEADYFS_CALL_READ || call == STEADYFS_CALL_WRITE ||
-                           call == STEADYFS_CALL_WRITE_SYNC || call == STEADYFS_CALL_GC_STEP || !n
+                           call == STEADYFS_CALL_WRITE_SYNC || call == STEADYFS_CALL_WRITE_DSYNC ||
+                           call == STEADYFS_CALL_GC_STEP || !n
                        ? 4u : (uint32_t)(n > 64 ? 64 : n)))
         return STEADYFS_EINVAL;
     call_cost(&m, &fs, call, n, &a);
@@ -807,30 +818,39 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
     return 0;
 }
 
-/* What n consecutive records of b bytes (a write and its sync, or an
- * O_DSYNC write and the close that stores its times) may cost together,
- * with real division (m->real).  The first record is bounded as one
- * write_sync call from any state (call_cost): it may find its file's
- * transaction holding txn_max changes of earlier writes, which its first
- * sector commits.  After it every record's sync commits what it wrote, so
- * the n - 1 others are alike: each one's own parts as in a write_sync
- * (its sectors with their pace, its commit, its sync's commit lookups for
- * its own changes, at most 2h + 1: a page's and a chunk's per sector, and
- * the size), and everything they force settled over the whole window
- * (settle(): rounds, catch-ups, checkpoints and erases by the window's
- * totals; kills, trims, cold merges and erase-aheads by what there is to
- * do, not one per call), from whatever state the first record left.  Two
- * calls a record may program (the write and the sync or the close), so
- * two may be light. */
-static void window(const model *m, const steadyfs *fs, double n, uint64_t b, acc *a)
+/* What n consecutive records of b bytes may cost together, with real
+ * division (m->real).  A record is a write and its sync, or an O_DSYNC
+ * write and the close that stores its times, or, with STEADYFS_RECORD_DSYNC
+ * in flags, an O_DSYNC write alone, the file staying open (its last data
+ * sector carries the commit, no inode sector is written and the times wait
+ * for a close that is not in the stream); with STEADYFS_RECORD_ALIGNED
+ * every record after the first starts at a multiple of the sector payload
+ * (write_n: no page shared with a neighbour, no read-back but a partial
+ * last page's).  The first record is bounded as one write_sync call
+ * from any state (call_cost): it may find its file's transaction holding
+ * txn_max changes of earlier writes, which its first sector commits.
+ * After it every record commits what it wrote, so the n - 1 others are
+ * alike: each one's own parts as in a write_sync (its sectors with their
+ * pace, its commit -- the inode sector with its pace, where a sync or a
+ * close makes it --, the commit lookups for its own changes, at most 2h +
+ * 1: a page's and a chunk's per sector, and the size), and everything they
+ * force settled over the whole window (settle(): rounds, catch-ups,
+ * checkpoints and erases by the window's totals; kills, trims, cold merges
+ * and erase-aheads by what there is to do, not one per call), from
+ * whatever state the first record left.  The calls of a record that may
+ * program (the write and the sync or the close: two; an O_DSYNC write
+ * alone: one) may each be light. */
+static void window(const model *m, const steadyfs *fs, double n, uint64_t b, uint32_t flags, acc *a)
 {
     acc rec = {{0}};
-    double h = b ? (double)((b + m->pay - 1) / m->pay + 1) : 0;
+    int dsync = (flags & STEADYFS_RECORD_DSYNC) != 0, aligned = (flags & STEADYFS_RECORD_ALIGNED) != 0;
+    double h = !b ? 0 : (double)((b + m->pay - 1) / m->pay + (aligned ? 0u : 1u));
     model one = *m;
     one.real = 0;
     call_cost(&one, fs, STEADYFS_CALL_WRITE_SYNC, b, a);
-    write_n(m, &rec, b, 0);
-    commit(m, &rec);
+    write_n(m, &rec, b, 0, aligned);
+    if (!dsync)
+        commit(m, &rec);
     data_lookups(m, &rec, h + 1);
     /* its L1-level episodes (by_episodes()): the L1 sectors of its pages
      * (h consecutive file pages lie in at most (h - 1) / C + 2 chunks, and
@@ -843,18 +863,19 @@ static void window(const model *m, const steadyfs *fs, double n, uint64_t b, acc
     }
     rec.rec = 1;
     add(a, &rec, n - 1);
-    settle(m, a, 2 * (n - 1), 2 * h + 1, 1);
+    settle(m, a, (dsync ? 1 : 2) * (n - 1), 2 * h + 1, 1);
 }
 
-int steadyfs_guarantee(const steadyfs_config *cfg, const sbd_geometry *geo, uint32_t record_size,
-                       steadyfs_cost *per_record, steadyfs_cost *burst)
+int steadyfs_guarantee_of(const steadyfs_config *cfg, const sbd_geometry *geo, uint32_t record_size,
+                          uint32_t flags, steadyfs_cost *per_record, steadyfs_cost *burst)
 {
     steadyfs fs;
     model m;
     acc w[3], c = {{0}}, d = {{0}};
     double n = 1048576.0;
     uint32_t i, k;
-    if (!cfg || !geo || !per_record || !burst || !record_size)
+    if (!cfg || !geo || !per_record || !burst || !record_size ||
+        (flags & ~(STEADYFS_RECORD_DSYNC | STEADYFS_RECORD_ALIGNED)))
         return STEADYFS_EINVAL;
     if (model_init(cfg, geo, &fs, &m, 4))
         return STEADYFS_EINVAL;
@@ -869,7 +890,7 @@ int steadyfs_guarantee(const steadyfs_config *cfg, const sbd_geometry *geo, uint
     m.real = 1;
     for (k = 0; k < 3; k++) {
         memset(&w[k], 0, sizeof w[k]);
-        window(&m, &fs, n * (double)(1u << k), record_size, &w[k]);
+        window(&m, &fs, n * (double)(1u << k), record_size, flags, &w[k]);
     }
     for (i = 0; i < 8; i++) {
         double s1 = (w[1].v[i] - w[0].v[i]) / n, s2 = (w[2].v[i] - w[1].v[i]) / (2 * n);
@@ -887,13 +908,19 @@ int steadyfs_guarantee(const steadyfs_config *cfg, const sbd_geometry *geo, uint
     return 0;
 }
 
+int steadyfs_guarantee(const steadyfs_config *cfg, const sbd_geometry *geo, uint32_t record_size,
+                       steadyfs_cost *per_record, steadyfs_cost *burst)
+{
+    return steadyfs_guarantee_of(cfg, geo, record_size, 0, per_record, burst);
+}
+
 const char *steadyfs_call_name(steadyfs_call call)
 {
     /* one string, names separated by NUL: no table of pointers */
     static const char names[] =
         "mount\0unmount\0info\0open\0create\0close\0read\0write\0sync\0"
         "write_sync\0truncate\0seek\0stat\0unlink\0rename\0mkdir\0rmdir\0"
-        "opendir\0readdir\0closedir\0gc_step\0setattr";
+        "opendir\0readdir\0closedir\0gc_step\0setattr\0write_dsync";
     const char *p = names;
     unsigned i;
     if ((unsigned)call >= STEADYFS_CALL_COUNT)

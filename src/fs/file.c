@@ -390,7 +390,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
     o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o || (o->acc & STEADYFS_O_ACCMODE) == STEADYFS_O_RDONLY)
         return sfs_end(fs, STEADYFS_EBADF);
-    sfs_budget_arm(fs, o->acc & SFS_ACC_DSYNC ? STEADYFS_CALL_WRITE_SYNC : STEADYFS_CALL_WRITE,
+    sfs_budget_arm(fs, o->acc & SFS_ACC_DSYNC ? STEADYFS_CALL_WRITE_DSYNC : STEADYFS_CALL_WRITE,
                    len);
     if (len && (rc = sfs_write_start_erase(fs, len)) < 0)
         return sfs_end(fs, rc);

@@ -79,9 +79,9 @@ uint64_t steady_fs_bound_ns_default(const char *profile, int call, uint64_t n, i
     return steady_fs_bound_ns_fmt(profile, call, n, mode, NULL);
 }
 
-int steady_fs_guarantee_ns_fmt(const char *profile, uint32_t record_size, uint32_t fill_permille,
-                               int mode, const steady_fmt *fmt, uint64_t *c_ns, uint64_t *d_ns,
-                               uint64_t *b_ns)
+int steady_fs_guarantee_ns_kind(const char *profile, uint32_t record_size, uint32_t fill_permille,
+                                int mode, uint32_t flags, const steady_fmt *fmt, uint64_t *c_ns,
+                                uint64_t *d_ns, uint64_t *b_ns)
 {
     const sim_profile *p = sim_profile_find(profile);
     steadyfs_config cfg;
@@ -90,7 +90,7 @@ int steady_fs_guarantee_ns_fmt(const char *profile, uint32_t record_size, uint32
         return -1;
     default_cfg(&cfg, p, fmt);
     cfg.fill_permille = (uint16_t)fill_permille;
-    if (steadyfs_guarantee(&cfg, &p->geo, record_size, &c, &d))
+    if (steadyfs_guarantee_of(&cfg, &p->geo, record_size, flags, &c, &d))
         return -1;
     *c_ns = steady_fs_cost_ns(p, &cfg, &c, (sim_timing)mode);
     *d_ns = steady_fs_cost_ns(p, &cfg, &d, (sim_timing)mode);
@@ -100,6 +100,14 @@ int steady_fs_guarantee_ns_fmt(const char *profile, uint32_t record_size, uint32
         *b_ns = steady_fs_cost_ns(p, &cfg, &c, (sim_timing)mode);
     }
     return 0;
+}
+
+int steady_fs_guarantee_ns_fmt(const char *profile, uint32_t record_size, uint32_t fill_permille,
+                               int mode, const steady_fmt *fmt, uint64_t *c_ns, uint64_t *d_ns,
+                               uint64_t *b_ns)
+{
+    return steady_fs_guarantee_ns_kind(profile, record_size, fill_permille, mode, 0, fmt, c_ns,
+                                       d_ns, b_ns);
 }
 
 int steady_fs_guarantee_ns_default(const char *profile, uint32_t record_size,

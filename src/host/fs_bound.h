@@ -40,6 +40,12 @@ int steady_fs_bound_ops_fmt(const char *profile, int call, uint64_t n, const ste
 int steady_fs_guarantee_ns_fmt(const char *profile, uint32_t record_size, uint32_t fill_permille,
                                int mode, const steady_fmt *fmt, uint64_t *c_ns, uint64_t *d_ns,
                                uint64_t *b_ns);
+/* The same for records of the kind `flags` names (steadyfs_guarantee_of:
+ * STEADYFS_RECORD_DSYNC, STEADYFS_RECORD_ALIGNED or'd, 0 a write + sync at
+ * any offset). */
+int steady_fs_guarantee_ns_kind(const char *profile, uint32_t record_size, uint32_t fill_permille,
+                                int mode, uint32_t flags, const steady_fmt *fmt, uint64_t *c_ns,
+                                uint64_t *d_ns, uint64_t *b_ns);
 
 /* steadyfs_guarantee() priced: c and d in ns for records of record_size
  * bytes on the named profile with the default configuration (one open

@@ -67,7 +67,7 @@ typedef struct kind_stat {
 
 static kind_stat K[] = {
     {"write_4096_sync (write + sync)", STEADYFS_CALL_WRITE_SYNC, 4096, 0, 0, 0},
-    {"write_4096_sync (O_DSYNC write)", STEADYFS_CALL_WRITE_SYNC, 4096, 0, 0, 0},
+    {"write_4096_dsync (O_DSYNC write)", STEADYFS_CALL_WRITE_DSYNC, 4096, 0, 0, 0},
     {"stat", STEADYFS_CALL_STAT, 2, 0, 0, 0},
     {"open (no create)", STEADYFS_CALL_OPEN, 2, 0, 0, 0},
     {"read_4096", STEADYFS_CALL_READ, 4096, 0, 0, 0},
@@ -116,13 +116,13 @@ static void measured(int k, uint64_t t0)
  * records (what a tight c would have to cover) and the longest run. */
 #define WINDOW_BREAK UINT64_MAX
 
-static void window_check(const uint64_t *rec, uint64_t n)
+static void window_check(const uint64_t *rec, uint64_t n, uint32_t kind)
 {
     steadyfs_cost cc, dc;
     uint64_t c, d, i, w, run_len = 0, longest = 0, records = 0;
     int64_t run = 0, low = 0, worst = INT64_MIN;
     static const uint64_t widths[] = {1, 10, 100, 1000};
-    CHECK_EQ(steadyfs_guarantee(&T.cfg, &T.dev.prof->geo, 4096, &cc, &dc), 0);
+    CHECK_EQ(steadyfs_guarantee_of(&T.cfg, &T.dev.prof->geo, 4096, kind, &cc, &dc), 0);
     c = steady_fs_cost_ns(T.dev.prof, &T.cfg, &cc, SIM_WORST);
     d = steady_fs_cost_ns(T.dev.prof, &T.cfg, &dc, SIM_WORST);
     for (i = 0; i < n; i++) {
@@ -141,8 +141,13 @@ static void window_check(const uint64_t *rec, uint64_t n)
             low = run;
     }
     CHECK(records == 0 || worst <= (int64_t)d);
-    printf("adversary: guarantee c = %.3f ms, d = %.3f ms (worst timing); %llu records, longest "
-           "run %llu; largest window excess over n c: %.3f ms (allowed d)\n", c / 1e6, d / 1e6,
+    printf("adversary: guarantee (%s) c = %.3f ms, d = %.3f ms (worst timing); %llu records, longest "
+           "run %llu; largest window excess over n c: %.3f ms (allowed d)\n",
+           kind == (STEADYFS_RECORD_DSYNC | STEADYFS_RECORD_ALIGNED)
+               ? "O_DSYNC writes at sector boundaries, file kept open"
+               : kind == STEADYFS_RECORD_DSYNC ? "O_DSYNC writes, file kept open"
+                                               : "write + sync or O_DSYNC + close",
+           c / 1e6, d / 1e6,
            (unsigned long long)records, (unsigned long long)longest,
            worst == INT64_MIN ? 0.0 : worst / 1e6);
     for (w = 0; w < sizeof widths / sizeof widths[0] && widths[w] <= longest; w++) {
@@ -436,6 +441,60 @@ static int greedy_target(uint32_t *file, uint32_t *page)
 }
 #endif
 
+/* A logger's stream (steadyfs_guarantee_of, STEADYFS_RECORD_DSYNC): O_DSYNC
+ * writes of 4 KiB at random unaligned offsets (three sectors each), or with
+ * aligned at random multiples of the sector payload (two sectors each:
+ * STEADYFS_RECORD_ALIGNED), into a file kept open, reads between them;
+ * every DSYNC_RUN records the stream
+ * moves to another file (its close stores the times: a window ends there),
+ * so the records' map changes spread over the files' map sectors.  Each
+ * write is held to its bound; the record times go to rec.  Returns the
+ * entries written to rec. */
+#define DSYNC_RUN 256u
+static uint64_t dsync_stream(uint64_t nrec_max, int aligned, uint32_t fsize, uint8_t *buf,
+                             uint64_t *rec, uint32_t *enospc, uint32_t *enospc_low)
+{
+    uint32_t pay = T.fs.geo.payload;
+    uint64_t i, n = 0, t0;
+    int fd = -1;
+    char path[32];
+    sim_stats s0;
+    for (i = 0; i < nrec_max; i++) {
+        int rc;
+        if (i % DSYNC_RUN == 0) {
+            if (fd >= 0)
+                CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
+            rec[n++] = WINDOW_BREAK;
+            snprintf(path, sizeof path, "/a/%03u", rn(NFILES));
+            fd = steadyfs_open(&T.fs, path, STEADYFS_O_RDWR | STEADYFS_O_DSYNC);
+            CHECK(fd >= 0);
+            if (fd < 0)
+                break;
+        }
+        if (i % 8 == 7) {                             /* a read between records */
+            steadyfs_seek(&T.fs, fd, rn(fsize - 4096), STEADYFS_SEEK_SET);
+            s0 = T.dev.stats;
+            t0 = T.dev.now_ns;
+            CHECK_EQ(steadyfs_read(&T.fs, fd, buf + 4096, 4096), 4096);
+            measured(K_READ, t0);
+            read_only(&s0, "read");
+        }
+        steadyfs_seek(&T.fs, fd, aligned ? rn((fsize - 4096) / pay + 1) * pay : rn(fsize - 4096),
+                      STEADYFS_SEEK_SET);
+        t0 = T.dev.now_ns;
+        rc = steadyfs_write(&T.fs, fd, buf + (i & 4095), 4096);
+        measured(K_DS, t0);
+        rec[n++] = T.dev.now_ns - t0;
+        if (rc != 4096) {
+            (*enospc)++;
+            if (T.fs.live + SFS_RM_ROOM + 2 < T.fs.live_max)
+                (*enospc_low)++;
+        }
+    }
+    if (fd >= 0)
+        CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
+    return n;
+}
 
 int main(void)
 {
@@ -652,13 +711,17 @@ int main(void)
             rc2 = 0;
         CHECK_EQ(rc2, 0);
     }
+    window_check(records, nrec, 0);
+    nrec = dsync_stream(ncalls / 8, 0, fsize, buf, records, &enospc, &enospc_low);
+    window_check(records, nrec, STEADYFS_RECORD_DSYNC);
+    nrec = dsync_stream(ncalls / 8, 1, fsize, buf, records, &enospc, &enospc_low);
+    window_check(records, nrec, STEADYFS_RECORD_DSYNC | STEADYFS_RECORD_ALIGNED);
     for (b = 0; b < T.fs.geo.nblocks; b++) {
         int want = fs_counted_unit(&T.fs, b);
         if (want >= 0 && fs_recount_unit(&T.fs, b) != want)
             bad++;
     }
     CHECK_EQ(bad, 0);
-    window_check(records, nrec);
     if (enospc) {
         /* what idle time gives back: collection steps with no writes */
         int steps = steadyfs_gc_step(&T.fs, 100000);

@@ -123,7 +123,7 @@ static void run(const char *profile, uint32_t blocks, uint64_t ncalls, uint32_t 
 {
     static uint8_t buf[16384];
     char path[64], path2[64];
-    int fds[3] = {-1, -1, -1};
+    int fds[3] = {-1, -1, -1}, dsync[3] = {0, 0, 0};
     uint64_t i, t0, cuts = 0;
     uint32_t emerg = 0;
     int rc, k;
@@ -180,8 +180,10 @@ static void run(const char *profile, uint32_t blocks, uint64_t ncalls, uint32_t 
         if (op < 10) {
             if (fds[k] >= 0)
                 continue;
+            dsync[k] = rn(3) == 0;   /* O_DSYNC: each write commits itself */
             rc = steadyfs_open(&T.fs, path, STEADYFS_O_RDWR | STEADYFS_O_CREAT |
-                                                 (rn(4) ? 0 : STEADYFS_O_APPEND));
+                                                 (rn(4) ? 0 : STEADYFS_O_APPEND) |
+                                                 (dsync[k] ? STEADYFS_O_DSYNC : 0));
             if (rc >= 0)
                 fds[k] = rc;
             /* create when it did not exist: the create bound covers both */
@@ -195,7 +197,9 @@ static void run(const char *profile, uint32_t blocks, uint64_t ncalls, uint32_t 
                 steadyfs_truncate(&T.fs, fds[k], 0);
                 continue;
             }
-            if (rn(2)) {
+            if (dsync[k]) {
+                check_call(STEADYFS_CALL_WRITE_DSYNC, n, t0, rc < 0 ? rc : 0);
+            } else if (rn(2)) {
                 rc = rc < 0 ? rc : steadyfs_sync(&T.fs, fds[k]);
                 check_call(STEADYFS_CALL_WRITE_SYNC, n, t0, rc == STEADYFS_ENOSPC ? 0 : rc);
             } else {

@@ -94,6 +94,27 @@ def test_guarantee_windows_below_the_call_bound() -> None:
 
 
 @needs_lib
+def test_dsync_records_curve() -> None:
+    """A logger's O_DSYNC records to a file kept open write no inode
+    sector: a smaller c on every medium, the same one-record bound b; the
+    CLI plans from it with --dsync and shows the other kind beside."""
+    for dev in MEDIA:
+        for timing in ("typical", "worst"):
+            sync = guarantee(dev, 4096, timing, 0.75)
+            ds = guarantee(dev, 4096, timing, 0.75, dsync=True)
+            assert ds.dsync and not sync.dsync
+            assert 0 < ds.c_s < sync.c_s
+            assert ds.b_s == sync.b_s
+    r = steady("plan", "--device", "mt29f1g01", "--rate", "10k", "--dsync", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["dsync"] is True and out["other"]["dsync"] is False
+    assert out["c_ms"] < out["other"]["c_ms"]
+    text = steady("plan", "--device", "mt29f1g01", "--rate", "10k").stdout
+    assert "write+sync calls take" in text and "O_DSYNC writes to a file kept open instead" in text
+
+
+@needs_lib
 def test_cli_rate_and_ram() -> None:
     r = steady("plan", "--device", "mt29f1g01", "--rate", "1k", "--timing", "typical", "--json")
     assert r.returncode == 0, r.stderr
