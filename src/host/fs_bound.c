@@ -95,7 +95,11 @@ int steady_fs_guarantee_ns_kind(const char *profile, uint32_t record_size, uint3
     *c_ns = steady_fs_cost_ns(p, &cfg, &c, (sim_timing)mode);
     *d_ns = steady_fs_cost_ns(p, &cfg, &d, (sim_timing)mode);
     if (b_ns) {
-        if (steadyfs_bound(&cfg, &p->geo, STEADYFS_CALL_WRITE_SYNC, record_size, &c))
+        /* one record alone: an O_DSYNC write's bound, or a write + sync's */
+        if (steadyfs_bound(&cfg, &p->geo,
+                           flags & STEADYFS_RECORD_DSYNC ? STEADYFS_CALL_WRITE_DSYNC
+                                                         : STEADYFS_CALL_WRITE_SYNC,
+                           record_size, &c))
             return -1;
         *b_ns = steady_fs_cost_ns(p, &cfg, &c, (sim_timing)mode);
     }

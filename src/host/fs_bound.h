@@ -42,7 +42,7 @@ int steady_fs_guarantee_ns_fmt(const char *profile, uint32_t record_size, uint32
                                uint64_t *b_ns);
 /* The same for records of the kind `flags` names (steadyfs_guarantee_of:
  * STEADYFS_RECORD_DSYNC, STEADYFS_RECORD_ALIGNED or'd, 0 a write + sync at
- * any offset). */
+ * any offset); b_ns is then the write_dsync bound for O_DSYNC records. */
 int steady_fs_guarantee_ns_kind(const char *profile, uint32_t record_size, uint32_t fill_permille,
                                 int mode, uint32_t flags, const steady_fmt *fmt, uint64_t *c_ns,
                                 uint64_t *d_ns, uint64_t *b_ns);

@@ -96,15 +96,20 @@ def test_guarantee_windows_below_the_call_bound() -> None:
 @needs_lib
 def test_dsync_records_curve() -> None:
     """A logger's O_DSYNC records to a file kept open write no inode
-    sector: a smaller c on every medium, the same one-record bound b; the
-    CLI plans from it with --dsync and shows the other kind beside."""
+    sector: a smaller c on every medium, and one record alone is bounded by
+    the O_DSYNC write's own bound (write_4096_dsync), below write + sync's;
+    records at sector boundaries touch a sector fewer: smaller c again.
+    The CLI plans from it with --dsync and shows the other kind beside."""
     for dev in MEDIA:
         for timing in ("typical", "worst"):
             sync = guarantee(dev, 4096, timing, 0.75)
             ds = guarantee(dev, 4096, timing, 0.75, dsync=True)
-            assert ds.dsync and not sync.dsync
-            assert 0 < ds.c_s < sync.c_s
-            assert ds.b_s == sync.b_s
+            al = guarantee(dev, 4096, timing, 0.75, dsync=True, aligned=True)
+            assert ds.dsync and not sync.dsync and al.aligned
+            assert 0 < al.c_s < ds.c_s < sync.c_s
+            stated = cmd_bound.bounds_us(dev, timing)
+            assert ds.b_s * 1e6 == pytest.approx(stated["write_4096_dsync"], abs=0.1)
+            assert ds.b_s < sync.b_s and al.b_s == ds.b_s
     r = steady("plan", "--device", "mt29f1g01", "--rate", "10k", "--dsync", "--json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
