@@ -97,8 +97,11 @@
  *     table to committed changes and lowers the stated bounds,
  *     docs/DESIGN.md §7: 19 with the defaults and one open file on NAND, 4
  *     with four, 3 with eight; 24 on NOR, 56 on MRAM).  A write that
- *     would exceed it first commits the file as if steadyfs_sync() had been
- *     called just before that write.  Applications that need all-or-nothing
+ *     could exceed it first commits the file as if steadyfs_sync() had been
+ *     called just before that write (counting two changes a page it
+ *     touches), so a cut leaves the file as it was between two calls; only
+ *     a write that alone needs more than a transaction holds also commits
+ *     partway, at a page boundary.  Applications that need all-or-nothing
  *     larger updates write a new file and rename it over the old one.
  *   - Shrinking a file (steadyfs_truncate to a smaller size, O_TRUNC on a
  *     non-empty file) is itself a commit point: it commits the file's

@@ -398,6 +398,19 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
     if (o->acc & SFS_ACC_APPEND)
         o->pos = p->size;
     kind = o->pos == p->size ? SFS_END_APPEND : SFS_END_CALL;
+    /* A write that could take the transaction past txn_max commits the
+     * file first, at its start (steadyfs.h: as if steadyfs_sync() had been
+     * called just before it), not between two of its own pages: a cut then
+     * leaves the file as it was between two calls.  Only a write that
+     * alone needs more than a transaction holds still commits partway (the
+     * check in the loop).  Each page adds at most two changes, its own and
+     * a chunk's. */
+    if (len) {
+        uint32_t h = (uint32_t)((o->pos % fs->geo.payload + len + fs->geo.payload - 1) / fs->geo.payload);
+        uint32_t e0 = txn_entries(fs, o->ino);
+        if (e0 && e0 + 2u * (h - 1u) >= fs->geo.txn_max && (rc = commit_sector(fs, p, SFS_NONE)) != 0)
+            return sfs_end_write(fs, rc, kind);
+    }
     while (done < len) {
         uint32_t run, lpns[SFS_RUN_MAX], hints[SFS_RUN_MAX], n1;
         pg = (uint32_t)(o->pos / fs->geo.payload);

@@ -20,7 +20,8 @@
 #include "steadyfs/steadyfs.h"
 
 #define ME 24       /* model entries */
-#define MF 6000     /* largest model file: a transaction never reaches txn_max */
+#define MF 6000     /* largest model file: its transaction never reaches txn_sectors
+                       (checked at setup), so a write never commits implicitly */
 #define MH 2        /* open handles */
 #define PL 96
 
@@ -718,6 +719,11 @@ static int setup(tctx *t)
         t->cfg.bd = &t->drv.bd;
     }
     t->cfg.max_inodes = 128;
+    /* the model's handles: with more open files allowed, NAND's
+     * transactions shrink (steadyfs.h: 4 sectors with four) and a model
+     * file's would reach its limit and commit implicitly, which the model
+     * does not follow */
+    t->cfg.open_max = MH;
     t->cfg.erase_mult = t->o->erase_mult;
     ws = steadyfs_work_size(&t->cfg);
     t->work = calloc(1, ws ? ws : 1);
@@ -737,6 +743,26 @@ static int setup(tctx *t)
     if (rc) {
         fprintf(t->out, "torture: format/mount: %s\n", steadyfs_strerror(rc));
         return -1;
+    }
+    {
+        /* a write commits its file first once the transaction holds
+         * txn_sectors changes (steadyfs.h); the model commits only at
+         * sync, close, truncate and O_DSYNC writes, so a model file's
+         * transaction must stay below it: at most two changes a page (its
+         * own and a chunk's) */
+        steadyfs_info info;
+        uint32_t pages;
+        if (steadyfs_info_get(&t->fs, &info) || !info.data_per_sector) {
+            fprintf(t->out, "torture: cannot read the file system's geometry\n");
+            return -1;
+        }
+        pages = (MF + info.data_per_sector - 1) / info.data_per_sector;
+        if (2u * pages >= info.txn_sectors) {
+            fprintf(t->out, "torture: %s: a transaction holds %u sectors, too few for the model's "
+                    "%u-byte files (%u pages): writes would commit implicitly\n", t->o->device,
+                    info.txn_sectors, MF, pages);
+            return -1;
+        }
     }
     memset(&t->cur, 0, sizeof t->cur);
     for (k = 0; k < MH; k++)

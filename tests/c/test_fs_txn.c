@@ -1,0 +1,218 @@
+/* Transactions under power cuts (steadyfs.h, "Durability").
+ *
+ * A file's writes commit together at sync or close; a write that would
+ * take its transaction past steadyfs_info.txn_sectors first commits the
+ * file "as if steadyfs_sync() had been called just before that write"
+ * (an implicit commit).  steady torture's model keeps its files too small
+ * to reach that limit, so this test is where implicit commits meet power
+ * cuts.
+ *
+ * On each medium (a small device, four open files allowed: on NAND a
+ * transaction then holds 4 sectors), a file gets a committed base, then a
+ * fixed stream of writes at random offsets with no sync, long enough to
+ * commit implicitly several times.  The stream is run again for every
+ * program and erase it makes, with the power cut there; after each cut
+ * the file must hold exactly the base or the state before one of the
+ * stream's writes (never a mix, never a torn page), the state found must
+ * never be older than one found at an earlier cut (what was durable
+ * stays durable), fsck must be clean, and the live counts exact.  Run
+ * whole, the stream must commit implicitly (the file after a cut at its
+ * end is not the base), and a final sync commits everything. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fs_testdev.h"
+#include "fs/fs_internal.h"
+#include "fs_recount.h"
+
+#define SPAN (64u * 1024u)   /* the stream writes within the file's first SPAN bytes */
+#define WRITES 40u
+#define BASE 5000u
+
+static tdev T;
+static uint8_t state[WRITES + 2][SPAN];   /* 0: the base; j + 1: before write j + 1 ... */
+static uint32_t state_size[WRITES + 2];
+static uint32_t woff[WRITES], wlen[WRITES];
+static uint8_t wdata[WRITES][3000];
+static uint8_t got[SPAN + 16];
+
+/* The stream: WRITES writes at random offsets (some past the end, some
+ * unaligned, some whole pages), drawn once per medium. */
+static void draw(uint64_t seed)
+{
+    uint64_t rng = seed;
+    uint32_t j, i;
+    state_size[0] = BASE;
+    for (i = 0; i < BASE; i++)
+        state[0][i] = (uint8_t)(i * 7u + 1u);
+    for (j = 0; j < WRITES; j++) {
+        uint32_t size = state_size[j];
+        woff[j] = tdev_rand(&rng, 4) ? tdev_rand(&rng, SPAN - 3000) : tdev_rand(&rng, SPAN / 2048) * 2048;
+        /* at most two pages: a write that alone fits a transaction (txn_sectors
+         * is 4 on NAND with four open files), so it commits only at its start */
+        wlen[j] = 1 + tdev_rand(&rng, 2048);
+        for (i = 0; i < wlen[j]; i++)
+            wdata[j][i] = (uint8_t)tdev_rand(&rng, 256);
+        /* state j + 1: after write j (the state before write j + 1) */
+        memcpy(state[j + 1], state[j], SPAN);
+        if (woff[j] > size)
+            memset(state[j + 1] + size, 0, woff[j] - size);
+        memcpy(state[j + 1] + woff[j], wdata[j], wlen[j]);
+        state_size[j + 1] = woff[j] + wlen[j] > size ? woff[j] + wlen[j] : size;
+    }
+}
+
+/* Format, the committed base, the file left open for the stream. */
+static int setup(const char *dev)
+{
+    int fd;
+    /* a small device of each medium: 8 MiB of NAND, 4 MiB of NOR (4 KiB
+     * blocks) and of MRAM */
+    CHECK_EQ(tdev_open(&T, dev, strcmp(dev, "mt25q128") ? 64u : 1024u, 7), 0);
+    CHECK_EQ(steadyfs_format(&T.fs, &T.cfg), 0);
+    CHECK_EQ(steadyfs_mount(&T.fs, &T.cfg), 0);
+    fd = steadyfs_open(&T.fs, "/f", STEADYFS_O_RDWR | STEADYFS_O_CREAT);
+    CHECK(fd >= 0);
+    CHECK_EQ(steadyfs_write(&T.fs, fd, state[0], BASE), (int)BASE);
+    CHECK_EQ(steadyfs_sync(&T.fs, fd), 0);
+    return fd;
+}
+
+/* Runs the stream until the power goes (a call fails with EIO).  Returns
+ * the writes that returned in full. */
+static uint32_t stream(int fd)
+{
+    uint32_t j;
+    for (j = 0; j < WRITES; j++) {
+        int rc;
+        steadyfs_seek(&T.fs, fd, woff[j], STEADYFS_SEEK_SET);
+        rc = steadyfs_write(&T.fs, fd, wdata[j], wlen[j]);
+        if (getenv("TXN_DEBUG"))   /* TXN_DEBUG=1: the stream and the states, call by call */
+            fprintf(stderr, "  write %u: off %u len %u rc %d, ops %llu\n", j, woff[j], wlen[j], rc,
+                    (unsigned long long)T.dev.pe_ops);
+        if (rc == STEADYFS_EIO)
+            return j;
+        CHECK_EQ(rc, (int)wlen[j]);
+    }
+    return j;
+}
+
+/* After a cut: mount, check the media, and find which state the file
+ * holds (-1: none of them). */
+static int which_state(const char *when)
+{
+    int fd, n, k, found = -1;
+    uint32_t b;
+    sim_power_restore(&T.dev);
+    CHECK_EQ(tdev_fsck(&T, &T.fs, when), 0);
+    CHECK_EQ(steadyfs_mount(&T.fs, &T.cfg), 0);
+    for (b = 0; b < T.fs.geo.nblocks; b++) {
+        int want = fs_counted_unit(&T.fs, b);
+        if (want >= 0 && fs_recount_unit(&T.fs, b) != want) {
+            fprintf(stderr, "%s: unit %u counted %d live, holds %d\n", when, b, want,
+                    fs_recount_unit(&T.fs, b));
+            check_failed++;
+        }
+    }
+    fd = steadyfs_open(&T.fs, "/f", STEADYFS_O_RDONLY);
+    CHECK(fd >= 0);
+    n = 0;
+    while (fd >= 0) {   /* (a read may return less than asked) */
+        int r = steadyfs_read(&T.fs, fd, got + n, sizeof got - (size_t)n);
+        if (r <= 0) {
+            CHECK_EQ(r, 0);
+            break;
+        }
+        n += r;
+    }
+    if (fd >= 0)
+        CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
+    /* the newest state that matches (consecutive states may be equal) */
+    for (k = WRITES; k >= 0 && found < 0; k--)
+        if (n == (int)state_size[k] && !memcmp(got, state[k], (size_t)n))
+            found = k;
+    if (found < 0 && getenv("TXN_DEBUG")) {   /* how far each state agrees */
+        for (k = 0; k <= (int)WRITES; k++) {
+            int i = 0;
+            while (i < n && i < (int)state_size[k] && got[i] == state[k][i])
+                i++;
+            fprintf(stderr, "  state %d: size %u (file %d), first difference at %d\n", k,
+                    state_size[k], n, i);
+        }
+    }
+    return found;
+}
+
+static void medium(const char *dev, uint64_t seed)
+{
+    sim_faults f;
+    uint64_t ops, cut;
+    uint32_t txn, implicit_seen = 0;
+    int fd, k, last = 0, end_state;
+    steadyfs_info info;
+    draw(seed);
+    /* the stream whole: how many programs and erases it makes */
+    fd = setup(dev);
+    CHECK_EQ(steadyfs_info_get(&T.fs, &info), 0);
+    txn = info.txn_sectors;
+    memset(&f, 0, sizeof f);
+    sim_set_faults(&T.dev, &f);
+    CHECK_EQ(stream(fd), WRITES);
+    ops = T.dev.pe_ops;
+    /* the power goes right after it (no call of the file system in
+     * between): the last implicit commit survives */
+    end_state = which_state("after the whole stream, unsynced");
+    CHECK(end_state > 0);   /* some write committed implicitly */
+    /* and a sync commits the rest */
+    fd = steadyfs_open(&T.fs, "/f", STEADYFS_O_RDWR);
+    CHECK(fd >= 0);
+    for (k = end_state < 0 ? 0 : end_state; k < (int)WRITES; k++) {
+        steadyfs_seek(&T.fs, fd, woff[k], STEADYFS_SEEK_SET);
+        CHECK_EQ(steadyfs_write(&T.fs, fd, wdata[k], wlen[k]), (int)wlen[k]);
+    }
+    CHECK_EQ(steadyfs_sync(&T.fs, fd), 0);
+    CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
+    CHECK_EQ(steadyfs_unmount(&T.fs), 0);
+    CHECK_EQ(which_state("after a sync"), (int)WRITES);
+    CHECK_EQ(steadyfs_unmount(&T.fs), 0);
+    tdev_close(&T);
+    /* every program and erase of the stream cut in turn */
+    for (cut = 1; cut <= ops; cut++) {
+        char when[64];
+        fd = setup(dev);
+        memset(&f, 0, sizeof f);
+        f.powercut_after = cut;
+        sim_set_faults(&T.dev, &f);
+        stream(fd);
+        CHECK(T.fs.dead);
+        memset(&f, 0, sizeof f);
+        sim_set_faults(&T.dev, &f);
+        snprintf(when, sizeof when, "%s, cut at operation %llu", dev, (unsigned long long)cut);
+        k = which_state(when);
+        if (k < 0 || k < last) {
+            fprintf(stderr, "%s: the file holds %s (the state found at an earlier cut: %d)\n", when,
+                    k < 0 ? "no state the writes made" : "an older state than before", last);
+            check_failed++;
+        } else {
+            check_passed++;
+            implicit_seen += k > last;
+            last = k;
+        }
+        CHECK_EQ(steadyfs_unmount(&T.fs), 0);
+        tdev_close(&T);
+    }
+    printf("%s: txn_sectors %u, stream of %u writes: %llu programs and erases, each cut; "
+           "%u implicit commits seen durable, unsynced end state %d\n", dev, txn, WRITES,
+           (unsigned long long)ops, implicit_seen, end_state);
+    CHECK(implicit_seen >= 2);
+}
+
+int main(void)
+{
+    medium("mt29f1g01", 11);
+    medium("mt25q128", 12);
+    medium("em064lx", 13);
+    return check_done("test_fs_txn");
+}
