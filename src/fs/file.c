@@ -398,19 +398,6 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
     if (o->acc & SFS_ACC_APPEND)
         o->pos = p->size;
     kind = o->pos == p->size ? SFS_END_APPEND : SFS_END_CALL;
-    /* A write that could take the transaction past txn_max commits the
-     * file first, at its start (steadyfs.h: as if steadyfs_sync() had been
-     * called just before it), not between two of its own pages: a cut then
-     * leaves the file as it was between two calls.  Only a write that
-     * alone needs more than a transaction holds still commits partway (the
-     * check in the loop).  Each page adds at most two changes, its own and
-     * a chunk's. */
-    if (len) {
-        uint32_t h = (uint32_t)((o->pos % fs->geo.payload + len + fs->geo.payload - 1) / fs->geo.payload);
-        uint32_t e0 = txn_entries(fs, o->ino);
-        if (e0 && e0 + 2u * (h - 1u) >= fs->geo.txn_max && (rc = commit_sector(fs, p, SFS_NONE)) != 0)
-            return sfs_end_write(fs, rc, kind);
-    }
     while (done < len) {
         uint32_t run, lpns[SFS_RUN_MAX], hints[SFS_RUN_MAX], n1;
         pg = (uint32_t)(o->pos / fs->geo.payload);
@@ -425,10 +412,21 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
         rc = sfs_live_room(fs, 2 + SFS_RM_ROOM, fs->rm);
         if (rc)
             break;
-        if (txn_entries(fs, o->ino) >= fs->geo.txn_max) {
-            rc = commit_sector(fs, p, SFS_NONE);   /* documented implicit commit */
-            if (rc)
-                break;
+        /* The documented implicit commit.  A write that could take the
+         * transaction past txn_max commits the file at its start (steadyfs.h:
+         * as if steadyfs_sync() had been called just before it), not
+         * between two of its own pages, so a cut leaves the file as it was
+         * between two calls; only a write that alone needs more than a
+         * transaction holds commits partway too.  Each page adds at most
+         * two changes, its own and a chunk's. */
+        {
+            uint32_t e = txn_entries(fs, o->ino);
+            if (e >= fs->geo.txn_max ||
+                (!done && e && e + 2u * (uint32_t)(((uint64_t)off + len - 1u) / fs->geo.payload) >= fs->geo.txn_max)) {
+                rc = commit_sector(fs, p, SFS_NONE);
+                if (rc)
+                    break;
+            }
         }
         /* A run: the next SFS_RUN_MAX pages whole, straight from the
          * caller's memory, in one device program (media without erase
