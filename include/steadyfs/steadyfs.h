@@ -96,13 +96,15 @@
  *     open_max - 1 where that is 2 or more, which leaves a quarter of the
  *     table to committed changes and lowers the stated bounds,
  *     docs/DESIGN.md §7: 19 with the defaults and one open file on NAND, 4
- *     with four, 3 with eight; 24 on NOR, 56 on MRAM).  A write that
- *     could exceed it first commits the file as if steadyfs_sync() had been
- *     called just before that write (counting two changes a page it
- *     touches), so a cut leaves the file as it was between two calls; only
- *     a write that alone needs more than a transaction holds also commits
- *     partway, at a page boundary.  Applications that need all-or-nothing
- *     larger updates write a new file and rename it over the old one.
+ *     with four, 3 with eight; 24 on NOR, 56 on MRAM).  A write that fits
+ *     in a transaction (counting two changes a page it touches) but could
+ *     take the file's past the limit first commits the file as if
+ *     steadyfs_sync() had been called just before that write, so a cut
+ *     leaves the file as it was between two calls.  A write that alone
+ *     needs more than a transaction holds commits partway instead, at page
+ *     boundaries, each time the limit is reached (the first time with what
+ *     earlier writes left).  Applications that need all-or-nothing larger
+ *     updates write a new file and rename it over the old one.
  *   - Shrinking a file (steadyfs_truncate to a smaller size, O_TRUNC on a
  *     non-empty file) is itself a commit point: it commits the file's
  *     pending writes and the new size together, durable when it returns.

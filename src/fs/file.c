@@ -412,17 +412,19 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
         rc = sfs_live_room(fs, 2 + SFS_RM_ROOM, fs->rm);
         if (rc)
             break;
-        /* The documented implicit commit.  A write that could take the
-         * transaction past txn_max commits the file at its start (steadyfs.h:
-         * as if steadyfs_sync() had been called just before it), not
-         * between two of its own pages, so a cut leaves the file as it was
-         * between two calls; only a write that alone needs more than a
-         * transaction holds commits partway too.  Each page adds at most
-         * two changes, its own and a chunk's. */
+        /* The documented implicit commit.  A write that fits a
+         * transaction but could take the file's past txn_max commits the
+         * file at its start (steadyfs.h: as if steadyfs_sync() had been
+         * called just before it), not between two of its own pages, so a
+         * cut leaves the file as it was between two calls.  A write that
+         * alone needs more than a transaction holds commits partway
+         * anyway: as before, when the changes reach txn_max.  Each page
+         * adds at most two changes, its own and a chunk's. */
         {
-            uint32_t e = txn_entries(fs, o->ino);
-            if (e >= fs->geo.txn_max ||
-                (!done && e && e + 2u * (uint32_t)(((uint64_t)off + len - 1u) / fs->geo.payload) >= fs->geo.txn_max)) {
+            uint32_t e = txn_entries(fs, o->ino), more = 0;
+            if (!done && e)
+                more = 2u * (uint32_t)(((uint64_t)off + len - 1u) / fs->geo.payload);
+            if (e >= fs->geo.txn_max || (more < fs->geo.txn_max && e + more >= fs->geo.txn_max)) {
                 rc = commit_sector(fs, p, SFS_NONE);
                 if (rc)
                     break;
