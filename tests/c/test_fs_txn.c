@@ -17,7 +17,10 @@
  * never be older than one found at an earlier cut (what was durable
  * stays durable), fsck must be clean, and the live counts exact.  Run
  * whole, the stream must commit implicitly (the file after a cut at its
- * end is not the base), and a final sync commits everything. */
+ * end is not the base), and a final sync commits everything.  A second
+ * stream on each medium sends every fifth write through another handle on
+ * the same file, opened with O_DSYNC: the transaction is the file's, so
+ * that write commits what the first handle wrote too. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +40,10 @@ static uint32_t state_size[WRITES + 2];
 static uint32_t woff[WRITES], wlen[WRITES];
 static uint8_t wdata[WRITES][3000];
 static uint8_t got[SPAN + 16];
+/* mixed streams: every fifth write goes through a second handle on the
+ * same file opened with O_DSYNC, whose write commits the transaction the
+ * two handles share (steadyfs.h) at its end */
+static int mixed, fd_dsync = -1;
 
 /* The stream: WRITES writes at random offsets (some past the end, some
  * unaligned, some whole pages), drawn once per medium. */
@@ -77,6 +84,11 @@ static int setup(const char *dev)
     CHECK(fd >= 0);
     CHECK_EQ(steadyfs_write(&T.fs, fd, state[0], BASE), (int)BASE);
     CHECK_EQ(steadyfs_sync(&T.fs, fd), 0);
+    fd_dsync = -1;
+    if (mixed) {
+        fd_dsync = steadyfs_open(&T.fs, "/f", STEADYFS_O_RDWR | STEADYFS_O_DSYNC);
+        CHECK(fd_dsync >= 0);
+    }
     return fd;
 }
 
@@ -86,9 +98,9 @@ static uint32_t stream(int fd)
 {
     uint32_t j;
     for (j = 0; j < WRITES; j++) {
-        int rc;
-        steadyfs_seek(&T.fs, fd, woff[j], STEADYFS_SEEK_SET);
-        rc = steadyfs_write(&T.fs, fd, wdata[j], wlen[j]);
+        int rc, h = mixed && j % 5 == 4 ? fd_dsync : fd;
+        steadyfs_seek(&T.fs, h, woff[j], STEADYFS_SEEK_SET);
+        rc = steadyfs_write(&T.fs, h, wdata[j], wlen[j]);
         if (getenv("TXN_DEBUG"))   /* TXN_DEBUG=1: the stream and the states, call by call */
             fprintf(stderr, "  write %u: off %u len %u rc %d, ops %llu\n", j, woff[j], wlen[j], rc,
                     (unsigned long long)T.dev.pe_ops);
@@ -145,13 +157,14 @@ static int which_state(const char *when)
     return found;
 }
 
-static void medium(const char *dev, uint64_t seed)
+static void medium(const char *dev, uint64_t seed, int mixed_stream)
 {
     sim_faults f;
     uint64_t ops, cut;
     uint32_t txn, implicit_seen = 0;
     int fd, k, last = 0, end_state;
     steadyfs_info info;
+    mixed = mixed_stream;
     draw(seed);
     /* the stream whole: how many programs and erases it makes */
     fd = setup(dev);
@@ -175,6 +188,7 @@ static void medium(const char *dev, uint64_t seed)
     CHECK_EQ(steadyfs_sync(&T.fs, fd), 0);
     CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
     CHECK_EQ(steadyfs_unmount(&T.fs), 0);
+    fd_dsync = -1;
     CHECK_EQ(which_state("after a sync"), (int)WRITES);
     CHECK_EQ(steadyfs_unmount(&T.fs), 0);
     tdev_close(&T);
@@ -203,16 +217,20 @@ static void medium(const char *dev, uint64_t seed)
         CHECK_EQ(steadyfs_unmount(&T.fs), 0);
         tdev_close(&T);
     }
-    printf("%s: txn_sectors %u, stream of %u writes: %llu programs and erases, each cut; "
-           "%u implicit commits seen durable, unsynced end state %d\n", dev, txn, WRITES,
-           (unsigned long long)ops, implicit_seen, end_state);
+    printf("%s: txn_sectors %u, stream of %u writes%s: %llu programs and erases, each cut; "
+           "%u commits seen durable, unsynced end state %d\n", dev, txn, WRITES,
+           mixed ? " (every fifth through an O_DSYNC handle)" : "", (unsigned long long)ops,
+           implicit_seen, end_state);
     CHECK(implicit_seen >= 2);
 }
 
 int main(void)
 {
-    medium("mt29f1g01", 11);
-    medium("mt25q128", 12);
-    medium("em064lx", 13);
+    medium("mt29f1g01", 11, 0);
+    medium("mt25q128", 12, 0);
+    medium("em064lx", 13, 0);
+    medium("mt29f1g01", 21, 1);
+    medium("mt25q128", 22, 1);
+    medium("em064lx", 23, 1);
     return check_done("test_fs_txn");
 }
