@@ -712,9 +712,9 @@ int main(void)
         CHECK_EQ(rc2, 0);
     }
     window_check(records, nrec, 0);
-    nrec = dsync_stream(ncalls / 8, 0, fsize, buf, records, &enospc, &enospc_low);
+    nrec = dsync_stream(ncalls / 16, 0, fsize, buf, records, &enospc, &enospc_low);
     window_check(records, nrec, STEADYFS_RECORD_DSYNC);
-    nrec = dsync_stream(ncalls / 8, 1, fsize, buf, records, &enospc, &enospc_low);
+    nrec = dsync_stream(ncalls / 16, 1, fsize, buf, records, &enospc, &enospc_low);
     window_check(records, nrec, STEADYFS_RECORD_DSYNC | STEADYFS_RECORD_ALIGNED);
     for (b = 0; b < T.fs.geo.nblocks; b++) {
         int want = fs_counted_unit(&T.fs, b);

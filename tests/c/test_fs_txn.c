@@ -11,7 +11,8 @@
  * transaction then holds 4 sectors), a file gets a committed base, then a
  * fixed stream of writes at random offsets with no sync, long enough to
  * commit implicitly several times.  The stream is run again for every
- * program and erase it makes, with the power cut there; after each cut
+ * program and erase it makes (on NOR for an even sample of about 400),
+ * with the power cut there; after each cut
  * the file must hold exactly the base or the state before one of the
  * stream's writes (never a mix, never a torn page), the state found must
  * never be older than one found at an earlier cut (what was durable
@@ -20,7 +21,11 @@
  * end is not the base), and a final sync commits everything.  A second
  * stream on each medium sends every fifth write through another handle on
  * the same file, opened with O_DSYNC: the transaction is the file's, so
- * that write commits what the first handle wrote too. */
+ * that write commits what the first handle wrote too.  A third sends
+ * writes of up to 8 pages into a 256 KiB span (several chunks): those that
+ * alone need more than a transaction holds may also commit partway, at a
+ * page boundary inside them (the state before the write with a prefix of
+ * it, the size at least that boundary), and only those. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,20 +35,24 @@
 #include "fs/fs_internal.h"
 #include "fs_recount.h"
 
-#define SPAN (64u * 1024u)   /* the stream writes within the file's first SPAN bytes */
+#define SPAN (256u * 1024u)   /* the big stream writes within this span, the others 64 KiB */
 #define WRITES 40u
 #define BASE 5000u
+#define WMAX (8u * 2048u)     /* a big stream's largest write */
+#define PAGE 2048u            /* every medium's sector payload here (checked) */
 
 static tdev T;
 static uint8_t state[WRITES + 2][SPAN];   /* 0: the base; j + 1: before write j + 1 ... */
 static uint32_t state_size[WRITES + 2];
 static uint32_t woff[WRITES], wlen[WRITES];
-static uint8_t wdata[WRITES][3000];
+static uint8_t wdata[WRITES][WMAX];
 static uint8_t got[SPAN + 16];
+static uint8_t cand[SPAN];
+static uint32_t txn;   /* steadyfs_info.txn_sectors of the medium under test */
 /* mixed streams: every fifth write goes through a second handle on the
  * same file opened with O_DSYNC, whose write commits the transaction the
  * two handles share (steadyfs.h) at its end */
-static int mixed, fd_dsync = -1;
+static int mixed, big, fd_dsync = -1;
 
 /* The stream: WRITES writes at random offsets (some past the end, some
  * unaligned, some whole pages), drawn once per medium. */
@@ -55,11 +64,12 @@ static void draw(uint64_t seed)
     for (i = 0; i < BASE; i++)
         state[0][i] = (uint8_t)(i * 7u + 1u);
     for (j = 0; j < WRITES; j++) {
-        uint32_t size = state_size[j];
-        woff[j] = tdev_rand(&rng, 4) ? tdev_rand(&rng, SPAN - 3000) : tdev_rand(&rng, SPAN / 2048) * 2048;
-        /* at most two pages: a write that alone fits a transaction (txn_sectors
-         * is 4 on NAND with four open files), so it commits only at its start */
-        wlen[j] = 1 + tdev_rand(&rng, 2048);
+        uint32_t size = state_size[j], span = big ? SPAN : 64u * 1024u, most = big ? WMAX : 2048u;
+        woff[j] = tdev_rand(&rng, 4) ? tdev_rand(&rng, span - most) : tdev_rand(&rng, (span - most) / 2048) * 2048;
+        /* the small streams' writes touch at most two pages: each fits a
+         * transaction (txn_sectors is 4 on NAND with four open files), so
+         * it commits only at its start */
+        wlen[j] = 1 + tdev_rand(&rng, most);
         for (i = 0; i < wlen[j]; i++)
             wdata[j][i] = (uint8_t)tdev_rand(&rng, 256);
         /* state j + 1: after write j (the state before write j + 1) */
@@ -111,8 +121,39 @@ static uint32_t stream(int fd)
     return j;
 }
 
+/* The states a cut may leave, by rank: rank j RANKS is the state before
+ * write j (j = WRITES: after the last); j RANKS + k, k >= 1, the state
+ * before write j plus write j's bytes up to its k-th page boundary, which
+ * only a write that alone needs more than a transaction holds may commit
+ * (file.c: a write that fits commits at its start).  Builds the state in
+ * cand and cand_size; 0 if rank names none. */
+#define RANKS 16u
+static uint32_t cand_size;
+static int candidate(int rank)
+{
+    uint32_t j = (uint32_t)rank / RANKS, k = (uint32_t)rank % RANKS, first, h, b;
+    if (j > WRITES || (j == WRITES && k))
+        return 0;
+    if (!k) {
+        memcpy(cand, state[j], state_size[j]);
+        cand_size = state_size[j];
+        return 1;
+    }
+    first = woff[j] / PAGE;
+    h = (woff[j] + wlen[j] - 1u) / PAGE - first + 1u;
+    if (2u * (h - 1u) < txn || k >= h)
+        return 0;
+    b = (first + k) * PAGE;   /* the k-th page boundary inside the write */
+    memcpy(cand, state[j], SPAN);
+    if (woff[j] > state_size[j])
+        memset(cand + state_size[j], 0, woff[j] - state_size[j]);
+    memcpy(cand + woff[j], wdata[j], b - woff[j]);
+    cand_size = b > state_size[j] ? b : state_size[j];
+    return 1;
+}
+
 /* After a cut: mount, check the media, and find which state the file
- * holds (-1: none of them). */
+ * holds: its rank (candidate()), -1 if none. */
 static int which_state(const char *when)
 {
     int fd, n, k, found = -1;
@@ -142,8 +183,8 @@ static int which_state(const char *when)
     if (fd >= 0)
         CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
     /* the newest state that matches (consecutive states may be equal) */
-    for (k = WRITES; k >= 0 && found < 0; k--)
-        if (n == (int)state_size[k] && !memcmp(got, state[k], (size_t)n))
+    for (k = (int)WRITES * RANKS; k >= 0 && found < 0; k--)
+        if (candidate(k) && n == (int)cand_size && !memcmp(got, cand, (size_t)n))
             found = k;
     if (found < 0 && getenv("TXN_DEBUG")) {   /* how far each state agrees */
         for (k = 0; k <= (int)WRITES; k++) {
@@ -157,18 +198,20 @@ static int which_state(const char *when)
     return found;
 }
 
-static void medium(const char *dev, uint64_t seed, int mixed_stream)
+static void medium(const char *dev, uint64_t seed, int mixed_stream, int big_stream)
 {
     sim_faults f;
-    uint64_t ops, cut;
-    uint32_t txn, implicit_seen = 0;
+    uint64_t ops, cut, stride;
+    uint32_t implicit_seen = 0, partway = 0;
     int fd, k, last = 0, end_state;
     steadyfs_info info;
     mixed = mixed_stream;
+    big = big_stream;
     draw(seed);
     /* the stream whole: how many programs and erases it makes */
     fd = setup(dev);
     CHECK_EQ(steadyfs_info_get(&T.fs, &info), 0);
+    CHECK_EQ(info.data_per_sector, PAGE);
     txn = info.txn_sectors;
     memset(&f, 0, sizeof f);
     sim_set_faults(&T.dev, &f);
@@ -178,10 +221,10 @@ static void medium(const char *dev, uint64_t seed, int mixed_stream)
      * between): the last implicit commit survives */
     end_state = which_state("after the whole stream, unsynced");
     CHECK(end_state > 0);   /* some write committed implicitly */
-    /* and a sync commits the rest */
+    /* and a sync commits the rest (write j again in full, then the others) */
     fd = steadyfs_open(&T.fs, "/f", STEADYFS_O_RDWR);
     CHECK(fd >= 0);
-    for (k = end_state < 0 ? 0 : end_state; k < (int)WRITES; k++) {
+    for (k = end_state < 0 ? 0 : end_state / (int)RANKS; k < (int)WRITES; k++) {
         steadyfs_seek(&T.fs, fd, woff[k], STEADYFS_SEEK_SET);
         CHECK_EQ(steadyfs_write(&T.fs, fd, wdata[k], wlen[k]), (int)wlen[k]);
     }
@@ -189,11 +232,14 @@ static void medium(const char *dev, uint64_t seed, int mixed_stream)
     CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
     CHECK_EQ(steadyfs_unmount(&T.fs), 0);
     fd_dsync = -1;
-    CHECK_EQ(which_state("after a sync"), (int)WRITES);
+    CHECK_EQ(which_state("after a sync"), (int)(WRITES * RANKS));
     CHECK_EQ(steadyfs_unmount(&T.fs), 0);
     tdev_close(&T);
-    /* every program and erase of the stream cut in turn */
-    for (cut = 1; cut <= ops; cut++) {
+    /* every program and erase of the stream cut in turn (on NOR, whose
+     * 64 KiB units make streams of 600-2400 operations, every
+     * ceil(ops / 400)-th: make test's time) */
+    stride = ops > 400u ? (ops + 399u) / 400u : 1u;
+    for (cut = 1; cut <= ops; cut += stride) {
         char when[64];
         fd = setup(dev);
         memset(&f, 0, sizeof f);
@@ -212,25 +258,34 @@ static void medium(const char *dev, uint64_t seed, int mixed_stream)
         } else {
             check_passed++;
             implicit_seen += k > last;
+            partway += k > last && k % (int)RANKS;
             last = k;
         }
         CHECK_EQ(steadyfs_unmount(&T.fs), 0);
         tdev_close(&T);
     }
-    printf("%s: txn_sectors %u, stream of %u writes%s: %llu programs and erases, each cut; "
-           "%u commits seen durable, unsynced end state %d\n", dev, txn, WRITES,
-           mixed ? " (every fifth through an O_DSYNC handle)" : "", (unsigned long long)ops,
-           implicit_seen, end_state);
+    printf("%s: txn_sectors %u, stream of %u writes%s: %llu programs and erases, cut at every "
+           "%llu; "
+           "%u commits seen durable (%u of them partway through a write), unsynced end state "
+           "%d.%d\n", dev, txn, WRITES,
+           mixed ? " (every fifth through an O_DSYNC handle)" : big ? " of up to 8 pages" : "",
+           (unsigned long long)ops, (unsigned long long)stride, implicit_seen, partway, end_state / (int)RANKS,
+           end_state % (int)RANKS);
+    if (!big)
+        CHECK_EQ(partway, 0);
     CHECK(implicit_seen >= 2);
 }
 
 int main(void)
 {
-    medium("mt29f1g01", 11, 0);
-    medium("mt25q128", 12, 0);
-    medium("em064lx", 13, 0);
-    medium("mt29f1g01", 21, 1);
-    medium("mt25q128", 22, 1);
-    medium("em064lx", 23, 1);
+    medium("mt29f1g01", 11, 0, 0);
+    medium("mt25q128", 12, 0, 0);
+    medium("em064lx", 13, 0, 0);
+    medium("mt29f1g01", 21, 1, 0);
+    medium("mt25q128", 22, 1, 0);
+    medium("em064lx", 23, 1, 0);
+    medium("mt29f1g01", 31, 0, 1);
+    medium("mt25q128", 32, 0, 1);
+    medium("em064lx", 33, 0, 1);
     return check_done("test_fs_txn");
 }
