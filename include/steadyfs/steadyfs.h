@@ -97,10 +97,11 @@
  *     table to committed changes and lowers the stated bounds,
  *     docs/DESIGN.md §7: 19 with the defaults and one open file on NAND, 4
  *     with four, 3 with eight; 24 on NOR, 56 on MRAM).  A write that fits
- *     in a transaction (counting two changes a page it touches) but could
- *     take the file's past the limit first commits the file as if
- *     steadyfs_sync() had been called just before that write, so a cut
- *     leaves the file as it was between two calls.  A write that alone
+ *     in a transaction (counting a change for each page it touches and one
+ *     for each chunk they lie in) but could take the file's past the
+ *     limit first commits the file as if steadyfs_sync() had been called
+ *     just before that write, so a cut leaves the file as it was between
+ *     two calls.  A write that alone
  *     needs more than a transaction holds commits partway instead, at page
  *     boundaries, each time the limit is reached (the first time with what
  *     earlier writes left).  Applications that need all-or-nothing larger

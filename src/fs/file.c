@@ -418,12 +418,17 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
          * called just before it), not between two of its own pages, so a
          * cut leaves the file as it was between two calls.  A write that
          * alone needs more than a transaction holds commits partway
-         * anyway: as before, when the changes reach txn_max.  Each page
-         * adds at most two changes, its own and a chunk's. */
+         * anyway: as before, when the changes reach txn_max.  What the
+         * pages before its last may add: each its own change, and a chunk
+         * change for each chunk they take, b pages lying in at most
+         * (b - 1) / C + 2 chunks. */
         {
             uint32_t e = txn_entries(fs, o->ino), more = 0;
-            if (!done && e)
-                more = 2u * (uint32_t)(((uint64_t)off + len - 1u) / fs->geo.payload);
+            if (!done && e) {
+                uint32_t before = (uint32_t)(((uint64_t)off + len - 1u) / fs->geo.payload);
+                more = before && (before - 1u) / fs->geo.C + 2u < before
+                           ? before + (before - 1u) / fs->geo.C + 2u : 2u * before;
+            }
             if (e >= fs->geo.txn_max || (more < fs->geo.txn_max && e + more >= fs->geo.txn_max)) {
                 rc = commit_sector(fs, p, SFS_NONE);
                 if (rc)
