@@ -22,10 +22,12 @@
  * stream on each medium sends every fifth write through another handle on
  * the same file, opened with O_DSYNC: the transaction is the file's, so
  * that write commits what the first handle wrote too.  A third sends
- * writes of up to 8 pages into a 256 KiB span (several chunks): those that
- * alone need more than a transaction holds may also commit partway, at a
- * page boundary inside them (the state before the write with a prefix of
- * it, the size at least that boundary), and only those. */
+ * writes of up to 8 pages into a 256 KiB span (several chunks), every
+ * sixth operation a shrinking truncate (a commit point whose cut-off chunks
+ * die): the writes that alone need more than a transaction holds may also
+ * commit partway, at a page boundary inside them (the state before the
+ * write with a prefix of it, the size at least that boundary), and only
+ * those. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,8 +74,16 @@ static void draw(uint64_t seed)
         wlen[j] = 1 + tdev_rand(&rng, most);
         for (i = 0; i < wlen[j]; i++)
             wdata[j][i] = (uint8_t)tdev_rand(&rng, 256);
-        /* state j + 1: after write j (the state before write j + 1) */
         memcpy(state[j + 1], state[j], SPAN);
+        if (big && j % 6 == 5 && size) {
+            /* a shrinking truncate (wlen 0): a commit point of its own,
+             * its chunks past the new end dying */
+            woff[j] = tdev_rand(&rng, size);
+            wlen[j] = 0;
+            state_size[j + 1] = woff[j];
+            continue;
+        }
+        /* state j + 1: after write j (the state before write j + 1) */
         if (woff[j] > size)
             memset(state[j + 1] + size, 0, woff[j] - size);
         memcpy(state[j + 1] + woff[j], wdata[j], wlen[j]);
@@ -102,17 +112,25 @@ static int setup(const char *dev)
     return fd;
 }
 
+/* Operation j of the stream through handle h: a write (its bytes, or an
+ * error), or a shrinking truncate (0, or an error). */
+static int apply(int h, uint32_t j)
+{
+    if (!wlen[j])
+        return steadyfs_truncate(&T.fs, h, woff[j]);
+    steadyfs_seek(&T.fs, h, woff[j], STEADYFS_SEEK_SET);
+    return steadyfs_write(&T.fs, h, wdata[j], wlen[j]);
+}
+
 /* Runs the stream until the power goes (a call fails with EIO).  Returns
- * the writes that returned in full. */
+ * the operations that returned in full. */
 static uint32_t stream(int fd)
 {
     uint32_t j;
     for (j = 0; j < WRITES; j++) {
-        int rc, h = mixed && j % 5 == 4 ? fd_dsync : fd;
-        steadyfs_seek(&T.fs, h, woff[j], STEADYFS_SEEK_SET);
-        rc = steadyfs_write(&T.fs, h, wdata[j], wlen[j]);
+        int rc = apply(mixed && j % 5 == 4 ? fd_dsync : fd, j);
         if (getenv("TXN_DEBUG"))   /* TXN_DEBUG=1: the stream and the states, call by call */
-            fprintf(stderr, "  write %u: off %u len %u rc %d, ops %llu\n", j, woff[j], wlen[j], rc,
+            fprintf(stderr, "  op %u: off %u len %u rc %d, ops %llu\n", j, woff[j], wlen[j], rc,
                     (unsigned long long)T.dev.pe_ops);
         if (rc == STEADYFS_EIO)
             return j;
@@ -139,6 +157,8 @@ static int candidate(int rank)
         cand_size = state_size[j];
         return 1;
     }
+    if (!wlen[j])
+        return 0;   /* a truncate: no state between its start and its end */
     first = woff[j] / PAGE;
     h = (woff[j] + wlen[j] - 1u) / PAGE - first + 1u;
     if (2u * (h - 1u) < txn || k >= h)
@@ -224,10 +244,8 @@ static void medium(const char *dev, uint64_t seed, int mixed_stream, int big_str
     /* and a sync commits the rest (write j again in full, then the others) */
     fd = steadyfs_open(&T.fs, "/f", STEADYFS_O_RDWR);
     CHECK(fd >= 0);
-    for (k = end_state < 0 ? 0 : end_state / (int)RANKS; k < (int)WRITES; k++) {
-        steadyfs_seek(&T.fs, fd, woff[k], STEADYFS_SEEK_SET);
-        CHECK_EQ(steadyfs_write(&T.fs, fd, wdata[k], wlen[k]), (int)wlen[k]);
-    }
+    for (k = end_state < 0 ? 0 : end_state / (int)RANKS; k < (int)WRITES; k++)
+        CHECK_EQ(apply(fd, (uint32_t)k), (int)wlen[k]);
     CHECK_EQ(steadyfs_sync(&T.fs, fd), 0);
     CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
     CHECK_EQ(steadyfs_unmount(&T.fs), 0);
@@ -268,7 +286,7 @@ static void medium(const char *dev, uint64_t seed, int mixed_stream, int big_str
            "%llu; "
            "%u commits seen durable (%u of them partway through a write), unsynced end state "
            "%d.%d\n", dev, txn, WRITES,
-           mixed ? " (every fifth through an O_DSYNC handle)" : big ? " of up to 8 pages" : "",
+           mixed ? " (every fifth through an O_DSYNC handle)" : big ? " of up to 8 pages and truncates" : "",
            (unsigned long long)ops, (unsigned long long)stride, implicit_seen, partway, end_state / (int)RANKS,
            end_state % (int)RANKS);
     if (!big)
