@@ -67,7 +67,8 @@ static void draw(uint64_t seed)
         state[0][i] = (uint8_t)(i * 7u + 1u);
     for (j = 0; j < WRITES; j++) {
         uint32_t size = state_size[j], span = big ? SPAN : 64u * 1024u, most = big ? WMAX : 2048u;
-        woff[j] = tdev_rand(&rng, 4) ? tdev_rand(&rng, span - most) : tdev_rand(&rng, (span - most) / 2048) * 2048;
+        woff[j] = tdev_rand(&rng, 4) ? tdev_rand(&rng, span - most)
+                                     : tdev_rand(&rng, (span - most) / PAGE) * PAGE;
         /* the small streams' writes touch at most two pages: each fits a
          * transaction (txn_sectors is 4 on NAND with four open files), so
          * it commits only at its start */
@@ -286,9 +287,10 @@ static void medium(const char *dev, uint64_t seed, int mixed_stream, int big_str
            "%llu; "
            "%u commits seen durable (%u of them partway through a write), unsynced end state "
            "%d.%d\n", dev, txn, WRITES,
-           mixed ? " (every fifth through an O_DSYNC handle)" : big ? " of up to 8 pages and truncates" : "",
-           (unsigned long long)ops, (unsigned long long)stride, implicit_seen, partway, end_state / (int)RANKS,
-           end_state % (int)RANKS);
+           mixed ? " (every fifth through an O_DSYNC handle)"
+           : big ? " of up to 8 pages and truncates" : "",
+           (unsigned long long)ops, (unsigned long long)stride, implicit_seen, partway,
+           end_state / (int)RANKS, end_state % (int)RANKS);
     if (!big)
         CHECK_EQ(partway, 0);
     CHECK(implicit_seen >= 2);
@@ -296,14 +298,11 @@ static void medium(const char *dev, uint64_t seed, int mixed_stream, int big_str
 
 int main(void)
 {
-    medium("mt29f1g01", 11, 0, 0);
-    medium("mt25q128", 12, 0, 0);
-    medium("em064lx", 13, 0, 0);
-    medium("mt29f1g01", 21, 1, 0);
-    medium("mt25q128", 22, 1, 0);
-    medium("em064lx", 23, 1, 0);
-    medium("mt29f1g01", 31, 0, 1);
-    medium("mt25q128", 32, 0, 1);
-    medium("em064lx", 33, 0, 1);
+    /* each stream on each medium: small writes, mixed with O_DSYNC, big */
+    static const char *const media[] = {"mt29f1g01", "mt25q128", "em064lx"};
+    uint32_t kind, m;
+    for (kind = 0; kind < 3; kind++)
+        for (m = 0; m < 3; m++)
+            medium(media[m], 11u + 10u * kind + m, kind == 1, kind == 2);
     return check_done("test_fs_txn");
 }
