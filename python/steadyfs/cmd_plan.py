@@ -260,8 +260,8 @@ def _run_all(args: argparse.Namespace, record: int, rate: float | None, ram: flo
     keep = [i for i, h in enumerate(head) if h]
     table = [[row[i] for i in keep] for row in [head] + rows]
     widths = [max(len(r[i]) for r in table) for i in range(len(keep))]
-    print(f"{record}-byte records ({record_words(args.dsync, args.aligned)}), {args.timing} timing, steadyfs "
-          f"fill limit {args.fill:.0%}; n records take <= min(n b, n c + d):")
+    print(f"{record}-byte records, {record_words(args.dsync, args.aligned)}; {args.timing} timing, "
+          f"steadyfs fill limit {args.fill:.0%}; n records take <= min(n b, n c + d):")
     for k, line in enumerate(table):
         print("  " + "  ".join(c.ljust(w) if i < 2 else c.rjust(w)
                                for i, (c, w) in enumerate(zip(line, widths))))
