@@ -426,8 +426,8 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
             uint32_t e = txn_entries(fs, o->ino), more = 0;
             if (!done && e) {
                 uint32_t before = (uint32_t)(((uint64_t)off + len - 1u) / fs->geo.payload);
-                more = before && (before - 1u) / fs->geo.C + 2u < before
-                           ? before + (before - 1u) / fs->geo.C + 2u : 2u * before;
+                uint32_t chunks = before ? (before - 1u) / fs->geo.C + 2u : 0u;
+                more = before + (chunks < before ? chunks : before);
             }
             if (e >= fs->geo.txn_max || (more < fs->geo.txn_max && e + more >= fs->geo.txn_max)) {
                 rc = commit_sector(fs, p, SFS_NONE);
