@@ -106,20 +106,12 @@ int steady_fs_guarantee_ns_kind(const char *profile, uint32_t record_size, uint3
     return 0;
 }
 
-int steady_fs_guarantee_ns_fmt(const char *profile, uint32_t record_size, uint32_t fill_permille,
-                               int mode, const steady_fmt *fmt, uint64_t *c_ns, uint64_t *d_ns,
-                               uint64_t *b_ns)
-{
-    return steady_fs_guarantee_ns_kind(profile, record_size, fill_permille, mode, 0, fmt, c_ns,
-                                       d_ns, b_ns);
-}
-
 int steady_fs_guarantee_ns_default(const char *profile, uint32_t record_size,
                                    uint32_t fill_permille, int mode, uint64_t *c_ns,
                                    uint64_t *d_ns)
 {
-    return steady_fs_guarantee_ns_fmt(profile, record_size, fill_permille, mode, NULL, c_ns, d_ns,
-                                      NULL);
+    return steady_fs_guarantee_ns_kind(profile, record_size, fill_permille, mode, 0, NULL, c_ns,
+                                       d_ns, NULL);
 }
 
 int steady_fs_bound_ops_fmt(const char *profile, int call, uint64_t n, const steady_fmt *fmt,

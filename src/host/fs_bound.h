@@ -37,23 +37,19 @@ uint64_t steady_fs_bound_ns_fmt(const char *profile, int call, uint64_t n, int m
                                 const steady_fmt *fmt);
 int steady_fs_bound_ops_fmt(const char *profile, int call, uint64_t n, const steady_fmt *fmt,
                             steadyfs_cost *out);
-int steady_fs_guarantee_ns_fmt(const char *profile, uint32_t record_size, uint32_t fill_permille,
-                               int mode, const steady_fmt *fmt, uint64_t *c_ns, uint64_t *d_ns,
-                               uint64_t *b_ns);
-/* The same for records of the kind `flags` names (steadyfs_guarantee_of:
- * STEADYFS_RECORD_DSYNC, STEADYFS_RECORD_ALIGNED or'd, 0 a write + sync at
- * any offset); b_ns is then the write_dsync bound for O_DSYNC records. */
+/* The guarantee with those options, for records of the kind `flags` names
+ * (steadyfs_guarantee_of: STEADYFS_RECORD_DSYNC, STEADYFS_RECORD_ALIGNED
+ * or'd, 0 a write + sync at any offset); b_ns (may be NULL) one record's
+ * own bound: write_dsync for O_DSYNC records, else write_sync. */
 int steady_fs_guarantee_ns_kind(const char *profile, uint32_t record_size, uint32_t fill_permille,
                                 int mode, uint32_t flags, const steady_fmt *fmt, uint64_t *c_ns,
                                 uint64_t *d_ns, uint64_t *b_ns);
 
 /* steadyfs_guarantee() priced: c and d in ns for records of record_size
  * bytes on the named profile with the default configuration (one open
- * file) and fill limit fill_permille (0: the format default); the _fmt
- * form also gives b_ns (may be NULL), one record's own bound (the
- * write_sync bound of that size): n records take at most
- * min(n b, n c + d).  0, or -1 if the profile is unknown or the arguments
- * invalid. */
+ * file) and fill limit fill_permille (0: the format default); with b (the
+ * _kind form), n records take at most min(n b, n c + d).  0, or -1 if the
+ * profile is unknown or the arguments invalid. */
 int steady_fs_guarantee_ns_default(const char *profile, uint32_t record_size,
                                    uint32_t fill_permille, int mode, uint64_t *c_ns,
                                    uint64_t *d_ns);
