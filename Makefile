@@ -248,6 +248,20 @@ $(BUILD)/soak/test_fs_adversary: tests/c/test_fs_adversary.c $(CORE_SRCS) $(HOST
 soak-adversary: $(BUILD)/soak/test_fs_adversary
 	STEADYFS_ADV_CALLS=$${STEADYFS_ADV_CALLS:-10000000} STEADYFS_ADV_SEED=$${STEADYFS_ADV_SEED:-3} $<
 
+# ---- the searched worst states (issue 12 item 6): make soak-search ----------
+# tests/c/test_fs_search.c on the whole default device (make test runs it on
+# 96 units with 12 greedy steps a call kind): 200 steps of 16 candidates per
+# kind, built -O2 with the budget checks.  STEADYFS_SEARCH_DEVICE, _BLOCKS,
+# _FILL, _STEPS, _CANDS, _KINDS, _SEED as there.
+.PHONY: soak-search
+$(BUILD)/soak/test_fs_search: tests/c/test_fs_search.c $(CORE_SRCS) $(HOST_SRCS) $(TEST_SUPPORT) $(wildcard include/steadyfs/*.h src/*/*.h tests/c/*.h)
+	@mkdir -p $(@D)
+	@echo "  CC/soak $@"
+	@$(CC) $(SOAK_CFLAGS) $< $(CORE_SRCS) $(HOST_SRCS) $(TEST_SUPPORT) -o $@ -lm
+soak-search: $(BUILD)/soak/test_fs_search
+	STEADYFS_SEARCH_BLOCKS=$${STEADYFS_SEARCH_BLOCKS:-0} STEADYFS_SEARCH_STEPS=$${STEADYFS_SEARCH_STEPS:-200} \
+	STEADYFS_SEARCH_CANDS=$${STEADYFS_SEARCH_CANDS:-16} $<
+
 # ---- file system power-loss torture (issue 4): build/steady-torture ---------
 # `steady torture ...` execs it; tests/c/test_fs_torture.c runs it at CI size.
 $(BUILD)/steady-torture: src/host/main/torture_main.c $(SAN_OBJS)

@@ -177,6 +177,7 @@ typedef struct sh_fs sh_fs;
 typedef struct sh_fs_config {
     uint32_t open_max, pending_max, replay_max, max_inodes, fill_permille;
     uint32_t file_pages_log2, dir_pages, sector_size, erase_mult;
+    uint32_t ring_units, ring_sectors;   /* the record ring (steadyfs.h) */
 } sh_fs_config;
 
 /* The core's statistics (sectors written as data / GC copies / map /

@@ -204,7 +204,7 @@ enum steadyfs_err {
 /* Open flags. */
 /* The on-media format this build reads and writes (docs/SPEC.md); an image
  * of any other version is refused with STEADYFS_EFORMAT. */
-#define STEADYFS_FORMAT_VERSION 14
+#define STEADYFS_FORMAT_VERSION 15
 
 /* Build option: 1 (default) compiles in what only media without erase
  * use (MRAM: a maybe-live bit per sector, the host head going on in a
@@ -283,6 +283,11 @@ typedef struct steadyfs_config {
     steadyfs_clock clock;     /* file times; NULL: every time the file system
                                  sets is 0 (explicit ones, steadyfs_setattr's
                                  STEADYFS_ATTR_MTIME, are still kept) */
+    uint16_t ring_units;      /* (format) erase units at the end of the device
+                                 kept for the record ring (0: no ring; else >= 2);
+                                 the files get the rest (see "The record ring") */
+    uint16_t ring_sectors;    /* (format) sectors a ring record takes (0: 1); a
+                                 record holds up to ring_sectors * payload bytes */
 } steadyfs_config;
 
 /* The context.  Fields are private; only sizeof matters to callers. */
@@ -433,6 +438,8 @@ typedef struct steadyfs {
         uint16_t n0;
         uint8_t step;
     } room;
+    /* The record ring's state, in the work area (NULL: no ring; ring.c) */
+    struct sfs_ring *ring;
     /* last: the context's size stays what it was on every target, test
      * builds' fields below included */
     uint32_t ino_cursor;
@@ -610,6 +617,42 @@ uint64_t steadyfs_telldir(steadyfs *fs, int dd);
 int steadyfs_seekdir(steadyfs *fs, int dd, uint64_t cookie);
 int steadyfs_closedir(steadyfs *fs, int dd);
 
+/* ---- The record ring (format 15; docs/DESIGN.md §13) ------------------------
+ * A flight recorder's or a sensor logger's data: records of up to
+ * ring_sectors * payload bytes appended to a ring of ring_units erase units
+ * kept at the end of the device, apart from the files.  The ring keeps the
+ * newest records; each append past the last unit's end takes the oldest
+ * unit back (its records are gone).  No map, no collection and no
+ * checkpoint is involved, so whatever the files do (full, churned, any
+ * call in between), an append costs exactly its record's sector programs,
+ * plus one erase when it starts a unit (none on MRAM):
+ *   steadyfs_bound(STEADYFS_CALL_RING_APPEND): ring_sectors programs, 1 erase;
+ *   n consecutive appends: n * ring_sectors programs + ceil(n / rpu) + 1
+ *   erases (rpu = P / ring_sectors records a unit), the guarantee of
+ *   steadyfs_guarantee_of(..., STEADYFS_RECORD_RING, ...).
+ * Durability: an append is durable and atomic when it returns (its last
+ * sector's tag commits it, as an O_DSYNC write's does); a power cut loses
+ * at most the record being appended, never an earlier one.  Mount finds
+ * the ring's end by a binary search over the units and then over the last
+ * unit (a few reads more in mount's bound).  Records are numbered from 0
+ * at format, one number per record slot: a record lost to a cut, or the
+ * slots of a unit that went bad, leave numbers no record has.
+ * Bad units: factory-bad units of the ring are skipped; a unit whose
+ * erase or program fails is marked bad (a checkpoint records it; that
+ * handling is outside the bound, as a device fault is everywhere) and the
+ * record goes to the next unit. */
+/* Appends len (1 .. ring_sectors * payload) bytes as the next record; its
+ * number into *number (may be NULL).  EINVAL without a ring. */
+int steadyfs_ring_append(steadyfs *fs, const void *rec, uint32_t len, uint64_t *number);
+/* Record `number` into buf (at most cap bytes): its length, ENOENT if the
+ * ring holds no such record (older than the ring keeps, not yet appended,
+ * lost to a power cut during its append), ECORRUPT if its sectors fail
+ * their checksums.  Bounded as STEADYFS_CALL_RING_READ. */
+int32_t steadyfs_ring_read(steadyfs *fs, uint64_t number, void *buf, uint32_t cap);
+/* The numbers the ring may hold: [*first, *next) (next: the next append's
+ * number); reads nothing. */
+int steadyfs_ring_span(steadyfs *fs, uint64_t *first, uint64_t *next);
+
 /* Idle-time work: up to `budget` garbage-collection steps (a step examines
  * one victim sector, or erases one block).  Returns steps done (0: nothing
  * left to do) or an error. */
@@ -645,6 +688,8 @@ typedef enum steadyfs_call {
     STEADYFS_CALL_SETATTR,      /* steadyfs_setattr (symlink: CREATE, readlink: STAT) */
     STEADYFS_CALL_WRITE_DSYNC,  /* an O_DSYNC write of n bytes (within WRITE_SYNC: one call, no
                                    sync after it) */
+    STEADYFS_CALL_RING_APPEND,  /* steadyfs_ring_append of an n-byte record */
+    STEADYFS_CALL_RING_READ,    /* steadyfs_ring_read of one record */
     STEADYFS_CALL_COUNT
 } steadyfs_call;
 
@@ -654,6 +699,9 @@ typedef struct steadyfs_cost {
     uint32_t erases;       /* erase-unit erases */
     uint64_t read_bytes;   /* bytes moved by the reads (main + spare) */
     uint64_t prog_bytes;   /* bytes moved by the programs (main + spare) */
+    uint32_t per;          /* records the counts are for (0 or 1: one call or one
+                              record; steadyfs_guarantee's per_record: 1024, so
+                              that an erase every 32 records is 1/32 of one) */
 } steadyfs_cost;
 
 /* Bound for one call of kind `call` with size argument n (bytes for
@@ -689,6 +737,8 @@ int steadyfs_guarantee(const steadyfs_config *cfg, const sbd_geometry *geo, uint
                                        payload (steadyfs_info.data_per_sector; an append of
                                        whole sectors, as a logger of 4 KiB records makes): it
                                        shares no page with its neighbours */
+#define STEADYFS_RECORD_RING 4u     /* a steadyfs_ring_append (alone: no other flag); cfg
+                                       and geo then only give the sector and unit sizes */
 /* steadyfs_guarantee for records of the kind `flags` names: the same
  * promise, for n consecutive records of that kind with only calls that
  * change nothing between them.  O_DSYNC records write no inode sector (no

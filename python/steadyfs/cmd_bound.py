@@ -102,7 +102,8 @@ class _Cost(ctypes.Structure):
     """steadyfs_cost (include/steadyfs/steadyfs.h)."""
 
     _fields_ = [("reads", ctypes.c_uint32), ("progs", ctypes.c_uint32), ("erases", ctypes.c_uint32),
-                ("read_bytes", ctypes.c_uint64), ("prog_bytes", ctypes.c_uint64)]
+                ("read_bytes", ctypes.c_uint64), ("prog_bytes", ctypes.c_uint64),
+                ("per", ctypes.c_uint32)]
 
 
 def bound_ops(device: str, fmt: dict[str, int] | None = None) -> dict[str, dict[str, int]]:

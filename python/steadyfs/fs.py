@@ -61,7 +61,7 @@ class Config(ctypes.Structure):
 
     _fields_ = [(n, ctypes.c_uint32) for n in (
         "open_max", "pending_max", "replay_max", "max_inodes", "fill_permille",
-        "file_pages_log2", "dir_pages", "sector_size", "erase_mult")]
+        "file_pages_log2", "dir_pages", "sector_size", "erase_mult", "ring_units", "ring_sectors")]
 
 
 CONFIG_KEYS = tuple(str(f[0]) for f in Config._fields_)
@@ -190,7 +190,7 @@ def strerror(code: int) -> str:
 
 #: the fields of Config a format fixes (the rest are run-time choices)
 FORMAT_KEYS = ("max_inodes", "fill_permille", "file_pages_log2", "dir_pages", "sector_size",
-               "erase_mult")
+               "erase_mult", "ring_units", "ring_sectors")
 
 
 def probe(dev: Device, sector_size: int = 0, erase_mult: int = 0) -> dict[str, int]:

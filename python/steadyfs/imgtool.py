@@ -110,6 +110,10 @@ def add_format_args(p: argparse.ArgumentParser) -> None:
                    help="bytes (0: 2048, or the page where it is larger)")
     p.add_argument("--erase-mult", type=int, default=0,
                    help="device blocks per erase unit (0: per medium)")
+    p.add_argument("--ring-units", type=int, default=0,
+                   help="erase units at the device's end kept for the record ring (0: none)")
+    p.add_argument("--ring-sectors", type=int, default=0,
+                   help="sectors a ring record takes (0: 1)")
 
 
 def format_argv(args: argparse.Namespace, cmd: str) -> list[str]:
@@ -122,7 +126,7 @@ def format_argv(args: argparse.Namespace, cmd: str) -> list[str]:
         raise SystemExit(2)
     out = ["--device", args.device]
     for name in ("blocks", "seed", "max_inodes", "fill_permille", "file_pages_log2",
-                 "dir_pages", "sector_size", "erase_mult"):
+                 "dir_pages", "sector_size", "erase_mult", "ring_units", "ring_sectors"):
         v = getattr(args, name)
         if v:
             out += ["--" + name.replace("_", "-"), str(v)]

@@ -48,6 +48,7 @@ typedef struct model {
     int real;      /* a window (window()): x / y is real division, not floor */
     int aligned;   /* every chunk lies in one L1 sector */
     int erases;    /* the medium erases (MRAM: sfs_erase issues nothing) */
+    uint32_t ring_units, ring_k, ring_rpu;   /* the record ring (ring.c; 0 units: none) */
 } model;
 
 /* x / y rounded down (one call), or exactly (a window: an upper bound of
@@ -58,6 +59,18 @@ static double dv(const model *m, double x, double y)
 }
 
 static double dmin(double x, double y) { return x < y ? x : y; }
+
+/* The steps of a binary search over x places: ceil(log2 x). */
+static double log2_up(uint32_t x)
+{
+    double n = 0;
+    uint64_t v = 1;
+    while (v < x) {
+        v <<= 1;
+        n++;
+    }
+    return n;
+}
 
 static void add(acc *a, const acc *b, double times)
 {
@@ -534,6 +547,15 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
                                            counted (PF_OLD), for the L1 sectors replay meets
                                            (map.c sfs_apply_map); replay's own changes need
                                            one such word instead of their two lookups */
+        if (m->ring_units) {
+            /* the record ring's end (ring.c sfs_ring_mount): the first tag
+             * of the first good unit, of the last or of the units a binary
+             * search over the good ones visits, then of the newest again;
+             * a binary search over the newest unit's record slots, each
+             * the slot's first sector (read whole: erased or not) */
+            rds(m, a, 2.0 + log2_up(m->ring_units));
+            rd(m, a, log2_up(m->ring_rpu));
+        }
         return;
     }
     case STEADYFS_CALL_UNMOUNT:
@@ -666,6 +688,20 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
         bucket_scan(m, a, 1, 0);
         inode_read(m, a);
         return;
+    case STEADYFS_CALL_RING_APPEND:
+        /* ring.c: the record's sectors (n bytes: ceil(n / payload), one at
+         * least), and the erase of the unit it starts (the first record
+         * of a unit); no read, no map change, no collection, no
+         * checkpoint (a unit that fails is a fault) */
+        a->sec += n > m->pay ? (double)((n + m->pay - 1u) / m->pay) : 1.0;
+        a->e += 1;
+        return;
+    case STEADYFS_CALL_RING_READ:
+        /* its first sector's tag (the length), its last one's (the
+         * commit), then its sectors */
+        rds(m, a, 2);
+        rd(m, a, m->ring_k);
+        return;
     case STEADYFS_CALL_GC_STEP:
         /* each step of the budget is one of: an orphan's kill, a trim step
          * and its checkpoint, an erase-ahead, a collection or a
@@ -755,6 +791,9 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
     m->txn = fs->geo.txn_max;
     m->depth = depth;
     m->real = 0;
+    m->ring_units = fs->cfg.ring_units;
+    m->ring_k = fs->cfg.ring_units ? fs->cfg.ring_sectors : 0u;
+    m->ring_rpu = m->ring_k ? fs->geo.P / m->ring_k : 0u;
     /* the pace, as derive() computes it at mount (the same function),
      * from the format fill limit with every block good.  Bad blocks lower
      * the limit with the pool but not the R + 1 held units, so v creeps up:
@@ -797,6 +836,17 @@ static void priced(const model *m, const acc *a, int round_up, steadyfs_cost *ou
     out->erases = m->erases ? clamp32(round_up ? up(a->e) : a->e) : 0u;
     out->read_bytes = (uint64_t)(round_up ? up(a->rb) : a->rb);
     out->prog_bytes = (uint64_t)(round_up ? up(sectors * (m->S + m->spare)) : sectors * (m->S + m->spare));
+    out->per = 1;
+}
+
+/* A window's real per-record counts for `per` records, each rounded up:
+ * an erase every 32 records is 32 of 1024, not one a record. */
+static void priced_per(const model *m, const acc *a, uint32_t per, steadyfs_cost *out)
+{
+    acc x = {{0}};
+    add(&x, a, per);
+    priced(m, &x, 1, out);
+    out->per = per;
 }
 
 int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs_call call,
@@ -805,7 +855,8 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
     steadyfs fs;
     model m;
     acc a = {{0}};
-    if (!cfg || !geo || !out || (unsigned)call >= STEADYFS_CALL_COUNT)
+    if (!cfg || !geo || !out || (unsigned)call >= STEADYFS_CALL_COUNT ||
+        ((call == STEADYFS_CALL_RING_APPEND || call == STEADYFS_CALL_RING_READ) && !cfg->ring_units))
         return STEADYFS_EINVAL;
     if (model_init(cfg, geo, &fs, &m,
                    call == STEADYFS_CALL_READ || call == STEADYFS_CALL_WRITE ||
@@ -875,10 +926,26 @@ int steadyfs_guarantee_of(const steadyfs_config *cfg, const sbd_geometry *geo, u
     double n = 1048576.0;
     uint32_t i, k;
     if (!cfg || !geo || !per_record || !burst || !record_size ||
-        (flags & ~(STEADYFS_RECORD_DSYNC | STEADYFS_RECORD_ALIGNED)))
+        (flags & ~(STEADYFS_RECORD_DSYNC | STEADYFS_RECORD_ALIGNED | STEADYFS_RECORD_RING)) ||
+        ((flags & STEADYFS_RECORD_RING) && flags != STEADYFS_RECORD_RING))
         return STEADYFS_EINVAL;
     if (model_init(cfg, geo, &fs, &m, 4))
         return STEADYFS_EINVAL;
+    if (flags & STEADYFS_RECORD_RING) {
+        /* ring appends of record_size bytes (ring.c): each its k sector
+         * programs; n of them start at most ceil(n / rpu) <= n / rpu + 1
+         * units, one erase each.  Nothing else: no map, no collection, no
+         * checkpoint, whatever the files do meanwhile. */
+        uint32_t rk = (record_size + m.pay - 1u) / m.pay;
+        if (rk > m.P)
+            return STEADYFS_EINVAL;
+        c.sec = rk;
+        c.e = 1.0 / (double)(m.P / rk);
+        d.e = 1;
+        priced_per(&m, &c, 1024, per_record);
+        priced(&m, &d, 1, burst);
+        return 0;
+    }
     /* Every count of window() is a concave function of n: sums, positive
      * multiples and minima of nondecreasing concave functions of n (real
      * division: no floor).  A concave function lies below its tangent at
@@ -902,8 +969,10 @@ int steadyfs_guarantee_of(const steadyfs_config *cfg, const sbd_geometry *geo, u
         if (d.v[i] < 0)
             d.v[i] = 0;
     }
-    /* whole operations, rounded up (c n + d only grows) */
-    priced(&m, &c, 1, per_record);
+    /* whole operations for 1024 records, rounded up (c n + d only
+     * grows): before, each per-record count was rounded up to a whole
+     * one, an erase every fourth record priced as one every record */
+    priced_per(&m, &c, 1024, per_record);
     priced(&m, &d, 1, burst);
     return 0;
 }
@@ -920,7 +989,7 @@ const char *steadyfs_call_name(steadyfs_call call)
     static const char names[] =
         "mount\0unmount\0info\0open\0create\0close\0read\0write\0sync\0"
         "write_sync\0truncate\0seek\0stat\0unlink\0rename\0mkdir\0rmdir\0"
-        "opendir\0readdir\0closedir\0gc_step\0setattr\0write_dsync";
+        "opendir\0readdir\0closedir\0gc_step\0setattr\0write_dsync\0ring_append\0ring_read";
     const char *p = names;
     unsigned i;
     if ((unsigned)call >= STEADYFS_CALL_COUNT)

@@ -41,7 +41,10 @@
  * 13: pending flag 0x08 (PF_OLD), a committed change whose replaced
  * sector still counts until its L1 sector's merge or mount (SPEC §7);
  * 14: the anchor ring, A = blocks / 64 units (2 to 16) on media that
- * erase, found at mount by a binary search (SPEC §9) */
+ * erase, found at mount by a binary search (SPEC §9); 15: the record
+ * ring, its units and sectors a record at bytes 144 and 146, its bad
+ * units' bitmap after the chunk bitmaps, TK_RING sectors (DESIGN.md §13,
+ * SPEC §10) */
 #define CKPT_VERSION SFS_CKPT_VERSION
 #define CKPT_HDR SFS_CKPT_HDR
 
@@ -98,17 +101,21 @@ static uint32_t *field(steadyfs *fs, uint32_t i)
     return (uint32_t *)(void *)fs + hdr_fields[i][1];
 }
 
-/* The inode bitmap and the chunks' used and dying bitmaps at byte o of
- * the image b, into it (put) or out of it: the offset after them. */
+/* The inode bitmap, the chunks' used and dying bitmaps and the record
+ * ring's bad units at byte o of the image b, into it (put) or out of it:
+ * the offset after them. */
 static uint32_t bitmaps(steadyfs *fs, uint8_t *b, uint32_t o, int put)
 {
-    uint8_t *m[3];
+    uint8_t *m[4];
     uint32_t i, n;
     m[0] = fs->ibm;
     m[1] = fs->chunk.used;
     m[2] = fs->chunk.dying;
-    for (i = 0; i < 3; i++, o += n) {
-        n = i ? (fs->geo.n_c + 7u) / 8u : (fs->cfg.max_inodes + 7u) / 8u;
+    m[3] = fs->ring ? fs->ring->bad : NULL;
+    for (i = 0; i < 4; i++, o += n) {
+        n = i == 3 ? sfs_ring_map_bytes(&fs->cfg) : i ? (fs->geo.n_c + 7u) / 8u : (fs->cfg.max_inodes + 7u) / 8u;
+        if (!n)
+            continue;
         if (put)
             memcpy(b + o, m[i], n);
         else
@@ -133,6 +140,8 @@ static void serialize(steadyfs *fs, uint8_t *b)
     sfs_put16(b + 30, fs->chunk.trim);
     sfs_put64(b + 32, fs->log.seq);
     sfs_put32(b + 128, fs->reloc.table);
+    sfs_put16(b + 144, fs->cfg.ring_units);
+    sfs_put16(b + 146, fs->cfg.ring_sectors);
     for (i = 0; i < fs->geo.nblocks; i++)
         b[o + i] = fs->blk[i] == BS_LIMBO ? (uint8_t)BS_FREE : fs->blk[i];
     o += fs->geo.nblocks;
@@ -165,7 +174,8 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
         return STEADYFS_EFORMAT;
     if (sfs_get32(b) != CKPT_MAGIC ||
         sfs_get16(b + 24) != fs->cfg.max_inodes ||
-        b[26] != fs->cfg.file_pages_log2 || b[27] != fs->cfg.dir_pages)
+        b[26] != fs->cfg.file_pages_log2 || b[27] != fs->cfg.dir_pages ||
+        sfs_get16(b + 144) != fs->cfg.ring_units || sfs_get16(b + 146) != fs->cfg.ring_sectors)
         return STEADYFS_EINVAL;
     sfs_xc_drop(fs);   /* new roots */
     for (i = 0; i < N_CONST; i++)

@@ -48,7 +48,7 @@ static uint32_t ckpt_bytes(steadyfs *fs, uint32_t mi)
     if (fs->cfg.file_pages_log2 && fs->cfg.file_pages_log2 < 31 && fs->geo.maxpg > (1u << fs->cfg.file_pages_log2))
         fs->geo.maxpg = 1u << fs->cfg.file_pages_log2;
     return SFS_CKPT_HDR + fs->geo.nblocks + 4 * fs->geo.n_l2 + SFS_PEND_SIZE * fs->cfg.pending_max +
-           (mi + 7u) / 8u + 2u * ((fs->geo.n_c + 7u) / 8u);
+           (mi + 7u) / 8u + 2u * ((fs->geo.n_c + 7u) / 8u) + sfs_ring_map_bytes(&fs->cfg);
 }
 
 /* The work area's tables from w on (NULL: none, only their size), one
@@ -68,6 +68,7 @@ static uint32_t place(steadyfs *fs, uint8_t *w)
     if (STEADYFS_ERASELESS_MEDIA && !fs->cfg.bd->geo.needs_erase)
         fs->maybe_live = sfs_carve(w, &off, (fs->geo.nblocks * fs->geo.P + 7u) / 8u);
     sfs_reloc_place(fs, w, &off);
+    sfs_ring_place(fs, w, &off);
     return off;
 }
 
@@ -152,8 +153,22 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     fs->geo.P = bbytes / stride;   /* (beside: the unit's tail is not used) */
     fs->geo.nblocks = g->block_count / fs->geo.dev_per_block;
     /* the anchor ring: a unit for every 64 where units wear (2 to
-     * SFS_ANCHORS_MAX), 2 where they do not (fs_internal.h sfs_anchors) */
+     * SFS_ANCHORS_MAX), 2 where they do not (fs_internal.h sfs_anchors);
+     * counted on the whole device, so that probe finds it without
+     * knowing the record ring's size */
     fs->geo.anchors = fs->geo.nblocks / 64u;
+    /* the record ring's units are the device's last ones: the log's units
+     * (geo.nblocks) end where it begins (ring.c) */
+    if (fs->cfg.ring_units) {
+        if (!fs->cfg.ring_sectors)
+            fs->cfg.ring_sectors = 1;
+        if (fs->cfg.ring_units < 2u || fs->cfg.ring_units >= fs->geo.nblocks ||
+            fs->cfg.ring_sectors > fs->geo.P)
+            return STEADYFS_EINVAL;
+        fs->geo.nblocks -= fs->cfg.ring_units;
+    } else if (fs->cfg.ring_sectors) {
+        return STEADYFS_EINVAL;
+    }
     if (!g->needs_erase || fs->geo.anchors < 2u)
         fs->geo.anchors = 2u;
     if (fs->geo.anchors > SFS_ANCHORS_MAX)
@@ -208,6 +223,7 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
             return STEADYFS_EINVAL;
         fs->buf = cfg->sector_buf;
         memset(cfg->work, 0, n);
+        sfs_ring_reset(fs);
         if (fs->maybe_live)   /* what mount finds may be live until it dies */
             memset(fs->maybe_live, 0xFF, (fs->geo.nblocks * fs->geo.P + 7u) / 8u);
     }
@@ -345,6 +361,9 @@ int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
         if (rc)
             return rc;
     }
+    rc = sfs_ring_format(fs);   /* (its bad units go into the first checkpoint) */
+    if (rc)
+        return rc;
     fs->anchor.cur = 0;
     fs->anchor.next_idx = 0;
     fs->log.seq = 1;
@@ -374,6 +393,8 @@ int steadyfs_mount(steadyfs *fs, const steadyfs_config *cfg)
     rc = find_anchors(fs);
     if (!rc)
         rc = sfs_ckpt_mount(fs);
+    if (!rc)
+        rc = sfs_ring_mount(fs);
     sfs_budget_check(fs);
     if (rc) {
         fs->mounted = 0;

@@ -11,7 +11,7 @@
  *   layer 3 map:         map.c cache.c chunk.c inode.c
  *   layer 4 checkpoint:  ckpt.c
  *   layer 5 collection:  gc.c
- *   layer 6 files:       call.c file.c dir.c kill.c ns.c
+ *   layer 6 files:       call.c file.c dir.c kill.c ns.c ring.c
  *   layer 7 volume:      fs.c
  *   layer 8 tools:       bound.c budget.c fsck.c
  * A lower layer that needs what only a higher one can do (a checkpoint,
@@ -33,8 +33,9 @@
 #define SFS_CKPT_VERSION ((uint32_t)STEADYFS_FORMAT_VERSION)       /* the on-media format (SPEC.md; ckpt.c says what changed) */
 /* the checkpoint's fixed header (SPEC §7): 128..131 the relocation sector
  * (format 9); 132..135 the host head's passed slots (11); 136..143 the
- * unit named for it to go on in and its passed slots (12) */
-#define SFS_CKPT_HDR 144u
+ * unit named for it to go on in and its passed slots (12); 144..147 the
+ * record ring's units and sectors a record (15) */
+#define SFS_CKPT_HDR 148u
 #define SFS_RETRY 1               /* a program failed and was moved: redo */
 #define SFS_EFAIL (-1005)         /* device reported program/erase failure */
 /* What a lower layer needs done before it can go on (log.c's reserve),
@@ -109,6 +110,11 @@ typedef uint32_t sfs_mode;
 #define TK_CKPT 4u
 #define TK_RELOC 5u       /* the relocation records (anchor unit, just before the
                              checkpoint that names it) */
+#define TK_RING 6u        /* a record ring sector (format 15, ring.c): seq its place
+                             in the ring's sector stream (record number x sectors a
+                             record + its index), key / fpage the record number's
+                             low 32 / high 16 bits, txn its index in the record,
+                             aux the record's length; COMMIT on the record's last */
 
 /* Tag flags. */
 #define TF_COMMIT 0x01u   /* commits transaction (owner, txn) */
@@ -812,6 +818,32 @@ static inline uint32_t sfs_sweep_per_record(const steadyfs *fs)
 /* Sectors' worth of pace one host sector pays at most (the rest waits for
  * the next ones): itself and a map merge its change caused. */
 #define SFS_DEBT_STEP 2u
+
+/* ring.c: the record ring (format 15, DESIGN.md §13), units geo.nblocks ..
+ * geo.nblocks + units - 1, apart from the log's. */
+struct sfs_ring {
+    uint64_t next;     /* the next append's record number */
+    uint32_t units;    /* R: the ring's units */
+    uint32_t k;        /* sectors a record */
+    uint32_t rpu;      /* records a unit: P / k */
+    uint8_t bad[];     /* a bit per ring unit: bad (ceil(R / 8) bytes) */
+};
+/* The ring's state in work area w (NULL: none) from *off on, if the
+ * configuration has a ring. */
+void sfs_ring_place(steadyfs *fs, uint8_t *w, uint32_t *off);
+/* Its state from the configuration, no record, no bad unit (the work
+ * area just placed and cleared). */
+void sfs_ring_reset(steadyfs *fs);
+/* Format: the ring's factory-bad units found, the others erased. */
+int sfs_ring_format(steadyfs *fs);
+/* Mount: where the ring ends (binary searches, DESIGN.md §13). */
+int sfs_ring_mount(steadyfs *fs);
+/* Bytes of the ring's bad-unit bitmap (in the checkpoint after the chunk
+ * bitmaps): 0 without a ring. */
+static inline uint32_t sfs_ring_map_bytes(const steadyfs_config *cfg)
+{
+    return (cfg->ring_units + 7u) / 8u;
+}
 
 /* geometry derived from config (fs.c) */
 int sfs_setup(steadyfs *fs, const steadyfs_config *cfg);

@@ -838,6 +838,8 @@ int steadyfs_probe(steadyfs *fs, steadyfs_config *cfg)
     cc.max_inodes = 0;
     cc.file_pages_log2 = 0;
     cc.dir_pages = 0;
+    cc.ring_units = 0;   /* (the anchors are counted on the whole device) */
+    cc.ring_sectors = 0;
     if (sfs_setup(fs, &cc) || (cfg->sector_buf_size ? cfg->sector_buf_size : fs->geo.sector_size) < sfs_stride(fs))
         return STEADYFS_EINVAL;
     fs->buf = cfg->sector_buf;
@@ -866,6 +868,8 @@ int steadyfs_probe(steadyfs *fs, steadyfs_config *cfg)
             cfg->file_pages_log2 = b[26];
             cfg->dir_pages = b[27];
             cfg->fill_permille = (uint16_t)(b[28] | b[29] << 8);
+            cfg->ring_units = (uint16_t)(b[144] | b[145] << 8);
+            cfg->ring_sectors = (uint16_t)(b[146] | b[147] << 8);
             return 0;
         }
     }

@@ -5,6 +5,15 @@
  * against its CRC on read, so a torn program is never taken for data. */
 #include "fs/fs_internal.h"
 
+/* The seed of a tag's CRC: the volume id, so that sectors an earlier
+ * format left on an erase-less device never pass as current; not the
+ * anchor units' (checkpoints, the relocation sector: read before the
+ * checkpoint that holds the id). */
+static uint32_t tag_seed(const steadyfs *fs, uint32_t kind)
+{
+    return kind == TK_CKPT || kind == TK_RELOC ? 0u : fs->geo.vol;
+}
+
 /* The tag of the payload at data into p (the payload's CRC is the one
  * field the caller's tag lacks). */
 static void tag_pack(const steadyfs *fs, uint8_t *p, const sfs_tag *t, const uint8_t *data)
@@ -22,17 +31,13 @@ static void tag_pack(const steadyfs *fs, uint8_t *p, const sfs_tag *t, const uin
     sfs_put32(p + 16, t->txn);
     sfs_put32(p + 20, t->aux);
     sfs_put32(p + 24, dcrc);
-    /* the volume id seeds the CRC: sectors of an earlier format left on
-     * an erase-less device never pass as ours (not the anchor units',
-     * read before the checkpoint that holds the id) */
-    sfs_put32(p + 28, steady_crc32(t->kind >= TK_CKPT ? 0 : fs->geo.vol, p, 28));
+    sfs_put32(p + 28, steady_crc32(tag_seed(fs, t->kind), p, 28));
 }
 
 static int tag_unpack(const steadyfs *fs, const uint8_t *p, sfs_tag *t)
 {
     uint32_t key = sfs_get32(p + 12);
-    if (p[0] == 0 || p[0] > TK_RELOC ||
-        sfs_get32(p + 28) != steady_crc32(p[0] >= TK_CKPT ? 0 : fs->geo.vol, p, 28))
+    if (p[0] == 0 || p[0] > TK_RING || sfs_get32(p + 28) != steady_crc32(tag_seed(fs, p[0]), p, 28))
         return STEADYFS_ECORRUPT;
     /* a key outside the map is no sector of ours, whatever its CRC says:
      * replay and collection index the map with it */
@@ -107,8 +112,9 @@ void sfs_note_flips(steadyfs *fs, uint32_t ppn, int corrected)
     uint16_t lim = fs->cfg.bd->geo.ecc_bits;
     uint32_t b = sfs_blk(fs, ppn), i;
     /* close to the ECC limit: move the block's data before it becomes
-     * uncorrectable (refresh; the block itself is fine after an erase) */
-    if (!lim || corrected < (int)(lim > 2 ? lim - 2 : lim))
+     * uncorrectable (refresh; the block itself is fine after an erase).
+     * Not the ring's units (past the log's): the ring erases each in turn. */
+    if (!lim || corrected < (int)(lim > 2 ? lim - 2 : lim) || b >= fs->geo.nblocks)
         return;
     for (i = 0; i < 4; i++)
         if ((fs->health.retire[i] & 0x7FFFFFFFu) == b)

@@ -33,6 +33,12 @@ uint64_t steady_fs_cost_ns(const sim_profile *p, const steadyfs_config *cfg,
     ns = c->reads * r0 + slope_ns(rS, r0, c->read_bytes, S + spare);
     ns += c->progs * p0 + slope_ns(pU, p0, c->prog_bytes, punit + spare);
     ns += c->erases * e;
+    /* each operation's time is rounded up on its own (sim_time.c): a
+     * nanosecond each that the summed slopes miss */
+    ns += (uint64_t)c->reads + c->progs + c->erases;
+    /* (a guarantee's per-record counts are for `per` records) */
+    if (c->per > 1)
+        ns = (ns + c->per - 1) / c->per;
     return ns;
 }
 
@@ -95,10 +101,14 @@ int steady_fs_guarantee_ns_kind(const char *profile, uint32_t record_size, uint3
     *c_ns = steady_fs_cost_ns(p, &cfg, &c, (sim_timing)mode);
     *d_ns = steady_fs_cost_ns(p, &cfg, &d, (sim_timing)mode);
     if (b_ns) {
-        /* one record alone: an O_DSYNC write's bound, or a write + sync's */
+        /* one record alone: an O_DSYNC write's bound, or a write + sync's,
+         * or a ring append's (a ring of records of that size) */
+        if (flags & STEADYFS_RECORD_RING)
+            cfg.ring_units = 2;   /* (any ring: an append's bound is its record's sectors) */
         if (steadyfs_bound(&cfg, &p->geo,
-                           flags & STEADYFS_RECORD_DSYNC ? STEADYFS_CALL_WRITE_DSYNC
-                                                         : STEADYFS_CALL_WRITE_SYNC,
+                           flags & STEADYFS_RECORD_RING ? STEADYFS_CALL_RING_APPEND
+                           : flags & STEADYFS_RECORD_DSYNC ? STEADYFS_CALL_WRITE_DSYNC
+                                                           : STEADYFS_CALL_WRITE_SYNC,
                            record_size, &c))
             return -1;
         *b_ns = steady_fs_cost_ns(p, &cfg, &c, (sim_timing)mode);

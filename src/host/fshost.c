@@ -249,6 +249,8 @@ int sh_fs_probe(sh_dev *h, sh_fs_config *c)
         c->dir_pages = cfg.dir_pages;
         c->sector_size = cfg.sector_size;
         c->erase_mult = cfg.erase_mult;
+        c->ring_units = cfg.ring_units;
+        c->ring_sectors = cfg.ring_sectors;
     }
     free(f->sector);
     free(f->bounce);
@@ -278,7 +280,7 @@ sh_fs *sh_fs_new(sh_dev *h, const sh_fs_config *c, int *err)
          * not a silently different one. */
         if (c->open_max > 0xFFFF || c->pending_max > 0xFFFF || c->replay_max > 0xFFFF ||
             c->max_inodes > 0xFFFF || c->fill_permille > 0xFFFF || c->file_pages_log2 > 0xFF ||
-            c->dir_pages > 0xFF) {
+            c->dir_pages > 0xFF || c->ring_units > 0xFFFF || c->ring_sectors > 0xFFFF) {
             sh_set_error("sh_fs_new: configuration field out of range");
             if (err)
                 *err = STEADYFS_EINVAL;
@@ -293,6 +295,8 @@ sh_fs *sh_fs_new(sh_dev *h, const sh_fs_config *c, int *err)
         cfg.dir_pages = (uint8_t)c->dir_pages;
         cfg.sector_size = c->sector_size;
         cfg.erase_mult = c->erase_mult;
+        cfg.ring_units = (uint16_t)c->ring_units;
+        cfg.ring_sectors = (uint16_t)c->ring_sectors;
     }
     ws = steadyfs_work_size(&cfg);
     if (!ws) {

@@ -76,6 +76,8 @@ static int setup_fs(imgfs *m, const imgfs_format *f)
         m->cfg.dir_pages = f->dir_pages;
         m->cfg.sector_size = f->sector_size;
         m->cfg.erase_mult = f->erase_mult;
+        m->cfg.ring_units = f->ring_units;
+        m->cfg.ring_sectors = f->ring_sectors;
     }
     m->sector = calloc(1, SH_PROBE_SECTOR_MAX);
     if (!m->sector)
@@ -176,10 +178,11 @@ int imgfs_open(imgfs *m, const char *path, const char *profile, int writable)
  * fault?  The device alone, then each option given alone, then all. */
 static int bad_format(imgfs *m, const imgfs_format *f, uint32_t blocks_given)
 {
-    const uint32_t v[6] = {f->max_inodes, f->fill_permille, f->file_pages_log2, f->dir_pages,
-                           f->sector_size, f->erase_mult};
-    static const char *const name[6] = {"--max-inodes", "--fill-permille", "--file-pages-log2",
-                                        "--dir-pages", "--sector-size", "--erase-mult"};
+    const uint32_t v[8] = {f->max_inodes, f->fill_permille, f->file_pages_log2, f->dir_pages,
+                           f->sector_size, f->erase_mult, f->ring_units, f->ring_sectors};
+    static const char *const name[8] = {"--max-inodes", "--fill-permille", "--file-pages-log2",
+                                        "--dir-pages", "--sector-size", "--erase-mult",
+                                        "--ring-units", "--ring-sectors"};
     char all[200];
     size_t n = 0;
     unsigned k;
@@ -190,7 +193,7 @@ static int bad_format(imgfs *m, const imgfs_format *f, uint32_t blocks_given)
     if (!steadyfs_work_size(&c))
         return fail(m, -1, "%s%u: steadyfs does not fit %s with %u blocks", blocks_given ?
                     "--blocks " : "device size ", m->blocks, m->prof->name, m->blocks);
-    for (k = 0; k < 6; k++) {
+    for (k = 0; k < 8; k++) {
         if (!v[k])
             continue;
         c.max_inodes = k == 0 ? (uint16_t)v[k] : 0;
@@ -199,6 +202,9 @@ static int bad_format(imgfs *m, const imgfs_format *f, uint32_t blocks_given)
         c.dir_pages = k == 3 ? (uint8_t)v[k] : 0;
         c.sector_size = k == 4 ? v[k] : 0;
         c.erase_mult = k == 5 ? v[k] : 0;
+        /* (ring sectors alone: with a ring of two units) */
+        c.ring_units = k == 6 ? (uint16_t)v[k] : k == 7 ? 2u : 0u;
+        c.ring_sectors = k == 7 ? (uint16_t)v[k] : 0u;
         if (!steadyfs_work_size(&c))
             return fail(m, -1, "%s %u: not a valid steadyfs format on %s with %u blocks",
                         name[k], v[k], m->prof->name, m->blocks);

@@ -37,6 +37,7 @@ typedef struct imgfs_format {
     uint16_t max_inodes, fill_permille;
     uint8_t file_pages_log2, dir_pages;
     uint32_t sector_size, erase_mult;
+    uint16_t ring_units, ring_sectors;   /* the record ring (steadyfs.h) */
 } imgfs_format;
 
 /* Create (or, with force, replace) an image of `profile` with `blocks`

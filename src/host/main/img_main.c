@@ -396,7 +396,8 @@ static int format_opt(int argc, char **argv, int *i, const char **device, uint32
     static const struct { const char *name; uint64_t max; } num[] = {
         {"--blocks", 0xFFFFFFFFu}, {"--seed", ~0ull}, {"--max-inodes", 0xFFF0u},
         {"--fill-permille", 950}, {"--file-pages-log2", 24}, {"--dir-pages", 255},
-        {"--sector-size", 65536}, {"--erase-mult", 1024},
+        {"--sector-size", 65536}, {"--erase-mult", 1024}, {"--ring-units", 0xFFFFu},
+        {"--ring-sectors", 0xFFFFu},
     };
     unsigned k;
     if (!strcmp(a, "--force")) {
@@ -427,14 +428,16 @@ static int format_opt(int argc, char **argv, int *i, const char **device, uint32
     case 4: f->file_pages_log2 = (uint8_t)x; break;
     case 5: f->dir_pages = (uint8_t)x; break;
     case 6: f->sector_size = (uint32_t)x; break;
-    default: f->erase_mult = (uint32_t)x; break;
+    case 7: f->erase_mult = (uint32_t)x; break;
+    case 8: f->ring_units = (uint16_t)x; break;
+    default: f->ring_sectors = (uint16_t)x; break;
     }
     return 1;
 }
 
 #define FORMAT_USAGE "--device P [--blocks N] [--seed N] [--force] [--max-inodes N] " \
                      "[--fill-permille N] [--file-pages-log2 N] [--dir-pages N] " \
-                     "[--sector-size N] [--erase-mult N]"
+                     "[--sector-size N] [--erase-mult N] [--ring-units N] [--ring-sectors N]"
 
 static void print_info(imgfs *m, const char *img)
 {
