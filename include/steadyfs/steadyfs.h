@@ -40,6 +40,7 @@
  *        + ceil(n_l1 / 8)                  the sweep's dirty L1 bits
  *        + ceil(nblocks * P / 8)           maybe-live bits (media without
  *                                          erase only)
+ *        + 24 + ceil(ring_units / 8)       the record ring (with one; 8-aligned)
  *   each term rounded up to 4.  The dense logical space (docs/SPEC.md §3):
  *   P    = sectors per erase unit; E = largest power of two <= sector
  *          payload / 4 (512 on NAND);
@@ -51,26 +52,29 @@
  *   S    = smallest power of two >= 1 + dir_pages (2 at least);
  *   n_c  = ceil(live / C) + max_inodes,
  *   n_l1 = ceil((S * max_inodes + C * n_c) / E), n_l2 = ceil(n_l1 / E).
+ *   nblocks = the erase units less ring_units (the log's units).
  *   The default max_inodes is the largest power of two <= 1024 whose
- *   checkpoint (144 + nblocks + 4 n_l2 + 16 pending_max + max_inodes / 8
- *   + 2 n_c / 8 bytes) fits one sector payload: 256 on a full mt29f1g01.
+ *   checkpoint (148 + nblocks + 4 n_l2 + 16 pending_max + max_inodes / 8
+ *   + 2 n_c / 8 + ring_units / 8 bytes) fits one sector payload: 256 on a
+ *   full mt29f1g01 (512 with a ring of 64 units).
  *   An open handle is 64 B of file state, position and working mtime and a
  *   window of W chunk numbers, 2 B each (a log's next page, and a random
  *   writer's pages within W * C pages, cost no chunk lookup): W = 8, and
  *   64 on MRAM (byte-addressable without erase), where a lookup costs a
  *   fifth of a 4 KiB write; 80 B a handle (192 B on MRAM).
  *
- *   sizeof(steadyfs) is fixed (no config term): 680 B on Cortex-M3, with
+ *   sizeof(steadyfs) is fixed (no config term): 688 B on Cortex-M3, with
  *   the read savers (src/fs/cache.c: the sector the buffer holds, 4 runs
  *   of 4 map words, the last directory path component), the clock pointer
  *   in the configuration, the orphan list (16 inode numbers of open files
- *   whose name is gone), the relocation state's counters and the chunk
- *   windows' place.
+ *   whose name is gone), the relocation state's counters, the chunk
+ *   windows' place and the record ring's (its two configuration fields and
+ *   a pointer: +8 B since format 15).
  *
  *   mt29f1g01 (1024 blocks) defaults, 256 inodes, one open file (open_max = 1):
- *     work 80 + 512 + 4 + 1024 + 2 * 128 + 32 + 752 = 2660 B (n_c = 1017,
- *     n_l1 = 136, C = 64), + 2048 B sector buffer, + sizeof(steadyfs)
- *     (680 B on Cortex-M3) = 5388 B.  On media without erase (MRAM) the work
+ *     work 80 + 512 + 4 + 1024 + 2 * 128 + 32 + 752 = 2660 B (n_c = 1006,
+ *     n_l1 = 134, C = 64), + 2048 B sector buffer, + sizeof(steadyfs)
+ *     (688 B on Cortex-M3) = 5396 B.  On media without erase (MRAM) the work
  *     area holds a bit per sector more: ceil(blocks * P / 8) B, 496 B on
  *     em064lx (the host head goes on in a closed unit's dead sectors),
  *     MRAM's defaults (pending_max 64, replay_max 64) add 16 * 32 + 4 * 42,

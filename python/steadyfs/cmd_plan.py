@@ -4,8 +4,10 @@ Two proven curves bound how long a stream of records of RECORD bytes takes
 (write + sync calls, or O_DSYNC writes each with a close after it; with
 --dsync, O_DSYNC writes to a file kept open, a logger's records; with
 --aligned, each starting at a multiple of the sector payload, as appends of
-whole sectors do), whatever came before them and whatever the fill level up
-to the format's fill limit, in the device's timing mode:
+whole sectors do; with --ring, appends to the record ring, steadyfs_ring_append,
+which no map, collection or checkpoint touches), whatever came before them and
+whatever the fill level up to the format's fill limit, in the device's timing
+mode:
 
 * steadyfs_guarantee_of() (src/fs/bound.c), a rate-latency service curve
   for windows of records: any n consecutive records take at most n*c + d.
@@ -57,6 +59,7 @@ from steadyfs.units import format_bytes, format_rate, parse_rate, parse_size
 TIMING = {"typical": 0, "tail": 1, "worst": 2}
 RECORD_DSYNC = 1     # steadyfs.h STEADYFS_RECORD_DSYNC
 RECORD_ALIGNED = 2   # steadyfs.h STEADYFS_RECORD_ALIGNED
+RECORD_RING = 4      # steadyfs.h STEADYFS_RECORD_RING
 
 
 class PlanError(ValueError):
@@ -77,6 +80,7 @@ class Guarantee:
     b_s: float = math.inf
     dsync: bool = False     # records are O_DSYNC writes to a file kept open
     aligned: bool = False   # every record starts at a multiple of the sector payload
+    ring: bool = False      # records are appends to the record ring (steadyfs_ring_append)
 
     @property
     def max_rate(self) -> float:
@@ -131,10 +135,11 @@ def rate_for_buffer(g: Guarantee, ram: float) -> float:
 
 def guarantee(device: str, record: int, timing: str, fill: float,
               fmt: dict[str, int] | None = None, *, dsync: bool = False,
-              aligned: bool = False) -> Guarantee:
+              aligned: bool = False, ring: bool = False) -> Guarantee:
     """steadyfs_guarantee_of priced; ``fmt``: format options (cmd_bound.format_params);
     ``dsync``: records are O_DSYNC writes to a file kept open (else write + sync);
-    ``aligned``: each starts at a multiple of the sector payload (else anywhere)."""
+    ``aligned``: each starts at a multiple of the sector payload (else anywhere);
+    ``ring``: records are appends to the record ring (neither of the others)."""
     prof = next((p for p in native.profiles() if p["name"] == device), None)
     if prof is None:
         raise PlanError(f"--device {device}: no such device profile (see `steady devices`)")
@@ -155,18 +160,22 @@ def guarantee(device: str, record: int, timing: str, fill: float,
     permille = int(round(fill * 1000))
     f = fmt or {}
     fs = fmt_struct(f)
-    flags = (RECORD_DSYNC if dsync else 0) | (RECORD_ALIGNED if aligned else 0)
+    if ring and (dsync or aligned):
+        raise PlanError("--ring records are ring appends: drop --dsync and --aligned")
+    flags = RECORD_RING if ring else (RECORD_DSYNC if dsync else 0) | (RECORD_ALIGNED if aligned else 0)
     if fn(device.encode(), record, permille, TIMING[timing], flags, ctypes.byref(fs),
           ctypes.byref(c_ns), ctypes.byref(d_ns), ctypes.byref(b_ns)) != 0 or c_ns.value == 0:
         shown = "".join(f" --param {k}={v}" for k, v in f.items() if v)
         raise PlanError(f"no guarantee for {device} with --record {record} --fill {fill}"
                         f"{shown}: not a valid steadyfs configuration")
     return Guarantee(device, record, timing, fill, c_ns.value / 1e9, d_ns.value / 1e9,
-                     b_ns.value / 1e9, dsync, aligned)
+                     b_ns.value / 1e9, dsync, aligned, ring)
 
 
-def record_words(dsync: bool, aligned: bool = False) -> str:
+def record_words(dsync: bool, aligned: bool = False, ring: bool = False) -> str:
     """What a record is, in the output's words."""
+    if ring:
+        return "appends to the record ring"
     return (("O_DSYNC writes to a file kept open" if dsync else "write+sync calls")
             + (" (at sector boundaries)" if aligned else ""))
 
@@ -236,7 +245,8 @@ def _run_all(args: argparse.Namespace, record: int, rate: float | None, ram: flo
     out: list[dict[str, object]] = []
     for dev in MEDIA:
         for stack, g in (("steadyfs", guarantee(dev, record, args.timing, args.fill,
-                                                dsync=args.dsync, aligned=args.aligned)),
+                                                dsync=args.dsync, aligned=args.aligned,
+                                                ring=args.ring)),
                          ("raw device", raw_guarantee(dev, record, args.timing))):
             buf, r = _answer(g, rate, ram)
             rows.append([dev, stack, f"{g.c_s * 1e3:.3f}", f"{g.d_s * 1e3:.3f}",
@@ -250,6 +260,7 @@ def _run_all(args: argparse.Namespace, record: int, rate: float | None, ram: flo
                         "rate_for_ram_Bps": None if ram is None else rate_for_buffer(g, ram)})
     if args.json:
         print(json.dumps({"record": record, "dsync": args.dsync, "aligned": args.aligned,
+                          "ring": args.ring,
                           "timing": args.timing,
                           "fill": args.fill, "rate_Bps": rate, "ram_bytes": ram, "rows": out},
                          indent=2))
@@ -260,7 +271,8 @@ def _run_all(args: argparse.Namespace, record: int, rate: float | None, ram: flo
     keep = [i for i, h in enumerate(head) if h]
     table = [[row[i] for i in keep] for row in [head] + rows]
     widths = [max(len(r[i]) for r in table) for i in range(len(keep))]
-    print(f"{record}-byte records, {record_words(args.dsync, args.aligned)}; {args.timing} timing, "
+    print(f"{record}-byte records, {record_words(args.dsync, args.aligned, args.ring)}; "
+          f"{args.timing} timing, "
           f"steadyfs fill limit {args.fill:.0%}; n records take <= min(n b, n c + d):")
     for k, line in enumerate(table):
         print("  " + "  ".join(c.ljust(w) if i < 2 else c.rjust(w)
@@ -288,9 +300,12 @@ def _run(args: argparse.Namespace) -> int:
                 raise PlanError("--device all plans each part's default format; drop --param")
             return _run_all(args, record, rate, ram)
         g = guarantee(args.device, record, args.timing, args.fill, fmt, dsync=args.dsync,
-                      aligned=args.aligned)
-        other = guarantee(args.device, record, args.timing, args.fill, fmt, dsync=not args.dsync,
-                          aligned=args.aligned)
+                      aligned=args.aligned, ring=args.ring)
+        # beside it: the other sync kind, or for the ring a logger's file
+        # records (O_DSYNC appends of whole sectors)
+        other = guarantee(args.device, record, args.timing, args.fill, fmt,
+                          dsync=True if args.ring else not args.dsync,
+                          aligned=True if args.ring else args.aligned)
         raw = raw_guarantee(args.device, record, args.timing)
     except userprofile.ProfileFileError as e:
         return _fail(f"--profile-file {e}")
@@ -302,12 +317,13 @@ def _run(args: argparse.Namespace) -> int:
                               "fs_ram_bytes": fs_ram}
     lines = [f"steadyfs on {g.device}, {g.record}-byte records, {g.timing} timing, "
              f"fill limit {g.fill:.0%}:",
-             f"  guarantee: n consecutive {record_words(g.dsync, g.aligned)} take <= n x {g.c_s * 1e3:.3f} ms"
+             f"  guarantee: n consecutive {record_words(g.dsync, g.aligned, g.ring)} take <= n x "
+             f"{g.c_s * 1e3:.3f} ms"
              f" + {g.d_s * 1e3:.3f} ms (steadyfs_guarantee_of), and each alone <= "
              f"{g.b_s * 1e3:.3f} ms (steadyfs_bound): n take <= min(n b, n c + d)",
              f"  largest sustainable rate: {_rate(g.max_rate)}"]
-    out["other"] = {"dsync": other.dsync, "c_ms": other.c_s * 1e3, "d_ms": other.d_s * 1e3,
-                    "max_rate_Bps": other.max_rate}
+    out["other"] = {"dsync": other.dsync, "aligned": other.aligned, "c_ms": other.c_s * 1e3,
+                    "d_ms": other.d_s * 1e3, "max_rate_Bps": other.max_rate}
     status = 0
     if rate is not None:
         buf = buffer_for_rate(g, rate)
@@ -329,8 +345,10 @@ def _run(args: argparse.Namespace) -> int:
         lines.append(f"  a buffer of {format_bytes(int(ram))} absorbs up to {_rate(r)}"
                      + ("" if r > 0 else f" (less than one {g.record}-byte record)"))
     o_buf, o_r = _answer(other, rate, ram)
+    other_flags = ("--dsync --aligned, without --ring" if args.ring
+                   else "--dsync" if other.dsync else "without --dsync")
     lines.append(f"  {record_words(other.dsync, other.aligned)} instead"
-                 f" ({'--dsync' if other.dsync else 'without --dsync'}): n x {other.c_s * 1e3:.3f} ms + "
+                 f" ({other_flags}): n x {other.c_s * 1e3:.3f} ms + "
                  f"{other.d_s * 1e3:.3f} ms; largest rate {_rate(other.max_rate)}"
                  + (f"; {_rate(rate)}: {o_buf}" if rate is not None else "")
                  + (f"; {format_bytes(int(ram))}: up to {o_r}" if ram is not None else ""))
@@ -373,5 +391,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--aligned", action="store_true",
                    help="every record starts at a multiple of the sector payload (appends of "
                         "whole sectors, as a logger of 4 KiB records makes), not anywhere")
+    p.add_argument("--ring", action="store_true",
+                   help="records are appends to the record ring (steadyfs_ring_append; a format "
+                        "with --ring-units), which no map, collection or checkpoint touches")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_run)

@@ -171,6 +171,9 @@ def _lib() -> ctypes.CDLL:
         "steadyfs_readdir": (i32, [p, i32, ctypes.POINTER(_Dirent)]),
         "steadyfs_closedir": (i32, [p, i32]),
         "steadyfs_gc_step": (i32, [p, u32]),
+        "steadyfs_ring_append": (i32, [p, ctypes.c_char_p, u32, ctypes.POINTER(ctypes.c_uint64)]),
+        "steadyfs_ring_read": (ctypes.c_int32, [p, u64, p, u32]),
+        "steadyfs_ring_span": (i32, [p, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64)]),
         "steadyfs_strerror": (s, [i32]),
     }
     for name, (res, args) in sigs.items():
@@ -379,6 +382,27 @@ class SteadyFs:
     def sync(self, fd: int) -> None:
         """Commit: the file's data and size become durable together."""
         self._check(_lib().steadyfs_sync(self.ctx, fd), "sync", f"fd {fd}")
+
+    # -- the record ring (a format with ring_units) ------------------------
+    def ring_append(self, data: bytes | bytearray | memoryview) -> int:
+        """Append one record to the ring, durable on return: its number."""
+        d = bytes(data)
+        n = ctypes.c_uint64()
+        self._check(_lib().steadyfs_ring_append(self.ctx, d, len(d), ctypes.byref(n)), "ring_append")
+        return int(n.value)
+
+    def ring_read(self, number: int, cap: int = 1 << 17) -> bytes:
+        """Record ``number`` (SteadyFsError ENOENT if the ring holds none)."""
+        buf = ctypes.create_string_buffer(cap)
+        n = self._check(_lib().steadyfs_ring_read(self.ctx, number, buf, cap), "ring_read",
+                        f"record {number}")
+        return buf.raw[:min(n, cap)]
+
+    def ring_span(self) -> tuple[int, int]:
+        """The record numbers the ring may hold: (first, next)."""
+        a, b = ctypes.c_uint64(), ctypes.c_uint64()
+        self._check(_lib().steadyfs_ring_span(self.ctx, ctypes.byref(a), ctypes.byref(b)), "ring_span")
+        return int(a.value), int(b.value)
 
     def fstat(self, fd: int) -> Stat:
         st = _Stat()

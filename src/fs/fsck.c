@@ -772,6 +772,29 @@ uint32_t steadyfs_fsck_work_size(const steadyfs_config *cfg)
     return 2u * a4(p[0]) + p[1] + p[2] + p[3] + 3u * p[4] + p[5] + p[6];
 }
 
+/* The record ring (format 15): every record its span holds is either
+ * committed with every sector's checksum good, or absent (a cut stopped
+ * its append, or its unit went bad: ENOENT); a committed record whose data
+ * fails its checksums is an error. */
+static void check_ring(fck *c)
+{
+    steadyfs *fs = c->fs;
+    uint64_t first, next, n;
+    uint32_t lost = 0;
+    if (!fs->ring || steadyfs_ring_span(fs, &first, &next))
+        return;
+    for (n = first; n < next; n++) {
+        int32_t rc = steadyfs_ring_read(fs, n, NULL, 0);
+        if (rc == STEADYFS_ENOENT)
+            lost++;
+        else if (rc < 0)
+            say(c, 1, "ring record %U: %s", n, steadyfs_strerror(rc));
+    }
+    if (lost)
+        say(c, 0, "ring: %u of records %U .. %U absent (appends a power cut stopped, units "
+                  "gone bad)", lost, first, next);
+}
+
 int steadyfs_fsck(steadyfs *fs, const steadyfs_config *cfg, void *work, uint32_t work_size,
                   steadyfs_fsck_cb cb, void *ctx, steadyfs_fsck_report *rep)
 {
@@ -821,6 +844,7 @@ int steadyfs_fsck(steadyfs *fs, const steadyfs_config *cfg, void *work, uint32_t
     } else {
         say(&c, 1, "checkpoint state out of range: map and tree not checked");
     }
+    check_ring(&c);
     fs->mounted = 0;   /* nothing was opened or written */
     return (int)(rep->errors > 0x7FFFFFFFu ? 0x7FFFFFFFu : rep->errors);
 }

@@ -329,12 +329,13 @@ int32_t steadyfs_ring_read(steadyfs *fs, uint64_t number, void *buf, uint32_t ca
         rc = STEADYFS_ENOENT;
         goto out;
     }
-    for (i = 0; i * pay < len && i * pay < cap && rc >= 0; i++) {
+    /* every sector checked (its checksum), what fits copied */
+    for (i = 0; i * pay < len && rc >= 0; i++) {
         uint32_t at = i * pay, m = len - at < pay ? len - at : pay;
         rc = sfs_rd_sector(fs, ppn + i, fs->buf, &t);
         if (rc >= 0 && (!tag_is(fs, &t, number, i) || t.aux != len))
             rc = STEADYFS_ECORRUPT;
-        if (rc >= 0)
+        if (rc >= 0 && at < cap)
             memcpy(dst + at, fs->buf, m < cap - at ? m : cap - at);
     }
 out:

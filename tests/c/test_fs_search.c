@@ -477,6 +477,19 @@ static void search(int k, uint32_t steps, uint32_t cands, uint64_t seed, kind_re
     free(sp);
 }
 
+/* Is `name` one of the comma-separated names in list (NULL: all)? */
+static int listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    const char *p = list;
+    if (!list)
+        return 1;
+    for (; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == 0))
+            return 1;
+    return 0;
+}
+
 static uint32_t env_u32(const char *name, uint32_t dflt)
 {
     const char *v = getenv(name);
@@ -556,7 +569,7 @@ int main(void)
     for (k = 0; k < P_COUNT; k++) {
         pid_t pid;
         int st = 0;
-        if (kinds && !strstr(kinds, PROBES[k].name))
+        if (!listed(kinds, PROBES[k].name))
             continue;
         fflush(NULL);
         pid = fork();
@@ -572,7 +585,7 @@ int main(void)
     printf("search: per call kind, the slowest probe found / stated bound (worst timing)\n");
     for (k = 0; k < P_COUNT; k++) {
         kind_result *r = &res[k];
-        if (kinds && !strstr(kinds, PROBES[k].name))
+        if (!listed(kinds, PROBES[k].name))
             continue;
         printf("  %-17s %5llu probes  max %9.3f ms  bound %9.3f ms  ratio %.3f  (%llu reads, %llu "
                "programs, %llu erases; step %u; path %s)\n",

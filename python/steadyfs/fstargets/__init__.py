@@ -118,6 +118,11 @@ class FsTarget(ABC):
     def used(self) -> int:
         """Bytes in use now (blocks or clusters allocated, metadata included where known)."""
 
+    def ring_append(self, data: bytes) -> int:
+        """Append a record to a record ring (steadyfs formatted with
+        ``ring_units``), durable on return; its number.  Others refuse."""
+        raise FsRefused(f"{self.name or 'this target'} has no record ring")
+
     def unmount(self) -> None:
         """Release the file system (the device stays open)."""
 

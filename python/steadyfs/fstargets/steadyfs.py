@@ -13,7 +13,8 @@ time; on a device with pages over 2048 bytes, ``sector_size`` = the page.
 Override with ``--param fs.KEY=VALUE`` for any sh_fs_config field
 (``open_max``, ``pending_max``, ``replay_max``, ``max_inodes``,
 ``fill_permille``, ``file_pages_log2``, ``dir_pages``, ``sector_size``,
-``erase_mult``).
+``erase_mult``, ``ring_units``, ``ring_sectors``: the record ring that the
+``ring4k`` workload appends to).
 
 ``capacity()`` is steadyfs_info's capacity: the live data the format
 allows (``fill_permille``, default 75 %, of the sectors outside the
@@ -29,7 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from steadyfs.fs import CONFIG_KEYS, MODE_FLAGS, O_DSYNC, O_NOMTIME, SteadyFs, SteadyFsError
-from steadyfs.fstargets import MODES, File, FsError, FsTarget
+from steadyfs.fstargets import MODES, File, FsError, FsRefused, FsTarget
 from steadyfs.native import Device
 
 AVAILABLE = True
@@ -141,6 +142,11 @@ class SteadyFsTarget(FsTarget):
         # keeps no file times at all.
         flags = MODE_FLAGS[mode] | (O_DSYNC | O_NOMTIME if sync_writes else 0)
         return _SfsFile(self.fs, path, flags)
+
+    def ring_append(self, data: bytes) -> int:
+        if not int(self.cfg.get("ring_units", 0)):
+            raise FsRefused("steadyfs: no record ring (--param fs.ring_units=N, fs.ring_sectors=K)")
+        return int(self._call("ring_append", self.fs.ring_append, data))
 
     def unlink(self, path: str) -> None:
         self._call("unlink", self.fs.unlink, path)

@@ -16,6 +16,7 @@ Families (one module each):
                    seed004-sizes (raw SD write time vs transfer size)
 ``random4k``       seed000-random4k (raw or files; longest of N sequences)
 ``log4k``          log4k, the rotating data log of issue 5 (files)
+``ring4k``         ring4k, a logger's records in steadyfs's record ring
 =================  ==========================================================
 
 ``--param key=value`` overrides a parameter; sizes accept ``4KiB``, ``1M``
@@ -36,7 +37,7 @@ from steadyfs.native import Device
 from steadyfs.trace import Op, TraceWriter
 from steadyfs.units import parse_size
 
-FAMILIES = ("seed001", "sweep", "random4k", "log4k")
+FAMILIES = ("seed001", "sweep", "random4k", "log4k", "ring4k")
 
 
 class WorkloadError(ValueError):
