@@ -1051,6 +1051,124 @@ static int count_tree(steadyfs *fs, const char *ipath, uint64_t *files, uint64_t
     return rc;
 }
 
+/* The record ring (format 15): its span, the records' lengths, their bytes
+ * (in order, concatenated) or records appended from a file. */
+#define RING_USAGE "ring IMAGE [--list] [--dump OUT|-] [--from N] [--count K] [--append FILE]"
+static int cmd_ring(int argc, char **argv)
+{
+    const char *img = NULL, *dump = NULL, *append = NULL;
+    uint64_t from = 0, count = ~0ull, first = 0, next = 0, n, shown = 0, lost = 0;
+    int list = 0, i, rc = 0, have_from = 0;
+    uint8_t *buf;
+    uint32_t cap;
+    imgfs m;
+    FILE *out = NULL;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--list")) {
+            list = 1;
+        } else if (!strcmp(a, "--dump") && v) {
+            dump = v;
+            i++;
+        } else if (!strcmp(a, "--append") && v) {
+            append = v;
+            i++;
+        } else if ((!strcmp(a, "--from") || !strcmp(a, "--count")) && v) {
+            uint64_t x;
+            if (parse_u(v, ~0ull, &x))
+                return err("%s needs a number", a);
+            if (a[2] == 'f') {
+                from = x;
+                have_from = 1;
+            } else {
+                count = x;
+            }
+            i++;
+        } else if (a[0] != '-' && !img) {
+            img = a;
+        } else {
+            return usage(RING_USAGE);
+        }
+    }
+    if (!img)
+        return usage(RING_USAGE);
+    if (open_or_fail(&m, img, append != NULL))
+        return 1;
+    if (!m.cfg.ring_units)
+        return close_or_fail(&m, err("%s: formatted without a record ring (mkfs --ring-units N)", img));
+    cap = (uint32_t)m.cfg.ring_sectors * m.fs.geo.payload;
+    buf = malloc(cap);
+    if (!buf)
+        return close_or_fail(&m, err("out of memory"));
+    if (append) {
+        FILE *in = fopen(append, "rb");
+        size_t got;
+        if (!in) {
+            free(buf);
+            return close_or_fail(&m, err("%s: %s", append, strerror(errno)));
+        }
+        while (!rc && (got = fread(buf, 1, cap, in)) > 0) {
+            uint64_t num;
+            int r = steadyfs_ring_append(&m.fs, buf, (uint32_t)got, &num);
+            if (r)
+                rc = err("%s: append: %s", img, sh_fs_strerror(r));
+            else
+                shown++;
+        }
+        if (ferror(in))
+            rc = err("%s: %s", append, strerror(errno));
+        fclose(in);
+        if (!rc)
+            printf("%s: %llu records appended\n", img, (unsigned long long)shown);
+        free(buf);
+        return close_or_fail(&m, rc);
+    }
+    steadyfs_ring_span(&m.fs, &first, &next);
+    if (!dump && !list) {
+        printf("%s: record ring of %u units, %u sectors a record (up to %u bytes), ", img,
+               m.cfg.ring_units, m.cfg.ring_sectors, cap);
+        if (next > first)
+            printf("records %llu .. %llu (%llu numbers)\n", (unsigned long long)first,
+                   (unsigned long long)(next - 1), (unsigned long long)(next - first));
+        else
+            printf("no record yet\n");
+        free(buf);
+        return close_or_fail(&m, 0);
+    }
+    if (dump) {
+        out = strcmp(dump, "-") ? fopen(dump, "wb") : stdout;
+        if (!out) {
+            free(buf);
+            return close_or_fail(&m, err("%s: %s", dump, strerror(errno)));
+        }
+    }
+    for (n = have_from && from > first ? from : first; n < next && shown < count && !rc; n++) {
+        int32_t len = steadyfs_ring_read(&m.fs, n, buf, cap);
+        if (len == STEADYFS_ENOENT) {
+            lost++;
+            if (list)
+                printf("%llu absent\n", (unsigned long long)n);
+            continue;
+        }
+        if (len < 0) {
+            rc = err("%s: record %llu: %s", img, (unsigned long long)n, sh_fs_strerror(len));
+            break;
+        }
+        shown++;
+        if (list)
+            printf("%llu %d\n", (unsigned long long)n, (int)len);
+        if (out && fwrite(buf, 1, (size_t)len, out) != (size_t)len)
+            rc = err("%s: %s", dump, strerror(errno));
+    }
+    if (out && out != stdout && fclose(out) && !rc)
+        rc = err("%s: %s", dump, strerror(errno));
+    if (!rc && dump && out != stdout)
+        printf("%s: %llu records written to %s (%llu absent)\n", img, (unsigned long long)shown,
+               dump, (unsigned long long)lost);
+    free(buf);
+    return close_or_fail(&m, rc);
+}
+
 static int cmd_df(int argc, char **argv)
 {
     const char *image = NULL;
@@ -1222,7 +1340,7 @@ int main(int argc, char **argv)
     } cmds[] = {
         {"mkfs", cmd_mkfs}, {"fsck", cmd_fsck}, {"ls", cmd_ls},   {"cat", cmd_cat},
         {"put", cmd_put},   {"get", cmd_get},   {"rm", cmd_rm},   {"mkdir", cmd_mkdir},
-        {"mv", cmd_mv},     {"image", cmd_image}, {"df", cmd_df},
+        {"mv", cmd_mv},     {"image", cmd_image}, {"df", cmd_df}, {"ring", cmd_ring},
     };
     unsigned i;
     /* a user's device profile first (`steady ... --profile-file FILE`):
@@ -1235,7 +1353,7 @@ int main(int argc, char **argv)
     }
     if (argc < 2) {
         fprintf(stderr, "usage: steady-img [--profile-def KIND:NAME:N0,...] "
-                        "mkfs|fsck|df|ls|cat|put|get|rm|mkdir|mv|image ...\n");
+                        "mkfs|fsck|df|ls|cat|put|get|rm|mkdir|mv|image|ring ...\n");
         return 2;
     }
     for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++)

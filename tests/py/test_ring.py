@@ -1,0 +1,97 @@
+"""The record ring (format 15, docs/DESIGN.md §13) from the command line and
+the Python binding: mkfs --ring-units, `steady ring` (span, append, list,
+dump), `steady plan --ring` against the raw device's curve, the ring4k
+workload, and one-line errors where there is no ring."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from clirun import assert_one_line_error, steady
+from steadyfs import native
+from steadyfs.cmd_plan import guarantee, raw_guarantee
+
+needs_lib = pytest.mark.skipif(not native.library_path().exists(),
+                               reason="native library not built")
+
+
+@needs_lib
+def test_image_ring_round_trip(tmp_path: Path) -> None:
+    img = tmp_path / "r.img"
+    r = steady("mkfs", str(img), "--device", "mt29f1g01", "--blocks", "96", "--ring-units", "6",
+               "--ring-sectors", "2")
+    assert r.returncode == 0, r.stderr
+    r = steady("ring", str(img))
+    assert r.returncode == 0 and "6 units, 2 sectors a record" in r.stdout and "no record" in r.stdout
+    data = os.urandom(3 * 4096 + 1000)
+    src = tmp_path / "in.bin"
+    src.write_bytes(data)
+    r = steady("ring", str(img), "--append", str(src))
+    assert r.returncode == 0, r.stderr
+    assert "4 records appended" in r.stdout
+    r = steady("ring", str(img), "--list")
+    assert r.stdout.split() == ["0", "4096", "1", "4096", "2", "4096", "3", "1000"]
+    out = tmp_path / "out.bin"
+    r = steady("ring", str(img), "--dump", str(out))
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes() == data
+    r = steady("ring", str(img), "--dump", str(out), "--from", "1", "--count", "2")
+    assert out.read_bytes() == data[4096:3 * 4096]
+    # the files beside it are untouched, and the image checks clean
+    r = steady("fsck", str(img))
+    assert r.returncode == 0 and "clean" in r.stdout, r.stdout + r.stderr
+
+
+@needs_lib
+def test_ring_errors_are_one_line(tmp_path: Path) -> None:
+    img = tmp_path / "plain.img"
+    assert steady("mkfs", str(img), "--device", "mt29f1g01", "--blocks", "96").returncode == 0
+    assert_one_line_error(steady("ring", str(img)), "without a record ring")
+    assert_one_line_error(steady("ring", str(img), "--from", "-3"), "--from")
+    bad = tmp_path / "bad.img"
+    assert_one_line_error(steady("mkfs", str(bad), "--device", "mt29f1g01", "--blocks", "96",
+                                 "--ring-units", "1"), "--ring-units")
+    assert_one_line_error(steady("mkfs", str(bad), "--device", "mt29f1g01", "--blocks", "96",
+                                 "--ring-units", "4", "--ring-sectors", "65"), "--ring-sectors")
+    assert_one_line_error(steady("plan", "--rate", "1M", "--ring", "--dsync"), "--ring")
+
+
+@needs_lib
+@pytest.mark.parametrize("device", ["mt29f1g01", "mt25q128", "em064lx"])
+def test_ring_guarantee_is_the_raw_devices(device: str) -> None:
+    """A ring append is its sectors and an erase a unit: its curve is the
+    raw device's own, but for the sector's tag (NOR, MRAM: 2080-byte
+    sectors, fewer records a unit) and a nanosecond an operation."""
+    g = guarantee(device, 4096, "worst", 0.75, ring=True)
+    raw = raw_guarantee(device, 4096, "worst")
+    assert g.c_s >= raw.c_s
+    assert g.c_s <= raw.c_s * 1.25
+    assert g.d_s == pytest.approx(raw.d_s, rel=1e-3, abs=1e-6)
+    files = guarantee(device, 4096, "worst", 0.75, dsync=True, aligned=True)
+    assert g.c_s < files.c_s / 10
+
+
+@needs_lib
+def test_plan_ring_json() -> None:
+    r = steady("plan", "--device", "mt29f1g01", "--rate", "300k", "--ring", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["ring"] is True
+    assert out["buffer_bytes"] <= 16 * 1024          # issue 12's figure, for ring records
+    assert out["b_ms"] == pytest.approx(11.3, abs=0.1)
+
+
+@needs_lib
+def test_bench_ring4k(tmp_path: Path) -> None:
+    r = steady("bench", "--device", "mt29f1g01", "--blocks", "128", "--workload", "ring4k",
+               "--fs", "steadyfs", "--param", "fs.ring_units=8", "--param", "fs.ring_sectors=2",
+               "--scale", "0.05", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["max_latency_us"] <= 2700
+    assert_one_line_error(steady("bench", "--device", "mt29f1g01", "--blocks", "128", "--workload",
+                                 "ring4k", "--fs", "steadyfs", "--scale", "0.01"), "ring")
