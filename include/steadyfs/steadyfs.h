@@ -218,6 +218,14 @@ enum steadyfs_err {
 #ifndef STEADYFS_ERASELESS_MEDIA
 #define STEADYFS_ERASELESS_MEDIA 1
 #endif
+/* Build option: 1 (default) compiles in the record ring (steadyfs_ring_*,
+ * a format's ring_units); 0 leaves it out -- ~2 KB of Cortex-M3 code a
+ * firmware that keeps no records never runs (the board's 9P firmware) --
+ * and format and mount then refuse ring_units (EINVAL), the ring calls
+ * return EINVAL. */
+#ifndef STEADYFS_WITH_RING
+#define STEADYFS_WITH_RING 1
+#endif
 
 #define STEADYFS_O_RDONLY 0x0000
 #define STEADYFS_O_WRONLY 0x0001

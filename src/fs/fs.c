@@ -160,6 +160,8 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     /* the record ring's units are the device's last ones: the log's units
      * (geo.nblocks) end where it begins (ring.c) */
     if (fs->cfg.ring_units) {
+        if (!STEADYFS_WITH_RING)
+            return STEADYFS_EINVAL;   /* (a build without the ring: steadyfs.h) */
         if (!fs->cfg.ring_sectors)
             fs->cfg.ring_sectors = 1;
         if (fs->cfg.ring_units < 2u || fs->cfg.ring_units >= fs->geo.nblocks ||

@@ -828,6 +828,7 @@ struct sfs_ring {
     uint32_t rpu;      /* records a unit: P / k */
     uint8_t bad[];     /* a bit per ring unit: bad (ceil(R / 8) bytes) */
 };
+#if STEADYFS_WITH_RING
 /* The ring's state in work area w (NULL: none) from *off on, if the
  * configuration has a ring. */
 void sfs_ring_place(steadyfs *fs, uint8_t *w, uint32_t *off);
@@ -838,6 +839,24 @@ void sfs_ring_reset(steadyfs *fs);
 int sfs_ring_format(steadyfs *fs);
 /* Mount: where the ring ends (binary searches, DESIGN.md §13). */
 int sfs_ring_mount(steadyfs *fs);
+#else   /* (a build without the ring: sfs_setup refuses ring_units) */
+static inline void sfs_ring_place(steadyfs *fs, uint8_t *w, uint32_t *off)
+{
+    (void)w, (void)off;
+    fs->ring = NULL;
+}
+static inline void sfs_ring_reset(steadyfs *fs) { (void)fs; }
+static inline int sfs_ring_format(steadyfs *fs)
+{
+    (void)fs;
+    return 0;
+}
+static inline int sfs_ring_mount(steadyfs *fs)
+{
+    (void)fs;
+    return 0;
+}
+#endif
 /* Bytes of the ring's bad-unit bitmap (in the checkpoint after the chunk
  * bitmaps): 0 without a ring. */
 static inline uint32_t sfs_ring_map_bytes(const steadyfs_config *cfg)

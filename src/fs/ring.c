@@ -21,6 +21,7 @@
  * A torn sector is never free, so an append never programs one twice. */
 #include "fs/fs_internal.h"
 
+#if STEADYFS_WITH_RING
 #define RING_NONE UINT64_MAX
 
 void sfs_ring_place(steadyfs *fs, uint8_t *w, uint32_t *off)
@@ -342,3 +343,22 @@ out:
     sfs_budget_check(fs);
     return rc < 0 ? rc : (int32_t)len;
 }
+#else   /* a build without the ring (steadyfs.h STEADYFS_WITH_RING) */
+int steadyfs_ring_append(steadyfs *fs, const void *rec, uint32_t len, uint64_t *number)
+{
+    (void)fs, (void)rec, (void)len, (void)number;
+    return STEADYFS_EINVAL;
+}
+
+int32_t steadyfs_ring_read(steadyfs *fs, uint64_t number, void *buf, uint32_t cap)
+{
+    (void)fs, (void)number, (void)buf, (void)cap;
+    return STEADYFS_EINVAL;
+}
+
+int steadyfs_ring_span(steadyfs *fs, uint64_t *first, uint64_t *next)
+{
+    (void)fs, (void)first, (void)next;
+    return STEADYFS_EINVAL;
+}
+#endif
