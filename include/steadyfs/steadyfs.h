@@ -654,7 +654,8 @@ int steadyfs_closedir(steadyfs *fs, int dd);
  * handling is outside the bound, as a device fault is everywhere) and the
  * record goes to the next unit. */
 /* Appends len (1 .. ring_sectors * payload) bytes as the next record; its
- * number into *number (may be NULL).  EINVAL without a ring. */
+ * number into *number (may be NULL).  EINVAL without a ring; ENOSPC once
+ * fewer than two of its units are good (worn out: the files go on). */
 int steadyfs_ring_append(steadyfs *fs, const void *rec, uint32_t len, uint64_t *number);
 /* Record `number` into buf (at most cap bytes): its length, ENOENT if the
  * ring holds no such record (older than the ring keeps, not yet appended,

@@ -93,6 +93,8 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--blocks", str(args.blocks)]
     if args.erase_mult:
         argv += ["--erase-mult", str(args.erase_mult)]
+    if args.ring_units:
+        argv += ["--ring-units", str(args.ring_units)]
     argv.append("--no-faults" if args.no_faults else "--faults")
     if args.spinand:
         argv.append("--spinand")
@@ -117,6 +119,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--erase-mult", type=int, default=0, metavar="M",
                    help="format with M device blocks per erase unit (0: the medium's default; "
                         "8 on mt25q128: 32 KiB units, one 32 KiB erase)")
+    p.add_argument("--ring-units", type=int, default=0, metavar="N",
+                   help="format a record ring of N units (4 KiB records) and append to it "
+                        "among the file calls: every acknowledged record the ring still holds "
+                        "is checked after each cut")
     f = p.add_mutually_exclusive_group()
     f.add_argument("--faults", action="store_true",
                    help="bit flips within ECC and grown bad blocks (NAND; the default)")

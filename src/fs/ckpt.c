@@ -42,9 +42,9 @@
  * sector still counts until its L1 sector's merge or mount (SPEC §7);
  * 14: the anchor ring, A = blocks / 64 units (2 to 16) on media that
  * erase, found at mount by a binary search (SPEC §9); 15: the record
- * ring, its units and sectors a record at bytes 144 and 146, its bad
- * units' bitmap after the chunk bitmaps, TK_RING sectors (DESIGN.md §13,
- * SPEC §10) */
+ * ring, its units and sectors a record at bytes 144 and 146, its next
+ * record at 148, its bad units' bitmap after the chunk bitmaps, TK_RING
+ * sectors (DESIGN.md §13, SPEC §12) */
 #define CKPT_VERSION SFS_CKPT_VERSION
 #define CKPT_HDR SFS_CKPT_HDR
 
@@ -142,6 +142,7 @@ static void serialize(steadyfs *fs, uint8_t *b)
     sfs_put32(b + 128, fs->reloc.table);
     sfs_put16(b + 144, fs->cfg.ring_units);
     sfs_put16(b + 146, fs->cfg.ring_sectors);
+    sfs_put64(b + 148, fs->ring ? fs->ring->next : 0u);
     for (i = 0; i < fs->geo.nblocks; i++)
         b[o + i] = fs->blk[i] == BS_LIMBO ? (uint8_t)BS_FREE : fs->blk[i];
     o += fs->geo.nblocks;
@@ -188,6 +189,8 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
     if (fs->chunk.trim >= fs->geo.n_c)
         return STEADYFS_ECORRUPT;
     fs->log.seq = sfs_get64(b + 32);
+    if (fs->ring)
+        fs->ring->next = sfs_get64(b + 148);   /* (mount's search goes on from it) */
     fs->reloc.table = sfs_get32(b + 128);
     if (fs->reloc.table != SFS_NONE &&
         (fs->reloc.table / fs->geo.P >= sfs_reserved(fs) || (fs->anchor.bad >> (fs->reloc.table / fs->geo.P) & 1u)))

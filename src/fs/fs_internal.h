@@ -34,8 +34,9 @@
 /* the checkpoint's fixed header (SPEC §7): 128..131 the relocation sector
  * (format 9); 132..135 the host head's passed slots (11); 136..143 the
  * unit named for it to go on in and its passed slots (12); 144..147 the
- * record ring's units and sectors a record (15) */
-#define SFS_CKPT_HDR 148u
+ * record ring's units and sectors a record, 148..155 its next record then
+ * (15) */
+#define SFS_CKPT_HDR 156u
 #define SFS_RETRY 1               /* a program failed and was moved: redo */
 #define SFS_EFAIL (-1005)         /* device reported program/erase failure */
 /* What a lower layer needs done before it can go on (log.c's reserve),
@@ -822,7 +823,8 @@ static inline uint32_t sfs_sweep_per_record(const steadyfs *fs)
 /* ring.c: the record ring (format 15, DESIGN.md §13), units geo.nblocks ..
  * geo.nblocks + units - 1, apart from the log's. */
 struct sfs_ring {
-    uint64_t next;     /* the next append's record number */
+    uint64_t next;     /* the next append's record number (mount: at least the
+                          checkpoint's, which a unit gone bad left past it) */
     uint32_t units;    /* R: the ring's units */
     uint32_t k;        /* sectors a record */
     uint32_t rpu;      /* records a unit: P / k */

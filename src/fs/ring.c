@@ -78,6 +78,15 @@ static uint64_t unit_first(steadyfs *fs, uint32_t u)
     return n;
 }
 
+/* Good units in the ring. */
+static uint32_t good_units(const struct sfs_ring *r)
+{
+    uint32_t u, n = 0;
+    for (u = 0; u < r->units; u++)
+        n += !unit_bad(r, u);
+    return n;
+}
+
 /* The j-th good unit of the ring (j < the good units' count). */
 static uint32_t good_unit(const struct sfs_ring *r, uint32_t j)
 {
@@ -134,15 +143,18 @@ int sfs_ring_format(steadyfs *fs)
 int sfs_ring_mount(steadyfs *fs)
 {
     struct sfs_ring *r = fs->ring;
-    uint32_t ngood = 0, u, lo, hi, h;
-    uint64_t n0, nh;
+    uint32_t ngood, lo, hi, h;
+    uint64_t n0, nh, floor;
     int rc;
     if (!r)
         return 0;
-    for (u = 0; u < r->units; u++)
-        ngood += !unit_bad(r, u);
+    /* what the checkpoint knew: at least that (a unit that went bad sent
+     * the next record past its slots, and its records stay the ring's,
+     * though the searches below pass bad units by) */
+    floor = r->next;
+    ngood = good_units(r);
     if (ngood < 2u)
-        return STEADYFS_EIO;
+        return 0;   /* worn out: the files mount, appends refuse (ENOSPC) */
     /* the newest unit: with the first good unit's first record n0, the
      * good units after it whose first record is n0's lap or later form a
      * prefix (written in order since the ring passed the first unit); if
@@ -153,7 +165,7 @@ int sfs_ring_mount(steadyfs *fs)
         h = good_unit(r, ngood - 1u);
         nh = unit_first(fs, h);
         if (nh == RING_NONE) {
-            r->next = 0;
+            r->next = floor;
             return 0;
         }
     } else {
@@ -185,7 +197,7 @@ int sfs_ring_mount(steadyfs *fs)
         else
             lo = mid;
     }
-    r->next = nh + hi;
+    r->next = nh + hi > floor ? nh + hi : floor;
     return 0;
 }
 
@@ -232,7 +244,12 @@ int steadyfs_ring_append(steadyfs *fs, const void *rec, uint32_t len, uint64_t *
     sfs_budget_arm(fs, STEADYFS_CALL_RING_APPEND, len);
     for (tries = 0; tries <= r->units; tries++) {
         uint64_t n = r->next;
-        uint32_t u = (uint32_t)((n / r->rpu) % r->units), ppn = slot_ppn(fs, n);
+        uint32_t u, ppn;
+        /* two good units at least: one to write, one the span keeps */
+        if (good_units(r) < 2u)
+            return STEADYFS_ENOSPC;
+        u = (uint32_t)((n / r->rpu) % r->units);
+        ppn = slot_ppn(fs, n);
         if (unit_bad(r, u)) {
             r->next = (n / r->rpu + 1u) * r->rpu;
             continue;

@@ -70,7 +70,17 @@ typedef struct tctx {
     uint64_t op;
     int armed;
     uint32_t emerg, victims, threaded;   /* summed over mounts */
+    /* the record ring (--ring-units): the last RL records appended (number,
+     * length, content key), the next number at least, appends made */
+    struct {
+        uint64_t n;
+        uint32_t len, key;
+    } rlog[256];
+    uint32_t rlog_n;
+    uint64_t ring_next, ring_appends;
+    int ring_worn;
 } tctx;
+#define RL 256u
 
 /* The file system's counters restart at each mount: keep their sums. */
 static void keep_stats(tctx *t)
@@ -280,6 +290,48 @@ static int check_state(tctx *t, const model *m, int report)
     return bad;
 }
 
+/* The record ring: a record's bytes from its key; every acknowledged
+ * record the ring's span still holds reads back exact, and the span goes
+ * past the last one. */
+static void ring_bytes(uint8_t *b, uint32_t key, uint32_t len)
+{
+    uint32_t i;
+    for (i = 0; i < len; i++)
+        b[i] = (uint8_t)(key + i * 31u + (i >> 7));
+}
+
+static int check_ring(tctx *t, int report)
+{
+    static uint8_t want[8192], got[8192];
+    uint64_t first, next;
+    uint32_t i;
+    int rc;
+    if (!t->o->ring_units)
+        return 0;
+    rc = steadyfs_ring_span(&t->fs, &first, &next);
+    t->r->checks++;
+    if (rc || next < t->ring_next) {
+        if (report)
+            fail(t, "ring span", "", rc ? rc : (long)next, (long)t->ring_next);
+        return 1;
+    }
+    for (i = 0; i < t->rlog_n && i < RL; i++) {
+        uint64_t n = t->rlog[i].n;
+        int32_t len;
+        if (n < first)
+            continue;
+        t->r->checks++;
+        len = steadyfs_ring_read(&t->fs, n, got, sizeof got);
+        ring_bytes(want, t->rlog[i].key, t->rlog[i].len);
+        if (len != (int32_t)t->rlog[i].len || memcmp(got, want, t->rlog[i].len)) {
+            if (report)
+                fail(t, "ring record", "differs or lost", len, (long)t->rlog[i].len);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static void arm(tctx *t)
 {
     sim_faults f;
@@ -354,6 +406,8 @@ static int recover(tctx *t)
         t->cur = t->pre;
     else
         return -1;
+    if (check_ring(t, 1))
+        return -1;
     arm(t);
     return 0;
 }
@@ -404,6 +458,35 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
     uint32_t kind = rn(t, 100), len, i;
     int e, e2, k, rc = 0;
     *expect_ok = 1;
+    if (t->o->ring_units && !t->ring_worn && rn(t, 8) == 0) {   /* a ring append */
+        uint64_t n = 0;
+        uint32_t key = (uint32_t)rnd(t), max = 2u * t->fs.geo.payload;
+        *what = "ring_append";
+        len = 1 + rn(t, max);
+        if (rn(t, 3) == 0)
+            len = max;
+        ring_bytes(data, key, len);
+        rc = steadyfs_ring_append(&t->fs, data, len, &n);
+        if (rc == STEADYFS_ENOSPC) {
+            /* worn out (fewer than two good units): the ring refuses, the
+             * files go on; no more appends in this run */
+            if (!t->ring_worn)
+                fprintf(t->out, "record ring worn out after %llu appends (its units gone bad)\n",
+                        (unsigned long long)t->ring_appends);
+            t->ring_worn = 1;
+            return 0;
+        }
+        if (!rc) {
+            uint32_t slot = t->rlog_n % RL;
+            t->rlog[slot].n = n;
+            t->rlog[slot].len = len;
+            t->rlog[slot].key = key;
+            t->rlog_n++;
+            t->ring_next = n + 1;
+            t->ring_appends++;
+        }
+        return rc;
+    }
     if (kind < 16) {                                /* open / create */
         int flags;
         *what = "open";
@@ -725,6 +808,8 @@ static int setup(tctx *t)
      * does not follow */
     t->cfg.open_max = MH;
     t->cfg.erase_mult = t->o->erase_mult;
+    t->cfg.ring_units = (uint16_t)t->o->ring_units;
+    t->cfg.ring_sectors = t->o->ring_units ? 2 : 0;
     ws = steadyfs_work_size(&t->cfg);
     t->work = calloc(1, ws ? ws : 1);
     t->cfg.work = t->work;
@@ -782,6 +867,8 @@ void steady_torture_replay(const steady_torture_opts *o, uint64_t ops, FILE *out
         fprintf(out, " --blocks %lu", (unsigned long)o->blocks);
     if (o->erase_mult)
         fprintf(out, " --erase-mult %lu", (unsigned long)o->erase_mult);
+    if (o->ring_units)
+        fprintf(out, " --ring-units %lu", (unsigned long)o->ring_units);
     if (o->profile_file)
         fprintf(out, " --profile-file %s", o->profile_file);
     fprintf(out, "%s%s\n", o->faults ? "" : " --no-faults", o->spinand ? " --spinand" : "");
@@ -860,7 +947,7 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
         disarm(t);
         mcrash(&t->cur);
         keep_stats(t);
-        if (steadyfs_mount(&t->fs, &t->cfg) || check_state(t, &t->cur, 1))
+        if (steadyfs_mount(&t->fs, &t->cfg) || check_state(t, &t->cur, 1) || check_ring(t, 1))
             if (!r->failures)
                 fail(t, "final check", "", 0, 0);
     }
@@ -888,6 +975,9 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
                 (unsigned long long)t->chip.stats.ignored,
                 (unsigned long long)t->chip.stats.rule_violations);
     }
+    if (o->ring_units)
+        fprintf(out, "record ring: %llu appends, next record %llu\n",
+                (unsigned long long)t->ring_appends, (unsigned long long)t->ring_next);
     fprintf(out, "%llu power cuts, %llu checks, %llu failures\n", (unsigned long long)r->cuts,
             (unsigned long long)r->checks, (unsigned long long)r->failures);
     if (r->failures)

@@ -20,6 +20,8 @@ typedef struct steady_torture_opts {
     uint32_t erase_mult;  /* format's device blocks per erase unit (0: default) */
     const char *profile_file;   /* the user's profile file `device` came from, for
                                    the replay line (NULL: a built-in profile) */
+    uint32_t ring_units;  /* format a record ring of that many units (2 sectors a
+                             record) and append to it among the other calls */
 } steady_torture_opts;
 
 typedef struct steady_torture_result {
