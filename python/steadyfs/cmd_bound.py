@@ -41,7 +41,18 @@ CALLS: dict[str, tuple[int, int]] = {
 }
 TIMING = {"typical": 0, "tail": 1, "worst": 2}
 # configuration options a bound depends on (steadyfs_config; 0: the default)
-FORMAT_KEYS = ("sector_size", "erase_mult", "pending_max", "replay_max")
+FORMAT_KEYS = ("sector_size", "erase_mult", "pending_max", "replay_max", "ring_units",
+               "ring_sectors")
+# with a record ring (--param ring_units=N): its two calls too
+RING_CALLS: dict[str, tuple[int, int]] = {
+    "ring_append_4096": (23, 4096),
+    "ring_read": (24, 0),
+}
+
+
+def calls_for(fmt: dict[str, int] | None) -> dict[str, tuple[int, int]]:
+    """The call kinds a format has: the ring's only with a ring."""
+    return {**CALLS, **(RING_CALLS if fmt and fmt.get("ring_units") else {})}
 
 
 class Fmt(ctypes.Structure):
@@ -86,7 +97,7 @@ def bounds_us(device: str, timing: str, fmt: dict[str, int] | None = None) -> di
     fn.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_uint64, ctypes.c_int, ctypes.POINTER(Fmt)]
     fs = fmt_struct(fmt)
     out: dict[str, float] = {}
-    for name, (call, n) in CALLS.items():
+    for name, (call, n) in calls_for(fmt).items():
         ns = int(fn(device.encode(), call, n, TIMING[timing], ctypes.byref(fs)))
         if name == "mount" and ns == 0:
             if fmt and any(fmt.values()):
@@ -115,7 +126,7 @@ def bound_ops(device: str, fmt: dict[str, int] | None = None) -> dict[str, dict[
                    ctypes.POINTER(_Cost)]
     fs = fmt_struct(fmt)
     out: dict[str, dict[str, int]] = {}
-    for name, (call, n) in CALLS.items():
+    for name, (call, n) in calls_for(fmt).items():
         c = _Cost()
         if fn(device.encode(), call, n, ctypes.byref(fs), ctypes.byref(c)) != 0:
             raise SystemExit(f"steady bound: unknown device {device}")
@@ -163,7 +174,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--param", action="append", metavar="KEY=VALUE",
                    help="a configuration option the bound depends on (repeatable): "
                         "sector_size, erase_mult (device blocks per erase unit, e.g. "
-                        "erase_mult=8 for 32 KiB units on mt25q128), pending_max, replay_max; "
+                        "erase_mult=8 for 32 KiB units on mt25q128), pending_max, replay_max, "
+                        "ring_units and ring_sectors (a record ring: its calls listed too); "
                         "fs.KEY as `steady bench` takes it")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_run)

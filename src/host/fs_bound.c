@@ -67,6 +67,8 @@ static void default_cfg(steadyfs_config *cfg, const sim_profile *p, const steady
     /* (beyond 16 bits: a value the configuration cannot hold, refused) */
     cfg->pending_max = (uint16_t)(fmt->pending_max > 0xFFFFu ? 1u : fmt->pending_max);
     cfg->replay_max = (uint16_t)(fmt->replay_max > 0xFFFFu ? 1u : fmt->replay_max);
+    cfg->ring_units = (uint16_t)(fmt->ring_units > 0xFFFFu ? 1u : fmt->ring_units);
+    cfg->ring_sectors = (uint16_t)(fmt->ring_sectors > 0xFFFFu ? 0xFFFFu : fmt->ring_sectors);
 }
 
 uint64_t steady_fs_bound_ns_fmt(const char *profile, int call, uint64_t n, int mode,

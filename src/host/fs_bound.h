@@ -28,6 +28,7 @@ int steady_fs_bound_ops_default(const char *profile, int call, uint64_t n, stead
  * has each): `steady bound --param erase_mult=8 --param pending_max=32`. */
 typedef struct steady_fmt {
     uint32_t sector_size, erase_mult, pending_max, replay_max;
+    uint32_t ring_units, ring_sectors;   /* the record ring (0: none) */
 } steady_fmt;
 
 /* The same three with those options (fmt NULL: all default).  A

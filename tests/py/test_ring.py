@@ -95,3 +95,17 @@ def test_bench_ring4k(tmp_path: Path) -> None:
     assert out["max_latency_us"] <= 2700
     assert_one_line_error(steady("bench", "--device", "mt29f1g01", "--blocks", "128", "--workload",
                                  "ring4k", "--fs", "steadyfs", "--scale", "0.01"), "ring")
+
+
+@needs_lib
+def test_bound_lists_the_ring_calls() -> None:
+    r = steady("bound", "--device", "mt29f1g01", "--param", "ring_units=64", "--param",
+               "ring_sectors=2", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["ops"]["ring_append_4096"] == {"reads": 0, "progs": 2, "erases": 1,
+                                              "read_bytes": 0, "prog_bytes": 2 * (2048 + 32), "per": 1}
+    assert out["ops"]["ring_read"]["reads"] == 4
+    assert out["bounds_us"]["ring_append_4096"] == pytest.approx(11323, abs=5)
+    plain = json.loads(steady("bound", "--device", "mt29f1g01", "--json").stdout)
+    assert "ring_append_4096" not in plain["ops"]
