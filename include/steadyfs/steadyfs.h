@@ -22,6 +22,14 @@
  *   steadyfs_close(&fs, fd);
  *   steadyfs_unmount(&fs);
  *
+ *   // A logger's records, at the raw device's own worst case whatever the
+ *   // files do: format with a record ring ("The record ring" below)
+ *   cfg.ring_units = 64;                  // the device's last 64 erase units
+ *   cfg.ring_sectors = 2;                 // 4 KiB records on a 2 KiB sector
+ *   uint64_t n;
+ *   steadyfs_ring_append(&fs, rec, 4096, &n);   // durable on return
+ *   steadyfs_ring_read(&fs, n, buf, sizeof buf);
+ *
  * Memory.  No malloc.  The caller provides the context `steadyfs` (its size
  * is sizeof(steadyfs)), one sector buffer of steadyfs_sector_buf_size(cfg)
  * bytes (sector_size on NAND, sector_size + 32 on NOR and MRAM, where the
