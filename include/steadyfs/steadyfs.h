@@ -561,6 +561,12 @@ int steadyfs_mount(steadyfs *fs, const steadyfs_config *cfg);
 /* Commits every open handle (as close would) and detaches. */
 int steadyfs_unmount(steadyfs *fs);
 int steadyfs_info_get(steadyfs *fs, steadyfs_info *info);
+/* What steadyfs_info_get would say of a file system cfg formats on a
+ * device of geometry geo, every unit good, nothing used -- without a device:
+ * capacity, sector payload, sectors a unit, the log's units (the record
+ * ring's apart), txn_sectors, the collection ratio.  For sizing (`steady
+ * plan --ring`: a ring's retention and wear).  0 or STEADYFS_EINVAL. */
+int steadyfs_geometry(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs_info *info);
 
 /* Paths.  Absolute ("/a/b"); repeated and trailing '/' are ignored.  A
  * name is 1..255 bytes, any but '/' and NUL.  "." and ".." are not names

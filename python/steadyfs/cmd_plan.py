@@ -183,6 +183,53 @@ def record_words(dsync: bool, aligned: bool = False, ring: bool = False) -> str:
 MEDIA = ("mt29f1g01", "mt25q128", "em064lx")   # the default part of each medium
 
 
+@dataclass
+class RingSize:
+    """What a ring of ``units`` erase units holds and how fast it wears."""
+
+    units: int
+    records_per_unit: int
+    records_min: int            # the span holds at least this many (R - 2 units and one)
+    records_max: int            # and at most (R - 1 units)
+    retention_s: float | None   # the newest records_min at the rate
+    erase_interval_s: float | None   # each unit is erased once a lap
+    lifetime_days: float | None  # the part's endurance in laps (None: no wear)
+
+
+def ring_size(device: str, record: int, units: int, rate: float | None,
+              fmt: dict[str, int] | None = None) -> RingSize:
+    """Sizing a record ring of ``units`` units for ``record``-byte records
+    (steadyfs_geometry gives the sector payload and the sectors a unit)."""
+    from steadyfs.fs import _Info
+    prof = next((p for p in native.profiles() if p["name"] == device), None)
+    if prof is None:
+        raise PlanError(f"--device {device}: no such device profile (see `steady devices`)")
+    if units < 2:
+        raise PlanError(f"--ring-units {units}: want 2 or more")
+    f = dict(fmt or {})
+    f["ring_units"] = units
+    f["ring_sectors"] = 1
+    lib = native.lib()
+    fn = lib.steady_fs_geometry_fmt
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.c_char_p, ctypes.POINTER(Fmt), ctypes.POINTER(_Info)]
+    info = _Info()
+    if fn(device.encode(), ctypes.byref(fmt_struct(f)), ctypes.byref(info)) != 0:
+        raise PlanError(f"--ring-units {units}: not a valid steadyfs format on {device}")
+    k = -(-record // int(info.data_per_sector))
+    if k > int(info.block_sectors):
+        raise PlanError(f"--record {record}: larger than a unit of {device}")
+    rpu = int(info.block_sectors) // k
+    lo, hi = (units - 2) * rpu + 1, (units - 1) * rpu
+    if rate is None or rate <= 0:
+        return RingSize(units, rpu, lo, hi, None, None, None)
+    per_s = rate / record
+    lap = units * rpu / per_s
+    endurance = int(prof.get("endurance", 0))
+    wears = int(prof["geometry"]["needs_erase"]) and 0 < endurance < 2**32 - 1
+    return RingSize(units, rpu, lo, hi, lo / per_s, lap, endurance * lap / 86400 if wears else None)
+
+
 def raw_guarantee(device: str, record: int, timing: str) -> Guarantee:
     """The raw device's own rate-latency curve for the record stream: pages
     programmed in sequence, one erase per erase unit (amortised in c; one
@@ -352,6 +399,23 @@ def _run(args: argparse.Namespace) -> int:
                  f"{other.d_s * 1e3:.3f} ms; largest rate {_rate(other.max_rate)}"
                  + (f"; {_rate(rate)}: {o_buf}" if rate is not None else "")
                  + (f"; {format_bytes(int(ram))}: up to {o_r}" if ram is not None else ""))
+    if args.ring:
+        try:
+            rs = ring_size(args.device, record, args.ring_units, rate, fmt)
+        except PlanError as e:
+            return _fail(str(e))
+        out["ring_size"] = asdict(rs)
+        line = (f"  a ring of {rs.units} units ({rs.records_per_unit} records a unit) holds the "
+                f"newest {rs.records_min} to {rs.records_max} records")
+        if rs.retention_s is not None and rate is not None:
+            line += f": {rs.retention_s:.1f} s at {_rate(rate)}"
+            if rs.lifetime_days is not None:
+                line += (f"; each unit is erased every {rs.erase_interval_s:.2f} s, the part's "
+                         f"endurance in {rs.lifetime_days:.1f} days (--ring-units sizes both)")
+            else:
+                line += (f"; each unit is rewritten every {rs.erase_interval_s:.2f} s (the part "
+                         "does not wear)")
+        lines.append(line)
     raw_buf, raw_r = _answer(raw, rate, ram)
     out["raw"] = {"c_ms": raw.c_s * 1e3, "d_ms": raw.d_s * 1e3, "max_rate_Bps": raw.max_rate}
     lines.append(f"  the raw device, same records, no file system: n x {raw.c_s * 1e3:.3f} ms + "
@@ -394,5 +458,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--ring", action="store_true",
                    help="records are appends to the record ring (steadyfs_ring_append; a format "
                         "with --ring-units), which no map, collection or checkpoint touches")
+    p.add_argument("--ring-units", type=int, default=64, metavar="N",
+                   help="with --ring: the ring's size, for what it holds and how fast it wears "
+                        "at --rate (default 64)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_run)

@@ -983,6 +983,38 @@ int steadyfs_guarantee(const steadyfs_config *cfg, const sbd_geometry *geo, uint
     return steadyfs_guarantee_of(cfg, geo, record_size, 0, per_record, burst);
 }
 
+/* (a sizing tool, with the bound calculator: not in the run-time core) */
+int steadyfs_geometry(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs_info *info)
+{
+    steadyfs fs;
+    steadyfs_config c;
+    sbd bd;
+    static const sbd_ops no_ops;
+    if (!cfg || !geo || !info)
+        return STEADYFS_EINVAL;
+    c = *cfg;
+    c.work = NULL;
+    bd.ops = &no_ops;
+    bd.ctx = NULL;
+    bd.geo = *geo;
+    c.bd = &bd;
+    if (sfs_setup(&fs, &c))
+        return STEADYFS_EINVAL;
+    /* as format finds it: every unit outside the anchor area good */
+    fs.geo.usable = fs.geo.nblocks - sfs_reserved(&fs);
+    fs.live_max = sfs_live_limit(&fs);
+    memset(info, 0, sizeof *info);
+    info->capacity = (uint64_t)fs.live_max * fs.geo.payload;
+    info->free = info->capacity;
+    info->sector_size = fs.geo.sector_size;
+    info->data_per_sector = fs.geo.payload;
+    info->block_sectors = fs.geo.P;
+    info->blocks = fs.geo.nblocks;
+    info->txn_sectors = fs.geo.txn_max;
+    info->gc_ratio = sfs_pace_steps(&fs, fs.geo.usable, fs.live_max);
+    return 0;
+}
+
 const char *steadyfs_call_name(steadyfs_call call)
 {
     /* one string, names separated by NUL: no table of pointers */

@@ -137,6 +137,16 @@ int steady_fs_bound_ops_fmt(const char *profile, int call, uint64_t n, const ste
     return steadyfs_bound(&cfg, &p->geo, (steadyfs_call)call, n, out);
 }
 
+int steady_fs_geometry_fmt(const char *profile, const steady_fmt *fmt, steadyfs_info *out)
+{
+    const sim_profile *p = sim_profile_find(profile);
+    steadyfs_config cfg;
+    if (!p || !out)
+        return -1;
+    default_cfg(&cfg, p, fmt);
+    return steadyfs_geometry(&cfg, &p->geo, out) ? -1 : 0;
+}
+
 int steady_fs_bound_ops_default(const char *profile, int call, uint64_t n, steadyfs_cost *out)
 {
     return steady_fs_bound_ops_fmt(profile, call, n, NULL, out);

@@ -46,6 +46,10 @@ int steady_fs_guarantee_ns_kind(const char *profile, uint32_t record_size, uint3
                                 int mode, uint32_t flags, const steady_fmt *fmt, uint64_t *c_ns,
                                 uint64_t *d_ns, uint64_t *b_ns);
 
+/* steadyfs_geometry() for the named profile with those options (one open
+ * file): 0, or -1 if the profile is unknown or the configuration refused. */
+int steady_fs_geometry_fmt(const char *profile, const steady_fmt *fmt, steadyfs_info *out);
+
 /* steadyfs_guarantee() priced: c and d in ns for records of record_size
  * bytes on the named profile with the default configuration (one open
  * file) and fill limit fill_permille (0: the format default); with b (the

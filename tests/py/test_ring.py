@@ -109,3 +109,20 @@ def test_bound_lists_the_ring_calls() -> None:
     assert out["bounds_us"]["ring_append_4096"] == pytest.approx(11323, abs=5)
     plain = json.loads(steady("bound", "--device", "mt29f1g01", "--json").stdout)
     assert "ring_append_4096" not in plain["ops"]
+
+
+@needs_lib
+def test_plan_ring_sizes_retention_and_wear() -> None:
+    from steadyfs.cmd_plan import ring_size
+    rs = ring_size("mt29f1g01", 4096, 64, 1_000_000.0)
+    assert rs.records_per_unit == 32                     # 64 sectors of 2 KiB, 2 a record
+    assert (rs.records_min, rs.records_max) == (62 * 32 + 1, 63 * 32)
+    assert rs.retention_s == pytest.approx(rs.records_min * 4096 / 1e6)
+    assert rs.erase_interval_s == pytest.approx(64 * 32 * 4096 / 1e6)
+    assert rs.lifetime_days == pytest.approx(100_000 * rs.erase_interval_s / 86400)
+    assert ring_size("em064lx", 4096, 16, 1e6).lifetime_days is None   # MRAM does not wear
+    r = steady("plan", "--device", "mt29f1g01", "--rate", "1M", "--ring", "--ring-units", "64",
+               "--json")
+    assert json.loads(r.stdout)["ring_size"]["records_per_unit"] == 32
+    assert_one_line_error(steady("plan", "--rate", "1M", "--ring", "--ring-units", "1"),
+                          "--ring-units")
