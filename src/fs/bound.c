@@ -987,22 +987,11 @@ int steadyfs_guarantee(const steadyfs_config *cfg, const sbd_geometry *geo, uint
 int steadyfs_geometry(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs_info *info)
 {
     steadyfs fs;
-    steadyfs_config c;
-    sbd bd;
-    static const sbd_ops no_ops;
-    if (!cfg || !geo || !info)
+    model m;
+    if (!cfg || !geo || !info || model_init(cfg, geo, &fs, &m, 4))
         return STEADYFS_EINVAL;
-    c = *cfg;
-    c.work = NULL;
-    bd.ops = &no_ops;
-    bd.ctx = NULL;
-    bd.geo = *geo;
-    c.bd = &bd;
-    if (sfs_setup(&fs, &c))
-        return STEADYFS_EINVAL;
-    /* as format finds it: every unit outside the anchor area good */
-    fs.geo.usable = fs.geo.nblocks - sfs_reserved(&fs);
-    fs.live_max = sfs_live_limit(&fs);
+    /* (model_init: every unit outside the anchor area good, as format
+     * finds them, the live limit and the pace from them) */
     memset(info, 0, sizeof *info);
     info->capacity = (uint64_t)fs.live_max * fs.geo.payload;
     info->free = info->capacity;
@@ -1011,7 +1000,7 @@ int steadyfs_geometry(const steadyfs_config *cfg, const sbd_geometry *geo, stead
     info->block_sectors = fs.geo.P;
     info->blocks = fs.geo.nblocks;
     info->txn_sectors = fs.geo.txn_max;
-    info->gc_ratio = sfs_pace_steps(&fs, fs.geo.usable, fs.live_max);
+    info->gc_ratio = m.s;
     return 0;
 }
 
