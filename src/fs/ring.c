@@ -18,7 +18,11 @@
  * passed that unit; the last of them is the newest.  Then over that
  * unit's record slots: a slot is free if its first sector is erased (on
  * media without erase: if its tag is not the slot's record of this lap).
- * A torn sector is never free, so an append never programs one twice. */
+ * On media that erase a torn sector is never free, so no page is
+ * programmed twice.  The searches pass bad units by, so the end is at
+ * least the next record number the last checkpoint recorded: a unit that
+ * fails writes one, after moving the next record past itself, before
+ * anything is programmed past it (its records stay the ring's). */
 #include "fs/fs_internal.h"
 
 #if STEADYFS_WITH_RING
