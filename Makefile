@@ -149,7 +149,8 @@ FW_ELF  := $(FW_DIR)/steadyfs-fw.elf
 # board's devices all need erase (NAND), so its file system is built
 # without the code only media without erase use (STEADYFS_ERASELESS_MEDIA=0,
 # include/steadyfs/steadyfs.h), into $(BUILD)/arm-erase/.
-FW_CORE_OBJS ?= $(filter-out $(BUILD)/arm/src/fs/%,$(ARM_OBJS)) $(FW_FS_OBJS)
+FW_CORE_OBJS ?= $(filter-out $(BUILD)/arm/src/fs/% $(BUILD)/arm/src/p9/%,$(ARM_OBJS)) $(FW_FS_OBJS) \
+                $(patsubst $(BUILD)/arm/%,$(BUILD)/arm-erase/%,$(filter $(BUILD)/arm/src/p9/%,$(ARM_OBJS)))
 
 $(BUILD)/arm-erase/%.o: %.c
 	@mkdir -p $(@D)

@@ -676,6 +676,11 @@ int steadyfs_ring_append(steadyfs *fs, const void *rec, uint32_t len, uint64_t *
  * lost to a power cut during its append), ECORRUPT if its sectors fail
  * their checksums.  Bounded as STEADYFS_CALL_RING_READ. */
 int32_t steadyfs_ring_read(steadyfs *fs, uint64_t number, void *buf, uint32_t cap);
+/* Bytes off .. off + cap - 1 of record `number` (fewer past its end) into
+ * buf, reading only the sectors they lie in: the bytes copied (0 at or
+ * past the end), ENOENT and ECORRUPT as steadyfs_ring_read.  (The 9P
+ * server's view of the ring as a file, docs/P9.md.) */
+int32_t steadyfs_ring_read_at(steadyfs *fs, uint64_t number, uint32_t off, void *buf, uint32_t cap);
 /* The numbers the ring may hold: [*first, *next) (next: the next append's
  * number); reads nothing. */
 int steadyfs_ring_span(steadyfs *fs, uint64_t *first, uint64_t *next);

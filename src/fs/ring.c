@@ -317,17 +317,21 @@ int steadyfs_ring_span(steadyfs *fs, uint64_t *first, uint64_t *next)
     return 0;
 }
 
-int32_t steadyfs_ring_read(steadyfs *fs, uint64_t number, void *buf, uint32_t cap)
+/* Record `number`'s bytes from `off` on, at most cap of them, into buf
+ * (whole: every sector checked, whatever is copied; else only the
+ * sectors the bytes lie in): the record's length (whole) or the bytes
+ * copied, or an error. */
+static int32_t ring_read(steadyfs *fs, uint64_t number, uint32_t off, uint8_t *dst, uint32_t cap,
+                         int whole)
 {
     uint64_t first, next;
-    uint32_t ppn, i, len = 0, pay;
-    uint8_t *dst = buf;
+    uint32_t ppn, i, len = 0, pay, copied = 0;
     int committed = 0;
     sfs_tag t;
     int rc = steadyfs_ring_span(fs, &first, &next);
     if (rc)
         return rc;
-    if (!buf && cap)
+    if (!dst && cap)
         return STEADYFS_EINVAL;
     if (number < first || number >= next)
         return STEADYFS_ENOENT;
@@ -351,18 +355,38 @@ int32_t steadyfs_ring_read(steadyfs *fs, uint64_t number, void *buf, uint32_t ca
         rc = STEADYFS_ENOENT;
         goto out;
     }
-    /* every sector checked (its checksum), what fits copied */
+    rc = 0;
     for (i = 0; i * pay < len && rc >= 0; i++) {
-        uint32_t at = i * pay, m = len - at < pay ? len - at : pay;
+        uint32_t at = i * pay, m = len - at < pay ? len - at : pay, from, n;
+        /* the bytes [off, off + cap) of this sector's [at, at + m) */
+        int wanted = off < at + m && at < off + cap;
+        if (!whole && !wanted)
+            continue;
         rc = sfs_rd_sector(fs, ppn + i, fs->buf, &t);
         if (rc >= 0 && (!tag_is(fs, &t, number, i) || t.aux != len))
             rc = STEADYFS_ECORRUPT;
-        if (rc >= 0 && at < cap)
-            memcpy(dst + at, fs->buf, m < cap - at ? m : cap - at);
+        if (rc < 0 || !wanted)
+            continue;
+        from = off > at ? off - at : 0u;
+        n = m - from;
+        if (at + from - off + n > cap)
+            n = cap - (at + from - off);
+        memcpy(dst + (at + from - off), fs->buf + from, n);
+        copied += n;
     }
 out:
     sfs_budget_check(fs);
-    return rc < 0 ? rc : (int32_t)len;
+    return rc < 0 ? rc : (int32_t)(whole ? len : copied);
+}
+
+int32_t steadyfs_ring_read(steadyfs *fs, uint64_t number, void *buf, uint32_t cap)
+{
+    return ring_read(fs, number, 0, buf, cap, 1);
+}
+
+int32_t steadyfs_ring_read_at(steadyfs *fs, uint64_t number, uint32_t off, void *buf, uint32_t cap)
+{
+    return ring_read(fs, number, off, buf, cap, 0);
 }
 #else   /* a build without the ring (steadyfs.h STEADYFS_WITH_RING) */
 int steadyfs_ring_append(steadyfs *fs, const void *rec, uint32_t len, uint64_t *number)
@@ -374,6 +398,12 @@ int steadyfs_ring_append(steadyfs *fs, const void *rec, uint32_t len, uint64_t *
 int32_t steadyfs_ring_read(steadyfs *fs, uint64_t number, void *buf, uint32_t cap)
 {
     (void)fs, (void)number, (void)buf, (void)cap;
+    return STEADYFS_EINVAL;
+}
+
+int32_t steadyfs_ring_read_at(steadyfs *fs, uint64_t number, uint32_t off, void *buf, uint32_t cap)
+{
+    (void)fs, (void)number, (void)off, (void)buf, (void)cap;
     return STEADYFS_EINVAL;
 }
 

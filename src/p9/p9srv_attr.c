@@ -67,7 +67,7 @@ int srv_may(p9srv *s, const char *path, uint32_t want)
     int rc;
     if (!s->cfg.access_user || !s->uid)
         return 0;
-    rc = steadyfs_stat_path(s->cfg.fs, path, &st);
+    rc = srv_stat_path(s, path, &st);
     return rc ? rc : srv_may_st(s, &st, want);
 }
 
@@ -123,7 +123,7 @@ int srv_h_setattr(p9srv *s, struct p9srv_fid *f)
     steadyfs_attr a;
     uint32_t valid = s->req.u.tsetattr.valid;
     int rc;
-    if (s->cfg.read_only && valid)
+    if ((s->cfg.read_only && valid) || f->h == FID_H_RING || srv_ring_here(s, srv_fid_path(s, f)))
         return STEADYFS_EROFS;
     rc = srv_fid_stat(s, f, &st);
     if (rc)

@@ -168,6 +168,8 @@ int srv_may_parent(p9srv *s, const struct p9srv_fid *f, char *scratch)
 
 int srv_unlink(p9srv *s, const char *path, uint32_t dir)
 {
+    if (srv_ring_here(s, path))
+        return STEADYFS_EROFS;
     return dir ? steadyfs_rmdir(s->cfg.fs, path) : steadyfs_unlink(s->cfg.fs, path);
 }
 
@@ -248,7 +250,7 @@ int srv_fid_stat(p9srv *s, struct p9srv_fid *f, steadyfs_stat *st)
     int rc;
     if (f->h >= 0 && f->type == STEADYFS_TYPE_FILE)
         return steadyfs_fstat(s->cfg.fs, f->h, st);
-    rc = steadyfs_stat_path(s->cfg.fs, srv_fid_path(s, f), st);
+    rc = srv_stat_path(s, srv_fid_path(s, f), st);
     if (!rc && st->id != srv_fid_id(f))
         rc = -LX_ESTALE;
     return rc;

@@ -19,6 +19,7 @@
  * system's open_max between messages. */
 #define FID_H_NONE (-1)
 #define FID_H_DIR (-2)
+#define FID_H_RING (-3)   /* the record ring's view, open for reading (srv_ring_*) */
 
 /* Linux errno values sent in Rlerror that steadyfs itself never returns. */
 #define LX_EBADF 9
@@ -94,6 +95,33 @@ int srv_dir(const struct p9srv_fid *f);
 int srv_dir_node(p9srv *s, uint32_t fid, struct p9srv_fid **out);
 /* The fid's file's attributes; ESTALE if its path names another file now. */
 int srv_fid_stat(p9srv *s, struct p9srv_fid *f, steadyfs_stat *st);
+
+/* ---- the record ring's view (p9srv_ring.c): a read-only file at
+ * SRV_RING_PATH when the file system has a ring (docs/P9.md) ---- */
+#define SRV_RING_PATH "/.ring"
+#if STEADYFS_WITH_RING
+/* 1 if path is the ring's view (and the file system has a ring). */
+int srv_ring_here(p9srv *s, const char *path);
+/* steadyfs_stat_path, or the ring view's attributes. */
+int srv_stat_path(p9srv *s, const char *path, steadyfs_stat *st);
+/* Its bytes at off, at most count, into out: the count read (0: its end). */
+int32_t srv_ring_read(p9srv *s, uint8_t *out, uint64_t off, uint32_t count);
+#else   /* a build without the ring (steadyfs.h): no view, no code for it */
+static inline int srv_ring_here(p9srv *s, const char *path)
+{
+    (void)s, (void)path;
+    return 0;
+}
+static inline int srv_stat_path(p9srv *s, const char *path, steadyfs_stat *st)
+{
+    return steadyfs_stat_path(s->cfg.fs, path, st);
+}
+static inline int32_t srv_ring_read(p9srv *s, uint8_t *out, uint64_t off, uint32_t count)
+{
+    (void)s, (void)out, (void)off, (void)count;
+    return STEADYFS_EIO;
+}
+#endif
 /* A steadyfs handle on path (steadyfs_open_attr), checked to be file *id
  * (ESTALE, the handle closed, if not; *id 0: any, and *id becomes its id).
  * Returns the handle or a negative errno. */

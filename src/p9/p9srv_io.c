@@ -72,6 +72,11 @@ int srv_h_lopen(p9srv *s, struct p9srv_fid *f)
             return rc;
         f->h = FID_H_DIR;   /* no handle held: see h_readdir */
         f->omode = STEADYFS_O_RDONLY;
+    } else if (srv_ring_here(s, srv_fid_path(s, f))) {
+        if (want & 2u)
+            return STEADYFS_EROFS;   /* the ring's view is read-only */
+        f->h = FID_H_RING;
+        f->omode = STEADYFS_O_RDONLY;
     } else {
         if (s->cfg.read_only && (want & 2u))
             return STEADYFS_EROFS;
@@ -92,6 +97,8 @@ int srv_h_lcreate(p9srv *s, struct p9srv_fid *f)
     int existed, rc;
     if (len < 0)
         return len;
+    if (srv_ring_here(s, p))   /* the ring's view: never created or written */
+        return s->req.u.tlcreate.flags & LX_O_EXCL ? STEADYFS_EEXIST : STEADYFS_EROFS;
     /* As open(2) with O_CREAT: an existing file is opened (and truncated
      * with O_TRUNC) unless the client asked for O_EXCL, as diod and QEMU's
      * server do. */
@@ -144,11 +151,18 @@ int32_t srv_h_read(p9srv *s, uint8_t *out)
         return -LX_EBADF;
     if (f->type == STEADYFS_TYPE_DIR)
         return STEADYFS_EISDIR;
-    if (f->h < 0 || f->omode == STEADYFS_O_WRONLY)
-        return -LX_EBADF;
     /* (out_cap >= msize: p9srv_handle checked it) */
     if (count > s->msize - P9_RREAD_HDR)
         count = s->msize - P9_RREAD_HDR;
+    if (f->h == FID_H_RING) {
+        n = srv_ring_read(s, out + P9_RREAD_HDR, s->req.u.tread.offset, count);
+        if (n < 0)
+            return n;
+        s->rep.u.rread.count = (uint32_t)n;
+        return 0;
+    }
+    if (f->h < 0 || f->omode == STEADYFS_O_WRONLY)
+        return -LX_EBADF;
     rc = seek_to(s, f, s->req.u.tread.offset);
     if (rc)
         return rc;

@@ -45,7 +45,7 @@ int srv_h_walk(p9srv *s, struct p9srv_fid *f)
             }
             len = (uint32_t)n;
         }
-        err = steadyfs_stat_path(s->cfg.fs, p, &st);
+        err = srv_stat_path(s, p, &st);
         if (err)
             break;
         type = st.type;
@@ -103,7 +103,7 @@ int srv_h_remove(p9srv *s, struct p9srv_fid *unused)
     if (!rc) {
         const char *p = srv_fid_path(s, f);   /* the slot is free but untouched */
         steadyfs_stat st;
-        rc = steadyfs_stat_path(s->cfg.fs, p, &st);
+        rc = srv_stat_path(s, p, &st);
         if (!rc && st.id != srv_fid_id(f))
             rc = -LX_ESTALE;
         if (!rc)
@@ -135,7 +135,7 @@ int srv_h_mknode(p9srv *s, struct p9srv_fid *f)
         if (strlen(s->tmp[1]) != t.len)
             return STEADYFS_EINVAL;   /* a NUL inside */
     }
-    rc = srv_may_fid(s, f, 3);
+    rc = srv_ring_here(s, p) ? STEADYFS_EEXIST : srv_may_fid(s, f, 3);
     if (!rc)
         rc = link ? steadyfs_symlink(s->cfg.fs, s->tmp[1], p,
                                      srv_new_attr(s, &a, 0777u, s->req.u.tsymlink.gid))
@@ -164,7 +164,8 @@ int srv_h_unlinkat(p9srv *s, struct p9srv_fid *f)
 
 static int do_rename(p9srv *s, uint32_t flen, uint32_t tlen)
 {
-    int rc = steadyfs_rename(s->cfg.fs, s->tmp[0], s->tmp[1]);
+    int rc = srv_ring_here(s, s->tmp[0]) || srv_ring_here(s, s->tmp[1])
+                 ? STEADYFS_EROFS : steadyfs_rename(s->cfg.fs, s->tmp[0], s->tmp[1]);
     p9srv *t;
     if (rc)
         return rc;

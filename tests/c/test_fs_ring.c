@@ -75,6 +75,23 @@ static int rec_ok(uint64_t n, const char *when)
     return 1;
 }
 
+/* Parts of record n (steadyfs_ring_read_at) at offsets around its sector
+ * edges, exact: the number of parts that were not. */
+static uint32_t parts_bad(uint64_t n)
+{
+    uint32_t len = rec_len(n), pay = max_len / RING_K, k, bad = 0;
+    const uint32_t offs[] = {0, 1, pay - 1, pay, pay + 7, len ? len - 1 : 0, len, len + 3};
+    rec_fill(rec, n, len);
+    for (k = 0; k < sizeof offs / sizeof offs[0]; k++) {
+        uint32_t cap = 1 + (uint32_t)((n * 37u + k * 911u) % (max_len + 9u));
+        uint32_t o = offs[k], want = o >= len ? 0 : (len - o < cap ? len - o : cap);
+        int32_t rc = steadyfs_ring_read_at(&T.fs, n, o, got, cap);
+        if (rc != (int32_t)want || (want && memcmp(got, rec + o, want)))
+            bad++;
+    }
+    return bad;
+}
+
 static int append(uint64_t n, uint64_t *got_n)
 {
     uint32_t len = rec_len(n);
@@ -155,6 +172,7 @@ static void laps(const char *dev, uint32_t blocks)
             CHECK_EQ(steadyfs_ring_span(&T.fs, &first, &next), 0);
             CHECK_EQ(next, n + 1);
             r = first + (n * 7919u) % (next - first);
+            CHECK_EQ(parts_bad(r), 0);
             t0 = T.dev.now_ns;
             CHECK(rec_ok(r, dev));
             if (T.dev.now_ns - t0 > worst_read)

@@ -126,3 +126,37 @@ def test_plan_ring_sizes_retention_and_wear() -> None:
     assert json.loads(r.stdout)["ring_size"]["records_per_unit"] == 32
     assert_one_line_error(steady("plan", "--rate", "1M", "--ring", "--ring-units", "1"),
                           "--ring-units")
+
+
+@needs_lib
+def test_ring_served_as_a_read_only_file(tmp_path: Path) -> None:
+    """`steady serve` reads the image's format (the ring's too) and shows
+    the ring as /.ring: record n at n x slot, zeros to the slot's end, a
+    record the ring no longer holds as zeros; nothing writes, removes or
+    creates it."""
+    from clirun import serve
+    from steadyfs import p9client
+    img = tmp_path / "r.img"
+    assert steady("mkfs", str(img), "--device", "mt29f1g01", "--blocks", "96", "--ring-units",
+                  "3", "--ring-sectors", "2").returncode == 0
+    data = os.urandom(130 * 4096 + 100)            # past a lap of 3 units of 32 records
+    src = tmp_path / "in.bin"
+    src.write_bytes(data)
+    assert steady("ring", str(img), "--append", str(src)).returncode == 0
+    first = int(steady("ring", str(img), "--list").stdout.split()[0])
+    assert first > 0                                   # the oldest are gone
+    with serve(img) as srv, p9client.Client("127.0.0.1", srv.port) as c:
+        assert c.getattr("/.ring").size == 131 * 4096
+        fid = c.open("/.ring")
+        assert c.read(fid, 0, 4096) == bytes(4096)     # gone: zeros
+        assert c.read(fid, first * 4096, 4096) == data[first * 4096:(first + 1) * 4096]
+        assert c.read(fid, 130 * 4096, 8192) == data[130 * 4096:] + bytes(4096 - 100)
+        assert c.read(fid, first * 4096 + 3000, 2000) == data[first * 4096 + 3000:first * 4096 + 5000]
+        assert c.read(fid, 131 * 4096, 10) == b""
+        c.clunk(fid)
+        assert ".ring" not in [d.name for d in c.readdir("/")]
+        for refused in (lambda: c.open("/.ring", 1), lambda: c.unlink("/.ring"),
+                        lambda: c.create("/.ring")):
+            with pytest.raises(p9client.P9Error) as ei:
+                refused()
+            assert ei.value.errno == 30                # EROFS
