@@ -88,6 +88,12 @@ const char *sh_fs_strerror(int rc);
  * made by a user is usable by that user over 9P with permission checks.
  * 0 or a steadyfs error. */
 int sh_fs_own_root(steadyfs *fs);
+/* The format fields of cfg (max_inodes, fill_permille, file_pages_log2,
+ * dir_pages, sector_size, erase_mult, ring_units, ring_sectors) from the
+ * newest checkpoint on cfg->bd, the run-time ones left as they are: what
+ * `steady serve` and `steady mount` need to mount an image made with any
+ * `steady mkfs` options.  0, or the probe's error (cfg unchanged). */
+int sh_probe_config(steadyfs_config *cfg);
 
 const sbd *sh_bd(sh_dev *h);
 sim_dev *sh_sim(sh_dev *h);                 /* NULL for real devices */

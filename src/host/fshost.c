@@ -258,6 +258,31 @@ int sh_fs_probe(sh_dev *h, sh_fs_config *c)
     return rc;
 }
 
+int sh_probe_config(steadyfs_config *cfg)
+{
+    steadyfs_config probe = *cfg;
+    uint8_t *sector = calloc(1, SH_PROBE_SECTOR_MAX);
+    steadyfs *scratch = calloc(1, sizeof *scratch);
+    int rc = STEADYFS_EIO;
+    probe.sector_buf = sector;
+    probe.sector_buf_size = SH_PROBE_SECTOR_MAX;
+    if (sector && scratch)
+        rc = sh_probe_format(scratch, &probe);
+    if (!rc) {
+        cfg->max_inodes = probe.max_inodes;
+        cfg->fill_permille = probe.fill_permille;
+        cfg->file_pages_log2 = probe.file_pages_log2;
+        cfg->dir_pages = probe.dir_pages;
+        cfg->sector_size = probe.sector_size;
+        cfg->erase_mult = probe.erase_mult;
+        cfg->ring_units = probe.ring_units;
+        cfg->ring_sectors = probe.ring_sectors;
+    }
+    free(sector);
+    free(scratch);
+    return rc;
+}
+
 sh_fs *sh_fs_new(sh_dev *h, const sh_fs_config *c, int *err)
 {
     sh_fs *f;

@@ -160,3 +160,45 @@ def test_ring_served_as_a_read_only_file(tmp_path: Path) -> None:
             with pytest.raises(p9client.P9Error) as ei:
                 refused()
             assert ei.value.errno == 30                # EROFS
+
+
+@needs_lib
+def test_ring_through_a_fuse_mount(tmp_path: Path) -> None:
+    """`steady mount IMAGE MNT` reads the image's format (its ring too):
+    /.ring reads back the records, and writing or removing it is EROFS."""
+    import shutil
+    import subprocess
+    import sys
+    import time
+    if not shutil.which("fusermount3") and not shutil.which("fusermount"):
+        pytest.skip("no FUSE here")
+    img = tmp_path / "r.img"
+    assert steady("mkfs", str(img), "--device", "mt29f1g01", "--blocks", "96", "--ring-units",
+                  "4", "--ring-sectors", "2").returncode == 0
+    data = os.urandom(2 * 4096 + 77)
+    src = tmp_path / "in.bin"
+    src.write_bytes(data)
+    assert steady("ring", str(img), "--append", str(src)).returncode == 0
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    p = subprocess.Popen([sys.executable, "-m", "steadyfs.cli", "mount", str(img), str(mnt), "-f"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        ring = mnt / ".ring"
+        for _ in range(100):
+            if ring.exists():
+                break
+            time.sleep(0.05)
+        assert ring.stat().st_size == 3 * 4096
+        got = ring.read_bytes()
+        assert got[:len(data)] == data and got[len(data):] == bytes(3 * 4096 - len(data))
+        with pytest.raises(OSError) as ei:
+            ring.write_bytes(b"x")
+        assert ei.value.errno == 30
+        with pytest.raises(OSError) as ei:
+            ring.unlink()
+        assert ei.value.errno == 30
+    finally:
+        subprocess.run(["fusermount3" if shutil.which("fusermount3") else "fusermount", "-u",
+                        str(mnt)], capture_output=True)
+        p.wait(timeout=30)

@@ -453,6 +453,8 @@ static int local_open(const char *image, const char *profile, uint32_t blocks, i
     profile = sh_name(local.dev);
     local.cfg.bd = sh_bd(local.dev);
     local.cfg.open_max = 16;   /* files FUSE may hold open at once */
+    if (!format)
+        sh_probe_config(&local.cfg);   /* the image's format (mkfs options, a ring) */
     uint32_t ws = steadyfs_work_size(&local.cfg);
     local.cfg.work = aligned_alloc(8, (ws + 7u) & ~7u);
     local.cfg.work_size = ws;

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "host/serve.h"
-#include "host/sh_internal.h"
 #include "steadyfs/host.h"
 
 static volatile sig_atomic_t stop_flag;
@@ -160,29 +159,11 @@ int main(int argc, char **argv)
     memset(&cfg, 0, sizeof cfg);
     cfg.bd = sh_bd(h);
     cfg.open_max = (uint16_t)open_max;
-    if (!format) {
-        /* the format the image was made with (steady mkfs options: inode
-         * count, record ring, ...), read from its newest checkpoint, as
-         * the image tools do; a failed probe leaves the defaults, and the
-         * mount below says what is wrong */
-        steadyfs_config probe = cfg;
-        uint8_t *ps = calloc(1, SH_PROBE_SECTOR_MAX);
-        steadyfs *scratch = calloc(1, sizeof *scratch);
-        probe.sector_buf = ps;
-        probe.sector_buf_size = SH_PROBE_SECTOR_MAX;
-        if (ps && scratch && sh_probe_format(scratch, &probe) == 0) {
-            cfg.max_inodes = probe.max_inodes;
-            cfg.fill_permille = probe.fill_permille;
-            cfg.file_pages_log2 = probe.file_pages_log2;
-            cfg.dir_pages = probe.dir_pages;
-            cfg.sector_size = probe.sector_size;
-            cfg.erase_mult = probe.erase_mult;
-            cfg.ring_units = probe.ring_units;
-            cfg.ring_sectors = probe.ring_sectors;
-        }
-        free(ps);
-        free(scratch);
-    }
+    /* the format the image was made with (steady mkfs options: inode
+     * count, record ring, ...), as the image tools read it; a failed probe
+     * leaves the defaults, and the mount below says what is wrong */
+    if (!format)
+        sh_probe_config(&cfg);
     cfg.sector_buf_size = steadyfs_sector_buf_size(&cfg);
     sector = calloc(1, cfg.sector_buf_size ? cfg.sector_buf_size : 1);
     cfg.work_size = steadyfs_work_size(&cfg);
