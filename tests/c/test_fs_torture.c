@@ -70,5 +70,20 @@ int main(void)
             CHECK(r.cuts >= 20);
             CHECK(r.checks >= 200);
         }
+    /* with a record ring beside the files (format 15): its appends among
+     * the file calls, every acknowledged record checked after each cut */
+    for (d = 0; d < 3; d++) {
+        steady_torture_opts o = {0};
+        steady_torture_result r;
+        o.device = devs[d];
+        o.seed = 1100 + d;
+        o.ops = 3000;
+        o.powercut_every = 1;
+        o.faults = 1;
+        o.ring_units = 4;
+        CHECK_EQ(steady_torture_run(&o, &r, stdout), 0);
+        CHECK_EQ(r.failures, 0);
+        CHECK(r.cuts >= 20);
+    }
     return check_done("test_fs_torture");
 }

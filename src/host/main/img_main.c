@@ -1208,12 +1208,12 @@ static int cmd_df(int argc, char **argv)
                "  \"device_bytes\": %llu,\n  \"capacity_bytes\": %llu,\n  \"used_bytes\": %llu,\n"
                "  \"free_bytes\": %llu,\n  \"files\": %llu,\n  \"dirs\": %llu,\n"
                "  \"max_inodes\": %u,\n  \"fill_permille\": %u,\n  \"sector_size\": %u,\n"
-               "  \"data_per_sector\": %u\n}\n",
+               "  \"data_per_sector\": %u,\n  \"ring_units\": %u,\n  \"ring_sectors\": %u\n}\n",
                m.prof->name, m.blocks, bad, (unsigned long long)dev_bytes,
                (unsigned long long)in.capacity, (unsigned long long)in.used,
                (unsigned long long)in.free, (unsigned long long)files,
                (unsigned long long)dirs + 1, m.cfg.max_inodes, fill, in.sector_size,
-               in.data_per_sector);
+               in.data_per_sector, m.cfg.ring_units, m.cfg.ring_sectors);
     } else {
         printf("%s: %s, %u blocks (%u bad), %llu bytes of device\n", image, m.prof->name,
                m.blocks, bad, (unsigned long long)dev_bytes);
@@ -1227,6 +1227,9 @@ static int cmd_df(int argc, char **argv)
         printf("%llu files, %llu directories (root included); at most %u files and "
                "directories\n", (unsigned long long)files, (unsigned long long)dirs + 1,
                m.cfg.max_inodes);
+        if (m.cfg.ring_units)
+            printf("record ring: the last %u units, records of up to %u bytes (steady ring)\n",
+                   m.cfg.ring_units, (uint32_t)m.cfg.ring_sectors * in.data_per_sector);
     }
     return close_or_fail(&m, 0);
 }
