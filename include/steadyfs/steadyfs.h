@@ -652,10 +652,12 @@ int steadyfs_closedir(steadyfs *fs, int dd);
  * checkpoint is involved, so whatever the files do (full, churned, any
  * call in between), an append costs exactly its record's sector programs,
  * plus one erase when it starts a unit (none on MRAM):
- *   steadyfs_bound(STEADYFS_CALL_RING_APPEND): ring_sectors programs, 1 erase;
- *   n consecutive appends: n * ring_sectors programs + ceil(n / rpu) + 1
- *   erases (rpu = P / ring_sectors records a unit), the guarantee of
- *   steadyfs_guarantee_of(..., STEADYFS_RECORD_RING, ...).
+ *   steadyfs_bound(STEADYFS_CALL_RING_APPEND, len): ceil(len / payload)
+ *   programs (at most ring_sectors) and 1 erase; n consecutive appends:
+ *   their programs and at most ceil(n / rpu) erases (rpu = P / ring_sectors
+ *   records a unit), the guarantee of steadyfs_guarantee_of(...,
+ *   STEADYFS_RECORD_RING, ...): c = the record's programs + 1/rpu of an
+ *   erase, d = one erase.
  * Durability: an append is durable and atomic when it returns (its last
  * sector's tag commits it, as an O_DSYNC write's does); a power cut loses
  * at most the record being appended, never an earlier one.  Mount finds
