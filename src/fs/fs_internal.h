@@ -828,6 +828,7 @@ struct sfs_ring {
     uint32_t units;    /* R: the ring's units */
     uint32_t k;        /* sectors a record */
     uint32_t rpu;      /* records a unit: P / k */
+    uint32_t good;     /* units not bad (format, mount, a unit that fails) */
     uint8_t bad[];     /* a bit per ring unit: bad (ceil(R / 8) bytes) */
 };
 #if STEADYFS_WITH_RING

@@ -141,6 +141,7 @@ int sfs_ring_format(steadyfs *fs)
             good++;
     }
     r->next = 0;
+    r->good = good;
     return good >= 2u ? 0 : STEADYFS_EIO;
 }
 
@@ -156,7 +157,7 @@ int sfs_ring_mount(steadyfs *fs)
      * the next record past its slots, and its records stay the ring's,
      * though the searches below pass bad units by) */
     floor = r->next;
-    ngood = good_units(r);
+    ngood = r->good = good_units(r);   /* (the bitmap as the checkpoint had it) */
     if (ngood < 2u)
         return 0;   /* worn out: the files mount, appends refuse (ENOSPC) */
     /* the newest unit: with the first good unit's first record n0, the
@@ -226,6 +227,7 @@ static int unit_failed(steadyfs *fs, uint32_t u)
     struct sfs_ring *r = fs->ring;
     sfs_budget_void(fs);
     sfs_bit_set(r->bad, u, 1);
+    r->good--;
     r->next = (r->next / r->rpu + 1u) * r->rpu;
     return sfs_ckpt_write(fs);
 }
@@ -250,7 +252,7 @@ int steadyfs_ring_append(steadyfs *fs, const void *rec, uint32_t len, uint64_t *
         uint64_t n = r->next;
         uint32_t u, ppn;
         /* two good units at least: one to write, one the span keeps */
-        if (good_units(r) < 2u)
+        if (r->good < 2u)
             return STEADYFS_ENOSPC;
         u = (uint32_t)((n / r->rpu) % r->units);
         ppn = slot_ppn(fs, n);

@@ -260,6 +260,8 @@ int sh_fs_probe(sh_dev *h, sh_fs_config *c)
 
 int sh_probe_config(steadyfs_config *cfg)
 {
+    /* the probe writes the format fields into its configuration: a copy
+     * with a buffer for any sector size, taken back whole if it succeeds */
     steadyfs_config probe = *cfg;
     uint8_t *sector = calloc(1, SH_PROBE_SECTOR_MAX);
     steadyfs *scratch = calloc(1, sizeof *scratch);
@@ -269,14 +271,9 @@ int sh_probe_config(steadyfs_config *cfg)
     if (sector && scratch)
         rc = sh_probe_format(scratch, &probe);
     if (!rc) {
-        cfg->max_inodes = probe.max_inodes;
-        cfg->fill_permille = probe.fill_permille;
-        cfg->file_pages_log2 = probe.file_pages_log2;
-        cfg->dir_pages = probe.dir_pages;
-        cfg->sector_size = probe.sector_size;
-        cfg->erase_mult = probe.erase_mult;
-        cfg->ring_units = probe.ring_units;
-        cfg->ring_sectors = probe.ring_sectors;
+        probe.sector_buf = cfg->sector_buf;
+        probe.sector_buf_size = cfg->sector_buf_size;
+        *cfg = probe;
     }
     free(sector);
     free(scratch);
