@@ -46,6 +46,9 @@ def _problem(args: argparse.Namespace) -> str | None:
         return f"--ops {args.ops}: want a number 1..{U32}"
     if not 0 <= args.seed < 1 << 64:
         return f"--seed {args.seed}: want a number >= 0"
+    if args.pending_max != 0 and not 8 <= args.pending_max <= 0xFFFF:
+        return (f"--pending-max {args.pending_max}: want 8..65535 entries, or 0 for the "
+                f"medium's default")
     if not 0 <= args.blocks <= U32:
         return f"--blocks {args.blocks}: want a number >= 0 (0: small default)"
     pc = args.powercut
@@ -95,6 +98,8 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--erase-mult", str(args.erase_mult)]
     if args.ring_units:
         argv += ["--ring-units", str(args.ring_units)]
+    if args.pending_max:
+        argv += ["--pending-max", str(args.pending_max)]
     argv.append("--no-faults" if args.no_faults else "--faults")
     if args.spinand:
         argv.append("--spinand")
@@ -123,6 +128,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="format a record ring of N units (4 KiB records) and append to it "
                         "among the file calls: every acknowledged record the ring still holds "
                         "is checked after each cut")
+    p.add_argument("--pending-max", type=int, default=0, metavar="K",
+                   help="format with a pending table of K entries (0: the medium's default). "
+                        "A small table makes transactions small (steady df: txn_sectors), so "
+                        "unsynced writes commit implicitly and cuts meet those commits; e.g. 24")
     f = p.add_mutually_exclusive_group()
     f.add_argument("--faults", action="store_true",
                    help="bit flips within ECC and grown bad blocks (NAND; the default)")

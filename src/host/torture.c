@@ -4,13 +4,16 @@
  * erase, or every Nth.  After each cut the device is powered back on,
  * mounted, and every file and directory is checked against the model: a
  * file must be exactly as at its last commit (sync, close, shrinking
- * truncate); a namespace operation that was cut may have happened or not,
- * never half.  Bit flips within the ECC's strength and grown bad blocks are
+ * truncate, or a write's implicit commit: the state before one of the
+ * writes since, where the file's transaction may have been full enough to
+ * commit it, never an older one); a namespace operation that was cut may
+ * have happened or not, never half.  Bit flips within the ECC's strength and grown bad blocks are
  * injected on NAND.  Deterministic for a seed: a failure prints the seed and
  * op index that replay it.
  */
 #include "host/torture.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,10 +23,15 @@
 #include "steadyfs/steadyfs.h"
 
 #define ME 24       /* model entries */
-#define MF 6000     /* largest model file: its transaction never reaches txn_sectors
-                       (checked at setup), so a write never commits implicitly */
+#define MF 6000     /* largest model file: three pages (a write of at most 3000
+                       bytes touches at most three and so fits any transaction
+                       the set-up allows: it never commits partway) */
 #define MH 2        /* open handles */
 #define PL 96
+#define NS 4        /* states before an implicit commit a model file keeps (a
+                       write adds one where its file's transaction may be full
+                       enough: at most two such writes, then a sync, and the
+                       retries of a short write the rest) */
 
 typedef struct ment {
     char path[PL];
@@ -32,7 +40,13 @@ typedef struct ment {
     uint8_t dirty;
     uint8_t orphan;   /* unlinked or renamed over while open: no name (used 0),
                          the slot kept for its handles until the last closes */
+    uint32_t txn_pages;   /* pages written since the last commit (a bit each) */
+    uint8_t ns;           /* implicit-commit states kept (s, ssize) */
+    uint8_t unknown;      /* more of them than NS: content not checked until a commit */
+    uint32_t ssize[NS];
     uint8_t c[MF], w[MF];
+    uint8_t s[NS][MF];    /* the file before each write that may have committed it
+                             implicitly since its last commit, oldest first */
 } ment;
 
 typedef struct mhandle {
@@ -70,6 +84,7 @@ typedef struct tctx {
     uint64_t op;
     int armed;
     uint32_t emerg, victims, threaded;   /* summed over mounts */
+    uint64_t may_commit_writes;   /* writes that may have committed their file first */
     /* the record ring (--ring-units): the last RL records appended (number,
      * length, content key), the next number at least, appends made */
     struct {
@@ -179,7 +194,7 @@ static int mnew(model *m, const char *path, uint8_t type)
     int i;
     for (i = 0; i < ME; i++)
         if (!m->e[i].used && !m->e[i].orphan) {
-            memset(&m->e[i], 0, sizeof m->e[i] - 2 * MF);
+            memset(&m->e[i], 0, offsetof(ment, c));
             m->e[i].used = 1;
             m->e[i].type = type;
             snprintf(m->e[i].path, PL, "%s", path);
@@ -195,9 +210,57 @@ static void mcommit(ment *e)
     e->csize = e->wsize;
     memcpy(e->c, e->w, e->wsize);
     e->dirty = 0;
+    e->txn_pages = 0;
+    e->ns = 0;
+    e->unknown = 0;
 }
 
-/* After a power cut: handles are gone, working state falls back. */
+/* The file as it is now may become its committed state at the start of
+ * the next write (an implicit commit): keep it as a state a cut may leave. */
+static void mkeep(ment *e, const uint8_t *content, uint32_t size)
+{
+    if (e->ns == NS) {
+        e->unknown = 1;
+        return;
+    }
+    memcpy(e->s[e->ns], content, size);
+    e->ssize[e->ns++] = size;
+}
+
+static uint32_t popcount32(uint32_t x)
+{
+    uint32_t n = 0;
+    for (; x; x &= x - 1u)
+        n++;
+    return n;
+}
+
+/* Whether a write of len bytes at pos may commit the file first
+ * (file.c, steadyfs.h "Durability"): the file system commits at a write's
+ * start when the transaction holds txn entries, or when the pages before
+ * the write's last (each a change, and a chunk's for each chunk they
+ * take) would take it there.  The model does not know the file system's
+ * count, only a bound on it: two changes for each page written since the
+ * commit (its own and its chunk's), and two more (size, a chunk that a
+ * growing truncate took). */
+static int may_commit(const ment *e, uint32_t pos, uint32_t len, const steadyfs *fs)
+{
+    uint32_t ub = e->dirty ? 2u * popcount32(e->txn_pages) + 2u : 0u;
+    uint32_t before = (pos % fs->geo.payload + len - 1u) / fs->geo.payload;
+    uint32_t chunks = before ? (before - 1u) / fs->geo.C + 2u : 0u;
+    uint32_t more = before + (chunks < before ? chunks : before), txn = fs->geo.txn_max;
+    return ub && (ub >= txn || (more < txn && ub + more >= txn));
+}
+
+static void mtouch(ment *e, uint32_t from, uint32_t to, uint32_t payload)
+{
+    uint32_t pg;
+    for (pg = from / payload; to > from && pg <= (to - 1u) / payload && pg < 32u; pg++)
+        e->txn_pages |= 1u << pg;
+}
+
+/* After a power cut: handles are gone, working state falls back (to the
+ * last commit; check_state() then finds which kept state the file holds). */
 static void mcrash(model *m)
 {
     int i;
@@ -215,13 +278,20 @@ static void mcrash(model *m)
 
 /* ---- checking --------------------------------------------------------------- */
 
-static int check_state(tctx *t, const model *m, int report)
+/* Every entry of m against the mounted file system: a file holds its last
+ * commit, or one of the states a write's implicit commit may have left
+ * since (oldest first), or anything where more of those came than the
+ * model keeps.  If all match, m takes what was found as each file's
+ * committed state and working state (the states kept go: the uncommitted
+ * writes after the one found are lost with the power). */
+static int check_state(tctx *t, model *m, int report)
 {
     static uint8_t buf[MF + 16];
-    int i, bad = 0, fd, n;
+    int i, k, bad = 0, fd, n, found;
+    uint64_t implicit = 0;
     steadyfs_stat st;
     for (i = 0; i < ME && !bad; i++) {
-        const ment *e = &m->e[i];
+        ment *e = &m->e[i];
         if (!e->used)
             continue;
         t->r->checks++;
@@ -242,11 +312,29 @@ static int check_state(tctx *t, const model *m, int report)
         }
         n = steadyfs_read(&t->fs, fd, buf, sizeof buf);
         steadyfs_close(&t->fs, fd);
-        if (n != (int)e->csize || memcmp(buf, e->c, e->csize)) {
+        found = n == (int)e->csize && !memcmp(buf, e->c, e->csize);
+        for (k = 0; !found && k < e->ns; k++)
+            found = n == (int)e->ssize[k] && !memcmp(buf, e->s[k], e->ssize[k]);
+        if (!found && e->unknown && n >= 0 && n <= MF)
+            found = 1;
+        if (!found) {
             if (report)
                 fail(t, "content differs from last commit", e->path, n, (long)e->csize);
             bad = 1;
+            break;
         }
+        /* (m is dropped if any check fails) */
+        if (n != (int)e->csize || memcmp(buf, e->c, e->csize)) {
+            implicit++;
+            e->csize = (uint32_t)n;
+            memcpy(e->c, buf, (uint32_t)n);
+        }
+        e->wsize = e->csize;
+        memcpy(e->w, e->c, e->csize);
+        e->ns = 0;
+        e->unknown = 0;
+        e->txn_pages = 0;
+        e->dirty = 0;
     }
     /* directories hold exactly the model's names */
     for (i = -1; i < ME && !bad; i++) {
@@ -287,6 +375,8 @@ static int check_state(tctx *t, const model *m, int report)
             bad = 1;
         }
     }
+    if (!bad)
+        t->r->implicit_found += implicit;
     return bad;
 }
 
@@ -454,8 +544,8 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
 {
     model *m = &t->post;
     char path[PL], path2[PL], par[PL];
-    static uint8_t data[MF];
-    uint32_t kind = rn(t, 100), len, i;
+    static uint8_t data[MF], wbefore[MF];
+    uint32_t kind = rn(t, 100), len, i, wbefore_size = 0, wpos = 0;
     int e, e2, k, rc = 0;
     *expect_ok = 1;
     if (t->o->ring_units && !t->ring_worn && rn(t, 8) == 0) {   /* a ring append */
@@ -487,6 +577,10 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
         }
         return rc;
     }
+    /* with a small table (--pending-max) three syncs and closes of four
+     * become writes, so that transactions fill and commit implicitly */
+    if (t->o->pending_max && kind >= 60 && kind < 78 && rn(t, 4))
+        kind = 16 + rn(t, 28);
     if (kind < 16) {                                /* open / create */
         int flags;
         *what = "open";
@@ -545,11 +639,33 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
             m->h[k].pos = m->e[e].wsize;
         if (m->h[k].pos >= MF - 1)
             return 0;
-        len = 1 + rn(t, rn(t, 4) ? 700 : 3000);
+        /* (with a small table, writes of up to 3000 bytes only: pages fill
+         * the transaction, not bytes) */
+        len = 1 + rn(t, rn(t, 4) && !t->o->pending_max ? 700 : 3000);
         if (m->h[k].pos + len > MF)
             len = MF - m->h[k].pos;
         for (i = 0; i < len; i++)
             data[i] = (uint8_t)rnd(t);
+        if (may_commit(&m->e[e], m->h[k].pos, len, &t->fs)) {
+            if (m->e[e].ns >= NS - 2) {
+                /* two such states kept already: sync instead (the retries
+                 * of a short write may need the other slots) */
+                *what = "sync";
+                mcommit(&m->e[e]);
+                return steadyfs_sync(&t->fs, m->h[k].fd);
+            }
+            /* the file may commit as it is now, before this write: a state
+             * a cut may leave, whether the write then succeeds or not */
+            mkeep(&m->e[e], m->e[e].w, m->e[e].wsize);
+            mkeep(&t->pre.e[e], m->e[e].w, m->e[e].wsize);
+            t->may_commit_writes++;
+        }
+        memcpy(wbefore, m->e[e].w, m->e[e].wsize);
+        wbefore_size = m->e[e].wsize;
+        wpos = m->h[k].pos;
+        mtouch(&m->e[e], wpos, wpos + len, t->fs.geo.payload);
+        mtouch(&t->pre.e[e], wpos, wpos + len, t->fs.geo.payload);
+        t->pre.e[e].dirty = 1;
         if (m->h[k].pos > m->e[e].wsize)
             memset(m->e[e].w + m->e[e].wsize, 0, m->h[k].pos - m->e[e].wsize);
         memcpy(m->e[e].w + m->h[k].pos, data, len);
@@ -568,7 +684,23 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
          * sectors kept for removals stop it): the rest is written again,
          * as a POSIX caller would, and its error, if any, is the call's */
         while (rc > 0 && (uint32_t)rc < len) {
-            int r2 = steadyfs_write(&t->fs, m->h[k].fd, (const uint8_t *)data + rc, len - (uint32_t)rc);
+            int r2;
+            /* the rest is a write of its own, which may commit the file
+             * as the first part left it (a short O_DSYNC write has
+             * committed it so already) */
+            ment *pe = &t->pre.e[e];
+            int dsync = m->h[k].dsync;
+            if (dsync || may_commit(pe, wpos + (uint32_t)rc, len - (uint32_t)rc, &t->fs)) {
+                uint32_t end = wpos + (uint32_t)rc, size = wbefore_size > end ? wbefore_size : end;
+                if (wpos > wbefore_size)
+                    memset(wbefore + wbefore_size, 0, wpos - wbefore_size);
+                memcpy(wbefore + wpos, data, (uint32_t)rc);
+                wbefore_size = size;
+                if (!dsync)
+                    mkeep(&m->e[e], wbefore, size);
+                mkeep(pe, wbefore, size);
+            }
+            r2 = steadyfs_write(&t->fs, m->h[k].fd, (const uint8_t *)data + rc, len - (uint32_t)rc);
             if (r2 <= 0) {
                 rc = r2 < 0 ? r2 : -1000;
                 break;
@@ -807,6 +939,7 @@ static int setup(tctx *t)
      * file's would reach its limit and commit implicitly, which the model
      * does not follow */
     t->cfg.open_max = MH;
+    t->cfg.pending_max = (uint16_t)t->o->pending_max;
     t->cfg.erase_mult = t->o->erase_mult;
     t->cfg.ring_units = (uint16_t)t->o->ring_units;
     t->cfg.ring_sectors = t->o->ring_units ? 2 : 0;
@@ -821,8 +954,12 @@ static int setup(tctx *t)
         rc = steadyfs_mount(&t->fs, &t->cfg);
     if (rc == STEADYFS_EINVAL) {
         /* (the words of steady mkfs and steady ram for the same refusal) */
-        fprintf(t->out, "torture: --blocks %u: steadyfs does not fit %s with %u blocks\n", blocks,
-                t->o->device, blocks);
+        if (t->o->pending_max)
+            fprintf(t->out, "torture: --blocks %u --pending-max %u: not a valid steadyfs "
+                    "configuration for %s\n", blocks, t->o->pending_max, t->o->device);
+        else
+            fprintf(t->out, "torture: --blocks %u: steadyfs does not fit %s with %u blocks\n",
+                    blocks, t->o->device, blocks);
         return -1;
     }
     if (rc) {
@@ -830,22 +967,23 @@ static int setup(tctx *t)
         return -1;
     }
     {
-        /* a write commits its file first once the transaction holds
-         * txn_sectors changes (steadyfs.h); the model commits only at
-         * sync, close, truncate and O_DSYNC writes, so a model file's
-         * transaction must stay below it: at most two changes a page (its
-         * own and a chunk's) */
+        /* A write commits its file first where its transaction may reach
+         * txn_sectors changes (steadyfs.h), which the model follows
+         * (may_commit); one that alone needs more than a transaction holds
+         * commits partway, at page boundaries, which it does not: the
+         * model's writes (at most 3000 bytes, three pages) must fit.  The
+         * pages before a write's last add at most two changes each (their
+         * own, a chunk's): 4, so transactions of 5 or more. */
         steadyfs_info info;
-        uint32_t pages;
         if (steadyfs_info_get(&t->fs, &info) || !info.data_per_sector) {
             fprintf(t->out, "torture: cannot read the file system's geometry\n");
             return -1;
         }
-        pages = (MF + info.data_per_sector - 1) / info.data_per_sector;
-        if (2u * pages >= info.txn_sectors) {
-            fprintf(t->out, "torture: %s: a transaction holds %u sectors, too few for the model's "
-                    "%u-byte files (%u pages): writes would commit implicitly\n", t->o->device,
-                    info.txn_sectors, MF, pages);
+        if (info.txn_sectors < 5u || info.data_per_sector < 1024u) {
+            fprintf(t->out, "torture: %s: a transaction holds %u sectors of %u bytes, too few for "
+                    "the model's writes of up to 3000 bytes (5 sectors of 1024 at least)%s\n",
+                    t->o->device, info.txn_sectors, info.data_per_sector,
+                    t->o->pending_max ? ": a larger --pending-max" : "");
             return -1;
         }
     }
@@ -869,6 +1007,8 @@ void steady_torture_replay(const steady_torture_opts *o, uint64_t ops, FILE *out
         fprintf(out, " --erase-mult %lu", (unsigned long)o->erase_mult);
     if (o->ring_units)
         fprintf(out, " --ring-units %lu", (unsigned long)o->ring_units);
+    if (o->pending_max)
+        fprintf(out, " --pending-max %lu", (unsigned long)o->pending_max);
     if (o->profile_file)
         fprintf(out, " --profile-file %s", o->profile_file);
     fprintf(out, "%s%s\n", o->faults ? "" : " --no-faults", o->spinand ? " --spinand" : "");
@@ -975,6 +1115,10 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
                 (unsigned long long)t->chip.stats.ignored,
                 (unsigned long long)t->chip.stats.rule_violations);
     }
+    if (o->pending_max)
+        fprintf(out, "pending_max %u: %llu writes may have committed their file first; %llu files "
+                "found after a cut at a state such a commit left\n", o->pending_max,
+                (unsigned long long)t->may_commit_writes, (unsigned long long)r->implicit_found);
     if (o->ring_units)
         fprintf(out, "record ring: %llu appends, next record %llu\n",
                 (unsigned long long)t->ring_appends, (unsigned long long)t->ring_next);

@@ -22,6 +22,9 @@ typedef struct steady_torture_opts {
                                    the replay line (NULL: a built-in profile) */
     uint32_t ring_units;  /* format a record ring of that many units (2 sectors a
                              record) and append to it among the other calls */
+    uint32_t pending_max; /* the format's pending_max (0: the medium's default).
+                             A small table makes transactions small, so that
+                             writes commit implicitly (steadyfs.h, "Durability") */
 } steady_torture_opts;
 
 typedef struct steady_torture_result {
@@ -31,6 +34,9 @@ typedef struct steady_torture_result {
     /* --spinand: SPI transactions, and those the chip model refused
      * (malformed) or ignored (sent while busy / without write enable) */
     uint64_t xfers, xfer_malformed, xfer_ignored;
+    /* after a cut, files found at a state a write's implicit commit made
+     * (the state before that write), not at their last sync */
+    uint64_t implicit_found;
 } steady_torture_result;
 
 /* Runs the torture; prints progress and the final line

@@ -52,6 +52,8 @@ def test_bench_zero_parameter(param: str) -> None:
     (["--seed", "-1"], "--seed -1"),
     (["--device", "nope"], "--device nope"),
     (["--device", "sd-consumer"], "--device sd-consumer"),
+    (["--pending-max", "-1"], "--pending-max -1"),
+    (["--pending-max", "4"], "--pending-max 4"),
 ])
 def test_torture_bad_input(args: list[str], needle: str) -> None:
     assert_one_line_error(steady("torture", *args), needle)
