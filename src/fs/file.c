@@ -174,7 +174,7 @@ int sfs_inode_edit(steadyfs *fs, uint32_t ino, const sfs_inode *set, uint32_t ma
          * file's chunk list (with the pending entries this sector takes in:
          * its commit drops them) */
         if (!rc)
-            rc = sfs_inode_read(fs, ino, &in, NULL);
+            rc = sfs_inode_read(fs, ino, 1, &in, NULL);
         if (rc)
             return rc;
         if (in.type == STEADYFS_TYPE_FILE) {
@@ -650,7 +650,7 @@ int sfs_open_ino(steadyfs *fs, uint32_t ino, int flags)
         take_state(fs, o, p);
         o->pos = 0;
     } else {
-        rc = sfs_inode_read(fs, ino, &in, &ppn);
+        rc = sfs_inode_read(fs, ino, 1, &in, &ppn);
         if (rc)
             return rc;
         if (in.type != STEADYFS_TYPE_FILE)

@@ -682,7 +682,12 @@ int sfs_ckpt_mount(steadyfs *fs);
 /* inode.c-like helpers (file.c) */
 void sfs_inode_pack(steadyfs *fs, uint8_t *buf, const sfs_inode *in);
 int sfs_inode_unpack(steadyfs *fs, const uint8_t *buf, sfs_inode *in);
-int sfs_inode_read(steadyfs *fs, uint32_t ino, sfs_inode *in, uint32_t *ppn);
+/* Inode ino's sector into fs->buf and *in, with its committed size entry
+ * applied: with working, the newest (a transaction's uncommitted sector:
+ * the one a shrink writes before its kill commits it); without, the
+ * committed one, which is what a sector that commits on its own (a size
+ * merge) may build on. */
+int sfs_inode_read(steadyfs *fs, uint32_t ino, int working, sfs_inode *in, uint32_t *ppn);
 /* Into the chunk list of inode ino's sector in fs->buf: its committed
  * chunk entries, and with owner ino the uncommitted ones of (owner, txn). */
 void sfs_inode_chunks(steadyfs *fs, uint32_t ino, uint16_t owner, uint32_t txn);

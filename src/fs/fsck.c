@@ -569,7 +569,7 @@ static void child(fck *c, uint32_t dir, uint32_t ino, uint8_t type)
         return;
     }
     setbit(c->iref, ino);
-    if (sfs_inode_read(fs, ino, &in, NULL)) {
+    if (sfs_inode_read(fs, ino, 1, &in, NULL)) {
         say(c, 1, "inode %u: inode sector unreadable", ino);
         return;
     }
@@ -674,7 +674,7 @@ static void check_chunks(fck *c)
     uint32_t ino, s, ch;
     sfs_inode in;
     for (ino = 1; ino < fs->cfg.max_inodes; ino++) {
-        if (!bit(c->imap, ino) || sfs_inode_read(fs, ino, &in, NULL) || in.type != STEADYFS_TYPE_FILE)
+        if (!bit(c->imap, ino) || sfs_inode_read(fs, ino, 1, &in, NULL) || in.type != STEADYFS_TYPE_FILE)
             continue;
         if (c->maxp[ino] > 1)
             say(c, 1, "file inode %u: shared-table sector %u mapped (a file has only page 0 there)",
@@ -716,7 +716,7 @@ static void check_tree(fck *c)
         if (c->maxp[i] && !bit(fs->ibm, i))
             say(c, 1, "inode %u: free but %u data pages are mapped", i, c->maxp[i]);
     }
-    if (!bit(c->imap, 1) || sfs_inode_read(fs, 1, &in, NULL) || in.type != STEADYFS_TYPE_DIR) {
+    if (!bit(c->imap, 1) || sfs_inode_read(fs, 1, 1, &in, NULL) || in.type != STEADYFS_TYPE_DIR) {
         say(c, 1, "root directory (inode 1) missing or not a directory");
         return;
     }
@@ -727,7 +727,7 @@ static void check_tree(fck *c)
             if (!bit(c->iref, i) || bit(c->iscan, i))
                 continue;
             setbit(c->iscan, i);
-            if (i != 1 && (sfs_inode_read(fs, i, &in, NULL) || in.type != STEADYFS_TYPE_DIR))
+            if (i != 1 && (sfs_inode_read(fs, i, 1, &in, NULL) || in.type != STEADYFS_TYPE_DIR))
                 continue;
             scan_dir(c, i);
             more = 1;

@@ -90,13 +90,13 @@ int sfs_inode_unpack(steadyfs *fs, const uint8_t *buf, sfs_inode *in)
     return 0;
 }
 
-int sfs_inode_read(steadyfs *fs, uint32_t ino, sfs_inode *in, uint32_t *ppn)
+int sfs_inode_read(steadyfs *fs, uint32_t ino, int working, sfs_inode *in, uint32_t *ppn)
 {
     uint32_t p;
     int rc;
     if (ino == 0 || ino >= fs->cfg.max_inodes)
         return STEADYFS_ECORRUPT;
-    rc = sfs_lookup(fs, sfs_shared_lpn(fs, ino, 0), 1, &p);
+    rc = sfs_lookup(fs, sfs_shared_lpn(fs, ino, 0), working, &p);
     if (rc)
         return rc;
     if (p == SFS_NONE)

@@ -528,7 +528,13 @@ static int size_merge(steadyfs *fs, uint32_t ino, sfs_mode mode)
         /* after the reserve: a collection inside it may have merged it */
         if (!inode_entry(fs, ino))
             return 0;
-        rc = sfs_inode_read(fs, ino, &in, NULL);   /* the size entry applied */
+        /* the committed sector, the size entry applied: this sector
+         * commits itself, so never on a transaction's uncommitted one
+         * (a shrink's, between its inode sector and the checkpoint that
+         * commits its kill: torture --pending-max 22 --seed 8, op 9629,
+         * found the file at its old size with its cut chunk list, page 1
+         * read as zeros) */
+        rc = sfs_inode_read(fs, ino, 0, &in, NULL);
         if (rc)
             return rc;
         sfs_inode_chunks(fs, ino, OWNER_NS, 0);

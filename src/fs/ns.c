@@ -380,7 +380,7 @@ static int below(steadyfs *fs, uint32_t dir, uint32_t anc)
             return 1;
         if (dir == 1)
             return 0;
-        rc = sfs_inode_read(fs, dir, &in, NULL);
+        rc = sfs_inode_read(fs, dir, 1, &in, NULL);
         if (rc)
             return rc;
         dir = in.parent;
@@ -455,7 +455,7 @@ int sfs_inode_stat(steadyfs *fs, uint32_t ino, steadyfs_stat *st)
 {
     sfs_inode in;
     struct sfs_open *p;
-    int rc = sfs_inode_read(fs, ino, &in, NULL);
+    int rc = sfs_inode_read(fs, ino, 1, &in, NULL);
     if (rc)
         return rc;
     st->id = (uint64_t)ino | (uint64_t)in.gen << 32;
@@ -510,7 +510,7 @@ static int32_t readlink_call(steadyfs *fs, const char *path, char *buf, uint32_t
     if (!rc)
         rc = find_ino(fs, path, &ino);
     if (!rc)
-        rc = sfs_inode_read(fs, ino, &in, NULL);
+        rc = sfs_inode_read(fs, ino, 1, &in, NULL);
     if (rc)
         return rc;
     if (in.type != STEADYFS_TYPE_SYMLINK)
@@ -576,7 +576,7 @@ static int readdir_call(steadyfs *fs, int dd, steadyfs_dirent *ent)
     if (rc <= 0)
         return rc;
     o->pos = ent->next;
-    if (sfs_inode_read(fs, (uint32_t)ent->id, &in, NULL) == 0)
+    if (sfs_inode_read(fs, (uint32_t)ent->id, 1, &in, NULL) == 0)
         ent->id |= (uint64_t)in.gen << 32;
     return 1;
 }

@@ -114,5 +114,21 @@ int main(void)
         }
         CHECK(found >= 2);
     }
+    /* the run that found a size merge building on a shrink's uncommitted
+     * inode sector (map.c size_merge): cut at op 9629 before the fix, the
+     * file at its old size with its cut chunk list (page 1 read as
+     * zeros) */
+    {
+        steady_torture_opts o = {0};
+        steady_torture_result r;
+        o.device = "mt29f1g01";
+        o.seed = 8;
+        o.ops = 9700;
+        o.powercut_every = 1;
+        o.faults = 1;
+        o.pending_max = 22;
+        CHECK_EQ(steady_torture_run(&o, &r, stdout), 0);
+        CHECK_EQ(r.failures, 0);
+    }
     return check_done("test_fs_torture");
 }
