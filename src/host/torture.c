@@ -28,10 +28,12 @@
                        the set-up allows: it never commits partway) */
 #define MH 2        /* open handles */
 #define PL 96
-#define NS 4        /* states before an implicit commit a model file keeps (a
-                       write adds one where its file's transaction may be full
-                       enough: at most two such writes, then a sync, and the
-                       retries of a short write the rest) */
+#define NS 8        /* states an implicit commit may leave that a model file
+                       keeps (a write adds one for each place where its file's
+                       transaction may be full enough: its start, and the
+                       starts of its pages after the first; past NS - 3 kept,
+                       a sync instead; the retries of a short write use the
+                       rest) */
 
 typedef struct ment {
     char path[PL];
@@ -235,21 +237,57 @@ static uint32_t popcount32(uint32_t x)
     return n;
 }
 
-/* Whether a write of len bytes at pos may commit the file first
- * (file.c, steadyfs.h "Durability"): the file system commits at a write's
- * start when the transaction holds txn entries, or when the pages before
- * the write's last (each a change, and a chunk's for each chunk they
- * take) would take it there.  The model does not know the file system's
- * count, only a bound on it: two changes for each page written since the
- * commit (its own and its chunk's), and two more (size, a chunk that a
- * growing truncate took). */
-static int may_commit(const ment *e, uint32_t pos, uint32_t len, const steadyfs *fs)
+/* Where a write of len bytes at pos may commit the file (file.c,
+ * steadyfs.h "Durability"): bit 0, at its start, when the transaction
+ * holds txn entries, or when the pages before the write's last (each a
+ * change, and a chunk's for each chunk they take) would take it there;
+ * bit j, before its page j (a write that alone needs more than a
+ * transaction holds commits partway), when the entries reach txn.  The
+ * model does not know the file system's count, only a bound on it: two
+ * changes for each page written since the commit (its own and its
+ * chunk's) and two more (size, a chunk that a growing truncate took), and
+ * two for each page of the write before page j. */
+static uint32_t may_commit_at(const ment *e, uint32_t pos, uint32_t len, const steadyfs *fs)
 {
     uint32_t ub = e->dirty ? 2u * popcount32(e->txn_pages) + 2u : 0u;
     uint32_t before = (pos % fs->geo.payload + len - 1u) / fs->geo.payload;
     uint32_t chunks = before ? (before - 1u) / fs->geo.C + 2u : 0u;
     uint32_t more = before + (chunks < before ? chunks : before), txn = fs->geo.txn_max;
-    return ub && (ub >= txn || (more < txn && ub + more >= txn));
+    uint32_t mask = ub && (ub >= txn || (more < txn && ub + more >= txn)) ? 1u : 0u, j;
+    for (j = 1; j <= before && j < 32u; j++)
+        if (ub + 2u * j >= txn)
+            mask |= 1u << j;
+    return mask;
+}
+
+/* For a write of len bytes of data at pos on a file that was base
+ * (base_size bytes) before it: the states the commits of `mask`
+ * (may_commit_at) would leave -- the file before it, or before its page
+ * j with the write's bytes before that page in place -- kept in post's
+ * entry (if any) and in pre's, as states a cut may leave whether the
+ * write then succeeds or not. */
+static void keep_states(tctx *t, ment *post, ment *pre, const uint8_t *base, uint32_t base_size, uint32_t pos,
+                        const uint8_t *data, uint32_t mask)
+{
+    static uint8_t st[MF];
+    uint32_t pay = t->fs.geo.payload, j, b, size;
+    for (j = 0; j < 32u && mask >> j; j++) {
+        if (!(mask >> j & 1u))
+            continue;
+        b = j ? (pos / pay + j) * pay - pos : 0u;   /* the write's bytes before page j */
+        memcpy(st, base, base_size);
+        size = base_size;
+        if (b) {
+            if (pos > size)
+                memset(st + size, 0, pos - size);
+            memcpy(st + pos, data, b);
+            if (pos + b > size)
+                size = pos + b;
+        }
+        if (post)
+            mkeep(post, st, size);
+        mkeep(pre, st, size);
+    }
 }
 
 static void mtouch(ment *e, uint32_t from, uint32_t to, uint32_t payload)
@@ -646,19 +684,19 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
             len = MF - m->h[k].pos;
         for (i = 0; i < len; i++)
             data[i] = (uint8_t)rnd(t);
-        if (may_commit(&m->e[e], m->h[k].pos, len, &t->fs)) {
-            if (m->e[e].ns >= NS - 2) {
-                /* two such states kept already: sync instead (the retries
-                 * of a short write may need the other slots) */
+        {
+            uint32_t mask = may_commit_at(&m->e[e], m->h[k].pos, len, &t->fs);
+            if (mask && m->e[e].ns + popcount32(mask) > NS - 3u) {
+                /* the states kept would not leave three slots for the
+                 * retries of a short write: sync instead */
                 *what = "sync";
                 mcommit(&m->e[e]);
                 return steadyfs_sync(&t->fs, m->h[k].fd);
             }
-            /* the file may commit as it is now, before this write: a state
-             * a cut may leave, whether the write then succeeds or not */
-            mkeep(&m->e[e], m->e[e].w, m->e[e].wsize);
-            mkeep(&t->pre.e[e], m->e[e].w, m->e[e].wsize);
-            t->may_commit_writes++;
+            if (mask) {
+                keep_states(t, &m->e[e], &t->pre.e[e], m->e[e].w, m->e[e].wsize, m->h[k].pos, data, mask);
+                t->may_commit_writes++;
+            }
         }
         memcpy(wbefore, m->e[e].w, m->e[e].wsize);
         wbefore_size = m->e[e].wsize;
@@ -690,15 +728,15 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
              * committed it so already) */
             ment *pe = &t->pre.e[e];
             int dsync = m->h[k].dsync;
-            if (dsync || may_commit(pe, wpos + (uint32_t)rc, len - (uint32_t)rc, &t->fs)) {
+            uint32_t mask = may_commit_at(pe, wpos + (uint32_t)rc, len - (uint32_t)rc, &t->fs) |
+                            (dsync ? 1u : 0u);
+            if (mask) {
                 uint32_t end = wpos + (uint32_t)rc, size = wbefore_size > end ? wbefore_size : end;
                 if (wpos > wbefore_size)
                     memset(wbefore + wbefore_size, 0, wpos - wbefore_size);
                 memcpy(wbefore + wpos, data, (uint32_t)rc);
                 wbefore_size = size;
-                if (!dsync)
-                    mkeep(&m->e[e], wbefore, size);
-                mkeep(pe, wbefore, size);
+                keep_states(t, dsync ? NULL : &m->e[e], pe, wbefore, size, end, data + rc, mask);
             }
             r2 = steadyfs_write(&t->fs, m->h[k].fd, (const uint8_t *)data + rc, len - (uint32_t)rc);
             if (r2 <= 0) {
@@ -967,23 +1005,21 @@ static int setup(tctx *t)
         return -1;
     }
     {
-        /* A write commits its file first where its transaction may reach
-         * txn_sectors changes (steadyfs.h), which the model follows
-         * (may_commit); one that alone needs more than a transaction holds
-         * commits partway, at page boundaries, which it does not: the
-         * model's writes (at most 3000 bytes, three pages) must fit.  The
-         * pages before a write's last add at most two changes each (their
-         * own, a chunk's): 4, so transactions of 5 or more. */
+        /* A write commits its file first, or partway before one of its
+         * pages, where its transaction may reach txn_sectors changes
+         * (steadyfs.h), which the model follows (may_commit_at,
+         * keep_states): a write of at most 3000 bytes keeps at most a
+         * state for its start and one for each page after its first,
+         * four on sectors of 1024 bytes or more, within the NS - 3 slots
+         * a write may fill. */
         steadyfs_info info;
         if (steadyfs_info_get(&t->fs, &info) || !info.data_per_sector) {
             fprintf(t->out, "torture: cannot read the file system's geometry\n");
             return -1;
         }
-        if (info.txn_sectors < 5u || info.data_per_sector < 1024u) {
-            fprintf(t->out, "torture: %s: a transaction holds %u sectors of %u bytes, too few for "
-                    "the model's writes of up to 3000 bytes (5 sectors of 1024 at least)%s\n",
-                    t->o->device, info.txn_sectors, info.data_per_sector,
-                    t->o->pending_max ? ": a larger --pending-max" : "");
+        if (info.data_per_sector < 1024u) {
+            fprintf(t->out, "torture: %s: sectors of %u bytes: the model's writes of up to 3000 "
+                    "bytes want sectors of 1024 at least\n", t->o->device, info.data_per_sector);
             return -1;
         }
     }
