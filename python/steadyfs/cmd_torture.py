@@ -100,6 +100,8 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--ring-units", str(args.ring_units)]
     if args.pending_max:
         argv += ["--pending-max", str(args.pending_max)]
+    if args.fsck:
+        argv.append("--fsck")
     argv.append("--no-faults" if args.no_faults else "--faults")
     if args.spinand:
         argv.append("--spinand")
@@ -132,6 +134,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="format with a pending table of K entries (0: the medium's default). "
                         "A small table makes transactions small (steady df: txn_sectors), so "
                         "unsynced writes commit implicitly and cuts meet those commits; e.g. 24")
+    p.add_argument("--fsck", action="store_true",
+                   help="run fsck on the device after every cut's mount and at the end; an "
+                        "error it finds is a failure")
     f = p.add_mutually_exclusive_group()
     f.add_argument("--faults", action="store_true",
                    help="bit flips within ECC and grown bad blocks (NAND; the default)")

@@ -87,6 +87,16 @@ typedef struct tctx {
     int armed;
     uint32_t emerg, victims, threaded;   /* summed over mounts */
     uint64_t may_commit_writes;   /* writes that may have committed their file first */
+    /* --fsck: a file system, work areas and sector buffer of its own (fsck
+     * mounts the device; the torture's file system keeps its buffers) */
+    struct {
+        steadyfs fs;
+        void *fs_work, *work;
+        uint32_t fs_work_size, work_size;
+        uint8_t sector[4096];
+        char first_error[200];
+        uint64_t runs;
+    } fsck;
     /* the record ring (--ring-units): the last RL records appended (number,
      * length, content key), the next number at least, appends made */
     struct {
@@ -123,6 +133,38 @@ static void fail(tctx *t, const char *what, const char *path, long a, long b)
         t->r->fail_op = t->op;
     fprintf(t->out, "FAIL seed %llu op %llu: %s %s (%ld vs %ld)\n", (unsigned long long)t->o->seed,
             (unsigned long long)t->op, what, path ? path : "", a, b);
+}
+
+static void fsck_say(void *ctx, const char *msg)
+{
+    tctx *t = ctx;
+    if (!strncmp(msg, "error", 5) && !t->fsck.first_error[0])
+        snprintf(t->fsck.first_error, sizeof t->fsck.first_error, "%s", msg);
+}
+
+/* --fsck: the device as the torture's file system left it, checked by
+ * steadyfs_fsck (which mounts it read-only: mount programs nothing). */
+static int fsck_clean(tctx *t, const char *when)
+{
+    steadyfs_config c = t->cfg;
+    steadyfs_fsck_report rep;
+    int rc;
+    if (!t->o->fsck)
+        return 1;
+    c.work = t->fsck.fs_work;
+    c.work_size = t->fsck.fs_work_size;
+    c.sector_buf = t->fsck.sector;
+    c.sector_buf_size = sizeof t->fsck.sector;
+    t->fsck.first_error[0] = 0;
+    rc = steadyfs_fsck(&t->fsck.fs, &c, t->fsck.work, t->fsck.work_size, fsck_say, t, &rep);
+    t->fsck.runs++;
+    t->r->checks++;
+    if (rc || rep.errors) {
+        fail(t, "fsck", when, rc, (long)rep.errors);
+        fprintf(t->out, "  fsck: %s\n", t->fsck.first_error);
+        return 0;
+    }
+    return 1;
 }
 
 /* ---- the model ------------------------------------------------------------ */
@@ -534,7 +576,7 @@ static int recover(tctx *t)
         t->cur = t->pre;
     else
         return -1;
-    if (check_ring(t, 1))
+    if (check_ring(t, 1) || !fsck_clean(t, "after a cut"))
         return -1;
     arm(t);
     return 0;
@@ -987,6 +1029,16 @@ static int setup(tctx *t)
     t->cfg.work_size = ws;
     t->cfg.sector_buf = t->sector;
     t->cfg.sector_buf_size = sizeof t->sector;
+    if (t->o->fsck) {
+        t->fsck.fs_work_size = ws;
+        t->fsck.fs_work = calloc(1, ws ? ws : 1);
+        t->fsck.work_size = steadyfs_fsck_work_size(&t->cfg);
+        t->fsck.work = calloc(1, t->fsck.work_size ? t->fsck.work_size : 1);
+        if (!t->fsck.fs_work || !t->fsck.work) {
+            fprintf(t->out, "torture: out of memory for --fsck\n");
+            return -1;
+        }
+    }
     rc = steadyfs_format(&t->fs, &t->cfg);
     if (!rc)
         rc = steadyfs_mount(&t->fs, &t->cfg);
@@ -1045,6 +1097,8 @@ void steady_torture_replay(const steady_torture_opts *o, uint64_t ops, FILE *out
         fprintf(out, " --ring-units %lu", (unsigned long)o->ring_units);
     if (o->pending_max)
         fprintf(out, " --pending-max %lu", (unsigned long)o->pending_max);
+    if (o->fsck)
+        fprintf(out, " --fsck");
     if (o->profile_file)
         fprintf(out, " --profile-file %s", o->profile_file);
     fprintf(out, "%s%s\n", o->faults ? "" : " --no-faults", o->spinand ? " --spinand" : "");
@@ -1123,7 +1177,8 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
         disarm(t);
         mcrash(&t->cur);
         keep_stats(t);
-        if (steadyfs_mount(&t->fs, &t->cfg) || check_state(t, &t->cur, 1) || check_ring(t, 1))
+        if (steadyfs_mount(&t->fs, &t->cfg) || check_state(t, &t->cur, 1) || check_ring(t, 1) ||
+            !fsck_clean(t, "at the end"))
             if (!r->failures)
                 fail(t, "final check", "", 0, 0);
     }
@@ -1151,6 +1206,9 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
                 (unsigned long long)t->chip.stats.ignored,
                 (unsigned long long)t->chip.stats.rule_violations);
     }
+    if (o->fsck)
+        fprintf(out, "fsck: %llu runs, after every cut and at the end\n",
+                (unsigned long long)t->fsck.runs);
     if (o->pending_max)
         fprintf(out, "pending_max %u: %llu writes may have committed their file first; %llu files "
                 "found after a cut at a state such a commit left\n", o->pending_max,
@@ -1166,6 +1224,8 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
     free(t->bad_map);
     free(t->image);
     free(t->work);
+    free(t->fsck.fs_work);
+    free(t->fsck.work);
     free(t);
     return r->failures ? 1 : 0;
 }

@@ -22,6 +22,8 @@ typedef struct steady_torture_opts {
                                    the replay line (NULL: a built-in profile) */
     uint32_t ring_units;  /* format a record ring of that many units (2 sectors a
                              record) and append to it among the other calls */
+    int fsck;             /* 1: steadyfs_fsck after every cut's mount and at the
+                             end; an error it finds is a failure */
     uint32_t pending_max; /* the format's pending_max (0: the medium's default).
                              A small table makes transactions small, so that
                              writes commit implicitly (steadyfs.h, "Durability") */

@@ -94,7 +94,8 @@ int main(void)
      * the last sync where its transaction may have been full enough (the
      * model keeps those), and in each medium's runs some files must be
      * found so (the check is more than the sync's); a table this small
-     * also makes room often, where the size merge's bug was.
+     * also makes room often, where the size merge's bug was.  These runs
+     * also fsck the device after every cut (--fsck).
      * Cuts every 20 programs (NOR: 200, a sector being many page
      * programs), not within the next 8, so that transactions fill
      * between them. */
@@ -109,6 +110,7 @@ int main(void)
             o.powercut = d == 1 ? 200 : 20;
             o.faults = 1;
             o.pending_max = d == 0 ? 16 : 12;
+            o.fsck = 1;   /* and fsck clean after every cut */
             CHECK_EQ(steady_torture_run(&o, &r, stdout), 0);
             CHECK_EQ(r.failures, 0);
             CHECK(r.cuts >= 20);
