@@ -409,12 +409,10 @@ static int check_state(tctx *t, model *m, int report)
             e->csize = (uint32_t)n;
             memcpy(e->c, buf, (uint32_t)n);
         }
+        /* the state found is the file's commit, and its working state */
         e->wsize = e->csize;
         memcpy(e->w, e->c, e->csize);
-        e->ns = 0;
-        e->unknown = 0;
-        e->txn_pages = 0;
-        e->dirty = 0;
+        mcommit(e);
     }
     /* directories hold exactly the model's names */
     for (i = -1; i < ME && !bad; i++) {
