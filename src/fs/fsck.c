@@ -375,9 +375,15 @@ static int check_state(fck *c)
     if (fs->gc.victim != SFS_NONE && fs->gc.victim >= fs->geo.nblocks)
         say(c, 1, "collection victim %u is past the device", fs->gc.victim);
     /* relocation: a MOVED unit is some record's; a record's unit is MOVED
-     * or still closed (its victim in progress, or waiting for trims); a
-     * copy run lies in a closed unit, the collection head, or a unit
-     * relocated since (its copies copied again) */
+     * or still closed (its victim in progress, or waiting for trims).  A
+     * copy run's unit may be in any state: its copies may all have died
+     * since (their pages rewritten), and the unit been emptied, erased and
+     * taken again (the running file system does it, torture --fsck: a run
+     * naming a LIMBO, FREE, QUEUED or NEXT unit, or a head again).  No
+     * dead copy is ever resolved -- only live map words are, and a live
+     * word's copy is counted in its unit -- and every copy the map reaches
+     * is checked where it lies (sweep_map: a unit that may hold live
+     * sectors; check_counts: its unit's count). */
     for (i = 0; i < fs->geo.nblocks; i++)
         if (fs->blk[i] == BS_MOVED) {
             uint32_t k;
@@ -390,12 +396,6 @@ static int check_state(fck *c)
         uint8_t s = fs->blk[fs->reloc.unit[i]];
         if (s != BS_MOVED && s > fs->geo.P)
             say(c, 1, "relocation record %u: unit %u has state %u", i, fs->reloc.unit[i], s);
-    }
-    for (i = 0; i < fs->reloc.ncu; i++) {
-        uint32_t u = fs->reloc.cu_unit[i];
-        if (fs->blk[u] > fs->geo.P && fs->blk[u] != BS_MOVED && u != fs->log.gh_block &&
-            u != fs->log.head_block)
-            say(c, 1, "copy run %u: unit %u has state %u", i, u, fs->blk[u]);
     }
     for (i = 0, heads = 0; i < fs->geo.n_c; i++) {
         if (sfs_bit(fs->chunk.dying, i) && !sfs_bit(fs->chunk.used, i))
