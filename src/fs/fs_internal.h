@@ -538,9 +538,9 @@ int sfs_merge_l2(steadyfs *fs, uint32_t l2, sfs_mode mode);
 struct sfs_trim {
     int dying;
     uint32_t blk, tail_c, tail_o;
-    int counted;   /* its words have been uncounted (a retried merge, after a
-                      failed program and the checkpoint it asked for, does not
-                      uncount them again): 0 to start */
+    int counted;   /* its words have been uncounted in this attempt: 0 to
+                      start; a failed program counts them again (map.c
+                      trim_recount) before the checkpoint it asks for */
 };
 int sfs_trim_l1(steadyfs *fs, uint32_t m, struct sfs_trim *tr, sfs_mode mode);
 void sfs_abort(steadyfs *fs, int any, uint16_t owner, uint32_t txn);
