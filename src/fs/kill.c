@@ -92,12 +92,51 @@ static int unmap(steadyfs *fs, uint32_t lpn)
     return sfs_pend_none(fs, lpn);
 }
 
+/* A shrink to `from` pages that cuts through a chunk: the chunk keeps its
+ * pages below the cut, and those above are trimmed now -- before the
+ * kill's changes enter RAM (sfs_commit_kill).  The trim's L1 sector is
+ * programmed with TF_TRIM, which replay skips, and counts only once a
+ * checkpoint names it; the one checkpoint that can come between it and
+ * the kill's is the one a failed program forces, and that one must hold
+ * the shrink either whole or not at all: before the trim is in RAM it
+ * holds none of it (after the commit, as this trim used to run, it held
+ * the shrink committed with its tail pages still mapped: torture --fsck,
+ * seed 104).  The transaction's own changes of the pages cut go first
+ * (committed after the trim, they would map them again), and the chunk is
+ * the transaction's own if it took it. */
+static int tail_trim(steadyfs *fs, uint32_t ino, uint16_t owner, uint32_t txn, uint32_t from)
+{
+    struct sfs_trim tr = {0, 0, CHUNK_NONE, 0, 0};
+    uint32_t i, first, end;
+    int rc;
+    if (from <= 1 || !(from % fs->geo.C))
+        return 0;
+    rc = sfs_chunk_get(fs, ino, from / fs->geo.C, 1, &tr.tail_c);
+    if (rc || tr.tail_c == CHUNK_NONE)
+        return rc;
+    first = sfs_chunk_lpn(fs, tr.tail_c, from);
+    end = fs->geo.cbase + (tr.tail_c + 1u) * fs->geo.C;
+    tr.tail_o = (first - fs->geo.cbase) % fs->geo.C;
+    for (i = 0; i < fs->npend;) {
+        struct sfs_pend *p = &fs->pend[i];
+        if (p->type == PT_L1 && (p->flags & PF_UNC) && p->owner == owner && p->txn == txn && p->key >= first &&
+            p->key < end) {
+            sfs_count_dec(fs, p->ppn);
+            sfs_pend_del(fs, p);
+            continue;
+        }
+        i++;
+    }
+    SFS_SERVED(fs, fs->rm, rc, sfs_trim_l1(fs, first / fs->geo.e1, &tr, fs->rm));
+    return rc;
+}
+
 /* The kill of inode ino, in RAM: pages >= from (all: the inode), given
  * its inode sector before the transaction (ippn, the committed one). */
 static int apply_kill(steadyfs *fs, uint32_t ino, uint32_t ippn, uint32_t from, int all, uint8_t type)
 {
     struct sfs_trim tr = {0, 0, CHUNK_NONE, 0, 0};
-    uint32_t k, cur;
+    uint32_t k;
     int rc;
     if (ino == 0 || ino >= fs->cfg.max_inodes)
         return STEADYFS_ECORRUPT;
@@ -114,18 +153,9 @@ static int apply_kill(steadyfs *fs, uint32_t ino, uint32_t ippn, uint32_t from, 
             sfs_bit_set(fs->ibm, ino, 0);
         return rc;
     }
-    /* only a file has chunks (a symlink's sector holds its target there) */
+    /* only a file has chunks (a symlink's sector holds its target there);
+     * a shrink's tail chunk was trimmed before (tail_trim) */
     rc = type == STEADYFS_TYPE_FILE ? chunks_die(fs, ino, ippn, all ? 0 : sfs_first_dead_slot(fs, from)) : 0;
-    if (!rc && !all && from > 1 && from % fs->geo.C) {
-        /* the chunk the cut goes through keeps its pages below it: their
-         * neighbours above are trimmed now */
-        rc = sfs_chunk_get(fs, ino, from / fs->geo.C, 0, &tr.tail_c);
-        if (!rc && tr.tail_c != CHUNK_NONE) {
-            cur = sfs_chunk_lpn(fs, tr.tail_c, from);
-            tr.tail_o = (cur - fs->geo.cbase) % fs->geo.C;
-            SFS_SERVED(fs, fs->rm, rc, sfs_trim_l1(fs, cur / fs->geo.e1, &tr, fs->rm));
-        }
-    }
     for (k = all ? 0 : 1; !rc && k < 2; k++)
         if (k == 0 || from == 0)
             rc = unmap(fs, sfs_shared_lpn(fs, ino, k));
@@ -188,6 +218,8 @@ int sfs_commit_kill(steadyfs *fs, uint16_t owner, uint32_t txn, uint32_t ino, ui
     /* the inode as it was: a shrink's transaction holds its new sector */
     if (!rc && how != SFS_KILL_ORPHAN)
         rc = committed_inode(fs, ino, &ippn, &type);
+    if (!rc && how == SFS_KILL_FROM && type == STEADYFS_TYPE_FILE)
+        rc = tail_trim(fs, ino, owner, txn, from);
     if (!rc)
         rc = sfs_apply_commit(fs, owner, txn);
     if (!rc && owner != OWNER_NS)
