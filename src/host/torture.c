@@ -725,7 +725,13 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
         for (i = 0; i < len; i++)
             data[i] = (uint8_t)rnd(t);
         {
-            uint32_t mask = may_commit_at(&m->e[e], m->h[k].pos, len, &t->fs);
+            /* an O_DSYNC write commits the file's transaction even when it
+             * fails before writing a byte (its short-write commit, of
+             * nothing: seed 404 --pending-max 16 --powercut 20, a grown
+             * size committed by a write that met ENOSPC): the state before
+             * it is one a failed call may leave */
+            uint32_t mask = may_commit_at(&m->e[e], m->h[k].pos, len, &t->fs) |
+                            (m->h[k].dsync && m->e[e].dirty ? 1u : 0u);
             if (mask && m->e[e].ns + popcount32(mask) > NS - 3u) {
                 /* the states kept would not leave three slots for the
                  * retries of a short write: sync instead */
@@ -1160,6 +1166,12 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
                     bad ? "worn out" : "full (the model's files reached the live limit)",
                     (unsigned long long)t->op, t->fs.live_max, t->fs.live);
             r->worn_out = 1;
+            /* the call failed: the model as before it, with the states its
+             * implicit commits may have left (seed 404 --pending-max 16
+             * --powercut 20: an O_DSYNC write that committed the file at
+             * its start, then met ENOSPC; the final check wanted the file
+             * as at its last sync) */
+            t->cur = t->pre;
             break;
         }
         if ((rc == 0) != (ok != 0)) {
