@@ -52,6 +52,15 @@ static void replay_lines(void)
     }
 }
 
+/* One run, which must end with no failure. */
+static steady_torture_result run_clean(const steady_torture_opts *o)
+{
+    steady_torture_result r;
+    CHECK_EQ(steady_torture_run(o, &r, stdout), 0);
+    CHECK_EQ(r.failures, 0);
+    return r;
+}
+
 int main(void)
 {
     static const char *devs[] = {"mt29f1g01", "mt25q128", "em064lx"};
@@ -67,8 +76,7 @@ int main(void)
             o.powercut_every = s != 2;
             o.powercut = s == 2 ? 5 : 0;
             o.faults = 1;
-            CHECK_EQ(steady_torture_run(&o, &r, stdout), 0);
-            CHECK_EQ(r.failures, 0);
+            r = run_clean(&o);
             CHECK(r.cuts >= 20);
             CHECK(r.checks >= 200);
         }
@@ -83,8 +91,7 @@ int main(void)
         o.powercut_every = 1;
         o.faults = 1;
         o.ring_units = 4;
-        CHECK_EQ(steady_torture_run(&o, &r, stdout), 0);
-        CHECK_EQ(r.failures, 0);
+        r = run_clean(&o);
         CHECK(r.cuts >= 20);
     }
     /* with a small pending table (--pending-max): transactions of 2-3
@@ -111,8 +118,7 @@ int main(void)
             o.faults = 1;
             o.pending_max = d == 0 ? 16 : 12;
             o.fsck = 1;   /* and fsck clean after every cut */
-            CHECK_EQ(steady_torture_run(&o, &r, stdout), 0);
-            CHECK_EQ(r.failures, 0);
+            r = run_clean(&o);
             CHECK(r.cuts >= 20);
             found += r.implicit_found;
         }
@@ -124,15 +130,13 @@ int main(void)
      * zeros) */
     {
         steady_torture_opts o = {0};
-        steady_torture_result r;
         o.device = "mt29f1g01";
         o.seed = 8;
         o.ops = 9700;
         o.powercut_every = 1;
         o.faults = 1;
         o.pending_max = 22;
-        CHECK_EQ(steady_torture_run(&o, &r, stdout), 0);
-        CHECK_EQ(r.failures, 0);
+        run_clean(&o);
     }
     return check_done("test_fs_torture");
 }
