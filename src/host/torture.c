@@ -1126,6 +1126,8 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
         free(t->bad_map);
         free(t->image);
         free(t->work);
+        free(t->fsck.fs_work);
+        free(t->fsck.work);
         free(t);
         return 1;
     }
