@@ -13,6 +13,7 @@
  */
 #include "host/torture.h"
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +24,10 @@
 #include "steadyfs/steadyfs.h"
 
 #define ME 24       /* model entries */
-#define MF 6000     /* largest model file: three pages (a write of at most 3000
-                       bytes touches at most three and so fits any transaction
-                       the set-up allows: it never commits partway) */
+#define MF 6000     /* largest model file by default: three pages (--file-max
+                       makes them larger: files of many chunks) */
+#define MF_MAX (1u << 20)   /* --file-max at most */
+#define TP 512      /* pages a transaction's page bits follow (MF_MAX / 2048) */
 #define MH 2        /* open handles */
 #define PL 96
 #define NS 8        /* states an implicit commit may leave that a model file
@@ -35,6 +37,14 @@
                        a sync instead; the retries of a short write use the
                        rest) */
 
+/* A model file's content: shared by the models (cur, pre, post) and by
+ * the states of one file until one of them changes it (copy on write), so
+ * that copying a model costs no file content however large its files. */
+typedef struct mbuf {
+    uint32_t refs, cap;
+    uint8_t d[];
+} mbuf;
+
 typedef struct ment {
     char path[PL];
     uint8_t used, type;
@@ -42,12 +52,12 @@ typedef struct ment {
     uint8_t dirty;
     uint8_t orphan;   /* unlinked or renamed over while open: no name (used 0),
                          the slot kept for its handles until the last closes */
-    uint32_t txn_pages;   /* pages written since the last commit (a bit each) */
+    uint64_t txn_pages[TP / 64];   /* pages written since the last commit (a bit each) */
     uint8_t ns;           /* implicit-commit states kept (s, ssize) */
     uint8_t unknown;      /* more of them than NS: content not checked until a commit */
     uint32_t ssize[NS];
-    uint8_t c[MF], w[MF];
-    uint8_t s[NS][MF];    /* the file before each write that may have committed it
+    mbuf *c, *w;          /* committed and working content (NULL: empty) */
+    mbuf *s[NS];          /* the file before each write that may have committed it
                              implicitly since its last commit, oldest first */
 } ment;
 
@@ -83,10 +93,14 @@ typedef struct tctx {
     uint8_t sector[4096];
     uint64_t rng;
     model cur, pre, post;
+    uint32_t cap;   /* the model's largest file (--file-max) */
+    uint8_t *data, *wbefore, *st, *rbuf;   /* scratch of cap bytes (rbuf: + 16) */
     uint64_t op;
     int armed;
     uint32_t emerg, victims, threaded;   /* summed over mounts */
     uint64_t may_commit_writes;   /* writes that may have committed their file first */
+    uint32_t largest;             /* --file-max: the largest file the model held */
+    uint64_t growth_stopped;      /* --file-max: ops where files could not grow (near the limit) */
     /* --fsck: a file system, work areas and sector buffer of its own (fsck
      * mounts the device; the torture's file system keeps its buffers) */
     struct {
@@ -169,6 +183,87 @@ static int fsck_clean(tctx *t, const char *when)
 
 /* ---- the model ------------------------------------------------------------ */
 
+static const uint8_t mb_empty[1];
+
+static mbuf *mb_new(uint32_t cap)
+{
+    mbuf *b = malloc(sizeof *b + cap);
+    if (!b) {
+        fputs("torture: out of memory for the model\n", stderr);
+        exit(3);
+    }
+    b->refs = 1;
+    b->cap = cap;
+    return b;
+}
+
+static mbuf *mb_ref(mbuf *b)
+{
+    if (b)
+        b->refs++;
+    return b;
+}
+
+static void mb_drop(mbuf **b)
+{
+    if (*b && --(*b)->refs == 0)
+        free(*b);
+    *b = NULL;
+}
+
+static const uint8_t *mb_r(const mbuf *b) { return b ? b->d : mb_empty; }
+
+/* The content to change: its own copy (the first keep bytes of the
+ * shared one), or a new one of cap bytes. */
+static uint8_t *mb_w(mbuf **b, uint32_t keep, uint32_t cap)
+{
+    if (!*b)
+        *b = mb_new(cap);
+    else if ((*b)->refs > 1) {
+        mbuf *n = mb_new((*b)->cap);
+        memcpy(n->d, (*b)->d, keep);
+        (*b)->refs--;
+        *b = n;
+    }
+    return (*b)->d;
+}
+
+static void ment_refs(ment *e, int take)
+{
+    int k;
+    if (take) {
+        mb_ref(e->c);
+        mb_ref(e->w);
+        for (k = 0; k < NS; k++)
+            mb_ref(e->s[k]);
+    } else {
+        mb_drop(&e->c);
+        mb_drop(&e->w);
+        for (k = 0; k < NS; k++)
+            mb_drop(&e->s[k]);
+    }
+}
+
+/* dst = src, sharing the content */
+static void mcopy(model *dst, const model *src)
+{
+    int i;
+    if (dst == src)
+        return;
+    for (i = 0; i < ME; i++)
+        ment_refs(&dst->e[i], 0);
+    *dst = *src;
+    for (i = 0; i < ME; i++)
+        ment_refs(&dst->e[i], 1);
+}
+
+static void mfree(model *m)
+{
+    int i;
+    for (i = 0; i < ME; i++)
+        ment_refs(&m->e[i], 0);
+}
+
 static int mfind(const model *m, const char *path)
 {
     int i;
@@ -238,7 +333,7 @@ static int mnew(model *m, const char *path, uint8_t type)
     int i;
     for (i = 0; i < ME; i++)
         if (!m->e[i].used && !m->e[i].orphan) {
-            memset(&m->e[i], 0, offsetof(ment, c));
+            memset(&m->e[i], 0, offsetof(ment, c));   /* (its content buffers are reused) */
             m->e[i].used = 1;
             m->e[i].type = type;
             snprintf(m->e[i].path, PL, "%s", path);
@@ -252,22 +347,23 @@ static int mnew(model *m, const char *path, uint8_t type)
 static void mcommit(ment *e)
 {
     e->csize = e->wsize;
-    memcpy(e->c, e->w, e->wsize);
+    mb_drop(&e->c);
+    e->c = mb_ref(e->w);
     e->dirty = 0;
-    e->txn_pages = 0;
+    memset(e->txn_pages, 0, sizeof e->txn_pages);
     e->ns = 0;
     e->unknown = 0;
 }
 
 /* The file as it is now may become its committed state at the start of
  * the next write (an implicit commit): keep it as a state a cut may leave. */
-static void mkeep(ment *e, const uint8_t *content, uint32_t size)
+static void mkeep(ment *e, const uint8_t *content, uint32_t size, uint32_t cap)
 {
     if (e->ns == NS) {
         e->unknown = 1;
         return;
     }
-    memcpy(e->s[e->ns], content, size);
+    memcpy(mb_w(&e->s[e->ns], 0, cap), content, size);
     e->ssize[e->ns++] = size;
 }
 
@@ -276,6 +372,14 @@ static uint32_t popcount32(uint32_t x)
     uint32_t n = 0;
     for (; x; x &= x - 1u)
         n++;
+    return n;
+}
+
+static uint32_t pages_touched(const ment *e)
+{
+    uint32_t n = 0, i;
+    for (i = 0; i < TP / 64; i++)
+        n += popcount32((uint32_t)e->txn_pages[i]) + popcount32((uint32_t)(e->txn_pages[i] >> 32));
     return n;
 }
 
@@ -291,7 +395,7 @@ static uint32_t popcount32(uint32_t x)
  * two for each page of the write before page j. */
 static uint32_t may_commit_at(const ment *e, uint32_t pos, uint32_t len, const steadyfs *fs)
 {
-    uint32_t ub = e->dirty ? 2u * popcount32(e->txn_pages) + 2u : 0u;
+    uint32_t ub = e->dirty ? 2u * pages_touched(e) + 2u : 0u;
     uint32_t before = (pos % fs->geo.payload + len - 1u) / fs->geo.payload;
     uint32_t chunks = before ? (before - 1u) / fs->geo.C + 2u : 0u;
     uint32_t more = before + (chunks < before ? chunks : before), txn = fs->geo.txn_max;
@@ -311,7 +415,7 @@ static uint32_t may_commit_at(const ment *e, uint32_t pos, uint32_t len, const s
 static void keep_states(tctx *t, ment *post, ment *pre, const uint8_t *base, uint32_t base_size, uint32_t pos,
                         const uint8_t *data, uint32_t mask)
 {
-    static uint8_t st[MF];
+    uint8_t *st = t->st;
     uint32_t pay = t->fs.geo.payload, j, b, size;
     for (j = 0; j < 32u && mask >> j; j++) {
         if (!(mask >> j & 1u))
@@ -327,16 +431,16 @@ static void keep_states(tctx *t, ment *post, ment *pre, const uint8_t *base, uin
                 size = pos + b;
         }
         if (post)
-            mkeep(post, st, size);
-        mkeep(pre, st, size);
+            mkeep(post, st, size, t->cap);
+        mkeep(pre, st, size, t->cap);
     }
 }
 
 static void mtouch(ment *e, uint32_t from, uint32_t to, uint32_t payload)
 {
     uint32_t pg;
-    for (pg = from / payload; to > from && pg <= (to - 1u) / payload && pg < 32u; pg++)
-        e->txn_pages |= 1u << pg;
+    for (pg = from / payload; to > from && pg <= (to - 1u) / payload && pg < TP; pg++)
+        e->txn_pages[pg / 64] |= 1ull << (pg % 64);
 }
 
 /* After a power cut: handles are gone, working state falls back (to the
@@ -351,7 +455,8 @@ static void mcrash(model *m)
     for (i = 0; i < ME; i++)
         if (m->e[i].used) {
             m->e[i].wsize = m->e[i].csize;
-            memcpy(m->e[i].w, m->e[i].c, m->e[i].csize);
+            mb_drop(&m->e[i].w);
+            m->e[i].w = mb_ref(m->e[i].c);
             m->e[i].dirty = 0;
         }
 }
@@ -366,7 +471,7 @@ static void mcrash(model *m)
  * writes after the one found are lost with the power). */
 static int check_state(tctx *t, model *m, int report)
 {
-    static uint8_t buf[MF + 16];
+    uint8_t *buf = t->rbuf;
     int i, k, bad = 0, fd, n, found;
     uint64_t implicit = 0;
     steadyfs_stat st;
@@ -390,12 +495,12 @@ static int check_state(tctx *t, model *m, int report)
             bad = 1;
             break;
         }
-        n = steadyfs_read(&t->fs, fd, buf, sizeof buf);
+        n = steadyfs_read(&t->fs, fd, buf, t->cap + 16u);
         steadyfs_close(&t->fs, fd);
-        found = n == (int)e->csize && !memcmp(buf, e->c, e->csize);
+        found = n == (int)e->csize && !memcmp(buf, mb_r(e->c), e->csize);
         for (k = 0; !found && k < e->ns; k++)
-            found = n == (int)e->ssize[k] && !memcmp(buf, e->s[k], e->ssize[k]);
-        if (!found && e->unknown && n >= 0 && n <= MF)
+            found = n == (int)e->ssize[k] && !memcmp(buf, mb_r(e->s[k]), e->ssize[k]);
+        if (!found && e->unknown && n >= 0 && (uint32_t)n <= t->cap)
             found = 1;
         if (!found) {
             if (report)
@@ -404,14 +509,15 @@ static int check_state(tctx *t, model *m, int report)
             break;
         }
         /* (m is dropped if any check fails) */
-        if (n != (int)e->csize || memcmp(buf, e->c, e->csize)) {
+        if (n != (int)e->csize || memcmp(buf, mb_r(e->c), e->csize)) {
             implicit++;
             e->csize = (uint32_t)n;
-            memcpy(e->c, buf, (uint32_t)n);
+            memcpy(mb_w(&e->c, 0, t->cap), buf, (uint32_t)n);
         }
         /* the state found is the file's commit, and its working state */
         e->wsize = e->csize;
-        memcpy(e->w, e->c, e->csize);
+        mb_drop(&e->w);
+        e->w = mb_ref(e->c);
         mcommit(e);
     }
     /* directories hold exactly the model's names */
@@ -569,9 +675,9 @@ static int recover(tctx *t)
                 fprintf(t->out, "  post: %s type %u\n", t->post.e[i].path, t->post.e[i].type);
     }
     if (!check_state(t, &t->post, 0))
-        t->cur = t->post;
+        mcopy(&t->cur, &t->post);
     else if (!check_state(t, &t->pre, 1))
-        t->cur = t->pre;
+        mcopy(&t->cur, &t->pre);
     else
         return -1;
     if (check_ring(t, 1) || !fsck_clean(t, "after a cut"))
@@ -622,8 +728,16 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
 {
     model *m = &t->post;
     char path[PL], path2[PL], par[PL];
-    static uint8_t data[MF], wbefore[MF];
+    uint8_t *data = t->data, *wbefore = t->wbefore;
     uint32_t kind = rn(t, 100), len, i, wbefore_size = 0, wpos = 0;
+    /* --file-max: files of many chunks; near the live limit they stop
+     * growing (writes inside them and shrinks go on), so that the device
+     * does not fill and end the run */
+    uint32_t grow_to = t->cap;
+    if (t->cap > MF && (uint64_t)t->fs.live * 10u > (uint64_t)t->fs.live_max * 6u) {
+        grow_to = 0;
+        t->growth_stopped++;
+    }
     int e, e2, k, rc = 0;
     *expect_ok = 1;
     if (t->o->ring_units && !t->ring_worn && rn(t, 8) == 0) {   /* a ring append */
@@ -689,7 +803,7 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
             *expect_ok = 0;
         else if (e == -1 && (e = mnew(m, path, STEADYFS_TYPE_FILE)) < 0)
             return 0;
-        if (*expect_ok && (flags & STEADYFS_O_TRUNC) && m->e[e].wsize) {
+        if (*expect_ok && (flags & STEADYFS_O_TRUNC) && m->e[e].wsize) {   /* (a shrink commits) */
             m->e[e].wsize = 0;
             mcommit(&m->e[e]);
         }
@@ -715,13 +829,23 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
         e = m->h[k].e;
         if (m->h[k].append)
             m->h[k].pos = m->e[e].wsize;
-        if (m->h[k].pos >= MF - 1)
+        if (m->h[k].pos >= t->cap - 1)
             return 0;
         /* (with a small table, writes of up to 3000 bytes only: pages fill
-         * the transaction, not bytes) */
-        len = 1 + rn(t, rn(t, 4) && !t->o->pending_max ? 700 : 3000);
-        if (m->h[k].pos + len > MF)
-            len = MF - m->h[k].pos;
+         * the transaction, not bytes; larger files take writes of up to
+         * three pages, which keep at most four states, as 3000 bytes do on
+         * 1024-byte sectors) */
+        if (t->cap > MF)
+            len = 1 + rn(t, rn(t, 4) ? 3000 : 3u * t->fs.geo.payload);
+        else
+            len = 1 + rn(t, rn(t, 4) && !t->o->pending_max ? 700 : 3000);
+        if (m->h[k].pos + len > t->cap)
+            len = t->cap - m->h[k].pos;
+        if (m->h[k].pos + len > m->e[e].wsize && m->h[k].pos + len > grow_to) {
+            if (m->h[k].pos >= m->e[e].wsize)
+                return 0;
+            len = m->e[e].wsize - m->h[k].pos;
+        }
         for (i = 0; i < len; i++)
             data[i] = (uint8_t)rnd(t);
         {
@@ -732,6 +856,7 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
              * it is one a failed call may leave */
             uint32_t mask = may_commit_at(&m->e[e], m->h[k].pos, len, &t->fs) |
                             (m->h[k].dsync && m->e[e].dirty ? 1u : 0u);
+            assert(popcount32(mask) <= NS - 3u);
             if (mask && m->e[e].ns + popcount32(mask) > NS - 3u) {
                 /* the states kept would not leave three slots for the
                  * retries of a short write: sync instead */
@@ -740,19 +865,22 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
                 return steadyfs_sync(&t->fs, m->h[k].fd);
             }
             if (mask) {
-                keep_states(t, &m->e[e], &t->pre.e[e], m->e[e].w, m->e[e].wsize, m->h[k].pos, data, mask);
+                keep_states(t, &m->e[e], &t->pre.e[e], mb_r(m->e[e].w), m->e[e].wsize, m->h[k].pos, data, mask);
                 t->may_commit_writes++;
             }
         }
-        memcpy(wbefore, m->e[e].w, m->e[e].wsize);
+        memcpy(wbefore, mb_r(m->e[e].w), m->e[e].wsize);
         wbefore_size = m->e[e].wsize;
         wpos = m->h[k].pos;
         mtouch(&m->e[e], wpos, wpos + len, t->fs.geo.payload);
         mtouch(&t->pre.e[e], wpos, wpos + len, t->fs.geo.payload);
         t->pre.e[e].dirty = 1;
-        if (m->h[k].pos > m->e[e].wsize)
-            memset(m->e[e].w + m->e[e].wsize, 0, m->h[k].pos - m->e[e].wsize);
-        memcpy(m->e[e].w + m->h[k].pos, data, len);
+        {
+            uint8_t *w = mb_w(&m->e[e].w, m->e[e].wsize, t->cap);
+            if (m->h[k].pos > m->e[e].wsize)
+                memset(w + m->e[e].wsize, 0, m->h[k].pos - m->e[e].wsize);
+            memcpy(w + m->h[k].pos, data, len);
+        }
         m->h[k].pos += len;
         if (m->h[k].pos > m->e[e].wsize)
             m->e[e].wsize = m->h[k].pos;
@@ -806,7 +934,7 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
             uint32_t want = m->h[k].pos >= m->e[e].wsize ? 0 : m->e[e].wsize - m->h[k].pos;
             if (want > len)
                 want = len;
-            if ((uint32_t)rc != want || memcmp(data, m->e[e].w + m->h[k].pos, want))
+            if ((uint32_t)rc != want || memcmp(data, mb_r(m->e[e].w) + m->h[k].pos, want))
                 fail(t, "read differs from working state", m->e[e].path, rc, (long)want);
             m->h[k].pos += (uint32_t)rc;
             rc = 0;
@@ -818,7 +946,7 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
         k = open_handle(t);
         if (k < 0)
             return 0;
-        m->h[k].pos = rn(t, MF / 2);
+        m->h[k].pos = rn(t, t->cap > MF ? t->cap : t->cap / 2);
         rc = (int)steadyfs_seek(&t->fs, m->h[k].fd, m->h[k].pos, STEADYFS_SEEK_SET);
         return rc < 0 ? rc : 0;
     }
@@ -828,12 +956,14 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
         if (k < 0 || !m->h[k].wr)
             return 0;
         e = m->h[k].e;
-        len = rn(t, MF);
+        len = rn(t, t->cap);
+        if (len > m->e[e].wsize && len > grow_to)
+            len = rn(t, m->e[e].wsize + 1u);
         if (len < m->e[e].wsize) {
             m->e[e].wsize = len;
             mcommit(&m->e[e]);
         } else {
-            memset(m->e[e].w + m->e[e].wsize, 0, len - m->e[e].wsize);
+            memset(mb_w(&m->e[e].w, m->e[e].wsize, t->cap) + m->e[e].wsize, 0, len - m->e[e].wsize);
             m->e[e].wsize = len;
             m->e[e].dirty = 1;
         }
@@ -981,6 +1111,19 @@ static int setup(tctx *t)
     }
     if (!blocks)
         blocks = p->kind == SIM_NAND ? 24 : p->kind == SIM_NOR ? 384 : 24;
+    t->cap = t->o->file_max ? t->o->file_max : MF;
+    if (t->cap < MF || t->cap > MF_MAX) {
+        fprintf(t->out, "torture: --file-max %u: want %u..%u bytes\n", t->cap, MF, MF_MAX);
+        return -1;
+    }
+    t->data = malloc(t->cap + 8192u);   /* (a ring record: two sectors) */
+    t->wbefore = malloc(t->cap);
+    t->st = malloc(t->cap);
+    t->rbuf = malloc(t->cap + 16u);
+    if (!t->data || !t->wbefore || !t->st || !t->rbuf) {
+        fprintf(t->out, "torture: out of memory for files of %u bytes\n", t->cap);
+        return -1;
+    }
     if (blocks > p->geo.block_count) {
         fprintf(t->out, "torture: --blocks %u: %s has %u blocks\n", blocks, t->o->device, p->geo.block_count);
         return -1;
@@ -1078,6 +1221,11 @@ static int setup(tctx *t)
                     "bytes want sectors of 1024 at least\n", t->o->device, info.data_per_sector);
             return -1;
         }
+        if (t->cap / info.data_per_sector >= TP) {
+            fprintf(t->out, "torture: --file-max %u: more than %u sectors of %u bytes a file\n",
+                    t->cap, TP - 1u, info.data_per_sector);
+            return -1;
+        }
     }
     memset(&t->cur, 0, sizeof t->cur);
     for (k = 0; k < MH; k++)
@@ -1101,6 +1249,8 @@ void steady_torture_replay(const steady_torture_opts *o, uint64_t ops, FILE *out
         fprintf(out, " --ring-units %lu", (unsigned long)o->ring_units);
     if (o->pending_max)
         fprintf(out, " --pending-max %lu", (unsigned long)o->pending_max);
+    if (o->file_max)
+        fprintf(out, " --file-max %lu", (unsigned long)o->file_max);
     if (o->fsck)
         fprintf(out, " --fsck");
     if (o->profile_file)
@@ -1108,10 +1258,28 @@ void steady_torture_replay(const steady_torture_opts *o, uint64_t ops, FILE *out
     fprintf(out, "%s%s\n", o->faults ? "" : " --no-faults", o->spinand ? " --spinand" : "");
 }
 
+static void teardown(tctx *t)
+{
+    mfree(&t->cur);
+    mfree(&t->pre);
+    mfree(&t->post);
+    free(t->data);
+    free(t->wbefore);
+    free(t->st);
+    free(t->rbuf);
+    free(t->cache);
+    free(t->bad_map);
+    free(t->image);
+    free(t->work);
+    free(t->fsck.fs_work);
+    free(t->fsck.work);
+    free(t);
+}
+
 int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, FILE *out)
 {
     tctx *t = calloc(1, sizeof *t);
-    int rc, ok;
+    int rc, ok, i;
     const char *what = "";
     memset(r, 0, sizeof *r);
     if (!t)
@@ -1122,19 +1290,13 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
     t->rng = o->seed * 0x9E3779B97F4A7C15ull + 1;
     if (setup(t)) {
         r->failures++;
-        free(t->cache);
-        free(t->bad_map);
-        free(t->image);
-        free(t->work);
-        free(t->fsck.fs_work);
-        free(t->fsck.work);
-        free(t);
+        teardown(t);
         return 1;
     }
     arm(t);
     for (t->op = 0; t->op < o->ops && !r->failures; t->op++) {
-        t->pre = t->cur;
-        t->post = t->cur;
+        mcopy(&t->pre, &t->cur);
+        mcopy(&t->post, &t->cur);
         rc = do_op(t, &ok, &what);
         if (t->fs.dead || (rc == STEADYFS_EIO && t->dev.stats.power_cuts > r->cuts)) {
             if (o->verbose)
@@ -1173,14 +1335,17 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
              * --powercut 20: an O_DSYNC write that committed the file at
              * its start, then met ENOSPC; the final check wanted the file
              * as at its last sync) */
-            t->cur = t->pre;
+            mcopy(&t->cur, &t->pre);
             break;
         }
         if ((rc == 0) != (ok != 0)) {
             fail(t, what, ok ? "failed, model expected success" : "succeeded, model expected failure", rc, ok);
             break;
         }
-        t->cur = rc == 0 ? t->post : t->pre;
+        mcopy(&t->cur, rc == 0 ? &t->post : &t->pre);
+        for (i = 0; i < ME; i++)
+            if (t->cur.e[i].used && t->cur.e[i].wsize > t->largest)
+                t->largest = t->cur.e[i].wsize;
         if (o->verbose)
             fprintf(out, "op %llu %s rc %d pool %u+%u+%u head %u/%u victim %u/%u live %u\n", (unsigned long long)t->op, what, rc, t->fs.log.nqueued, t->fs.log.nfree, t->fs.log.nlimbo, t->fs.log.head_block, t->fs.log.head_idx, t->fs.gc.victim, t->fs.gc.idx, t->fs.live);
     }
@@ -1221,10 +1386,16 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
     if (o->fsck)
         fprintf(out, "fsck: %llu runs, after every cut and at the end\n",
                 (unsigned long long)t->fsck.runs);
-    if (o->pending_max)
-        fprintf(out, "pending_max %u: %llu writes may have committed their file first; %llu files "
-                "found after a cut at a state such a commit left\n", o->pending_max,
-                (unsigned long long)t->may_commit_writes, (unsigned long long)r->implicit_found);
+    if (o->pending_max || t->cap > MF)
+        fprintf(out, "pending_max %u, files up to %u bytes: %llu writes may have committed their "
+                "file first; %llu files found after a cut at a state such a commit left\n",
+                t->fs.cfg.pending_max, t->cap, (unsigned long long)t->may_commit_writes,
+                (unsigned long long)r->implicit_found);
+    if (t->cap > MF)
+        fprintf(out, "files up to %u bytes: the largest %u bytes (%u chunks of %u sectors); "
+                "%llu ops near the live limit, where files did not grow\n", t->cap, t->largest,
+                t->largest / t->fs.geo.payload / t->fs.geo.C + 1u, t->fs.geo.C,
+                (unsigned long long)t->growth_stopped);
     if (o->ring_units)
         fprintf(out, "record ring: %llu appends, next record %llu\n",
                 (unsigned long long)t->ring_appends, (unsigned long long)t->ring_next);
@@ -1232,12 +1403,6 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
             (unsigned long long)r->checks, (unsigned long long)r->failures);
     if (r->failures)
         steady_torture_replay(o, r->fail_op + 1, out);
-    free(t->cache);
-    free(t->bad_map);
-    free(t->image);
-    free(t->work);
-    free(t->fsck.fs_work);
-    free(t->fsck.work);
-    free(t);
+    teardown(t);
     return r->failures ? 1 : 0;
 }

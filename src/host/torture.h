@@ -27,6 +27,9 @@ typedef struct steady_torture_opts {
     uint32_t pending_max; /* the format's pending_max (0: the medium's default).
                              A small table makes transactions small, so that
                              writes commit implicitly (steadyfs.h, "Durability") */
+    uint32_t file_max;    /* the model's largest file in bytes (0: 6000, three
+                             pages; larger: files of many chunks, whose writes
+                             commit implicitly with any table) */
 } steady_torture_opts;
 
 typedef struct steady_torture_result {
