@@ -100,6 +100,7 @@ typedef struct tctx {
     uint32_t emerg, victims, threaded;   /* summed over mounts */
     uint64_t may_commit_writes;   /* writes that may have committed their file first */
     uint32_t largest;             /* --file-max: the largest file the model held */
+    uint32_t most_live;           /* the most live sectors after an op */
     uint64_t growth_stopped;      /* --file-max: ops where files could not grow (near the limit) */
     /* --fsck: a file system, work areas and sector buffer of its own (fsck
      * mounts the device; the torture's file system keeps its buffers) */
@@ -734,7 +735,7 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
      * growing (writes inside them and shrinks go on), so that the device
      * does not fill and end the run */
     uint32_t grow_to = t->cap;
-    if (t->cap > MF && (uint64_t)t->fs.live * 10u > (uint64_t)t->fs.live_max * 6u) {
+    if (t->cap > MF && (uint64_t)t->fs.live * 100u > (uint64_t)t->fs.live_max * 85u) {
         grow_to = 0;
         t->growth_stopped++;
     }
@@ -829,6 +830,8 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
         e = m->h[k].e;
         if (m->h[k].append)
             m->h[k].pos = m->e[e].wsize;
+        if (t->cap > MF && m->h[k].pos > m->e[e].wsize && rn(t, 4))
+            m->h[k].pos = m->e[e].wsize;   /* large files mostly without holes: they fill the device */
         if (m->h[k].pos >= t->cap - 1)
             return 0;
         /* (with a small table, writes of up to 3000 bytes only: pages fill
@@ -888,7 +891,7 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
         if (m->h[k].dsync)
             mcommit(&m->e[e]);   /* the file's whole transaction commits */
         if (!m->h[k].append)
-            steadyfs_seek(&t->fs, m->h[k].fd, t->cur.h[k].pos, STEADYFS_SEEK_SET);
+            steadyfs_seek(&t->fs, m->h[k].fd, wpos, STEADYFS_SEEK_SET);
         if (t->o->verbose)
             fprintf(t->out, "  write %s h%d pos %u len %u\n", m->e[e].path, k, m->h[k].pos - len, len);
         rc = steadyfs_write(&t->fs, m->h[k].fd, data, len);
@@ -957,6 +960,8 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
             return 0;
         e = m->h[k].e;
         len = rn(t, t->cap);
+        if (t->cap > MF && len > m->e[e].wsize && rn(t, 2))
+            len = rn(t, m->e[e].wsize + 1u);   /* (large files: mostly shrinks) */
         if (len > m->e[e].wsize && len > grow_to)
             len = rn(t, m->e[e].wsize + 1u);
         if (len < m->e[e].wsize) {
@@ -1343,6 +1348,8 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
             break;
         }
         mcopy(&t->cur, rc == 0 ? &t->post : &t->pre);
+        if (t->fs.live > t->most_live)
+            t->most_live = t->fs.live;
         for (i = 0; i < ME; i++)
             if (t->cur.e[i].used && t->cur.e[i].wsize > t->largest)
                 t->largest = t->cur.e[i].wsize;
@@ -1393,9 +1400,9 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
                 (unsigned long long)r->implicit_found);
     if (t->cap > MF)
         fprintf(out, "files up to %u bytes: the largest %u bytes (%u chunks of %u sectors); "
-                "%llu ops near the live limit, where files did not grow\n", t->cap, t->largest,
-                t->largest / t->fs.geo.payload / t->fs.geo.C + 1u, t->fs.geo.C,
-                (unsigned long long)t->growth_stopped);
+                "live sectors at most %u of %u; %llu ops near the live limit, where files did "
+                "not grow\n", t->cap, t->largest, t->largest / t->fs.geo.payload / t->fs.geo.C + 1u,
+                t->fs.geo.C, t->most_live, t->fs.live_max, (unsigned long long)t->growth_stopped);
     if (o->ring_units)
         fprintf(out, "record ring: %llu appends, next record %llu\n",
                 (unsigned long long)t->ring_appends, (unsigned long long)t->ring_next);
