@@ -34,6 +34,7 @@ def binary() -> Path:
 
 
 U32 = 0xFFFFFFFF
+FILE_MAX_MIN, FILE_MAX_MAX = 6000, 1 << 20
 
 
 def _problem(args: argparse.Namespace) -> str | None:
@@ -49,6 +50,9 @@ def _problem(args: argparse.Namespace) -> str | None:
     if args.pending_max != 0 and not 8 <= args.pending_max <= 0xFFFF:
         return (f"--pending-max {args.pending_max}: want 8..65535 entries, or 0 for the "
                 f"medium's default")
+    if args.file_max != 0 and not FILE_MAX_MIN <= args.file_max <= FILE_MAX_MAX:
+        return (f"--file-max {args.file_max}: want {FILE_MAX_MIN}..{FILE_MAX_MAX} bytes, or 0 "
+                f"for the model's default ({FILE_MAX_MIN})")
     if not 0 <= args.blocks <= U32:
         return f"--blocks {args.blocks}: want a number >= 0 (0: small default)"
     pc = args.powercut
@@ -100,6 +104,8 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--ring-units", str(args.ring_units)]
     if args.pending_max:
         argv += ["--pending-max", str(args.pending_max)]
+    if args.file_max:
+        argv += ["--file-max", str(args.file_max)]
     if args.fsck:
         argv.append("--fsck")
     argv.append("--no-faults" if args.no_faults else "--faults")
@@ -134,6 +140,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="format with a pending table of K entries (0: the medium's default). "
                         "A small table makes transactions small (steady df: txn_sectors), so "
                         "unsynced writes commit implicitly and cuts meet those commits; e.g. 24")
+    p.add_argument("--file-max", type=int, default=0, metavar="BYTES",
+                   help="the model's files grow to BYTES (6000..1048576; 0: 6000, three "
+                        "sectors): files of many chunks, written mostly without holes, truncated "
+                        "across chunks, removed; transactions then fill and commit implicitly "
+                        "with any table, e.g. 200000")
     p.add_argument("--fsck", action="store_true",
                    help="run fsck on the device after every cut's mount and at the end; an "
                         "error it finds is a failure")

@@ -785,7 +785,7 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
         if (flags != STEADYFS_O_RDONLY) {
             if (rn(t, 3))
                 flags |= STEADYFS_O_CREAT;
-            if (!rn(t, 5))
+            if (!rn(t, t->cap > MF ? 20 : 5))   /* (large files: rarely, so that they fill the device) */
                 flags |= STEADYFS_O_TRUNC;
             if (!rn(t, 8))
                 flags |= STEADYFS_O_EXCL;
@@ -1410,6 +1410,7 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
             (unsigned long long)r->checks, (unsigned long long)r->failures);
     if (r->failures)
         steady_torture_replay(o, r->fail_op + 1, out);
+    r->largest_file = t->largest;
     teardown(t);
     return r->failures ? 1 : 0;
 }

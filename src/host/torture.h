@@ -42,6 +42,7 @@ typedef struct steady_torture_result {
     /* after a cut, files found at a state a write's implicit commit made
      * (the state before that write), not at their last sync */
     uint64_t implicit_found;
+    uint32_t largest_file;   /* the largest file the model held, in bytes */
 } steady_torture_result;
 
 /* Runs the torture; prints progress and the final line

@@ -54,6 +54,8 @@ def test_bench_zero_parameter(param: str) -> None:
     (["--device", "sd-consumer"], "--device sd-consumer"),
     (["--pending-max", "-1"], "--pending-max -1"),
     (["--pending-max", "4"], "--pending-max 4"),
+    (["--file-max", "100"], "--file-max 100"),
+    (["--file-max", str(1 << 21)], "--file-max"),
 ])
 def test_torture_bad_input(args: list[str], needle: str) -> None:
     assert_one_line_error(steady("torture", *args), needle)
