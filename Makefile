@@ -249,6 +249,16 @@ $(BUILD)/soak/test_fs_adversary: tests/c/test_fs_adversary.c $(CORE_SRCS) $(HOST
 soak-adversary: $(BUILD)/soak/test_fs_adversary
 	STEADYFS_ADV_CALLS=$${STEADYFS_ADV_CALLS:-10000000} STEADYFS_ADV_SEED=$${STEADYFS_ADV_SEED:-3} $<
 
+# ---- the power-loss torture's documented soak: make soak-torture -----------
+# scripts/soak-torture.py: every configuration of its matrix (small pending
+# tables, files of many chunks, a record ring, NOR's 32 KiB units, the SPI
+# NAND driver; three media) on seeds 1-20, 20 000 ops each, fsck after every
+# cut, two runs at a time.  SOAK_TORTURE_ARGS passes options (--seeds,
+# --ops, --configs, --jobs; --list names the configurations).
+.PHONY: soak-torture
+soak-torture: $(BUILD)/steady-torture
+	$(PY) scripts/soak-torture.py --torture $< $(SOAK_TORTURE_ARGS)
+
 # ---- the searched worst states (issue 12 item 6): make soak-search ----------
 # tests/c/test_fs_search.c on the whole default device (make test runs it on
 # 96 units with 12 greedy steps a call kind): 200 steps of 16 candidates per

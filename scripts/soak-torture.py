@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""The power-loss torture's documented soak: ``make soak-torture``.
+
+Runs ``build/steady-torture`` over a matrix of configurations and seeds,
+``--jobs`` at a time, each with ``--fsck`` (fsck clean after every cut's
+mount and at the end).  The configurations are the ones the soaks of
+DESIGN.md section 4 and the README's torture row ran by hand: a small
+pending table, so that unsynced writes commit implicitly (``--pending-max``),
+files of many chunks (``--file-max``), a record ring, NOR's 32 KiB units and
+the SPI NAND driver, on the three media.  Prints one line per run and a
+summary; exits 1 if any run failed, with the replay line of each failure.
+
+    scripts/soak-torture.py [--seeds 1-20] [--ops 20000] [--jobs N]
+                            [--configs NAME,NAME...] [--list]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+# name -> the options of steady-torture that make the configuration
+CONFIGS: dict[str, list[str]] = {
+    "nand-k16": ["--device", "mt29f1g01", "--pending-max", "16", "--powercut", "20"],
+    "nand-k12-every": ["--device", "mt29f1g01", "--pending-max", "12", "--powercut", "every"],
+    "nand-default": ["--device", "mt29f1g01", "--powercut", "every"],
+    "nor-k12": ["--device", "mt25q128", "--pending-max", "12", "--powercut", "200"],
+    "mram-k12": ["--device", "em064lx", "--pending-max", "12", "--powercut", "20"],
+    "mram-k12-every": ["--device", "em064lx", "--pending-max", "12", "--powercut", "every"],
+    "nand-big": ["--device", "mt29f1g01", "--file-max", "200000", "--powercut", "20"],
+    "nand-big-k16": ["--device", "mt29f1g01", "--file-max", "400000", "--pending-max", "16",
+                     "--powercut", "20", "--blocks", "64"],
+    "nor-big": ["--device", "mt25q128", "--file-max", "200000", "--powercut", "200"],
+    "mram-big": ["--device", "em064lx", "--file-max", "300000", "--powercut", "20"],
+    "spinand-big": ["--device", "mt29f1g01", "--file-max", "200000", "--powercut", "every",
+                    "--spinand"],
+    "nand-ring": ["--device", "mt29f1g01", "--pending-max", "16", "--powercut", "20",
+                  "--ring-units", "4"],
+    "nor-units8": ["--device", "mt25q128", "--pending-max", "12", "--powercut", "every",
+                   "--erase-mult", "8"],
+}
+
+FINAL = re.compile(r"^(\d+) power cuts, (\d+) checks, (\d+) failures$")
+FOUND = re.compile(r"(\d+) files found after a cut")
+
+
+@dataclass
+class Run:
+    config: str
+    seed: int
+    ok: bool
+    cuts: int = 0
+    checks: int = 0
+    implicit: int = 0
+    worn_out: bool = False
+    detail: str = ""
+
+
+def parse_seeds(text: str) -> list[int]:
+    """'1-20' or '3,5,9' or '1-4,10' -> the seeds."""
+    seeds: list[int] = []
+    for part in text.split(","):
+        a, _, b = part.partition("-")
+        if not a.isdigit() or (b and not b.isdigit()):
+            raise ValueError(f"--seeds {text}: want numbers and ranges such as 1-20,31")
+        lo, hi = int(a), int(b) if b else int(a)
+        if hi < lo:
+            raise ValueError(f"--seeds {text}: range {part} runs backwards")
+        seeds.extend(range(lo, hi + 1))
+    return seeds
+
+
+def run_one(exe: Path, config: str, seed: int, ops: int) -> Run:
+    argv = [str(exe), *CONFIGS[config], "--seed", str(seed), "--ops", str(ops), "--fsck"]
+    p = subprocess.run(argv, capture_output=True, text=True, check=False)
+    lines = p.stdout.splitlines()
+    run = Run(config, seed, ok=False)
+    for line in lines:
+        m = FINAL.match(line)
+        if m:
+            run.cuts, run.checks = int(m.group(1)), int(m.group(2))
+            run.ok = int(m.group(3)) == 0 and p.returncode == 0
+        m2 = FOUND.search(line)
+        if m2:
+            run.implicit = int(m2.group(1))
+        if " worn out after " in line or "full (the model's files" in line:
+            run.worn_out = True
+    if not run.ok:
+        bad = [ln for ln in lines if ln.startswith(("FAIL", "  fsck:", "replay:", "torture:"))]
+        err = p.stderr.strip().splitlines()
+        run.detail = " | ".join(bad + err[-3:]) or f"exit status {p.returncode}, no result line"
+    return run
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seeds", default="1-20", help="seeds, e.g. 1-20 or 5,7,100-110 (default 1-20)")
+    ap.add_argument("--ops", type=int, default=20000, help="API calls a run (default 20000)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="runs at once (default: CPUs)")
+    ap.add_argument("--configs", default=",".join(CONFIGS),
+                    help="configurations to run, comma-separated (default: all; --list names them)")
+    ap.add_argument("--torture", type=Path, default=REPO / "build" / "steady-torture",
+                    help="the steady-torture binary (default build/steady-torture)")
+    ap.add_argument("--list", action="store_true", help="print the configurations and exit")
+    a = ap.parse_args(argv)
+    if a.list:
+        for name, opts in CONFIGS.items():
+            print(f"{name:16} {' '.join(opts)}")
+        return 0
+    try:
+        seeds = parse_seeds(a.seeds)
+    except ValueError as e:
+        print(f"soak-torture: {e}", file=sys.stderr)
+        return 2
+    configs = [c for c in a.configs.split(",") if c]
+    unknown = [c for c in configs if c not in CONFIGS]
+    if unknown:
+        print(f"soak-torture: --configs {','.join(unknown)}: want some of {','.join(CONFIGS)}",
+              file=sys.stderr)
+        return 2
+    if a.ops < 1 or a.jobs < 1:
+        print("soak-torture: --ops and --jobs want numbers >= 1", file=sys.stderr)
+        return 2
+    if not a.torture.exists():
+        print(f"soak-torture: {a.torture} not found; build it with `make build`", file=sys.stderr)
+        return 2
+    jobs = [(c, s) for s in seeds for c in configs]
+    runs: list[Run] = []
+    with ThreadPoolExecutor(max_workers=a.jobs) as pool:
+        for run in pool.map(lambda j: run_one(a.torture, j[0], j[1], a.ops), jobs):
+            runs.append(run)
+            state = "ok" if run.ok else "FAILED"
+            extra = " (device worn out: stopped early)" if run.worn_out else ""
+            print(f"{run.config:16} seed {run.seed:<6} {state:6} {run.cuts:6} cuts {run.checks:8} "
+                  f"checks {run.implicit:4} at an implicit commit{extra}"
+                  + (f"\n    {run.detail}" if run.detail else ""), flush=True)
+    failed = [r for r in runs if not r.ok]
+    print(f"soak-torture: {len(runs)} runs of {a.ops} ops ({len(configs)} configurations x "
+          f"{len(seeds)} seeds), {sum(r.cuts for r in runs)} power cuts, "
+          f"{sum(r.checks for r in runs)} checks, {sum(r.implicit for r in runs)} files found at "
+          f"an implicit commit, {sum(r.worn_out for r in runs)} stopped worn out, "
+          f"{len(failed)} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
