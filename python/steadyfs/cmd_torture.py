@@ -106,6 +106,8 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--pending-max", str(args.pending_max)]
     if args.file_max:
         argv += ["--file-max", str(args.file_max)]
+    if args.meta:
+        argv.append("--meta")
     if args.fsck:
         argv.append("--fsck")
     argv.append("--no-faults" if args.no_faults else "--faults")
@@ -145,6 +147,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "sectors): files of many chunks, written mostly without holes, truncated "
                         "across chunks, removed; transactions then fill and commit implicitly "
                         "with any table, e.g. 200000")
+    p.add_argument("--meta", action="store_true",
+                   help="setattr (mode, uid, gid) and symbolic links among the calls: modes, "
+                        "owners and link targets are checked after every cut as contents are")
     p.add_argument("--fsck", action="store_true",
                    help="run fsck on the device after every cut's mount and at the end; an "
                         "error it finds is a failure")

@@ -56,7 +56,10 @@ typedef struct ment {
     uint8_t ns;           /* implicit-commit states kept (s, ssize) */
     uint8_t unknown;      /* more of them than NS: content not checked until a commit */
     uint32_t ssize[NS];
-    mbuf *c, *w;          /* committed and working content (NULL: empty) */
+    uint16_t mode;        /* --meta: permission bits, uid and gid (setattr is */
+    uint32_t uid, gid;    /* durable on return: no working copy) */
+    mbuf *c, *w;          /* committed and working content (NULL: empty); a
+                             symlink's target is its content */
     mbuf *s[NS];          /* the file before each write that may have committed it
                              implicitly since its last commit, oldest first */
 } ment;
@@ -101,6 +104,7 @@ typedef struct tctx {
     uint64_t may_commit_writes;   /* writes that may have committed their file first */
     uint32_t largest;             /* --file-max: the largest file the model held */
     uint32_t most_live;           /* the most live sectors after an op */
+    uint64_t setattrs, symlinks;  /* --meta: those calls that succeeded */
     uint64_t growth_stopped;      /* --file-max: ops where files could not grow (near the limit) */
     /* --fsck: a file system, work areas and sector buffer of its own (fsck
      * mounts the device; the torture's file system keeps its buffers) */
@@ -340,6 +344,7 @@ static int mnew(model *m, const char *path, uint8_t type)
             snprintf(m->e[i].path, PL, "%s", path);
             m->e[i].csize = m->e[i].wsize = 0;
             m->e[i].dirty = 0;
+            m->e[i].mode = type == STEADYFS_TYPE_DIR ? 0755u : type == STEADYFS_TYPE_SYMLINK ? 0777u : 0644u;
             return i;
         }
     return -1;
@@ -486,6 +491,22 @@ static int check_state(tctx *t, model *m, int report)
                 fail(t, "missing or wrong type", e->path, st.type, e->type);
             bad = 1;
             break;
+        }
+        if (t->o->meta && (st.mode != e->mode || st.uid != e->uid || st.gid != e->gid)) {
+            if (report)
+                fail(t, "mode, uid or gid differs", e->path, st.mode, e->mode);
+            bad = 1;
+            break;
+        }
+        if (e->type == STEADYFS_TYPE_SYMLINK) {
+            n = steadyfs_readlink(&t->fs, e->path, (char *)buf, t->cap + 16u);
+            if (n != (int)e->csize || memcmp(buf, mb_r(e->c), e->csize)) {
+                if (report)
+                    fail(t, "symlink target differs", e->path, n, (long)e->csize);
+                bad = 1;
+                break;
+            }
+            continue;
         }
         if (e->type != STEADYFS_TYPE_FILE)
             continue;
@@ -798,8 +819,8 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
         parent_of(path, par);
         if (e == -1 && (!(flags & STEADYFS_O_CREAT) || !is_dir(m, par)))
             *expect_ok = 0;
-        else if (e >= 0 && m->e[e].type == STEADYFS_TYPE_DIR)
-            *expect_ok = 0;
+        else if (e >= 0 && m->e[e].type != STEADYFS_TYPE_FILE)
+            *expect_ok = 0;   /* a directory, or a symlink (ELOOP) */
         else if (e >= 0 && (flags & STEADYFS_O_CREAT) && (flags & STEADYFS_O_EXCL))
             *expect_ok = 0;
         else if (e == -1 && (e = mnew(m, path, STEADYFS_TYPE_FILE)) < 0)
@@ -1005,7 +1026,7 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
         }
         e = mfind(m, path);
         if (e < 0 || (dir && m->e[e].type != STEADYFS_TYPE_DIR) ||
-            (!dir && m->e[e].type != STEADYFS_TYPE_FILE) || (dir && has_children(m, path)))
+            (!dir && m->e[e].type == STEADYFS_TYPE_DIR) || (dir && has_children(m, path)))
             *expect_ok = 0;
         else
             mremove(m, e);   /* open: its handles go on (steadyfs orphans) */
@@ -1028,8 +1049,8 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
             *expect_ok = 0;
         else if (e == e2)
             ;
-        else if (e2 >= 0 && m->e[e].type != m->e[e2].type)
-            *expect_ok = 0;
+        else if (e2 >= 0 && (m->e[e].type == STEADYFS_TYPE_DIR) != (m->e[e2].type == STEADYFS_TYPE_DIR))
+            *expect_ok = 0;   /* (a symlink is renamed as a file is) */
         else if (e2 >= 0 && has_children(m, path2))
             *expect_ok = 0;
         else if (m->e[e].type == STEADYFS_TYPE_DIR &&
@@ -1068,6 +1089,55 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
         else if (mnew(m, path, STEADYFS_TYPE_DIR) < 0)
             return 0;
         return steadyfs_mkdir(&t->fs, path);
+    }
+    if (t->o->meta && (kind == 95 || kind == 97)) {   /* --meta: setattr or symlink */
+        rand_path(t, path, 0);
+        e = mfind(m, path);
+        if (rn(t, 2)) {
+            steadyfs_attr a;
+            int have[ME], nh = 0;
+            *what = "setattr";
+            for (i = 0; i < ME; i++)
+                if (m->e[i].used)
+                    have[nh++] = (int)i;
+            if (nh && rn(t, 4)) {   /* mostly an entry that exists */
+                e = have[rn(t, (uint32_t)nh)];
+                snprintf(path, PL, "%s", m->e[e].path);
+            }
+            memset(&a, 0, sizeof a);
+            a.mask = 1u + rn(t, 7);   /* some of MODE, UID, GID */
+            a.mode = (uint16_t)rn(t, 010000);
+            a.uid = (uint32_t)rnd(t);
+            a.gid = rn(t, 3) ? (uint32_t)rn(t, 1000) : (uint32_t)rnd(t);
+            if (e < 0)
+                *expect_ok = 0;
+            else {
+                if (a.mask & STEADYFS_ATTR_MODE)
+                    m->e[e].mode = a.mode;
+                if (a.mask & STEADYFS_ATTR_UID)
+                    m->e[e].uid = a.uid;
+                if (a.mask & STEADYFS_ATTR_GID)
+                    m->e[e].gid = a.gid;
+            }
+            return steadyfs_setattr(&t->fs, path, &a);
+        } else {
+            uint32_t tl = 1u + (rn(t, 4) ? rn(t, 64) : rn(t, steadyfs_symlink_max(&t->fs)));
+            *what = "symlink";
+            parent_of(path, par);
+            for (i = 0; i < tl; i++)
+                data[i] = (uint8_t)(1u + rn(t, 255));   /* any byte but NUL */
+            data[tl] = 0;
+            if (e != -1 || !is_dir(m, par))
+                *expect_ok = 0;
+            else if ((e = mnew(m, path, STEADYFS_TYPE_SYMLINK)) < 0)
+                return 0;
+            else {
+                memcpy(mb_w(&m->e[e].w, 0, t->cap), data, tl);
+                m->e[e].wsize = tl;
+                mcommit(&m->e[e]);
+            }
+            return steadyfs_symlink(&t->fs, (const char *)data, path, NULL);
+        }
     }
     if (kind < 97) {                                /* stat */
         steadyfs_stat st;
@@ -1256,6 +1326,8 @@ void steady_torture_replay(const steady_torture_opts *o, uint64_t ops, FILE *out
         fprintf(out, " --pending-max %lu", (unsigned long)o->pending_max);
     if (o->file_max)
         fprintf(out, " --file-max %lu", (unsigned long)o->file_max);
+    if (o->meta)
+        fprintf(out, " --meta");
     if (o->fsck)
         fprintf(out, " --fsck");
     if (o->profile_file)
@@ -1348,6 +1420,10 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
             break;
         }
         mcopy(&t->cur, rc == 0 ? &t->post : &t->pre);
+        if (rc == 0 && !strcmp(what, "setattr"))
+            t->setattrs++;
+        if (rc == 0 && !strcmp(what, "symlink"))
+            t->symlinks++;
         if (t->fs.live > t->most_live)
             t->most_live = t->fs.live;
         for (i = 0; i < ME; i++)
@@ -1403,6 +1479,9 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
                 "live sectors at most %u of %u; %llu ops near the live limit, where files did "
                 "not grow\n", t->cap, t->largest, t->largest / t->fs.geo.payload / t->fs.geo.C + 1u,
                 t->fs.geo.C, t->most_live, t->fs.live_max, (unsigned long long)t->growth_stopped);
+    if (o->meta)
+        fprintf(out, "meta: %llu setattr and %llu symlink calls succeeded\n",
+                (unsigned long long)t->setattrs, (unsigned long long)t->symlinks);
     if (o->ring_units)
         fprintf(out, "record ring: %llu appends, next record %llu\n",
                 (unsigned long long)t->ring_appends, (unsigned long long)t->ring_next);
@@ -1411,6 +1490,8 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
     if (r->failures)
         steady_torture_replay(o, r->fail_op + 1, out);
     r->largest_file = t->largest;
+    r->setattrs = t->setattrs;
+    r->symlinks = t->symlinks;
     teardown(t);
     return r->failures ? 1 : 0;
 }

@@ -30,6 +30,9 @@ typedef struct steady_torture_opts {
     uint32_t file_max;    /* the model's largest file in bytes (0: 6000, three
                              pages; larger: files of many chunks, whose writes
                              commit implicitly with any table) */
+    int meta;             /* 1: setattr (mode, uid, gid) and symlinks among the
+                             calls; modes, owners and targets checked after
+                             every cut */
 } steady_torture_opts;
 
 typedef struct steady_torture_result {
@@ -43,6 +46,7 @@ typedef struct steady_torture_result {
      * (the state before that write), not at their last sync */
     uint64_t implicit_found;
     uint32_t largest_file;   /* the largest file the model held, in bytes */
+    uint64_t setattrs, symlinks;   /* --meta: those calls that succeeded */
 } steady_torture_result;
 
 /* Runs the torture; prints progress and the final line

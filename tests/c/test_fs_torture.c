@@ -127,7 +127,9 @@ int main(void)
     /* files of many chunks (--file-max): their chunk lists past the first
      * slot, the handle's window of chunk slots, shrinks and removals that
      * free several chunks, and transactions that fill with the default
-     * table and commit implicitly, cut and checked as above, with fsck */
+     * table and commit implicitly, cut and checked as above, with fsck;
+     * and setattr and symlinks among the calls (--meta), modes, owners
+     * and targets checked after every cut */
     for (d = 0; d < 3; d++) {
         steady_torture_opts o = {0};
         steady_torture_result r;
@@ -137,10 +139,12 @@ int main(void)
         o.powercut = d == 1 ? 200 : 20;
         o.faults = 1;
         o.file_max = 200000;
+        o.meta = 1;
         o.fsck = 1;
         r = run_clean(&o);
         CHECK(r.cuts >= 20);
         CHECK(r.largest_file >= 100000u);   /* seven chunks of 8 sectors and more */
+        CHECK(r.setattrs >= 10 && r.symlinks >= 10);
     }
     /* the run that found a size merge building on a shrink's uncommitted
      * inode sector (map.c size_merge): cut at op 9629 before the fix, the
