@@ -21,15 +21,20 @@ static void replay_lines(void)
         uint64_t seed;
         uint32_t powercut, blocks;
         int every, faults;
+        uint32_t pending_max, file_max;
+        int meta, fsck;
         const char *want;
     } c[] = {
-        {"mt29f1g01", 5, 0, 0, 1, 1,
+        {"mt29f1g01", 5, 0, 0, 1, 1, 0, 0, 0, 0,
          "replay: steady torture --device mt29f1g01 --seed 5 --ops 40 --powercut every\n"},
-        {"mt29f1g01", 7, 3, 64, 0, 0,
+        {"mt29f1g01", 7, 3, 64, 0, 0, 0, 0, 0, 0,
          "replay: steady torture --device mt29f1g01 --seed 7 --ops 40 --powercut 3 --blocks 64 "
          "--no-faults\n"},
-        {"em064lx", 9, 0, 0, 0, 1,
+        {"em064lx", 9, 0, 0, 0, 1, 0, 0, 0, 0,
          "replay: steady torture --device em064lx --seed 9 --ops 40 --powercut 0\n"},
+        {"mt25q128", 11, 200, 0, 0, 1, 12, 100000, 1, 1,
+         "replay: steady torture --device mt25q128 --seed 11 --ops 40 --powercut 200 "
+         "--pending-max 12 --file-max 100000 --meta --fsck\n"},
     };
     unsigned i;
     for (i = 0; i < sizeof c / sizeof c[0]; i++) {
@@ -43,6 +48,10 @@ static void replay_lines(void)
         o.powercut_every = c[i].every;
         o.blocks = c[i].blocks;
         o.faults = c[i].faults;
+        o.pending_max = c[i].pending_max;
+        o.file_max = c[i].file_max;
+        o.meta = c[i].meta;
+        o.fsck = c[i].fsck;
         steady_torture_replay(&o, 40, f);
         fclose(f);
         CHECK(buf && !strcmp(buf, c[i].want));

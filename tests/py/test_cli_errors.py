@@ -68,6 +68,8 @@ def test_torture_bad_input(args: list[str], needle: str) -> None:
     "replay: steady torture --device mt29f1g01 --seed 7 --ops 40 --powercut 3 --blocks 64 "
     "--no-faults",
     "replay: steady torture --device em064lx --seed 9 --ops 40 --powercut 0",
+    "replay: steady torture --device mt25q128 --seed 11 --ops 40 --powercut 200 "
+    "--pending-max 12 --file-max 100000 --meta --fsck",
 ])
 def test_torture_replay_line_runs_as_printed(line: str) -> None:
     words = shlex.split(line.removeprefix("replay: "))
