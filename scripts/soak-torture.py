@@ -54,6 +54,7 @@ CONFIGS: dict[str, list[str]] = {
 
 FINAL = re.compile(r"^(\d+) power cuts, (\d+) checks, (\d+) failures$")
 FOUND = re.compile(r"(\d+) files found after a cut")
+DEVICE_DONE = re.compile(r": device (worn out|full \(the model's files[^)]*\)) after \d+ ops")
 
 
 @dataclass
@@ -95,7 +96,7 @@ def run_one(exe: Path, config: str, seed: int, ops: int) -> Run:
         m2 = FOUND.search(line)
         if m2:
             run.implicit = int(m2.group(1))
-        if " worn out after " in line or "full (the model's files" in line:
+        if DEVICE_DONE.search(line):   # (not the record ring's own "worn out" line)
             run.worn_out = True
     if not run.ok:
         bad = [ln for ln in lines if ln.startswith(("FAIL", "  fsck:", "replay:", "torture:"))]
