@@ -146,7 +146,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="the model's files grow to BYTES (6000..1048576; 0: 6000, three "
                         "sectors): files of many chunks, written mostly without holes, truncated "
                         "across chunks, removed; transactions then fill and commit implicitly "
-                        "with any table, e.g. 200000")
+                        "with any table (three of four syncs and closes become writes), "
+                        "e.g. 200000")
     p.add_argument("--meta", action="store_true",
                    help="setattr (mode, uid, gid) and symbolic links among the calls: modes, "
                         "owners and link targets are checked after every cut as contents are")

@@ -792,9 +792,10 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
         return rc;
     }
     /* with a small table (--pending-max) three syncs and closes of four
-     * become writes, so that transactions fill and commit implicitly */
-    if (t->o->pending_max && kind >= 60 && kind < 78 && rn(t, 4))
-        kind = 16 + rn(t, 28);
+     * become writes, so that transactions fill and commit implicitly
+     * (with --file-max too) */
+    if ((t->o->pending_max || t->cap > MF) && kind >= 60 && kind < 78 && rn(t, 4))
+        kind = 16 + rn(t, 28);   /* (and so that large files grow) */
     if (kind < 16) {                                /* open / create */
         int flags;
         *what = "open";
@@ -851,16 +852,16 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
         e = m->h[k].e;
         if (m->h[k].append)
             m->h[k].pos = m->e[e].wsize;
-        if (t->cap > MF && m->h[k].pos > m->e[e].wsize && rn(t, 4))
+        if (t->cap > MF && m->h[k].pos > m->e[e].wsize && rn(t, 16))
             m->h[k].pos = m->e[e].wsize;   /* large files mostly without holes: they fill the device */
         if (m->h[k].pos >= t->cap - 1)
             return 0;
         /* (with a small table, writes of up to 3000 bytes only: pages fill
-         * the transaction, not bytes; larger files take writes of up to
-         * three pages, which keep at most four states, as 3000 bytes do on
-         * 1024-byte sectors) */
+         * the transaction, not bytes; larger files take half their writes
+         * of up to three pages, which keep at most four states, as 3000
+         * bytes do on 1024-byte sectors) */
         if (t->cap > MF)
-            len = 1 + rn(t, rn(t, 4) ? 3000 : 3u * t->fs.geo.payload);
+            len = 1 + rn(t, rn(t, 2) ? 3000 : 3u * t->fs.geo.payload);
         else
             len = 1 + rn(t, rn(t, 4) && !t->o->pending_max ? 700 : 3000);
         if (m->h[k].pos + len > t->cap)
@@ -970,7 +971,10 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
         k = open_handle(t);
         if (k < 0)
             return 0;
-        m->h[k].pos = rn(t, t->cap > MF ? t->cap : t->cap / 2);
+        if (t->cap > MF)   /* large files: mostly inside the file */
+            m->h[k].pos = rn(t, 4) ? rn(t, m->e[m->h[k].e].wsize + 1u) : rn(t, t->cap);
+        else
+            m->h[k].pos = rn(t, t->cap / 2);
         rc = (int)steadyfs_seek(&t->fs, m->h[k].fd, m->h[k].pos, STEADYFS_SEEK_SET);
         return rc < 0 ? rc : 0;
     }
@@ -981,8 +985,8 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
             return 0;
         e = m->h[k].e;
         len = rn(t, t->cap);
-        if (t->cap > MF && len > m->e[e].wsize && rn(t, 2))
-            len = rn(t, m->e[e].wsize + 1u);   /* (large files: mostly shrinks) */
+        if (t->cap > MF && rn(t, 8))   /* (large files: mostly a shrink of a little, few holes) */
+            len = m->e[e].wsize - rn(t, m->e[e].wsize / 8u + 1u);
         if (len > m->e[e].wsize && len > grow_to)
             len = rn(t, m->e[e].wsize + 1u);
         if (len < m->e[e].wsize) {
