@@ -251,9 +251,10 @@ soak-adversary: $(BUILD)/soak/test_fs_adversary
 
 # ---- the power-loss torture's documented soak: make soak-torture -----------
 # scripts/soak-torture.py: every configuration of its matrix (small pending
-# tables, files of many chunks, a record ring, NOR's 32 KiB units, the SPI
-# NAND driver; three media) on seeds 1-20, 20 000 ops each, fsck after every
-# cut, two runs at a time.  SOAK_TORTURE_ARGS passes options (--seeds,
+# tables, files of many chunks, setattr and symlinks, a device held near its
+# live limit, a record ring, NOR's 32 KiB units, the SPI NAND driver; three
+# media) on seeds 1-20, 20 000 ops each, fsck after every cut, two runs at a
+# time.  SOAK_TORTURE_ARGS passes options (--seeds,
 # --ops, --configs, --jobs; --list names the configurations).
 .PHONY: soak-torture
 soak-torture: $(BUILD)/steady-torture

@@ -7,8 +7,8 @@ mount and at the end).  The configurations are the ones the soaks of
 DESIGN.md section 4 and the README's torture row ran by hand: a small
 pending table, so that unsynced writes commit implicitly (``--pending-max``),
 files of many chunks (``--file-max``), a record ring, NOR's 32 KiB units and
-the SPI NAND driver, setattr and symlinks (``--meta``), on the three
-media.  Prints one line per run and a
+the SPI NAND driver, setattr and symlinks (``--meta``), a device held
+near its live limit by static data (``--fill``), on the three media.  Prints one line per run and a
 summary; exits 1 if any run failed, with the replay line of each failure.
 
     scripts/soak-torture.py [--seeds 1-20] [--ops 20000] [--jobs N]
@@ -48,6 +48,11 @@ CONFIGS: dict[str, list[str]] = {
     "nand-meta": ["--device", "mt29f1g01", "--pending-max", "16", "--powercut", "20", "--meta"],
     "nor-meta": ["--device", "mt25q128", "--file-max", "100000", "--powercut", "200", "--meta"],
     "mram-meta": ["--device", "em064lx", "--pending-max", "12", "--powercut", "every", "--meta"],
+    "nand-fill": ["--device", "mt29f1g01", "--file-max", "100000", "--fill", "65", "--powercut",
+                  "20", "--meta"],
+    "nor-fill": ["--device", "mt25q128", "--file-max", "100000", "--fill", "65", "--powercut", "200"],
+    "mram-fill": ["--device", "em064lx", "--file-max", "100000", "--fill", "65", "--powercut",
+                  "every", "--meta"],
     "nor-units8": ["--device", "mt25q128", "--pending-max", "12", "--powercut", "every",
                    "--erase-mult", "8"],
 }

@@ -53,6 +53,8 @@ def _problem(args: argparse.Namespace) -> str | None:
     if args.file_max != 0 and not FILE_MAX_MIN <= args.file_max <= FILE_MAX_MAX:
         return (f"--file-max {args.file_max}: want {FILE_MAX_MIN}..{FILE_MAX_MAX} bytes, or 0 "
                 f"for the model's default ({FILE_MAX_MIN})")
+    if not 0 <= args.fill <= 90:
+        return f"--fill {args.fill}: want a percentage of the live limit, 0..90"
     if not 0 <= args.blocks <= U32:
         return f"--blocks {args.blocks}: want a number >= 0 (0: small default)"
     pc = args.powercut
@@ -108,6 +110,8 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--file-max", str(args.file_max)]
     if args.meta:
         argv.append("--meta")
+    if args.fill:
+        argv += ["--fill", str(args.fill)]
     if args.fsck:
         argv.append("--fsck")
     argv.append("--no-faults" if args.no_faults else "--faults")
@@ -151,6 +155,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--meta", action="store_true",
                    help="setattr (mode, uid, gid) and symbolic links among the calls: modes, "
                         "owners and link targets are checked after every cut as contents are")
+    p.add_argument("--fill", type=int, default=0, metavar="PERCENT",
+                   help="first write a file of static data that takes the live sectors to "
+                        "PERCENT of the live limit (0..90; 0: none): collection copies it under "
+                        "the cuts and it is checked after each; near the limit files stop "
+                        "growing and no new name is made, e.g. 65 with --file-max 100000")
     p.add_argument("--fsck", action="store_true",
                    help="run fsck on the device after every cut's mount and at the end; an "
                         "error it finds is a failure")

@@ -97,7 +97,8 @@ typedef struct tctx {
     uint64_t rng;
     model cur, pre, post;
     uint32_t cap;   /* the model's largest file (--file-max) */
-    uint8_t *data, *wbefore, *st, *rbuf;   /* scratch of cap bytes (rbuf: + 16) */
+    uint8_t *data, *wbefore, *st, *rbuf;   /* scratch of cap bytes (rbuf: rbuf_size) */
+    uint32_t rbuf_size;                    /* the largest file + 16 (--fill's may pass cap) */
     uint64_t op;
     int armed;
     uint32_t emerg, victims, threaded;   /* summed over mounts */
@@ -499,7 +500,7 @@ static int check_state(tctx *t, model *m, int report)
             break;
         }
         if (e->type == STEADYFS_TYPE_SYMLINK) {
-            n = steadyfs_readlink(&t->fs, e->path, (char *)buf, t->cap + 16u);
+            n = steadyfs_readlink(&t->fs, e->path, (char *)buf, t->rbuf_size);
             if (n != (int)e->csize || memcmp(buf, mb_r(e->c), e->csize)) {
                 if (report)
                     fail(t, "symlink target differs", e->path, n, (long)e->csize);
@@ -517,12 +518,12 @@ static int check_state(tctx *t, model *m, int report)
             bad = 1;
             break;
         }
-        n = steadyfs_read(&t->fs, fd, buf, t->cap + 16u);
+        n = steadyfs_read(&t->fs, fd, buf, t->rbuf_size);
         steadyfs_close(&t->fs, fd);
         found = n == (int)e->csize && !memcmp(buf, mb_r(e->c), e->csize);
         for (k = 0; !found && k < e->ns; k++)
             found = n == (int)e->ssize[k] && !memcmp(buf, mb_r(e->s[k]), e->ssize[k]);
-        if (!found && e->unknown && n >= 0 && (uint32_t)n <= t->cap)
+        if (!found && e->unknown && n >= 0 && (uint32_t)n <= t->cap && strcmp(e->path, "/static"))
             found = 1;
         if (!found) {
             if (report)
@@ -752,16 +753,15 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
     char path[PL], path2[PL], par[PL];
     uint8_t *data = t->data, *wbefore = t->wbefore;
     uint32_t kind = rn(t, 100), len, i, wbefore_size = 0, wpos = 0;
-    /* --file-max: files of many chunks; near the live limit they stop
-     * growing (writes inside them and shrinks go on), so that the device
-     * does not fill and end the run */
-    uint32_t grow_to = t->cap;
-    if (t->cap > MF && (uint64_t)t->fs.live * 100u > (uint64_t)t->fs.live_max * 85u) {
-        grow_to = 0;
-        t->growth_stopped++;
-    }
+    /* --file-max, --fill: near the live limit files stop growing and no
+     * new name is made (writes inside files, shrinks and removals go
+     * on), so that the device does not fill and end the run */
+    int near = (t->cap > MF || t->o->fill) && (uint64_t)t->fs.live * 100u > (uint64_t)t->fs.live_max * 85u;
+    uint32_t grow_to = near ? 0u : t->cap;
     int e, e2, k, rc = 0;
     *expect_ok = 1;
+    if (near)
+        t->growth_stopped++;
     if (t->o->ring_units && !t->ring_worn && rn(t, 8) == 0) {   /* a ring append */
         uint64_t n = 0;
         uint32_t key = (uint32_t)rnd(t), max = 2u * t->fs.geo.payload;
@@ -818,6 +818,8 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
         }
         e = mfind(m, path);
         parent_of(path, par);
+        if (near && e == -1 && (flags & STEADYFS_O_CREAT))
+            return 0;
         if (e == -1 && (!(flags & STEADYFS_O_CREAT) || !is_dir(m, par)))
             *expect_ok = 0;
         else if (e >= 0 && m->e[e].type != STEADYFS_TYPE_FILE)
@@ -1085,6 +1087,8 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
     }
     if (kind < 95) {                                /* mkdir */
         *what = "mkdir";
+        if (near)
+            return 0;
         rand_path(t, path, 0);
         e = mfind(m, path);
         parent_of(path, par);
@@ -1127,6 +1131,8 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
         } else {
             uint32_t tl = 1u + (rn(t, 4) ? rn(t, 64) : rn(t, steadyfs_symlink_max(&t->fs)));
             *what = "symlink";
+            if (near)
+                return 0;
             parent_of(path, par);
             for (i = 0; i < tl; i++)
                 data[i] = (uint8_t)(1u + rn(t, 255));   /* any byte but NUL */
@@ -1179,6 +1185,61 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
     return rc;
 }
 
+/* --fill P: a file of static data, written before the first cut, that
+ * takes the live sectors to P % of the live limit, so that collection's
+ * victims hold it and copy it under the cuts; no call but setattr names
+ * it (its name is not one rand_path makes), and after every cut it must
+ * read back whole, as any file at its commit. */
+static int static_fill(tctx *t)
+{
+    uint64_t want = (uint64_t)t->fs.live_max * t->o->fill / 100u;
+    uint32_t size, off, n;
+    int fd, e, rc = 0;
+    uint8_t *d;
+    if (want <= t->fs.live) {
+        fprintf(t->out, "torture: --fill %u: the file system already holds %u of %u live sectors\n",
+                t->o->fill, t->fs.live, t->fs.live_max);
+        return -1;
+    }
+    /* (a chunk entry's map sector and the inode come with the data) */
+    size = (uint32_t)((want - t->fs.live) * t->fs.geo.payload * 15u / 16u);
+    e = mnew(&t->cur, "/static", STEADYFS_TYPE_FILE);
+    d = e < 0 ? NULL : mb_w(&t->cur.e[e].w, 0, size > t->cap ? size : t->cap);
+    if (!d) {
+        fprintf(t->out, "torture: --fill: no model entry\n");
+        return -1;
+    }
+    for (off = 0; off < size; off++)
+        d[off] = (uint8_t)rnd(t);
+    fd = steadyfs_open(&t->fs, "/static", STEADYFS_O_RDWR | STEADYFS_O_CREAT);
+    for (off = 0; fd >= 0 && off < size && rc >= 0; off += n) {
+        n = size - off < 8192u ? size - off : 8192u;
+        rc = steadyfs_write(&t->fs, fd, d + off, n);
+        if (rc >= 0 && (uint32_t)rc != n)
+            rc = STEADYFS_ENOSPC;
+    }
+    if (fd >= 0 && rc >= 0)
+        rc = steadyfs_close(&t->fs, fd);
+    if (fd < 0 || rc < 0) {
+        fprintf(t->out, "torture: --fill %u: writing %u bytes of static data: %s\n", t->o->fill, size,
+                steadyfs_strerror(fd < 0 ? fd : rc));
+        return -1;
+    }
+    t->cur.e[e].wsize = size;
+    mcommit(&t->cur.e[e]);
+    if (size + 16u > t->rbuf_size) {
+        free(t->rbuf);
+        t->rbuf_size = size + 16u;
+        t->rbuf = malloc(t->rbuf_size);
+        if (!t->rbuf) {
+            fprintf(t->out, "torture: out of memory for --fill\n");
+            return -1;
+        }
+    }
+    fprintf(t->out, "static data: %u bytes, %u of %u live sectors\n", size, t->fs.live, t->fs.live_max);
+    return 0;
+}
+
 static int setup(tctx *t)
 {
     const sim_profile *p = sim_profile_find(t->o->device);
@@ -1198,7 +1259,8 @@ static int setup(tctx *t)
     t->data = malloc(t->cap + 8192u);   /* (a ring record: two sectors) */
     t->wbefore = malloc(t->cap);
     t->st = malloc(t->cap);
-    t->rbuf = malloc(t->cap + 16u);
+    t->rbuf_size = t->cap + 16u;
+    t->rbuf = malloc(t->rbuf_size);
     if (!t->data || !t->wbefore || !t->st || !t->rbuf) {
         fprintf(t->out, "torture: out of memory for files of %u bytes\n", t->cap);
         return -1;
@@ -1309,7 +1371,7 @@ static int setup(tctx *t)
     memset(&t->cur, 0, sizeof t->cur);
     for (k = 0; k < MH; k++)
         t->cur.h[k].fd = -1;
-    return 0;
+    return t->o->fill ? static_fill(t) : 0;
 }
 
 void steady_torture_replay(const steady_torture_opts *o, uint64_t ops, FILE *out)
@@ -1332,6 +1394,8 @@ void steady_torture_replay(const steady_torture_opts *o, uint64_t ops, FILE *out
         fprintf(out, " --file-max %lu", (unsigned long)o->file_max);
     if (o->meta)
         fprintf(out, " --meta");
+    if (o->fill)
+        fprintf(out, " --fill %lu", (unsigned long)o->fill);
     if (o->fsck)
         fprintf(out, " --fsck");
     if (o->profile_file)
@@ -1494,6 +1558,8 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
     if (r->failures)
         steady_torture_replay(o, r->fail_op + 1, out);
     r->largest_file = t->largest;
+    r->most_live = t->most_live;
+    r->live_max = t->fs.live_max;
     r->setattrs = t->setattrs;
     r->symlinks = t->symlinks;
     teardown(t);

@@ -30,6 +30,8 @@ typedef struct steady_torture_opts {
     uint32_t file_max;    /* the model's largest file in bytes (0: 6000, three
                              pages; larger: files of many chunks, whose writes
                              commit implicitly with any table) */
+    uint32_t fill;        /* percent of the live limit a file of static data takes
+                             before the first cut (0: none), 1..90 */
     int meta;             /* 1: setattr (mode, uid, gid) and symlinks among the
                              calls; modes, owners and targets checked after
                              every cut */
@@ -39,6 +41,8 @@ typedef struct steady_torture_result {
     uint64_t cuts, checks, failures;
     uint64_t fail_op;     /* op index of the first failure */
     int worn_out;         /* stopped early: grown bad units took the capacity */
+    uint32_t most_live, live_max;   /* the most live sectors after a call, and the
+                                       live limit at the end */
     /* --spinand: SPI transactions, and those the chip model refused
      * (malformed) or ignored (sent while busy / without write enable) */
     uint64_t xfers, xfer_malformed, xfer_ignored;

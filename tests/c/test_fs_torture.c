@@ -155,6 +155,25 @@ int main(void)
         CHECK(r.largest_file >= 100000u);   /* seven chunks of 8 sectors and more */
         CHECK(r.setattrs >= 10 && r.symlinks >= 10);
     }
+    /* a device near its live limit (--fill 65: a file of static data
+     * written first, then files of many chunks that stop growing above 85
+     * % of the limit): collection copies the static data under the cuts,
+     * and it must read back whole after each */
+    for (d = 0; d < 3; d++) {
+        steady_torture_opts o = {0};
+        steady_torture_result r;
+        o.device = devs[d];
+        o.seed = 1400 + d;
+        o.ops = 3000;
+        o.powercut = d == 1 ? 200 : 20;
+        o.faults = 1;
+        o.file_max = 100000;
+        o.fill = 65;
+        o.fsck = 1;
+        r = run_clean(&o);
+        CHECK(r.cuts >= 10);
+        CHECK(r.most_live * 100u >= r.live_max * 80u);
+    }
     /* the run that found a size merge building on a shrink's uncommitted
      * inode sector (map.c size_merge): cut at op 9629 before the fix, the
      * file at its old size with its cut chunk list (page 1 read as

@@ -56,6 +56,7 @@ def test_bench_zero_parameter(param: str) -> None:
     (["--pending-max", "4"], "--pending-max 4"),
     (["--file-max", "100"], "--file-max 100"),
     (["--file-max", str(1 << 21)], "--file-max"),
+    (["--fill", "95"], "--fill 95"),
 ])
 def test_torture_bad_input(args: list[str], needle: str) -> None:
     assert_one_line_error(steady("torture", *args), needle)
