@@ -70,9 +70,25 @@ static steady_torture_result run_clean(const steady_torture_opts *o)
     return r;
 }
 
+static const char *devs[] = {"mt29f1g01", "mt25q128", "em064lx"};
+
+/* A run on medium d with fsck after every cut, cut every 20 programs
+ * (NOR: 200, a sector being many page programs), not within the next 8,
+ * so that transactions fill between the cuts. */
+static steady_torture_opts on_medium(unsigned d, uint64_t seed, uint32_t ops)
+{
+    steady_torture_opts o = {0};
+    o.device = devs[d];
+    o.seed = seed;
+    o.ops = ops;
+    o.powercut = d == 1 ? 200 : 20;
+    o.faults = 1;
+    o.fsck = 1;
+    return o;
+}
+
 int main(void)
 {
-    static const char *devs[] = {"mt29f1g01", "mt25q128", "em064lx"};
     unsigned d, s;
     replay_lines();
     for (d = 0; d < 3; d++)
@@ -111,22 +127,13 @@ int main(void)
      * model keeps those), and in each medium's runs some files must be
      * found so (the check is more than the sync's); a table this small
      * also makes room often, where the size merge's bug was.  These runs
-     * also fsck the device after every cut (--fsck).
-     * Cuts every 20 programs (NOR: 200, a sector being many page
-     * programs), not within the next 8, so that transactions fill
-     * between them. */
+     * also fsck the device after every cut (--fsck). */
     for (d = 0; d < 3; d++) {
         uint64_t found = 0;
         for (s = 0; s < 2; s++) {
-            steady_torture_opts o = {0};
+            steady_torture_opts o = on_medium(d, 1200 + 10 * d + s, 3000);
             steady_torture_result r;
-            o.device = devs[d];
-            o.seed = 1200 + 10 * d + s;
-            o.ops = 3000;
-            o.powercut = d == 1 ? 200 : 20;
-            o.faults = 1;
             o.pending_max = d == 0 ? 16 : 12;
-            o.fsck = 1;   /* and fsck clean after every cut */
             r = run_clean(&o);
             CHECK(r.cuts >= 20);
             found += r.implicit_found;
@@ -140,16 +147,10 @@ int main(void)
      * and setattr and symlinks among the calls (--meta), modes, owners
      * and targets checked after every cut */
     for (d = 0; d < 3; d++) {
-        steady_torture_opts o = {0};
+        steady_torture_opts o = on_medium(d, 1300 + d, 4000);
         steady_torture_result r;
-        o.device = devs[d];
-        o.seed = 1300 + d;
-        o.ops = 4000;
-        o.powercut = d == 1 ? 200 : 20;
-        o.faults = 1;
         o.file_max = 200000;
         o.meta = 1;
-        o.fsck = 1;
         r = run_clean(&o);
         CHECK(r.cuts >= 20);
         CHECK(r.largest_file >= 100000u);   /* seven chunks of 8 sectors and more */
@@ -160,16 +161,10 @@ int main(void)
      * % of the limit): collection copies the static data under the cuts,
      * and it must read back whole after each */
     for (d = 0; d < 3; d++) {
-        steady_torture_opts o = {0};
+        steady_torture_opts o = on_medium(d, 1400 + d, 3000);
         steady_torture_result r;
-        o.device = devs[d];
-        o.seed = 1400 + d;
-        o.ops = 3000;
-        o.powercut = d == 1 ? 200 : 20;
-        o.faults = 1;
         o.file_max = 100000;
         o.fill = 65;
-        o.fsck = 1;
         r = run_clean(&o);
         CHECK(r.cuts >= 10);
         CHECK(r.most_live * 100u >= r.live_max * 80u);
