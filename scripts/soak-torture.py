@@ -25,6 +25,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -110,8 +111,15 @@ def run_one(exe: Path, config: str, seed: int, ops: int) -> Run:
     return run
 
 
+class OneLineErrors(argparse.ArgumentParser):
+    """A bad option is one line and exit status 2, as the script's own checks are."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"soak-torture: {message}\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = OneLineErrors(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", default="1-20", help="seeds, e.g. 1-20 or 5,7,100-110 (default 1-20)")
     ap.add_argument("--ops", type=int, default=20000, help="API calls a run (default 20000)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="runs at once (default: CPUs)")

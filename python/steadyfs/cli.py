@@ -12,12 +12,24 @@ import argparse
 import importlib
 import pkgutil
 import sys
+from typing import NoReturn
 
 import steadyfs
 
 
+class OneLineErrors(argparse.ArgumentParser):
+    """A bad option (not a number where one is wanted, an unknown choice, a
+    missing argument) is one line, `steady COMMAND: message`, and exit
+    status 2, as the commands' own checks of values are; the usage stays
+    in --help.  Subcommands' parsers are of this class too (argparse makes
+    them of the parent's class)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrors(
         prog="steady",
         description="steadyfs: real-time flash file system, device models, latency benchmarks",
     )

@@ -523,7 +523,7 @@ static int check_state(tctx *t, model *m, int report)
         found = n == (int)e->csize && !memcmp(buf, mb_r(e->c), e->csize);
         for (k = 0; !found && k < e->ns; k++)
             found = n == (int)e->ssize[k] && !memcmp(buf, mb_r(e->s[k]), e->ssize[k]);
-        if (!found && e->unknown && n >= 0 && (uint32_t)n <= t->cap && strcmp(e->path, "/static"))
+        if (!found && e->unknown && n >= 0 && (uint32_t)n <= t->cap)
             found = 1;
         if (!found) {
             if (report)

@@ -62,6 +62,23 @@ def test_torture_bad_input(args: list[str], needle: str) -> None:
     assert_one_line_error(steady("torture", *args), needle)
 
 
+@pytest.mark.parametrize("args,needle", [
+    # what argparse itself refuses is one line too (cli.py OneLineErrors)
+    (["torture", "--ops", "abc"], "--ops"),
+    (["torture", "--fill", "abc"], "--fill"),
+    (["bound", "--timing", "bad"], "--timing"),
+    (["image", "create"], "required"),
+])
+def test_argparse_errors_one_line(args: list[str], needle: str) -> None:
+    assert_one_line_error(steady(*args), needle)
+
+
+def test_unknown_command_one_line() -> None:
+    r = steady("nosuch")
+    err = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(err) == 1 and err[0].startswith("steady: ") and "nosuch" in err[0]
+
+
 @pytest.mark.skipif(not cmd_torture.binary().exists(), reason="steady-torture not built")
 @pytest.mark.parametrize("line", [
     # exactly the lines tests/c/test_fs_torture.c pins steady_torture_replay() to

@@ -61,6 +61,7 @@ def test_a_failing_run_fails_the_soak(tmp_path: Path) -> None:
     (["--seeds", "x"], "--seeds x"),
     (["--configs", "nope"], "--configs nope"),
     (["--ops", "0"], "--ops"),
+    (["--ops", "abc"], "--ops"),
 ])
 def test_bad_options_one_line(args: list[str], needle: str) -> None:
     r = soak(*args, torture=Path(os.devnull))
