@@ -49,6 +49,7 @@
  *        + ceil(nblocks * P / 8)           maybe-live bits (media without
  *                                          erase only)
  *        + 24 + ceil(ring_units / 8)       the record ring (with one; 8-aligned)
+ *   and, optionally, the held sector's sector_size bytes (cfg.hold_buf).
  *   each term rounded up to 4.  The dense logical space (docs/SPEC.md §3):
  *   P    = sectors per erase unit; E = largest power of two <= sector
  *          payload / 4 (512 on NAND);
@@ -142,6 +143,19 @@
  *     new.  rename replaces an existing target atomically.
  *   - Nothing committed is ever lost by a later cut, a later bad block or a
  *     later garbage collection.
+ *   - The held sector (cfg.hold_buf set: sector_size bytes of RAM more).
+ *     A write (not O_DSYNC) keeps the last sector it touches in hold_buf
+ *     instead of programming it; steadyfs_sync() then programs that sector
+ *     with the commit and the new size in its tag, so a 4 KiB write + sync
+ *     at a sector boundary on NAND is two sector programs, as with
+ *     O_DSYNC, and its file's times are stored by its close (as O_DSYNC
+ *     files' are).  Smaller writes into the held sector program nothing
+ *     until it is left.  One sector is held for the whole file system: a
+ *     write elsewhere (another page, another file) programs it first, as
+ *     an uncommitted sector of its file, and a close, truncate or sync of
+ *     the file programs it too.  Reads see it.  A cut loses it as it loses
+ *     any unsynced write; it is never committed except by its file's own
+ *     commit.  A sector that takes a new chunk is not held.
  *   - Mount after a cut needs no repair step and no scan: it reads the last
  *     checkpoint and replays at most `replay_max` sectors.
  *
@@ -308,6 +322,11 @@ typedef struct steadyfs_config {
                                  the files get the rest (see "The record ring") */
     uint16_t ring_sectors;    /* (format) sectors a ring record takes (0: 1); a
                                  record holds up to ring_sectors * payload bytes */
+    void *hold_buf;           /* NULL, or sector_size bytes for the held sector: a
+                                 write keeps its last sector here instead of
+                                 programming it, and the sync that follows
+                                 programs it with the commit in its tag ("The
+                                 held sector" below) */
 } steadyfs_config;
 
 /* The context.  Fields are private; only sizeof matters to callers. */
@@ -458,6 +477,14 @@ typedef struct steadyfs {
         uint16_t n0;
         uint8_t step;
     } room;
+    /* The held sector (cfg.hold_buf, file.c): page pg of file ino (0:
+     * none) as a write left it, not programmed yet; lpn, flags and hint
+     * are what its program will use. */
+    struct {
+        uint32_t pg, lpn, hint;
+        uint16_t ino;
+        uint8_t flags;
+    } hold;
     /* The record ring's state, in the work area (NULL: no ring; ring.c) */
     struct sfs_ring *ring;
     /* last: the context's size stays what it was on every target, test

@@ -147,6 +147,54 @@ static void committed(struct sfs_open *p)
     p->dirty = 0;
 }
 
+/* The held sector (cfg.hold_buf): file ino's page pg as the last write
+ * left it, not programmed yet.  It stands for the program the write put
+ * off -- paced, its live room and its place in the transaction counted by
+ * that write -- so whoever programs it later adds only the program: the
+ * sync after it (the commit in its tag: no inode sector), or the next
+ * write, close or truncate that must leave it. */
+static int held(const steadyfs *fs, uint32_t ino, uint32_t pg)
+{
+    return fs->hold.ino && fs->hold.ino == ino && fs->hold.pg == pg;
+}
+
+static int hold_of(const steadyfs *fs, uint32_t ino)
+{
+    return fs->hold.ino && fs->hold.ino == ino;
+}
+
+/* Program the held sector: with commit, as its file's commit (the size in
+ * its tag, SPEC §2 SIZE), or as an uncommitted sector of its file's
+ * transaction.  It stays held if the program fails. */
+static int hold_flush(steadyfs *fs, int commit)
+{
+    struct sfs_open *p;
+    int rc;
+    if (!fs->hold.ino)
+        return 0;
+    p = sfs_primary(fs, fs->hold.ino);
+    if (!p) {   /* cannot be: dropped at its file's last close */
+        fs->hold.ino = 0;
+        return STEADYFS_ECORRUPT;
+    }
+    do {
+        rc = sfs_room(fs, 0, fs->rm);
+        if (rc)
+            return rc;
+        fs->cache.buf_ppn = SFS_NONE;
+        memcpy(fs->buf, fs->cfg.hold_buf, fs->geo.payload);
+        rc = sfs_write_page(fs, fs->hold.lpn, fs->hold.pg, (uint16_t)p->ino, &p->txn,
+                            (uint8_t)(fs->hold.flags | (commit ? TF_COMMIT | TF_SIZE : 0)),
+                            commit ? (uint32_t)p->size : 0, fs->hold.hint, NULL);
+    } while (rc == SFS_RETRY);
+    if (rc)
+        return rc;
+    fs->hold.ino = 0;
+    if (commit)
+        committed(p);
+    return 0;
+}
+
 /* A write or shrink: mtime and ctime become now (stored at the commit). */
 static void touched(steadyfs *fs, struct sfs_open *p)
 {
@@ -221,6 +269,13 @@ static int commit_sector(steadyfs *fs, struct sfs_open *p, uint32_t kill_pg)
     return 0;
 }
 
+/* Commit the file now: in the tag of its held sector if it has one, else
+ * by its inode sector. */
+static int commit_now(steadyfs *fs, struct sfs_open *p)
+{
+    return hold_of(fs, p->ino) ? hold_flush(fs, 1) : commit_sector(fs, p, SFS_NONE);
+}
+
 int sfs_file_commit(steadyfs *fs, struct sfs_open *o, int times)
 {
     struct sfs_open *p = sfs_primary(fs, o->ino);
@@ -229,7 +284,13 @@ int sfs_file_commit(steadyfs *fs, struct sfs_open *o, int times)
     int rc;
     if (!p || !(p->dirty | (p->tdirty & times)))
         return 0;
-    rc = commit_sector(fs, p, SFS_NONE);
+    /* a close that stores the times: the held sector goes uncommitted,
+     * the inode sector commits both; else the held sector commits */
+    if (hold_of(fs, p->ino) && !(p->tdirty & times))
+        return hold_flush(fs, 1);
+    rc = hold_of(fs, p->ino) ? hold_flush(fs, 0) : 0;
+    if (!rc)
+        rc = commit_sector(fs, p, SFS_NONE);
     /* only the times left to store, and no room (a device that even
      * commits cannot write): data and size are committed, the times are
      * dropped rather than failing the close (steadyfs.h) */
@@ -246,7 +307,15 @@ static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
 {
     uint32_t off = (uint32_t)(size % fs->geo.payload), pg = (uint32_t)(size / fs->geo.payload), old, lpn;
     sfs_tag t;
-    int rc;
+    int rc, h;
+    /* the held sector: below the cut it is programmed first, so that the
+     * shrink commits it as it commits every pending write; the cut page's
+     * is the source of the page rewritten; past the cut it is dropped */
+    if (hold_of(fs, p->ino) && fs->hold.pg < pg && (rc = hold_flush(fs, 0)) != 0)
+        return rc;
+    h = held(fs, p->ino, pg) && off;
+    if (hold_of(fs, p->ino) && !h)
+        fs->hold.ino = 0;
     if (off) {
         do {
             rc = sfs_room(fs, 0, fs->rm);
@@ -254,17 +323,24 @@ static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
                 rc = page_ppn(fs, p, pg, &lpn, &old);
             if (rc)
                 return rc;
-            if (old == SFS_NONE)
+            if (old == SFS_NONE && !h)
                 break;
-            rc = sfs_rd_sector(fs, old, fs->buf, &t);
-            if (rc < 0)
-                return rc;
             fs->cache.buf_ppn = SFS_NONE;
+            if (h) {
+                memcpy(fs->buf, fs->cfg.hold_buf, fs->geo.payload);
+            } else {
+                rc = sfs_rd_sector(fs, old, fs->buf, &t);
+                if (rc < 0)
+                    return rc;
+                fs->cache.buf_ppn = SFS_NONE;
+            }
             memset(fs->buf + off, 0, fs->geo.payload - off);
             rc = sfs_write_page(fs, lpn, pg, (uint16_t)p->ino, &p->txn, 0, 0, SFS_UNKNOWN, NULL);
         } while (rc == SFS_RETRY);
         if (rc)
             return rc;
+        if (h)
+            fs->hold.ino = 0;
     }
     p->size = size;
     touched(fs, p);
@@ -293,6 +369,8 @@ int steadyfs_close(steadyfs *fs, int fd)
         /* the last handle of a file that has no name: it dies now (the
          * kill is committed by a checkpoint), its changes with it */
         sfs_abort(fs, 0, (uint16_t)ino, o->txn);
+        if (hold_of(fs, ino))
+            fs->hold.ino = 0;
         o->ino = 0;
         o->kind = 0;
         rc = sfs_reap(fs, ino, 0);
@@ -315,8 +393,11 @@ int steadyfs_close(steadyfs *fs, int fd)
         /* the last handle of a file whose commit failed: its changes are
          * dropped (the file keeps its committed state), or their
          * uncommitted entries would hold the pending table for good */
-        if (i == fs->cfg.open_max && rc)
+        if (i == fs->cfg.open_max && rc) {
             sfs_abort(fs, 0, (uint16_t)o->ino, o->txn);
+            if (hold_of(fs, o->ino))
+                fs->hold.ino = 0;
+        }
     }
     o->ino = 0;
     o->kind = 0;
@@ -347,6 +428,12 @@ static int32_t read_call(steadyfs *fs, int fd, void *buf, uint32_t len)
             n = len - done;
         if (n > p->size - o->pos)
             n = (uint32_t)(p->size - o->pos);
+        if (held(fs, p->ino, pg)) {
+            memcpy(dst + done, (const uint8_t *)fs->cfg.hold_buf + off, n);
+            done += n;
+            o->pos += n;
+            continue;
+        }
         {
             uint32_t lpn;
             rc = page_ppn(fs, p, pg, &lpn, &ppn);
@@ -398,6 +485,11 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
     if (o->acc & SFS_ACC_APPEND)
         o->pos = p->size;
     kind = o->pos == p->size ? SFS_END_APPEND : SFS_END_CALL;
+    /* the held sector, unless this write starts in it, is programmed
+     * first: one sector is held at a time, and it is the last one's */
+    if (len && fs->hold.ino && !held(fs, p->ino, (uint32_t)(o->pos / fs->geo.payload)) &&
+        (rc = hold_flush(fs, 0)) != 0)
+        return sfs_end(fs, rc);
     while (done < len) {
         uint32_t run, lpns[SFS_RUN_MAX], hints[SFS_RUN_MAX], n1;
         pg = (uint32_t)(o->pos / fs->geo.payload);
@@ -423,14 +515,14 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
          * change for each chunk they take, b pages lying in at most
          * (b - 1) / C + 2 chunks. */
         {
-            uint32_t e = txn_entries(fs, o->ino), more = 0;
+            uint32_t e = txn_entries(fs, o->ino) + (uint32_t)hold_of(fs, o->ino), more = 0;
             if (!done && e) {
                 uint32_t before = (uint32_t)(((uint64_t)off + len - 1u) / fs->geo.payload);
                 uint32_t chunks = before ? (before - 1u) / fs->geo.C + 2u : 0u;
                 more = before + (chunks < before ? chunks : before);
             }
             if (e >= fs->geo.txn_max || (more < fs->geo.txn_max && e + more >= fs->geo.txn_max)) {
-                rc = commit_sector(fs, p, SFS_NONE);
+                rc = commit_now(fs, p);
                 if (rc)
                     break;
             }
@@ -489,6 +581,8 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
                     commit = (o->acc & SFS_ACC_DSYNC) && done + n == len;
                     fl[0] = nf;
                     fl[1] = (uint8_t)(commit ? TF_COMMIT | TF_SIZE : 0);
+                    if (held(fs, p->ino, pg))   /* whole pages: it is replaced */
+                        fs->hold.ino = 0;
                     rc = sfs_write_run(fs, lpns, pg, (uint16_t)o->ino, &p->txn, fl, commit ? (uint32_t)end : 0,
                                        hints, src + done, SFS_RUN_MAX);
                     paced = 0;
@@ -496,7 +590,9 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
                 }
             }
             fs->cache.buf_ppn = SFS_NONE;
-            if (off || (n < fs->geo.payload && o->pos + n < p->size)) {
+            if (held(fs, p->ino, pg)) {
+                memcpy(fs->buf, fs->cfg.hold_buf, fs->geo.payload);
+            } else if (off || (n < fs->geo.payload && o->pos + n < p->size)) {
                 rc = sfs_lookup(fs, lpn, 1, &old);
                 if (rc)
                     break;
@@ -511,9 +607,23 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
                 memset(fs->buf + n, 0, fs->geo.payload - n);
             }
             memcpy(fs->buf + off, src + done, n);
+            if (fs->cfg.hold_buf && !commit && done + n == len && !(nf & TF_NEWCHUNK)) {
+                /* the write's last sector is held, not programmed (a sector
+                 * that takes a chunk is not: the chunk is taken by its
+                 * program) */
+                memcpy(fs->cfg.hold_buf, fs->buf, fs->geo.payload);
+                fs->hold.ino = (uint16_t)p->ino;
+                fs->hold.pg = pg;
+                fs->hold.lpn = lpn;
+                fs->hold.hint = hint;
+                fs->hold.flags = nf;
+                break;
+            }
             rc = sfs_write_page(fs, lpn, pg, (uint16_t)o->ino, &p->txn,
                                 (uint8_t)(nf | (commit ? TF_COMMIT | TF_SIZE : 0)),
                                 commit ? (uint32_t)end : 0, hint, NULL);
+            if (!rc && held(fs, p->ino, pg))
+                fs->hold.ino = 0;
         } while (rc == SFS_RETRY);
         if (rc)
             break;
@@ -529,7 +639,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
         touched(fs, p);   /* one clock reading per call */
     /* O_DSYNC: what a short write wrote is committed too */
     if ((o->acc & SFS_ACC_DSYNC) && p->dirty && rc != STEADYFS_EIO) {
-        int rc2 = commit_sector(fs, p, SFS_NONE);
+        int rc2 = commit_now(fs, p);
         if (rc2 && !rc)
             rc = rc2;
     }

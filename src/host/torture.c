@@ -94,6 +94,7 @@ typedef struct tctx {
     steadyfs_config cfg;
     void *work;
     uint8_t sector[4096];
+    uint8_t hold[4096];   /* --hold: the held sector's buffer */
     uint64_t rng;
     model cur, pre, post;
     uint32_t cap;   /* the model's largest file (--file-max) */
@@ -175,6 +176,7 @@ static int fsck_clean(tctx *t, const char *when)
     c.work_size = t->fsck.fs_work_size;
     c.sector_buf = t->fsck.sector;
     c.sector_buf_size = sizeof t->fsck.sector;
+    c.hold_buf = NULL;   /* fsck writes nothing */
     t->fsck.first_error[0] = 0;
     rc = steadyfs_fsck(&t->fsck.fs, &c, t->fsck.work, t->fsck.work_size, fsck_say, t, &rep);
     t->fsck.runs++;
@@ -1317,6 +1319,7 @@ static int setup(tctx *t)
     t->cfg.work_size = ws;
     t->cfg.sector_buf = t->sector;
     t->cfg.sector_buf_size = sizeof t->sector;
+    t->cfg.hold_buf = t->o->hold ? t->hold : NULL;
     if (t->o->fsck) {
         t->fsck.fs_work_size = ws;
         t->fsck.fs_work = calloc(1, ws ? ws : 1);
@@ -1394,6 +1397,8 @@ void steady_torture_replay(const steady_torture_opts *o, uint64_t ops, FILE *out
         fprintf(out, " --file-max %lu", (unsigned long)o->file_max);
     if (o->meta)
         fprintf(out, " --meta");
+    if (o->hold)
+        fprintf(out, " --hold");
     if (o->fill)
         fprintf(out, " --fill %lu", (unsigned long)o->fill);
     if (o->fsck)

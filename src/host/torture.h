@@ -35,6 +35,9 @@ typedef struct steady_torture_opts {
     int meta;             /* 1: setattr (mode, uid, gid) and symlinks among the
                              calls; modes, owners and targets checked after
                              every cut */
+    int hold;             /* 1: the configuration's held sector (cfg.hold_buf):
+                             a write's last sector waits for the next sync,
+                             write, truncate or close */
 } steady_torture_opts;
 
 typedef struct steady_torture_result {

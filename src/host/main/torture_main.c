@@ -11,7 +11,7 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: steady-torture --device PROFILE [--seed N] [--ops N] "
-                    "[--powercut every|N|0] [--blocks N] [--erase-mult M] [--ring-units N] [--pending-max K] [--file-max BYTES] [--meta] [--fill PERCENT] [--fsck] [--faults|--no-faults] [--spinand] [--verbose]\n"
+                    "[--powercut every|N|0] [--blocks N] [--erase-mult M] [--ring-units N] [--pending-max K] [--file-max BYTES] [--meta] [--hold] [--fill PERCENT] [--fsck] [--faults|--no-faults] [--spinand] [--verbose]\n"
                     "       [--profile-def KIND:NAME:N0,N1,... [--profile-file FILE]]\n");
     return 2;
 }
@@ -100,6 +100,8 @@ int main(int argc, char **argv)
             o.fsck = 1;
         else if (!strcmp(a, "--meta"))
             o.meta = 1;
+        else if (!strcmp(a, "--hold"))
+            o.hold = 1;
         else if (!strcmp(a, "--spinand"))
             o.spinand = 1;
         else if (!strcmp(a, "--verbose"))
