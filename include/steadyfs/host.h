@@ -184,6 +184,7 @@ typedef struct sh_fs_config {
     uint32_t open_max, pending_max, replay_max, max_inodes, fill_permille;
     uint32_t file_pages_log2, dir_pages, sector_size, erase_mult;
     uint32_t ring_units, ring_sectors;   /* the record ring (steadyfs.h) */
+    uint32_t hold;   /* 1: a held-sector buffer of a sector's bytes (steadyfs_config.hold_buf) */
 } sh_fs_config;
 
 /* The core's statistics (sectors written as data / GC copies / map /
@@ -206,12 +207,14 @@ int sh_fs_unmount(sh_fs *f);
 int sh_fs_mounted(const sh_fs *f);
 /* The context every steadyfs_* call takes. */
 steadyfs *sh_fs_ctx(sh_fs *f);
-/* RAM the core needs: sizeof(steadyfs) + work area + sector buffer (what
- * firmware would reserve; the host-only read bounce buffer not counted). */
+/* RAM the core needs: sizeof(steadyfs) + work area + sector buffer + the
+ * held sector's buffer if configured (what firmware would reserve; the
+ * host-only read bounce buffer not counted). */
 uint32_t sh_fs_ram(const sh_fs *f);
 /* The same, in parts: out[0] sizeof(steadyfs), out[1] the work area
- * (steadyfs_work_size), out[2] the sector buffer. */
-void sh_fs_ram_parts(const sh_fs *f, uint32_t out[3]);
+ * (steadyfs_work_size), out[2] the sector buffer, out[3] the held sector's
+ * buffer (0: none). */
+void sh_fs_ram_parts(const sh_fs *f, uint32_t out[4]);
 void sh_fs_counters_get(const sh_fs *f, sh_fs_counters *out);
 /* Read an existing file system's format from h's medium (steadyfs_probe),
  * so it mounts with no option repeated: fills config's format fields

@@ -155,7 +155,7 @@
  *     an uncommitted sector of its file, and a close, truncate or sync of
  *     the file programs it too.  Reads see it.  A cut loses it as it loses
  *     any unsynced write; it is never committed except by its file's own
- *     commit.  A sector that takes a new chunk is not held.
+ *     commit.
  *   - Mount after a cut needs no repair step and no scan: it reads the last
  *     checkpoint and replays at most `replay_max` sectors.
  *
@@ -800,6 +800,11 @@ int steadyfs_guarantee(const steadyfs_config *cfg, const sbd_geometry *geo, uint
                                        shares no page with its neighbours */
 #define STEADYFS_RECORD_RING 4u     /* a steadyfs_ring_append (alone: no other flag); cfg
                                        and geo then only give the sector and unit sizes */
+#define STEADYFS_RECORD_HELD 8u     /* a write and its sync, the file kept open, with the
+                                       held sector configured (cfg->hold_buf, else
+                                       EINVAL; not with STEADYFS_RECORD_DSYNC): the sync
+                                       commits in the record's last sector, so no inode
+                                       sector is written, as for an O_DSYNC record */
 /* steadyfs_guarantee for records of the kind `flags` names: the same
  * promise, for n consecutive records of that kind with only calls that
  * change nothing between them.  O_DSYNC records write no inode sector (no

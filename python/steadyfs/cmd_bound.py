@@ -42,7 +42,7 @@ CALLS: dict[str, tuple[int, int]] = {
 TIMING = {"typical": 0, "tail": 1, "worst": 2}
 # configuration options a bound depends on (steadyfs_config; 0: the default)
 FORMAT_KEYS = ("sector_size", "erase_mult", "pending_max", "replay_max", "ring_units",
-               "ring_sectors")
+               "ring_sectors", "hold")
 # with a record ring (--param ring_units=N): its two calls too
 RING_CALLS: dict[str, tuple[int, int]] = {
     "ring_append_4096": (23, 4096),
@@ -86,6 +86,8 @@ def format_params(params: list[str] | None) -> dict[str, int]:
             raise FormatError(f"--param {item}: {value!r} is not an integer") from None
         if out[key] < 0:
             raise FormatError(f"--param {item}: want >= 0")
+        if key == "hold" and out[key] > 1:
+            raise FormatError(f"--param {item}: want 0 or 1")
     return out
 
 
@@ -175,7 +177,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="a configuration option the bound depends on (repeatable): "
                         "sector_size, erase_mult (device blocks per erase unit, e.g. "
                         "erase_mult=8 for 32 KiB units on mt25q128), pending_max, replay_max, "
-                        "ring_units and ring_sectors (a record ring: its calls listed too); "
+                        "ring_units and ring_sectors (a record ring: its calls listed too), "
+                        "hold=1 (the held sector, steadyfs_config.hold_buf); "
                         "fs.KEY as `steady bench` takes it")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_run)

@@ -60,6 +60,7 @@ TIMING = {"typical": 0, "tail": 1, "worst": 2}
 RECORD_DSYNC = 1     # steadyfs.h STEADYFS_RECORD_DSYNC
 RECORD_ALIGNED = 2   # steadyfs.h STEADYFS_RECORD_ALIGNED
 RECORD_RING = 4      # steadyfs.h STEADYFS_RECORD_RING
+RECORD_HELD = 8      # steadyfs.h STEADYFS_RECORD_HELD
 
 
 class PlanError(ValueError):
@@ -81,6 +82,7 @@ class Guarantee:
     dsync: bool = False     # records are O_DSYNC writes to a file kept open
     aligned: bool = False   # every record starts at a multiple of the sector payload
     ring: bool = False      # records are appends to the record ring (steadyfs_ring_append)
+    held: bool = False      # write + sync to a file kept open, the held sector configured
 
     @property
     def max_rate(self) -> float:
@@ -162,21 +164,27 @@ def guarantee(device: str, record: int, timing: str, fill: float,
     fs = fmt_struct(f)
     if ring and (dsync or aligned):
         raise PlanError("--ring records are ring appends: drop --dsync and --aligned")
-    flags = RECORD_RING if ring else (RECORD_DSYNC if dsync else 0) | (RECORD_ALIGNED if aligned else 0)
+    # with the held sector (--param hold=1) a write + sync record to a file
+    # kept open commits in its last sector, as an O_DSYNC record does
+    held = bool(f.get("hold")) and not dsync and not ring
+    flags = RECORD_RING if ring else ((RECORD_DSYNC if dsync else 0) | (RECORD_ALIGNED if aligned else 0)
+                                      | (RECORD_HELD if held else 0))
     if fn(device.encode(), record, permille, TIMING[timing], flags, ctypes.byref(fs),
           ctypes.byref(c_ns), ctypes.byref(d_ns), ctypes.byref(b_ns)) != 0 or c_ns.value == 0:
         shown = "".join(f" --param {k}={v}" for k, v in f.items() if v)
         raise PlanError(f"no guarantee for {device} with --record {record} --fill {fill}"
                         f"{shown}: not a valid steadyfs configuration")
     return Guarantee(device, record, timing, fill, c_ns.value / 1e9, d_ns.value / 1e9,
-                     b_ns.value / 1e9, dsync, aligned, ring)
+                     b_ns.value / 1e9, dsync, aligned, ring, held)
 
 
-def record_words(dsync: bool, aligned: bool = False, ring: bool = False) -> str:
+def record_words(dsync: bool, aligned: bool = False, ring: bool = False, held: bool = False) -> str:
     """What a record is, in the output's words."""
     if ring:
         return "appends to the record ring"
-    return (("O_DSYNC writes to a file kept open" if dsync else "write+sync calls")
+    return (("O_DSYNC writes to a file kept open" if dsync
+             else "write+sync calls to a file kept open, the held sector configured" if held
+             else "write+sync calls")
             + (" (at sector boundaries)" if aligned else ""))
 
 
@@ -263,10 +271,10 @@ def raw_guarantee(device: str, record: int, timing: str) -> Guarantee:
     return Guarantee(device, record, timing, 1.0, c_ns / 1e9, d_ns / 1e9)
 
 
-def _fs_ram(device: str) -> int | None:
+def _fs_ram(device: str, hold: bool) -> int | None:
     from steadyfs.cmd_ram import RamError, checked_ram
     try:
-        return checked_ram(device, 0, {"open_max": 1}, {})["total"]
+        return checked_ram(device, 0, {"open_max": 1, **({"hold": 1} if hold else {})}, {})["total"]
     except (RamError, NativeLibraryMissing):
         return None
 
@@ -358,13 +366,13 @@ def _run(args: argparse.Namespace) -> int:
         return _fail(f"--profile-file {e}")
     except (PlanError, FormatError, ValueError, NativeLibraryMissing) as e:
         return _fail(str(e))
-    fs_ram = _fs_ram(args.device)
+    fs_ram = _fs_ram(args.device, bool(fmt.get("hold")))
     out: dict[str, object] = {**asdict(g), "c_ms": g.c_s * 1e3, "d_ms": g.d_s * 1e3,
                               "b_ms": g.b_s * 1e3, "max_rate_Bps": g.max_rate,
                               "fs_ram_bytes": fs_ram}
     lines = [f"steadyfs on {g.device}, {g.record}-byte records, {g.timing} timing, "
              f"fill limit {g.fill:.0%}:",
-             f"  guarantee: n consecutive {record_words(g.dsync, g.aligned, g.ring)} take <= n x "
+             f"  guarantee: n consecutive {record_words(g.dsync, g.aligned, g.ring, g.held)} take <= n x "
              f"{g.c_s * 1e3:.3f} ms"
              f" + {g.d_s * 1e3:.3f} ms (steadyfs_guarantee_of), and each alone <= "
              f"{g.b_s * 1e3:.3f} ms (steadyfs_bound): n take <= min(n b, n c + d)",
@@ -394,7 +402,7 @@ def _run(args: argparse.Namespace) -> int:
     o_buf, o_r = _answer(other, rate, ram)
     other_flags = ("--dsync --aligned, without --ring" if args.ring
                    else "--dsync" if other.dsync else "without --dsync")
-    lines.append(f"  {record_words(other.dsync, other.aligned)} instead"
+    lines.append(f"  {record_words(other.dsync, other.aligned, held=other.held)} instead"
                  f" ({other_flags}): n x {other.c_s * 1e3:.3f} ms + "
                  f"{other.d_s * 1e3:.3f} ms; largest rate {_rate(other.max_rate)}"
                  + (f"; {_rate(rate)}: {o_buf}" if rate is not None else "")

@@ -114,8 +114,9 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     print(f"steadyfs RAM on {args.device}"
           f"{f' ({args.blocks} blocks)' if args.blocks else ''}, {cfg}:")
-    for k in ("context", "work", "sector_buffer", "total"):
-        print(f"  {k:14s} {r[k]:6d} B")
+    for k in ("context", "work", "sector_buffer", "hold_buffer", "total"):
+        if k in r:
+            print(f"  {k:14s} {r[k]:6d} B")
     return 0
 
 

@@ -61,7 +61,8 @@ class Config(ctypes.Structure):
 
     _fields_ = [(n, ctypes.c_uint32) for n in (
         "open_max", "pending_max", "replay_max", "max_inodes", "fill_permille",
-        "file_pages_log2", "dir_pages", "sector_size", "erase_mult", "ring_units", "ring_sectors")]
+        "file_pages_log2", "dir_pages", "sector_size", "erase_mult", "ring_units", "ring_sectors",
+        "hold")]
 
 
 CONFIG_KEYS = tuple(str(f[0]) for f in Config._fields_)
@@ -313,11 +314,15 @@ class SteadyFs:
 
     def ram_parts(self) -> dict[str, int]:
         """The RAM of :attr:`ram_bytes` by part: context (sizeof steadyfs),
-        work area (steadyfs_work_size) and sector buffer."""
+        work area (steadyfs_work_size), sector buffer and, with ``hold`` in
+        the configuration, the held sector's buffer."""
         self.ctx
-        out = (ctypes.c_uint32 * 3)()
+        out = (ctypes.c_uint32 * 4)()
         _lib().sh_fs_ram_parts(self._h, out)
-        return {"context": int(out[0]), "work": int(out[1]), "sector_buffer": int(out[2])}
+        parts = {"context": int(out[0]), "work": int(out[1]), "sector_buffer": int(out[2])}
+        if out[3]:
+            parts["hold_buffer"] = int(out[3])
+        return parts
 
     def counters(self) -> dict[str, int]:
         """The core's counters since mount: sectors written as data, GC

@@ -48,6 +48,10 @@ typedef struct model {
     int real;      /* a window (window()): x / y is real division, not floor */
     int aligned;   /* every chunk lies in one L1 sector */
     int erases;    /* the medium erases (MRAM: sfs_erase issues nothing) */
+    int hold;      /* the held sector is configured (cfg.hold_buf, file.c) */
+    int by_hold;   /* with hold: this count is the variant where a call's one
+                      commit that may ride in the held sector does (the other
+                      variant: by its inode sector); the bound is the larger */
     uint32_t ring_units, ring_k, ring_rpu;   /* the record ring (ring.c; 0 units: none) */
 } model;
 
@@ -235,6 +239,31 @@ static void host_sector(const model *m, acc *a)
     chunk_fills(m, a, 1);
     a->sec += 1;
     a->a1 += 1;
+}
+
+/* The held sector programmed (file.c hold_flush) by whatever call leaves
+ * it: the program, the change of its page and of the chunk it may take
+ * (their lookups at their commit), and with commit the size entry its tag
+ * carries.  No pace: the write that held it paced it. */
+static void hold_flush(const model *m, acc *a, int with_commit)
+{
+    if (!m->hold)
+        return;
+    a->sec += 1;
+    a->a1 += with_commit ? 3 : 2;
+    commit_lookups(m, a, 2);
+}
+
+/* A commit (sfs_file_commit, commit_now): the inode sector's, or in the
+ * variant by_hold the held sector's program that carries it (one a call
+ * at most: one sector is held, and a call that programs it holds none
+ * until its last sector). */
+static void sync_commit(const model *m, acc *a)
+{
+    if (m->hold && m->by_hold)
+        hold_flush(m, a, 1);
+    else
+        commit(m, a);
 }
 
 /* A partial page's read-modify-write: the lookup and the old sector. */
@@ -495,6 +524,10 @@ static void write_n(const model *m, acc *a, uint64_t n, int first, int aligned)
     uint64_t h = !n ? 0 : aligned ? (n + m->pay - 1) / m->pay : (n + m->pay - 1) / m->pay + 1;
     uint64_t ic = (first ? 1u : 0u) + 2 * h / m->txn, i;
     acc c = {{0}};
+    /* first: the sector an earlier write held, programmed before this
+     * write's (in a window every record's sync programmed its own) */
+    if (first && n)
+        hold_flush(m, a, 0);
     for (i = 0; i < h; i++) {
         pace(m, a, 1);
         host_sector(m, a);
@@ -504,8 +537,13 @@ static void write_n(const model *m, acc *a, uint64_t n, int first, int aligned)
     if (h > 1 && !aligned)
         rmw(m, a);
     a->a1 += (double)(h < h / m->C + 2 ? h : h / m->C + 2);
-    commit(m, &c);
-    add(a, &c, (double)ic);
+    /* (the first implicit commit may ride in the held sector, the rest are
+     * inode sectors) */
+    if (ic) {
+        sync_commit(m, a);
+        commit(m, &c);
+        add(a, &c, (double)ic - 1);
+    }
     data_lookups(m, a, (first ? m->txn + 1.0 : 0.0) + (double)h);
     a->a1 += 1;
 }
@@ -606,12 +644,13 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
         add(a, &t, 1);
         break;
     case STEADYFS_CALL_CLOSE:   /* the commit, or the last close of an orphan: its kill */
+        hold_flush(m, a, 0);   /* (then the inode sector stores the times) */
         commit(m, a);
         data_lookups(m, a, m->txn + 1u);
         kill(m, a, 0);
         break;
     case STEADYFS_CALL_SYNC:
-        commit(m, a);
+        sync_commit(m, a);
         data_lookups(m, a, m->txn + 1u);
         break;
     case STEADYFS_CALL_READ: {
@@ -638,7 +677,7 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
          * is one call that does less: the write and at most one commit
          * after a short write */
         write_n(m, a, n, 1, 0);
-        commit(m, a);
+        sync_commit(m, a);
         settle(m, a, 2, 0, 0);
         return;
     case STEADYFS_CALL_WRITE_DSYNC:
@@ -646,11 +685,13 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
          * lookups), and after a short write the commit of what it wrote
          * (file.c: the inode sector) */
         write_n(m, a, n, 1, 0);
-        commit(m, a);
+        sync_commit(m, a);
         break;
     case STEADYFS_CALL_TRUNCATE:
-        /* a shrink: the new last page's tail zeroed (read-modify-write
-         * of one sector, no pace of its own), the commit and the kill */
+        /* a shrink: the held sector below the cut programmed, the new
+         * last page's tail zeroed (read-modify-write of one sector, no
+         * pace of its own), the commit and the kill */
+        hold_flush(m, a, 0);
         rmw(m, a);
         host_sector(m, a);
         commit(m, a);
@@ -728,6 +769,22 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
                             call == STEADYFS_CALL_SETATTR ? 1u : 0u, 0);
 }
 
+/* call_cost() with the held sector configured: the larger of its two
+ * variants, field by field (each bounds what the call does in its case). */
+static void call_cost_any(const model *m, const steadyfs *fs, steadyfs_call call, uint64_t n, acc *a)
+{
+    model v = *m;
+    acc x = {{0}}, y = {{0}};
+    v.by_hold = 0;
+    call_cost(&v, fs, call, n, &x);
+    if (m->hold) {
+        v.by_hold = 1;
+        call_cost(&v, fs, call, n, &y);
+        vmax(&x, &y);
+    }
+    add(a, &x, 1);
+}
+
 /* The model of the file system cfg formats on geo (fs: its derived
  * geometry); depth: the path components of path calls. */
 static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs *fs, model *m,
@@ -776,6 +833,8 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
     m->nc = fs->geo.n_c;
     m->aligned = fs->geo.cbase % fs->geo.C == 0 && fs->geo.e1 % fs->geo.C == 0;
     m->erases = geo->needs_erase != 0;
+    m->hold = cfg->hold_buf != NULL;
+    m->by_hold = 0;
     m->pmove = !m->erases && fs->geo.P <= 32u && fs->geo.P / SFS_THREAD_DIV ? fs->geo.P / SFS_THREAD_DIV : fs->geo.P;
     m->open = fs->cfg.open_max;
     m->orphans = fs->geo.orphan_max;
@@ -864,7 +923,7 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
                            call == STEADYFS_CALL_GC_STEP || !n
                        ? 4u : (uint32_t)(n > 64 ? 64 : n)))
         return STEADYFS_EINVAL;
-    call_cost(&m, &fs, call, n, &a);
+    call_cost_any(&m, &fs, call, n, &a);
     priced(&m, &a, 0, out);
     return 0;
 }
@@ -874,7 +933,10 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
  * write and the close that stores its times, or, with STEADYFS_RECORD_DSYNC
  * in flags, an O_DSYNC write alone, the file staying open (its last data
  * sector carries the commit, no inode sector is written and the times wait
- * for a close that is not in the stream); with STEADYFS_RECORD_ALIGNED
+ * for a close that is not in the stream), or with STEADYFS_RECORD_HELD a
+ * write and its sync, the file staying open, with the held sector
+ * configured (the sync programs the record's last sector with the commit
+ * in its tag: no inode sector either, but two calls); with STEADYFS_RECORD_ALIGNED
  * every record after the first starts at a multiple of the sector payload
  * (write_n: no page shared with a neighbour, no read-back but a partial
  * last page's).  The first record is bounded as one write_sync call
@@ -895,12 +957,16 @@ static void window(const model *m, const steadyfs *fs, double n, uint64_t b, uin
 {
     acc rec = {{0}};
     int dsync = (flags & STEADYFS_RECORD_DSYNC) != 0, aligned = (flags & STEADYFS_RECORD_ALIGNED) != 0;
+    int held = (flags & STEADYFS_RECORD_HELD) != 0;
     double h = !b ? 0 : (double)((b + m->pay - 1) / m->pay + (aligned ? 0u : 1u));
     model one = *m;
     one.real = 0;
-    call_cost(&one, fs, STEADYFS_CALL_WRITE_SYNC, b, a);
+    call_cost_any(&one, fs, STEADYFS_CALL_WRITE_SYNC, b, a);
     write_n(m, &rec, b, 0, aligned);
-    if (!dsync)
+    /* (a held record's sync programs the record's last sector, counted in
+     * write_n, with the commit in its tag: no inode sector; with a close
+     * after it, which stores the times, a record has one as before) */
+    if (!dsync && !held)
         commit(m, &rec);
     data_lookups(m, &rec, h + 1);
     /* its L1-level episodes (by_episodes()): the L1 sectors of its pages
@@ -926,8 +992,10 @@ int steadyfs_guarantee_of(const steadyfs_config *cfg, const sbd_geometry *geo, u
     double n = 1048576.0;
     uint32_t i, k;
     if (!cfg || !geo || !per_record || !burst || !record_size ||
-        (flags & ~(STEADYFS_RECORD_DSYNC | STEADYFS_RECORD_ALIGNED | STEADYFS_RECORD_RING)) ||
-        ((flags & STEADYFS_RECORD_RING) && flags != STEADYFS_RECORD_RING))
+        (flags & ~(STEADYFS_RECORD_DSYNC | STEADYFS_RECORD_ALIGNED | STEADYFS_RECORD_RING |
+                   STEADYFS_RECORD_HELD)) ||
+        ((flags & STEADYFS_RECORD_RING) && flags != STEADYFS_RECORD_RING) ||
+        ((flags & STEADYFS_RECORD_HELD) && (!cfg->hold_buf || (flags & STEADYFS_RECORD_DSYNC))))
         return STEADYFS_EINVAL;
     if (model_init(cfg, geo, &fs, &m, 4))
         return STEADYFS_EINVAL;

@@ -21,7 +21,7 @@ static int taken(const steadyfs *fs, uint32_t c)
     return 0;
 }
 
-int sfs_chunk_find(steadyfs *fs, uint32_t *c)
+int sfs_chunk_find(steadyfs *fs, uint32_t *c, uint32_t exclude)
 {
     uint32_t k, i;
     for (k = 0; k < fs->geo.n_c; k++) {
@@ -31,7 +31,7 @@ int sfs_chunk_find(steadyfs *fs, uint32_t *c)
             k += 7;
             continue;
         }
-        if (!sfs_bit(fs->chunk.used, i) && !sfs_bit(fs->chunk.dying, i) && !taken(fs, i)) {
+        if (!sfs_bit(fs->chunk.used, i) && !sfs_bit(fs->chunk.dying, i) && !taken(fs, i) && i != exclude) {
             /* sequential: a log's chunks share L1 sectors, so trimming it
              * after its deletion touches few */
             fs->chunk.cursor = i;

@@ -17,6 +17,32 @@ static uint32_t pending_chunk(steadyfs *fs, uint32_t ino, uint32_t slot)
 
 static uint32_t npages(const steadyfs *fs, uint64_t size);
 
+/* The held sector (cfg.hold_buf): file ino's page pg as the last write
+ * left it, not programmed yet.  It stands for the program the write put
+ * off -- paced, its live room and its place in the transaction counted by
+ * that write -- so whoever programs it later adds only the program: the
+ * sync after it (the commit in its tag: no inode sector), or the next
+ * write, close or truncate that must leave it.  A held sector that takes
+ * a chunk (TF_NEWCHUNK) has it by the hold alone until its program
+ * records it: slot_chunk() gives it for its slot and sfs_chunk_find()
+ * passes it by. */
+static int held(const steadyfs *fs, uint32_t ino, uint32_t pg)
+{
+    return fs->hold.ino && fs->hold.ino == ino && fs->hold.pg == pg;
+}
+
+static int hold_of(const steadyfs *fs, uint32_t ino)
+{
+    return fs->hold.ino && fs->hold.ino == ino;
+}
+
+/* The chunk the held sector takes, or SFS_NONE. */
+static uint32_t held_chunk(const steadyfs *fs)
+{
+    return fs->hold.ino && (fs->hold.flags & TF_NEWCHUNK) ? (fs->hold.lpn - fs->geo.cbase) / fs->geo.C
+                                                           : SFS_NONE;
+}
+
 /* Handle p's chunk window: geo.cwin chunk numbers from slot p->cw_base. */
 static uint16_t *cw_of(steadyfs *fs, const struct sfs_open *p)
 {
@@ -52,6 +78,10 @@ static int slot_chunk(steadyfs *fs, struct sfs_open *p, uint32_t slot, uint32_t 
     int rc;
     if (slot - p->cw_base < win && cw[slot - p->cw_base] != CHUNK_UNKNOWN) {
         *c = cw[slot - p->cw_base];
+        return 0;
+    }
+    if (hold_of(fs, p->ino) && fs->hold.pg / fs->geo.C == slot && held_chunk(fs) != SFS_NONE) {
+        *c = held_chunk(fs);
         return 0;
     }
     *c = pending_chunk(fs, p->ino, slot);
@@ -98,7 +128,7 @@ static int page_lpn(steadyfs *fs, struct sfs_open *p, uint32_t pg, int alloc, ui
         return STEADYFS_EFBIG;
     rc = slot_chunk(fs, p, pg / fs->geo.C, &c);
     if (!rc && c == CHUNK_NONE && alloc) {
-        rc = sfs_chunk_find(fs, &c);
+        rc = sfs_chunk_find(fs, &c, held_chunk(fs));
         *flags |= TF_NEWCHUNK;
         /* known once the sector that takes it is written (a pending
          * chunk entry until the inode sector is) */
@@ -145,22 +175,6 @@ static void committed(struct sfs_open *p)
     p->csize = p->size;
     p->txn = 0;
     p->dirty = 0;
-}
-
-/* The held sector (cfg.hold_buf): file ino's page pg as the last write
- * left it, not programmed yet.  It stands for the program the write put
- * off -- paced, its live room and its place in the transaction counted by
- * that write -- so whoever programs it later adds only the program: the
- * sync after it (the commit in its tag: no inode sector), or the next
- * write, close or truncate that must leave it. */
-static int held(const steadyfs *fs, uint32_t ino, uint32_t pg)
-{
-    return fs->hold.ino && fs->hold.ino == ino && fs->hold.pg == pg;
-}
-
-static int hold_of(const steadyfs *fs, uint32_t ino)
-{
-    return fs->hold.ino && fs->hold.ino == ino;
 }
 
 /* Program the held sector: with commit, as its file's commit (the size in
@@ -335,7 +349,8 @@ static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
                 fs->cache.buf_ppn = SFS_NONE;
             }
             memset(fs->buf + off, 0, fs->geo.payload - off);
-            rc = sfs_write_page(fs, lpn, pg, (uint16_t)p->ino, &p->txn, 0, 0, SFS_UNKNOWN, NULL);
+            rc = sfs_write_page(fs, lpn, pg, (uint16_t)p->ino, &p->txn, h ? fs->hold.flags : 0, 0,
+                                SFS_UNKNOWN, NULL);
         } while (rc == SFS_RETRY);
         if (rc)
             return rc;
@@ -515,7 +530,11 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
          * change for each chunk they take, b pages lying in at most
          * (b - 1) / C + 2 chunks. */
         {
-            uint32_t e = txn_entries(fs, o->ino) + (uint32_t)hold_of(fs, o->ino), more = 0;
+            /* (a held sector adds its change when programmed, and its
+             * chunk's if it takes one) */
+            uint32_t e = txn_entries(fs, o->ino) +
+                         (hold_of(fs, o->ino) ? (held_chunk(fs) != SFS_NONE ? 2u : 1u) : 0u),
+                     more = 0;
             if (!done && e) {
                 uint32_t before = (uint32_t)(((uint64_t)off + len - 1u) / fs->geo.payload);
                 uint32_t chunks = before ? (before - 1u) / fs->geo.C + 2u : 0u;
@@ -535,7 +554,10 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
          * and the head must offer the slots in a row (sfs_log_run_ok);
          * where it does not, the first page goes alone and the pace
          * paid ahead (paced) is the second's. */
-        run = !off && len - done >= SFS_RUN_MAX * fs->geo.payload && pg + SFS_RUN_MAX <= fs->geo.maxpg &&
+        /* (with the held sector configured a run leaves a write's last
+         * sector out: it is held, and the sync after it commits in it) */
+        run = !off && len - done >= SFS_RUN_MAX * fs->geo.payload + (fs->cfg.hold_buf && !(o->acc & SFS_ACC_DSYNC)) &&
+              pg + SFS_RUN_MAX <= fs->geo.maxpg &&
               !sfs_live_over(fs, SFS_RUN_MAX + 1u + SFS_RM_ROOM) &&
               txn_entries(fs, o->ino) + SFS_RUN_MAX <= fs->geo.txn_max &&
               sfs_runs_offered(fs) ? SFS_RUN_MAX : 1u;
@@ -560,6 +582,8 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
                 rc = page_lpn(fs, p, pg, 1, &lpn, &nf);
             if (rc)
                 break;
+            if (held(fs, p->ino, pg))   /* its program takes the chunk it holds */
+                nf |= fs->hold.flags;
             hint = pg >= npages(fs, p->csize) || (nf & TF_NEWCHUNK) ? SFS_NONE : SFS_UNKNOWN;
             if (run > 1u) {
                 /* the second page: in the chunk the first just took if
@@ -607,10 +631,8 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
                 memset(fs->buf + n, 0, fs->geo.payload - n);
             }
             memcpy(fs->buf + off, src + done, n);
-            if (fs->cfg.hold_buf && !commit && done + n == len && !(nf & TF_NEWCHUNK)) {
-                /* the write's last sector is held, not programmed (a sector
-                 * that takes a chunk is not: the chunk is taken by its
-                 * program) */
+            if (fs->cfg.hold_buf && !commit && done + n == len) {
+                /* the write's last sector is held, not programmed */
                 memcpy(fs->cfg.hold_buf, fs->buf, fs->geo.payload);
                 fs->hold.ino = (uint16_t)p->ino;
                 fs->hold.pg = pg;

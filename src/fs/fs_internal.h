@@ -560,7 +560,10 @@ int sfs_write_run(steadyfs *fs, const uint32_t *lpn, uint32_t fpage, uint16_t ow
 /* chunk.c: chunks of the dense logical space. */
 /* A free chunk (neither used nor dying nor taken by an uncommitted
  * transaction), from the allocation cursor on: *c, or ENOSPC. */
-int sfs_chunk_find(steadyfs *fs, uint32_t *c);
+/* A free chunk: not used, not dying, not taken by an uncommitted
+ * transaction's sector, not `exclude` (a chunk the caller holds for a
+ * sector not programmed yet; SFS_NONE: none). */
+int sfs_chunk_find(steadyfs *fs, uint32_t *c, uint32_t exclude);
 /* Chunk c dies: its words are trimmed by a later trim step. */
 void sfs_chunk_die(steadyfs *fs, uint32_t c);
 /* One trim step: the next L1 sector (from the trim cursor) holding dying

@@ -69,6 +69,8 @@ static void default_cfg(steadyfs_config *cfg, const sim_profile *p, const steady
     cfg->replay_max = (uint16_t)(fmt->replay_max > 0xFFFFu ? 1u : fmt->replay_max);
     cfg->ring_units = (uint16_t)(fmt->ring_units > 0xFFFFu ? 1u : fmt->ring_units);
     cfg->ring_sectors = (uint16_t)(fmt->ring_sectors > 0xFFFFu ? 0xFFFFu : fmt->ring_sectors);
+    /* (the bound only asks whether there is one: any address) */
+    cfg->hold_buf = fmt->hold ? (void *)cfg : NULL;
 }
 
 uint64_t steady_fs_bound_ns_fmt(const char *profile, int call, uint64_t n, int mode,

@@ -29,6 +29,7 @@ int steady_fs_bound_ops_default(const char *profile, int call, uint64_t n, stead
 typedef struct steady_fmt {
     uint32_t sector_size, erase_mult, pending_max, replay_max;
     uint32_t ring_units, ring_sectors;   /* the record ring (0: none) */
+    uint32_t hold;   /* 1: the held sector configured (cfg.hold_buf) */
 } steady_fmt;
 
 /* The same three with those options (fmt NULL: all default).  A

@@ -29,7 +29,8 @@ struct sh_fs {
     steadyfs_config cfg;
     void *work;
     void *sector;
-    uint32_t ram, work_size, sector_size;
+    void *hold;            /* the held sector's buffer (NULL: none) */
+    uint32_t ram, work_size, sector_size, hold_size;
     const sbd *lower;      /* the handle's device */
     sbd shim;              /* what the core runs on (read alignment, above) */
     uint8_t *bounce;       /* bounce_len bytes, a multiple of read_size */
@@ -302,7 +303,7 @@ sh_fs *sh_fs_new(sh_dev *h, const sh_fs_config *c, int *err)
          * not a silently different one. */
         if (c->open_max > 0xFFFF || c->pending_max > 0xFFFF || c->replay_max > 0xFFFF ||
             c->max_inodes > 0xFFFF || c->fill_permille > 0xFFFF || c->file_pages_log2 > 0xFF ||
-            c->dir_pages > 0xFF || c->ring_units > 0xFFFF || c->ring_sectors > 0xFFFF) {
+            c->dir_pages > 0xFF || c->ring_units > 0xFFFF || c->ring_sectors > 0xFFFF || c->hold > 1) {
             sh_set_error("sh_fs_new: configuration field out of range");
             if (err)
                 *err = STEADYFS_EINVAL;
@@ -345,14 +346,28 @@ sh_fs *sh_fs_new(sh_dev *h, const sh_fs_config *c, int *err)
         }
         return NULL;
     }
+    if (c && c->hold) {
+        /* a sector's bytes, the configuration's or fs.c's default */
+        const sbd_geometry *g = &sh_bd(h)->geo;
+        f->hold_size = cfg.sector_size ? cfg.sector_size : g->page_size > 2048u ? g->page_size : 2048u;
+        f->hold = calloc(1, f->hold_size);
+        if (!f->hold) {
+            sh_set_error("sh_fs_new: out of memory");
+            if (err)
+                *err = STEADYFS_EIO;
+            sh_fs_free(f);
+            return NULL;
+        }
+    }
     cfg.bd = &f->shim;
     cfg.work = f->work;
     cfg.work_size = ws;
     cfg.sector_buf = f->sector;
     cfg.sector_buf_size = ss;
+    cfg.hold_buf = f->hold;
     cfg.clock = sh_clock_ns;
     f->cfg = cfg;
-    f->ram = (uint32_t)sizeof(steadyfs) + ws + ss;
+    f->ram = (uint32_t)sizeof(steadyfs) + ws + ss + f->hold_size;
     f->work_size = ws;
     return f;
 }
@@ -365,6 +380,7 @@ void sh_fs_free(sh_fs *f)
         (void)steadyfs_unmount(&f->fs);
     free(f->work);
     free(f->sector);
+    free(f->hold);
     free(f->bounce);
     free(f);
 }
@@ -391,11 +407,12 @@ steadyfs *sh_fs_ctx(sh_fs *f) { return &f->fs; }
 
 uint32_t sh_fs_ram(const sh_fs *f) { return f->ram; }
 
-void sh_fs_ram_parts(const sh_fs *f, uint32_t out[3])
+void sh_fs_ram_parts(const sh_fs *f, uint32_t out[4])
 {
     out[0] = (uint32_t)sizeof(steadyfs);
     out[1] = f->work_size;
     out[2] = f->sector_size;
+    out[3] = f->hold_size;
 }
 
 void sh_fs_counters_get(const sh_fs *f, sh_fs_counters *out)

@@ -36,6 +36,9 @@
 #ifndef ADV_DEFAULT_CALLS
 #define ADV_DEFAULT_CALLS 100000
 #endif
+#ifndef ADV_HOLD
+#define ADV_HOLD 0   /* 1: the held sector configured (STEADYFS_ADV_HOLD) */
+#endif
 #ifndef ADV_NAME
 #define ADV_NAME "test_fs_adversary"
 #endif
@@ -145,8 +148,11 @@ static void window_check(const uint64_t *rec, uint64_t n, uint32_t kind)
            "run %llu; largest window excess over n c: %.3f ms (allowed d)\n",
            kind == (STEADYFS_RECORD_DSYNC | STEADYFS_RECORD_ALIGNED)
                ? "O_DSYNC writes at sector boundaries, file kept open"
-               : kind == STEADYFS_RECORD_DSYNC ? "O_DSYNC writes, file kept open"
-                                               : "write + sync or O_DSYNC + close",
+           : kind == STEADYFS_RECORD_DSYNC ? "O_DSYNC writes, file kept open"
+           : kind == (STEADYFS_RECORD_HELD | STEADYFS_RECORD_ALIGNED)
+               ? "write + sync at sector boundaries, file kept open, held sector"
+           : kind == STEADYFS_RECORD_HELD ? "write + sync, file kept open, held sector"
+                                          : "write + sync or O_DSYNC + close",
            c / 1e6, d / 1e6,
            (unsigned long long)records, (unsigned long long)longest,
            worst == INT64_MIN ? 0.0 : worst / 1e6);
@@ -452,7 +458,7 @@ static int greedy_target(uint32_t *file, uint32_t *page)
  * entries written to rec. */
 #define DSYNC_RUN 256u
 static uint64_t dsync_stream(uint64_t nrec_max, int aligned, uint32_t fsize, uint8_t *buf,
-                             uint64_t *rec, uint32_t *enospc, uint32_t *enospc_low)
+                             uint64_t *rec, uint32_t *enospc, uint32_t *enospc_low, int held)
 {
     uint32_t pay = T.fs.geo.payload;
     uint64_t i, n = 0, t0;
@@ -466,7 +472,7 @@ static uint64_t dsync_stream(uint64_t nrec_max, int aligned, uint32_t fsize, uin
                 CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
             rec[n++] = WINDOW_BREAK;
             snprintf(path, sizeof path, "/a/%03u", rn(NFILES));
-            fd = steadyfs_open(&T.fs, path, STEADYFS_O_RDWR | STEADYFS_O_DSYNC);
+            fd = steadyfs_open(&T.fs, path, STEADYFS_O_RDWR | (held ? 0 : STEADYFS_O_DSYNC));
             CHECK(fd >= 0);
             if (fd < 0)
                 break;
@@ -483,7 +489,9 @@ static uint64_t dsync_stream(uint64_t nrec_max, int aligned, uint32_t fsize, uin
                       STEADYFS_SEEK_SET);
         t0 = T.dev.now_ns;
         rc = steadyfs_write(&T.fs, fd, buf + (i & 4095), 4096);
-        measured(K_DS, t0);
+        if (held && rc == 4096)   /* (the sync commits in the held sector) */
+            rc = steadyfs_sync(&T.fs, fd) ? -1 : 4096;
+        measured(held ? K_WS : K_DS, t0);
         rec[n++] = T.dev.now_ns - t0;
         if (rc != 4096) {
             (*enospc)++;
@@ -516,6 +524,10 @@ int main(void)
      * 16: mt25q128, em064lx; make test runs mt29f1g01 at 10^5 calls and,
      * in test_fs_adversary_nor and _mram, the other two) */
     const char *dev = getenv("STEADYFS_ADV_DEVICE") ? getenv("STEADYFS_ADV_DEVICE") : ADV_DEFAULT_DEVICE;
+    /* STEADYFS_ADV_HOLD=1: with the held sector (test_fs_adversary_hold) */
+    const char *henv = getenv("STEADYFS_ADV_HOLD");
+    int hold = henv ? atoi(henv) != 0 : ADV_HOLD;
+    static uint8_t hold_buf[4096];
     sim_stats s0;
     if (senv)
         rng ^= strtoull(senv, NULL, 10) * 0xD1B54A32D192ED03ull;
@@ -533,6 +545,7 @@ int main(void)
     CHECK_EQ(steadyfs_unmount(&T.fs), 0);
     tdev_close(&T);
     CHECK_EQ(tdev_open(&T, dev, 0, 5), 0);
+    T.cfg.hold_buf = hold ? hold_buf : NULL;
     T.cfg.open_max = 1;
     T.cfg.work_size = steadyfs_work_size(&T.cfg);
     CHECK_EQ(steadyfs_format(&T.fs, &T.cfg), 0);
@@ -712,10 +725,17 @@ int main(void)
         CHECK_EQ(rc2, 0);
     }
     window_check(records, nrec, 0);
-    nrec = dsync_stream(ncalls / 16, 0, fsize, buf, records, &enospc, &enospc_low);
+    nrec = dsync_stream(ncalls / 16, 0, fsize, buf, records, &enospc, &enospc_low, 0);
     window_check(records, nrec, STEADYFS_RECORD_DSYNC);
-    nrec = dsync_stream(ncalls / 16, 1, fsize, buf, records, &enospc, &enospc_low);
+    nrec = dsync_stream(ncalls / 16, 1, fsize, buf, records, &enospc, &enospc_low, 0);
     window_check(records, nrec, STEADYFS_RECORD_DSYNC | STEADYFS_RECORD_ALIGNED);
+    if (hold) {
+        /* write + sync to a file kept open: the held sector's records */
+        nrec = dsync_stream(ncalls / 16, 0, fsize, buf, records, &enospc, &enospc_low, 1);
+        window_check(records, nrec, STEADYFS_RECORD_HELD);
+        nrec = dsync_stream(ncalls / 16, 1, fsize, buf, records, &enospc, &enospc_low, 1);
+        window_check(records, nrec, STEADYFS_RECORD_HELD | STEADYFS_RECORD_ALIGNED);
+    }
     for (b = 0; b < T.fs.geo.nblocks; b++) {
         int want = fs_counted_unit(&T.fs, b);
         if (want >= 0 && fs_recount_unit(&T.fs, b) != want)

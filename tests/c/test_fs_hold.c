@@ -71,12 +71,10 @@ static void test_records(void)
     }
     printf("hold: %u of 40 records held a sector, %u took two programs, %u two file-data sectors\n",
            held, two, inode_free);
-    /* the first sector of each chunk of C pages is programmed at once */
-    CHECK(held >= 40u - 40u * 2u / FS->geo.C - 1u);
-    /* a record that takes a new chunk programs that sector at once (one in
-     * C / 2 records), and checkpoints and merges fall in some */
+    CHECK_EQ(held, 40);
+    /* checkpoints and merges fall in some records */
     CHECK(two >= 30);
-    CHECK(inode_free >= 36);
+    CHECK(inode_free >= 38);
     cut();
     read_back("/rec", all, sizeof all);
 }
