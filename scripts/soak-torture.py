@@ -56,6 +56,18 @@ CONFIGS: dict[str, list[str]] = {
                   "every", "--meta"],
     "nor-units8": ["--device", "mt25q128", "--pending-max", "12", "--powercut", "every",
                    "--erase-mult", "8"],
+    # the held sector (steadyfs_config.hold_buf): small transactions, large
+    # files, a nearly full device
+    "nand-hold-k12": ["--device", "mt29f1g01", "--pending-max", "12", "--powercut", "every",
+                      "--hold"],
+    "nand-hold-big": ["--device", "mt29f1g01", "--file-max", "200000", "--powercut", "20",
+                      "--hold", "--meta"],
+    "nor-hold-fill": ["--device", "mt25q128", "--file-max", "100000", "--fill", "65",
+                      "--powercut", "200", "--hold"],
+    "mram-hold-k12": ["--device", "em064lx", "--pending-max", "12", "--powercut", "every",
+                      "--hold", "--meta"],
+    "mram-hold-big": ["--device", "em064lx", "--file-max", "300000", "--powercut", "20",
+                      "--hold"],
 }
 
 FINAL = re.compile(r"^(\d+) power cuts, (\d+) checks, (\d+) failures$")

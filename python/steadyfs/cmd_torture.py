@@ -110,6 +110,8 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--file-max", str(args.file_max)]
     if args.meta:
         argv.append("--meta")
+    if args.hold:
+        argv.append("--hold")
     if args.fill:
         argv += ["--fill", str(args.fill)]
     if args.fsck:
@@ -155,6 +157,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--meta", action="store_true",
                    help="setattr (mode, uid, gid) and symbolic links among the calls: modes, "
                         "owners and link targets are checked after every cut as contents are")
+    p.add_argument("--hold", action="store_true",
+                   help="configure the held sector (steadyfs_config.hold_buf): each write's "
+                        "last sector waits in RAM for the sync, write, truncate or close that "
+                        "programs it")
     p.add_argument("--fill", type=int, default=0, metavar="PERCENT",
                    help="first write a file of static data that takes the live sectors to "
                         "PERCENT of the live limit (0..90; 0: none): collection copies it under "

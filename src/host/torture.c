@@ -107,6 +107,7 @@ typedef struct tctx {
     uint32_t largest;             /* --file-max: the largest file the model held */
     uint32_t most_live;           /* the most live sectors after an op */
     uint64_t setattrs, symlinks;  /* --meta: those calls that succeeded */
+    uint64_t held;                /* --hold: writes that left a sector held */
     uint64_t growth_stopped;      /* --file-max: ops where files could not grow (near the limit) */
     /* --fsck: a file system, work areas and sector buffer of its own (fsck
      * mounts the device; the torture's file system keeps its buffers) */
@@ -948,6 +949,7 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
             }
             rc += r2;
         }
+        t->held += t->fs.hold.ino != 0;   /* --hold: the write left its last sector held */
         return rc == (int)len ? 0 : rc < 0 ? rc : -1000;
     }
     if (kind < 50) {                                /* read and compare */
@@ -1555,6 +1557,9 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
     if (o->meta)
         fprintf(out, "meta: %llu setattr and %llu symlink calls succeeded\n",
                 (unsigned long long)t->setattrs, (unsigned long long)t->symlinks);
+    if (o->hold)
+        fprintf(out, "held sector: %llu writes left their last sector held\n",
+                (unsigned long long)t->held);
     if (o->ring_units)
         fprintf(out, "record ring: %llu appends, next record %llu\n",
                 (unsigned long long)t->ring_appends, (unsigned long long)t->ring_next);
@@ -1567,6 +1572,7 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
     r->live_max = t->fs.live_max;
     r->setattrs = t->setattrs;
     r->symlinks = t->symlinks;
+    r->held = t->held;
     teardown(t);
     return r->failures ? 1 : 0;
 }

@@ -54,6 +54,7 @@ typedef struct steady_torture_result {
     uint64_t implicit_found;
     uint32_t largest_file;   /* the largest file the model held, in bytes */
     uint64_t setattrs, symlinks;   /* --meta: those calls that succeeded */
+    uint64_t held;                 /* --hold: writes that left their last sector held */
 } steady_torture_result;
 
 /* Runs the torture; prints progress and the final line
