@@ -154,8 +154,8 @@ FW_CORE_OBJS ?= $(filter-out $(BUILD)/arm/src/fs/% $(BUILD)/arm/src/p9/%,$(ARM_O
 
 $(BUILD)/arm-erase/%.o: %.c
 	@mkdir -p $(@D)
-	@echo "  ARM-CC  $< (STEADYFS_ERASELESS_MEDIA=0, STEADYFS_WITH_RING=0)"
-	@$(ARM_CC) $(ARM_CFLAGS) -DSTEADYFS_ERASELESS_MEDIA=0 -DSTEADYFS_WITH_RING=0 -MMD -MP -c $< -o $@
+	@echo "  ARM-CC  $< (STEADYFS_ERASELESS_MEDIA=0, STEADYFS_WITH_RING=0, STEADYFS_WITH_HOLD=0)"
+	@$(ARM_CC) $(ARM_CFLAGS) -DSTEADYFS_ERASELESS_MEDIA=0 -DSTEADYFS_WITH_RING=0 -DSTEADYFS_WITH_HOLD=0 -MMD -MP -c $< -o $@
 FW_LDBASE  := -mcpu=cortex-m3 -mthumb -nostdlib -T firmware/mps2-an385.ld -Wl,--gc-sections
 FW_LDFLAGS := $(FW_LDBASE) -Wl,-Map=$(FW_DIR)/steadyfs-fw.map
 

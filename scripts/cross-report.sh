@@ -28,12 +28,13 @@ for dir in $(printf '%s\n' "$@" | xargs -n1 dirname | sort -u); do
         mapfile -t rt < <(printf '%s\n' "${objs[@]}" | grep -Ev '/(fsck|bound)\.o$')
         mapfile -t tools < <(printf '%s\n' "${objs[@]}" | grep -E '/(fsck|bound)\.o$')
         row "  run-time core" "${rt[@]}"
-        # the same built for media that need erase only and without the
-        # record ring (ERASE_ONLY_FS: its objects, STEADYFS_ERASELESS_MEDIA=0,
-        # STEADYFS_WITH_RING=0), as the NAND firmware links it
+        # the same built for media that need erase only, without the
+        # record ring and the held sector (ERASE_ONLY_FS: its objects,
+        # STEADYFS_ERASELESS_MEDIA=0, STEADYFS_WITH_RING=0,
+        # STEADYFS_WITH_HOLD=0), as the NAND firmware links it
         if [ -n "${ERASE_ONLY_FS:-}" ]; then
             mapfile -t ro < <(printf '%s\n' $ERASE_ONLY_FS | grep -Ev '/(fsck|bound)\.o$')
-            row "    erase only, no ring" "${ro[@]}"
+            row "    erase only, minimal" "${ro[@]}"
         fi
         row "  fsck.c + bound.c" "${tools[@]}"
     fi

@@ -72,23 +72,25 @@
  *   64 on MRAM (byte-addressable without erase), where a lookup costs a
  *   fifth of a 4 KiB write; 80 B a handle (192 B on MRAM).
  *
- *   sizeof(steadyfs) is fixed (no config term): 688 B on Cortex-M3, with
+ *   sizeof(steadyfs) is fixed (no config term): 704 B on Cortex-M3, with
  *   the read savers (src/fs/cache.c: the sector the buffer holds, 4 runs
  *   of 4 map words, the last directory path component), the clock pointer
  *   in the configuration, the orphan list (16 inode numbers of open files
  *   whose name is gone), the relocation state's counters, the chunk
- *   windows' place and the record ring's (its two configuration fields and
- *   a pointer: +8 B since format 15).
+ *   windows' place, the record ring's (its two configuration fields and
+ *   a pointer: +8 B since format 15) and the held sector's place and
+ *   pointer (+16 B).
  *
  *   mt29f1g01 (1024 blocks) defaults, 256 inodes, one open file (open_max = 1):
  *     work 80 + 512 + 4 + 1024 + 2 * 128 + 32 + 752 = 2660 B (n_c = 1006,
  *     n_l1 = 134, C = 64), + 2048 B sector buffer, + sizeof(steadyfs)
- *     (688 B on Cortex-M3) = 5396 B.  On media without erase (MRAM) the work
+ *     (704 B on Cortex-M3) = 5412 B; 7460 B with the held sector's 2048.
+ *     On media without erase (MRAM) the work
  *     area holds a bit per sector more: ceil(blocks * P / 8) B, 496 B on
  *     em064lx (the host head goes on in a closed unit's dead sectors),
  *     MRAM's defaults (pending_max 64, replay_max 64) add 16 * 32 + 4 * 42,
  *     and its 64-slot chunk window 112 B a handle: em064lx, one open
- *     file, 760 + 3092 + 2080 = 5932 B on the host.
+ *     file, 816 + 3092 + 2080 = 5988 B on the host.
  *
  * Threads.  None: calls on one steadyfs must not run concurrently.
  *
@@ -247,6 +249,12 @@ enum steadyfs_err {
  * return EINVAL. */
 #ifndef STEADYFS_WITH_RING
 #define STEADYFS_WITH_RING 1
+#endif
+/* Build option: 1 (default) compiles in the held sector (cfg.hold_buf,
+ * "Durability" below); 0 leaves it out -- ~850 B of Cortex-M3 code --
+ * and format and mount then refuse a hold_buf (EINVAL). */
+#ifndef STEADYFS_WITH_HOLD
+#define STEADYFS_WITH_HOLD 1
 #endif
 
 #define STEADYFS_O_RDONLY 0x0000

@@ -28,19 +28,26 @@ static uint32_t npages(const steadyfs *fs, uint64_t size);
  * passes it by. */
 static int held(const steadyfs *fs, uint32_t ino, uint32_t pg)
 {
-    return fs->hold.ino && fs->hold.ino == ino && fs->hold.pg == pg;
+    return STEADYFS_WITH_HOLD && fs->hold.ino && fs->hold.ino == ino && fs->hold.pg == pg;
 }
 
 static int hold_of(const steadyfs *fs, uint32_t ino)
 {
-    return fs->hold.ino && fs->hold.ino == ino;
+    return STEADYFS_WITH_HOLD && fs->hold.ino && fs->hold.ino == ino;
+}
+
+/* A write may hold its last sector (not without the build option). */
+static int may_hold(const steadyfs *fs)
+{
+    return STEADYFS_WITH_HOLD && fs->cfg.hold_buf;
 }
 
 /* The chunk the held sector takes, or SFS_NONE. */
 static uint32_t held_chunk(const steadyfs *fs)
 {
-    return fs->hold.ino && (fs->hold.flags & TF_NEWCHUNK) ? (fs->hold.lpn - fs->geo.cbase) / fs->geo.C
-                                                           : SFS_NONE;
+    return STEADYFS_WITH_HOLD && fs->hold.ino && (fs->hold.flags & TF_NEWCHUNK)
+               ? (fs->hold.lpn - fs->geo.cbase) / fs->geo.C
+               : SFS_NONE;
 }
 
 /* Handle p's chunk window: geo.cwin chunk numbers from slot p->cw_base. */
@@ -184,7 +191,7 @@ static int hold_flush(steadyfs *fs, int commit)
 {
     struct sfs_open *p;
     int rc;
-    if (!fs->hold.ino)
+    if (!STEADYFS_WITH_HOLD || !fs->hold.ino)
         return 0;
     p = sfs_primary(fs, fs->hold.ino);
     if (!p) {   /* cannot be: dropped at its file's last close */
@@ -502,7 +509,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
     kind = o->pos == p->size ? SFS_END_APPEND : SFS_END_CALL;
     /* the held sector, unless this write starts in it, is programmed
      * first: one sector is held at a time, and it is the last one's */
-    if (len && fs->hold.ino && !held(fs, p->ino, (uint32_t)(o->pos / fs->geo.payload)) &&
+    if (len && STEADYFS_WITH_HOLD && fs->hold.ino && !held(fs, p->ino, (uint32_t)(o->pos / fs->geo.payload)) &&
         (rc = hold_flush(fs, 0)) != 0)
         return sfs_end(fs, rc);
     while (done < len) {
@@ -556,7 +563,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
          * paid ahead (paced) is the second's. */
         /* (with the held sector configured a run leaves a write's last
          * sector out: it is held, and the sync after it commits in it) */
-        run = !off && len - done >= SFS_RUN_MAX * fs->geo.payload + (fs->cfg.hold_buf && !(o->acc & SFS_ACC_DSYNC)) &&
+        run = !off && len - done >= SFS_RUN_MAX * fs->geo.payload + (may_hold(fs) && !(o->acc & SFS_ACC_DSYNC)) &&
               pg + SFS_RUN_MAX <= fs->geo.maxpg &&
               !sfs_live_over(fs, SFS_RUN_MAX + 1u + SFS_RM_ROOM) &&
               txn_entries(fs, o->ino) + SFS_RUN_MAX <= fs->geo.txn_max &&
@@ -631,7 +638,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
                 memset(fs->buf + n, 0, fs->geo.payload - n);
             }
             memcpy(fs->buf + off, src + done, n);
-            if (fs->cfg.hold_buf && !commit && done + n == len) {
+            if (may_hold(fs) && !commit && done + n == len) {
                 /* the write's last sector is held, not programmed */
                 memcpy(fs->cfg.hold_buf, fs->buf, fs->geo.payload);
                 fs->hold.ino = (uint16_t)p->ino;
@@ -639,6 +646,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
                 fs->hold.lpn = lpn;
                 fs->hold.hint = hint;
                 fs->hold.flags = nf;
+                rc = 0;   /* (the read-back above left a byte count in it) */
                 break;
             }
             rc = sfs_write_page(fs, lpn, pg, (uint16_t)o->ino, &p->txn,

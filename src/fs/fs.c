@@ -159,6 +159,8 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     fs->geo.anchors = fs->geo.nblocks / 64u;
     /* the record ring's units are the device's last ones: the log's units
      * (geo.nblocks) end where it begins (ring.c) */
+    if (!STEADYFS_WITH_HOLD && fs->cfg.hold_buf)
+        return STEADYFS_EINVAL;   /* (a build without the held sector: steadyfs.h) */
     if (fs->cfg.ring_units) {
         if (!STEADYFS_WITH_RING)
             return STEADYFS_EINVAL;   /* (a build without the ring: steadyfs.h) */

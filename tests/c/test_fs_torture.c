@@ -188,6 +188,23 @@ int main(void)
             CHECK(r.held >= 50);
         }
     }
+    /* the run that found a held write's read-back returning its corrected
+     * bit count (a NAND read near the ECC limit) as the write's result:
+     * the write stopped short with its sector held, and the caller's
+     * retry of the rest held it shifted (file.c; cut at op 4942 before
+     * the fix, the file at its old size) */
+    {
+        steady_torture_opts o = {0};
+        o.device = "mt29f1g01";
+        o.seed = 13;
+        o.ops = 4943;
+        o.powercut_every = 1;
+        o.faults = 1;
+        o.pending_max = 12;
+        o.hold = 1;
+        o.fsck = 1;
+        run_clean(&o);
+    }
     /* the run that found a size merge building on a shrink's uncommitted
      * inode sector (map.c size_merge): cut at op 9629 before the fix, the
      * file at its old size with its cut chunk list (page 1 read as

@@ -14,7 +14,12 @@ Override with ``--param fs.KEY=VALUE`` for any sh_fs_config field
 (``open_max``, ``pending_max``, ``replay_max``, ``max_inodes``,
 ``fill_permille``, ``file_pages_log2``, ``dir_pages``, ``sector_size``,
 ``erase_mult``, ``ring_units``, ``ring_sectors``: the record ring that the
-``ring4k`` workload appends to).
+``ring4k`` workload appends to; ``hold``: 1 for the held sector,
+steadyfs_config.hold_buf).  One option is the target's own: ``dsync``
+(default 1) -- a workload's synced writes (``sync_writes``) are O_DSYNC
+writes, a logger's records; ``fs.dsync=0`` makes them write + sync calls,
+as an application that calls fsync writes them (with ``fs.hold=1`` the
+sync then commits in the held sector).
 
 ``capacity()`` is steadyfs_info's capacity: the live data the format
 allows (``fill_permille``, default 75 %, of the sectors outside the
@@ -103,9 +108,15 @@ class SteadyFsTarget(FsTarget):
 
     def __init__(self, dev: Device, format: bool, options: dict[str, Any]) -> None:
         super().__init__(dev)
+        options = dict(options)
+        try:
+            self.dsync = int(options.pop("dsync", 1)) != 0
+        except ValueError as e:
+            raise ValueError(f"steadyfs options are integers: {e}") from e
         bad = [k for k in options if k not in CONFIG_KEYS]
         if bad:
-            raise ValueError(f"unknown steadyfs option(s) {', '.join(bad)}: known {', '.join(CONFIG_KEYS)}")
+            raise ValueError(f"unknown steadyfs option(s) {', '.join(bad)}: known "
+                             f"{', '.join((*CONFIG_KEYS, 'dsync'))}")
         cfg = dict(DEFAULTS)
         page = int(dev.geometry["page_size"])
         if page > 2048:
@@ -140,7 +151,8 @@ class SteadyFsTarget(FsTarget):
         # record at its two programs and the rotation's close free (without
         # it the close stores the old file's times: steadyfs.h).  littlefs
         # keeps no file times at all.
-        flags = MODE_FLAGS[mode] | (O_DSYNC | O_NOMTIME if sync_writes else 0)
+        # (fs.dsync=0: the caller's sync after each write does the commit)
+        flags = MODE_FLAGS[mode] | ((O_DSYNC if self.dsync else 0) | O_NOMTIME if sync_writes else 0)
         return _SfsFile(self.fs, path, flags)
 
     def ring_append(self, data: bytes) -> int:
@@ -175,7 +187,7 @@ class SteadyFsTarget(FsTarget):
 
     def describe(self) -> dict[str, Any]:
         out: dict[str, Any] = {"fs": "steadyfs", "implementation": "src/fs via src/host/fshost.c",
-                               **self.cfg}
+                               **self.cfg, "dsync": int(self.dsync)}
         if self._mounted:
             info = self.fs.info()
             dev_bytes = int(self.dev.block_count) * int(self.dev.block_size)
