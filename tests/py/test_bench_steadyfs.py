@@ -46,6 +46,29 @@ def test_log4k_json_on_a_small_nand(capsys: pytest.CaptureFixture[str]) -> None:
     assert s["file_size_bytes"] == 128 * 1024 and s["files_written"] == 4
 
 
+def test_write_sync_records_and_the_held_sector(capsys: pytest.CaptureFixture[str]) -> None:
+    """fs.dsync=0 makes log4k's records write + sync calls: each writes an
+    inode sector beside its two data sectors; with fs.hold=1 the sync
+    commits in the held second sector, and the records write as few data
+    sectors as O_DSYNC's (counted by the core, not timed)."""
+    data = {}
+    for name, extra in (("dsync", []), ("sync", ["--param", "fs.dsync=0"]),
+                        ("held", ["--param", "fs.dsync=0", "--param", "fs.hold=1"])):
+        rc, out, err = _bench(capsys, "--device", "mt29f1g01", "--blocks", "64", "--workload",
+                              "log4k", "--fs", "steadyfs", "--param", "total=512KiB",
+                              "--param", "file_size=128KiB", "--json", *extra)
+        assert rc == 0, err
+        s = json.loads(out)
+        assert s["fs_config"]["dsync"] == (name == "dsync")
+        data[name] = s["fs_stats"]["sectors"]["data"]
+    # 128 records: the inode sector of each is the difference
+    assert data["sync"] >= data["dsync"] + 120
+    assert data["held"] <= data["dsync"] + 8
+    rc, _, err = _bench(capsys, "--device", "em064lx", "--workload", "log4k", "--fs", "steadyfs",
+                        "--param", "fs.dsync=x")
+    assert rc == 2 and "integers" in err
+
+
 def test_random4k_json_and_fs_options(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, err = _bench(capsys, "--device", "em064lx", "--workload", "seed000-random4k", "--fs",
                           "steadyfs", "--param", "count=100", "--param", "repeat=2", "--param",

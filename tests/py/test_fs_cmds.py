@@ -90,3 +90,28 @@ def test_ram_is_the_formula_and_grows_with_open_files() -> None:
     assert eight["work"] > one["work"] and eight["context"] == one["context"]
     r = _steady("ram", "--param", "nonsense=1")
     assert r.returncode != 0 and "KEY=NUMBER" in r.stderr
+    # the held sector: one buffer of a sector, whatever open_max
+    for n in ("1", "8"):
+        r = _steady("ram", "--device", "mt29f1g01", "--open-max", n, "--param", "hold=1", "--json")
+        held = json.loads(r.stdout)["ram_bytes"]
+        base = one if n == "1" else eight
+        assert held["hold_buffer"] == 2048 and held["total"] == base["total"] + 2048
+    r = _steady("ram", "--param", "hold=2")
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+
+
+@pytest.mark.skipif(not native.library_path().exists(), reason="native library not built")
+def test_bound_with_the_held_sector() -> None:
+    """steady bound --param hold=1: a sync is bounded as before (its commit
+    rides in the held sector or is the inode sector's, whichever the count
+    makes larger); a write, a close and a truncate may program a sector an
+    earlier write held: at least as large, never smaller."""
+    base = cmd_bound.bound_ops("mt29f1g01")
+    held = cmd_bound.bound_ops("mt29f1g01", cmd_bound.format_params(["hold=1"]))
+    assert held["sync"] == base["sync"]
+    for k in ("write_4096", "close", "truncate", "write_4096_sync"):
+        assert held[k]["progs"] > base[k]["progs"]
+    for k in ("open", "stat", "read_4096", "readdir", "mount"):
+        assert held[k] == base[k]
+    r = _steady("bound", "--param", "hold=2")
+    assert r.returncode != 0 and "hold=2" in r.stderr and len(r.stderr.strip().splitlines()) == 1

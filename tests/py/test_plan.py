@@ -120,6 +120,36 @@ def test_dsync_records_curve() -> None:
 
 
 @needs_lib
+def test_held_sector_records_curve() -> None:
+    """With the held sector configured (steadyfs_config.hold_buf), write +
+    sync to a file kept open commits in the record's last sector: its c is
+    below write + sync's and within O_DSYNC's two calls' worth, at any
+    offset and at sector boundaries; one record alone may cost up to a
+    program more (the write programs what an earlier one held).  The RAM
+    the plan adds for the file system grows by the held sector's buffer."""
+    hold = {"hold": 1}
+    for dev in MEDIA:
+        for timing in ("typical", "worst"):
+            for aligned in (False, True):
+                sync = guarantee(dev, 4096, timing, 0.75, aligned=aligned)
+                held = guarantee(dev, 4096, timing, 0.75, hold, aligned=aligned)
+                ds = guarantee(dev, 4096, timing, 0.75, dsync=True, aligned=aligned)
+                assert held.held and not sync.held and not ds.held
+                assert ds.c_s <= held.c_s < sync.c_s
+                assert held.b_s >= sync.b_s
+    r = steady("plan", "--device", "mt29f1g01", "--rate", "10k", "--json")
+    r2 = steady("plan", "--device", "mt29f1g01", "--rate", "10k", "--param", "hold=1", "--json")
+    assert r.returncode == 0 and r2.returncode == 0, r2.stderr
+    plain, held_out = json.loads(r.stdout), json.loads(r2.stdout)
+    assert held_out["c_ms"] < plain["c_ms"]
+    assert held_out["fs_ram_bytes"] == plain["fs_ram_bytes"] + 2048
+    text = steady("plan", "--device", "mt29f1g01", "--rate", "10k", "--param", "hold=1").stdout
+    assert "write+sync calls to a file kept open, the held sector configured take" in text
+    assert_one_line_error(steady("plan", "--rate", "1k", "--param", "hold=2"), "steady plan: ",
+                          "hold=2")
+
+
+@needs_lib
 def test_cli_rate_and_ram() -> None:
     r = steady("plan", "--device", "mt29f1g01", "--rate", "1k", "--timing", "typical", "--json")
     assert r.returncode == 0, r.stderr
