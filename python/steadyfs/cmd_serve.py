@@ -49,7 +49,7 @@ def argv_for(args: argparse.Namespace) -> list[str]:
         argv += ["--blocks", str(args.blocks)]
     argv += ["--max-clients", str(args.max_clients), "--stall-timeout", str(args.stall_timeout)]
     argv += ["--access", args.access]
-    for flag in ("create", "format", "read_only", "framed", "verbose"):
+    for flag in ("create", "format", "read_only", "framed", "no_hold", "verbose"):
         if getattr(args, flag):
             argv.append("--" + flag.replace("_", "-"))
     return argv
@@ -119,5 +119,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--stall-timeout", type=int, default=60,
                    help="seconds a client may take to finish sending a message or reading "
                    "its reply before it is dropped (0: never)")
+    p.add_argument("--no-hold", action="store_true",
+                   help="no held sector (steadyfs_config.hold_buf, configured by default: a "
+                   "write's last sector waits in RAM for the next write, fsync or close)")
     p.add_argument("--verbose", action="store_true", help="log every message on stderr")
     p.set_defaults(func=_run)

@@ -31,7 +31,7 @@ static int usage(void)
             "                    [--read-only] [--access user|none]\n"
             "                    [--listen tcp:127.0.0.1:5640|unix:PATH|stdio|tty:DEV]\n"
             "                    [--framed] [--baud N] [--msize N] [--fids N] [--open-max N]\n"
-            "                    [--max-clients N] [--stall-timeout S] [--verbose]\n");
+            "                    [--max-clients N] [--stall-timeout S] [--no-hold] [--verbose]\n");
     return 2;
 }
 
@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 {
     const char *device = NULL, *image = NULL;
     uint32_t blocks = 0, msize = 65536, fids = 256, open_max = 8;
-    int format = 0, create = 0, read_only = 0, started = 0, access_user = 1, i, rc;
+    int format = 0, create = 0, read_only = 0, started = 0, access_user = 1, hold = 1, i, rc;
     serve_opts so;
     serve_conn c;
     sh_dev *h;
@@ -124,6 +124,8 @@ int main(int argc, char **argv)
             create = 1;
         else if (!strcmp(a, "--read-only"))
             read_only = 1;
+        else if (!strcmp(a, "--no-hold"))
+            hold = 0;
         else if (!strcmp(a, "--access") && v && (!strcmp(v, "user") || !strcmp(v, "none")))
             access_user = !strcmp(v, "user"), i++;
         else if (!strcmp(a, "--framed"))
@@ -166,6 +168,14 @@ int main(int argc, char **argv)
         sh_probe_config(&cfg);
     cfg.sector_buf_size = steadyfs_sector_buf_size(&cfg);
     sector = calloc(1, cfg.sector_buf_size ? cfg.sector_buf_size : 1);
+    /* the held sector (steadyfs.h): a client's write + fsync is one
+     * program fewer, its small sequential writes merge in RAM; host RAM
+     * has room for it (the board's firmware is built without) */
+    if (hold && !(cfg.hold_buf = calloc(1, cfg.sector_buf_size ? cfg.sector_buf_size : 1))) {
+        fprintf(stderr, "steady serve: out of memory\n");
+        rc = 1;
+        goto out_dev;
+    }
     cfg.work_size = steadyfs_work_size(&cfg);
     work = calloc(1, cfg.work_size ? cfg.work_size : 1);
     cfg.work = work;
@@ -260,6 +270,7 @@ out_dev:
         unlink(image);   /* nothing half-made left behind */
     free(work);
     free(sector);
+    free(cfg.hold_buf);
     free(mem);
     free(buf);
     free(lmem);
