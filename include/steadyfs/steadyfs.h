@@ -627,7 +627,9 @@ int64_t steadyfs_seek(steadyfs *fs, int fd, int64_t off, int whence);
 int64_t steadyfs_tell(steadyfs *fs, int fd);
 int64_t steadyfs_size(steadyfs *fs, int fd);
 int steadyfs_truncate(steadyfs *fs, int fd, uint64_t size);
-/* Commit: the file's data and size become durable together. */
+/* Commit: the file's data and size become durable together (and its
+ * times, unless the commit rides in a data sector's tag -- an O_DSYNC
+ * file's, or the held sector's: then the close stores them). */
 int steadyfs_sync(steadyfs *fs, int fd);
 /* Reads the inode sector (mode, owner): bounded as STEADYFS_CALL_STAT. */
 int steadyfs_fstat(steadyfs *fs, int fd, steadyfs_stat *st);
