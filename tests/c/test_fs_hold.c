@@ -92,8 +92,13 @@ static void test_small_writes(void)
     CHECK_EQ(steadyfs_write(FS, fd, a, 100), 100);
     CHECK_EQ(steadyfs_sync(FS, fd), 0);
     d0 = FS->stats.data;
-    for (i = 1; i < 16; i++)
-        CHECK_EQ(steadyfs_write(FS, fd, a + i * 100u, 100), 100);
+    {
+        uint64_t p0 = T.dev.stats.progs, e0 = T.dev.stats.erases;
+        for (i = 1; i < 16; i++)
+            CHECK_EQ(steadyfs_write(FS, fd, a + i * 100u, 100), 100);
+        printf("hold: 15 appends of 100 bytes: %llu device programs, %llu erases\n",
+               (unsigned long long)(T.dev.stats.progs - p0), (unsigned long long)(T.dev.stats.erases - e0));
+    }
     CHECK_EQ(FS->stats.data, d0);   /* all in the held sector */
     {
         uint8_t b[1600];
