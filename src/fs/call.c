@@ -62,7 +62,8 @@ static int end_call(steadyfs *fs, int rc, sfs_end_kind kind)
      * logger calls write + sync or write alone. */
     /* (a call that began with the erase an earlier one chose is not light:
      * it cools down as that call would have) */
-    int small = fs->log.call_ops <= 2, light = small && !fs->gc.busy && fs->gc.erase_next != SFS_ERASE_DONE;
+    int small = fs->log.call_ops <= 2,
+        light = small && !fs->gc.busy && fs->gc.erase_next != SFS_ERASE_DONE && kind != SFS_END_HELD;
     int kept = 0, erased = 0;
     /* On media without erase that gather a record's sectors (MRAM) a 4 KiB
      * record is one program (87 us on em064lx) and a merge a read and a

@@ -675,7 +675,8 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
     }
     if (done && rc != STEADYFS_EIO)
         rc = 0;
-    rc = sfs_end_write(fs, rc, kind);
+    rc = sfs_end_write(fs, rc, held(fs, p->ino, (uint32_t)((o->pos - (o->pos != 0)) / fs->geo.payload)) && done
+                                   ? SFS_END_HELD : kind);
     return rc ? rc : (int32_t)done;
 }
 

@@ -451,8 +451,11 @@ int sfs_end(steadyfs *fs, int rc);               /* API call epilogue */
 /* A write's epilogue: an append may leave its optional erase to the next
  * write's start (sfs_write_start_erase), so that a close coming first (a
  * logger's rotation) drops it; writes elsewhere in a file (random, in
- * place) erase as any call. */
-typedef enum { SFS_END_CALL, SFS_END_APPEND } sfs_end_kind;
+ * place) erase as any call; a write that leaves its last sector held
+ * is never light (SFS_END_HELD: its record's light work, housekeeping or
+ * an erase, goes to the sync that programs that sector, one piece a
+ * record as for an O_DSYNC write). */
+typedef enum { SFS_END_CALL, SFS_END_APPEND, SFS_END_HELD } sfs_end_kind;
 int sfs_end_write(steadyfs *fs, int rc, sfs_end_kind kind);
 /* A write's start (len bytes): the erase an append's end chose, or a large
  * write's refill of the erase queue (NAND). */
