@@ -251,7 +251,7 @@ enum steadyfs_err {
 #define STEADYFS_WITH_RING 1
 #endif
 /* Build option: 1 (default) compiles in the held sector (cfg.hold_buf,
- * "Durability" below); 0 leaves it out -- ~850 B of Cortex-M3 code --
+ * "Durability" below); 0 leaves it out -- ~920 B of Cortex-M3 code --
  * and format and mount then refuse a hold_buf (EINVAL). */
 #ifndef STEADYFS_WITH_HOLD
 #define STEADYFS_WITH_HOLD 1
