@@ -646,6 +646,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
                 fs->hold.lpn = lpn;
                 fs->hold.hint = hint;
                 fs->hold.flags = nf;
+                kind = SFS_END_HELD;   /* the sync that programs it is the light call */
                 rc = 0;   /* (the read-back above left a byte count in it) */
                 break;
             }
@@ -675,8 +676,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
     }
     if (done && rc != STEADYFS_EIO)
         rc = 0;
-    rc = sfs_end_write(fs, rc, held(fs, p->ino, (uint32_t)((o->pos - (o->pos != 0)) / fs->geo.payload)) && done
-                                   ? SFS_END_HELD : kind);
+    rc = sfs_end_write(fs, rc, kind);
     return rc ? rc : (int32_t)done;
 }
 

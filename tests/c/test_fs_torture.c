@@ -87,6 +87,23 @@ static steady_torture_opts on_medium(unsigned d, uint64_t seed, uint32_t ops)
     return o;
 }
 
+/* A run that once found a bug on mt29f1g01 (cut at every program, with
+ * faults), up to just past where it failed; hold: the held sector, and
+ * then fsck after every cut. */
+static void pinned_nand(uint64_t seed, uint32_t ops, uint32_t pending_max, int hold)
+{
+    steady_torture_opts o = {0};
+    o.device = "mt29f1g01";
+    o.seed = seed;
+    o.ops = ops;
+    o.powercut_every = 1;
+    o.faults = 1;
+    o.pending_max = pending_max;
+    o.hold = hold;
+    o.fsck = hold;
+    run_clean(&o);
+}
+
 int main(void)
 {
     unsigned d, s;
@@ -193,31 +210,11 @@ int main(void)
      * the write stopped short with its sector held, and the caller's
      * retry of the rest held it shifted (file.c; cut at op 4942 before
      * the fix, the file at its old size) */
-    {
-        steady_torture_opts o = {0};
-        o.device = "mt29f1g01";
-        o.seed = 13;
-        o.ops = 4943;
-        o.powercut_every = 1;
-        o.faults = 1;
-        o.pending_max = 12;
-        o.hold = 1;
-        o.fsck = 1;
-        run_clean(&o);
-    }
+    pinned_nand(13, 4943, 12, 1);
     /* the run that found a size merge building on a shrink's uncommitted
      * inode sector (map.c size_merge): cut at op 9629 before the fix, the
      * file at its old size with its cut chunk list (page 1 read as
      * zeros) */
-    {
-        steady_torture_opts o = {0};
-        o.device = "mt29f1g01";
-        o.seed = 8;
-        o.ops = 9700;
-        o.powercut_every = 1;
-        o.faults = 1;
-        o.pending_max = 22;
-        run_clean(&o);
-    }
+    pinned_nand(8, 9700, 22, 0);
     return check_done("test_fs_torture");
 }
