@@ -389,8 +389,9 @@ typedef struct steadyfs {
                                                 and the slots it would pass (log.c) */
         uint32_t debt;      /* sectors programmed outside collection since it last paid */
         uint8_t need_ckpt, erase_budget, to_gh;
-        uint8_t call_erased;   /* bit 0: this call erased a unit (none more at its end,
-                                  sfs_end); bit 1: the call before it did */
+        uint8_t call_marks;   /* what this call and the one before it did: erased a
+                                 unit, programmed housekeeping beside a held
+                                 sector (SFS_MARK_*, fs_internal.h; sfs_end) */
     } log;
     /* Collection: the greedy victim and its pace, static wear levelling. */
     struct {

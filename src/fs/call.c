@@ -22,7 +22,8 @@ int sfs_begin(steadyfs *fs, int modify)
     if (fs->dead)
         return STEADYFS_EIO;
     fs->log.erase_budget = 1;
-    fs->log.call_erased = (uint8_t)((fs->log.call_erased & 1u) << 1);
+    fs->log.call_marks = (uint8_t)((fs->log.call_marks & SFS_MARK_ERASED ? SFS_MARK_PREV_ERASED : 0u) |
+                                   (fs->log.call_marks & SFS_MARK_HELD_KEPT ? SFS_MARK_PREV_HELD_KEPT : 0u));
     fs->log.call_ops = 0;
     fs->log.call_io = 0;
     fs->gc.caught_up = 0;
@@ -62,8 +63,16 @@ static int end_call(steadyfs *fs, int rc, sfs_end_kind kind)
      * logger calls write + sync or write alone. */
     /* (a call that began with the erase an earlier one chose is not light:
      * it cools down as that call would have) */
-    int small = fs->log.call_ops <= 2,
-        light = small && !fs->gc.busy && fs->gc.erase_next != SFS_ERASE_DONE && kind != SFS_END_HELD;
+    /* A sync whose write held its sector and programmed housekeeping (a
+     * merge its held sector's room forced) is that record's second call:
+     * no more housekeeping and no optional erase in it (log4k as write +
+     * sync calls had records of two programs, a merge and an erase, 3.06
+     * ms, where the O_DSYNC record is 2.7 ms at most) */
+    int held_kept = fs->rm == 1u && (fs->log.call_marks & SFS_MARK_PREV_HELD_KEPT);
+    /* (a held sector counts: it is the program its sync will make) */
+    int small = fs->log.call_ops + (kind == SFS_END_HELD) <= 2,
+        light = small && !fs->gc.busy && fs->gc.erase_next != SFS_ERASE_DONE && kind != SFS_END_HELD &&
+                !held_kept;
     int kept = 0, erased = 0;
     /* On media without erase that gather a record's sectors (MRAM) a 4 KiB
      * record is one program (87 us on em064lx) and a merge a read and a
@@ -81,7 +90,11 @@ static int end_call(steadyfs *fs, int rc, sfs_end_kind kind)
     /* ... and its merge comes early enough that the next records' sectors
      * (a run each, SFS_RUN_MAX changes) do not force one beside them */
     uint32_t room_ahead = sfs_runs_offered(fs) ? 4u * SFS_RUN_MAX : 0u;
-    if (fs->gc.busy && fs->log.call_ops)
+    /* (a write that holds its last sector is the first of its record's
+     * two calls: the sync after it counts the record, in the cool-down
+     * and the backlog below, as an O_DSYNC write's one call does) */
+    int record_end = kind != SFS_END_HELD;
+    if (fs->gc.busy && fs->log.call_ops && record_end)
         fs->gc.busy--;
     /* A light call does the housekeeping the next call would otherwise be
      * forced into, so that none falls into a heavier call (a log
@@ -105,7 +118,8 @@ static int end_call(steadyfs *fs, int rc, sfs_end_kind kind)
      * call that has erased a unit already (a head move that found none
      * queued, an anchor) erases no other: one erase a call. */
     /* (no_erase: below) */
-    int no_erase = (fs->log.call_erased & 1u) || (fs->rm == 1u && (fs->log.call_erased & 2u));
+    int no_erase = (fs->log.call_marks & SFS_MARK_ERASED) ||
+                   (fs->rm == 1u && (fs->log.call_marks & SFS_MARK_PREV_ERASED));
     int must_erase = !fs->log.nqueued && fs->log.nfree && fs->log.erase_budget && !no_erase;
     if (!fs->dead && rc >= 0 && light && fs->log.call_ops && !must_erase) {
         r2 = 0;
@@ -191,13 +205,13 @@ static int end_call(steadyfs *fs, int rc, sfs_end_kind kind)
      * off the rotation's few ms it landed in the rotation instead
      * (mt25q128 log4k 160 -> 171 ms, DESIGN.md §6); MRAM has no erase. */
     int ns_soon;
-    if (fs->log.call_ops)
+    if (fs->log.call_ops && record_end)
         fs->gc.calls++;
     ns_soon = rotation_soon(fs, 0);
     if (fs->log.call_ops > 2) {
         uint32_t l = fs->gc.backlog + SFS_BACKLOG_PROG * (fs->log.call_ops - 2);
         fs->gc.backlog = (uint8_t)(l > 255u ? 255u : l);
-    } else if (fs->log.call_ops) {
+    } else if (fs->log.call_ops && record_end) {
         fs->gc.backlog = (uint8_t)(fs->gc.backlog > SFS_BACKLOG_DRAIN ? fs->gc.backlog - SFS_BACKLOG_DRAIN : 0u);
     }
     /* A commit right after a call that erased (the sync of a record whose
@@ -220,7 +234,7 @@ static int end_call(steadyfs *fs, int rc, sfs_end_kind kind)
         fs->gc.erase_next = SFS_ERASE_NONE;
     }
     if (!fs->dead && fs->log.erase_budget && fs->log.call_ops && !no_erase &&
-        (((light || (small && fs->log.nqueued <= 1)) && !kept && !ns_soon &&
+        (((light || (small && fs->log.nqueued <= 1 && !held_kept)) && !kept && !ns_soon &&
           (!fs->gc.backlog || fs->gc.backlog > SFS_BACKLOG_LIGHT || fs->log.nqueued <= 1) &&
           fs->log.erase_credit >= (fs->log.nqueued <= 1 ? fs->geo.P / 4 : fs->geo.P / 2)) ||
          !fs->log.nqueued)) {
@@ -252,6 +266,8 @@ static int end_call(steadyfs *fs, int rc, sfs_end_kind kind)
         abort();
     }
 #endif
+    if (kind == SFS_END_HELD && (fs->log.call_marks & SFS_MARK_KEPT))
+        fs->log.call_marks |= SFS_MARK_HELD_KEPT;
     sfs_budget_check(fs);
     return rc;
 }

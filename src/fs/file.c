@@ -740,6 +740,7 @@ int steadyfs_truncate(steadyfs *fs, int fd, uint64_t size)
 int steadyfs_sync(steadyfs *fs, int fd)
 {
     struct sfs_open *o;
+    sfs_end_kind kind;
     int rc = sfs_begin(fs, 2);
     if (!rc)
         sfs_budget_arm(fs, STEADYFS_CALL_SYNC, 0);
@@ -748,7 +749,11 @@ int steadyfs_sync(steadyfs *fs, int fd)
     o = sfs_handle(fs, fd, STEADYFS_TYPE_FILE);
     if (!o)
         return sfs_end(fs, STEADYFS_EBADF);
-    return sfs_end(fs, sfs_file_commit(fs, o, 0));
+    /* A sync that programs the held last sector of an append ends the
+     * record as an O_DSYNC append does: an optional erase waits for the
+     * next write's start, so a logger's rotation coming first drops it */
+    kind = hold_of(fs, o->ino) && o->pos == sfs_primary(fs, o->ino)->size ? SFS_END_APPEND : SFS_END_CALL;
+    return sfs_end_write(fs, sfs_file_commit(fs, o, 0), kind);
 }
 
 int steadyfs_fstat(steadyfs *fs, int fd, steadyfs_stat *st)

@@ -456,6 +456,17 @@ int sfs_end(steadyfs *fs, int rc);               /* API call epilogue */
  * an erase, goes to the sync that programs that sector, one piece a
  * record as for an O_DSYNC write). */
 typedef enum { SFS_END_CALL, SFS_END_APPEND, SFS_END_HELD } sfs_end_kind;
+/* log.call_marks: what the running call has done and what the call before
+ * it did, for sfs_end's one erase and one piece of housekeeping a record
+ * (a write and the sync after it are one record). */
+enum {
+    SFS_MARK_ERASED = 1u,           /* this call erased a unit */
+    SFS_MARK_PREV_ERASED = 2u,      /* the call before it did */
+    SFS_MARK_KEPT = 4u,             /* this call programmed housekeeping: a map
+                                       sector, a copy or a checkpoint */
+    SFS_MARK_HELD_KEPT = 8u,        /* ... and left its last sector held */
+    SFS_MARK_PREV_HELD_KEPT = 16u   /* the call before it did both */
+};
 int sfs_end_write(steadyfs *fs, int rc, sfs_end_kind kind);
 /* A write's start (len bytes): the erase an append's end chose, or a large
  * write's refill of the erase queue (NAND). */

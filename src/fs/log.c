@@ -34,7 +34,7 @@ void sfs_set_state(steadyfs *fs, uint32_t b, uint8_t s) { set_state(fs, b, s); }
 void sfs_note_erase(steadyfs *fs)
 {
     if (fs->cfg.bd->geo.needs_erase)
-        fs->log.call_erased |= 1u;
+        fs->log.call_marks |= SFS_MARK_ERASED;
 }
 
 uint32_t sfs_free_blocks(const steadyfs *fs) { return fs->log.nqueued + fs->log.nfree + fs->log.nlimbo; }
@@ -573,6 +573,8 @@ static int programmed(steadyfs *fs, int rc, const sfs_tag *t, uint32_t n)
     uint32_t *idx = fs->log.to_gh ? &fs->log.gh_idx : &fs->log.head_idx;
     uint32_t i;
     fs->log.call_ops += n;
+    if (t[0].kind != TK_DATA || (t[0].flags & TF_COPY))
+        fs->log.call_marks |= SFS_MARK_KEPT;
     if (fs->log.erase_credit < fs->geo.P / 2)   /* capped: no burst of erases after a lull */
         fs->log.erase_credit = fs->log.erase_credit + n < fs->geo.P / 2 ? fs->log.erase_credit + n : fs->geo.P / 2;
     *idx += n;
