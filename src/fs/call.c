@@ -22,8 +22,9 @@ int sfs_begin(steadyfs *fs, int modify)
     if (fs->dead)
         return STEADYFS_EIO;
     fs->log.erase_budget = 1;
-    fs->log.call_marks = (uint8_t)((fs->log.call_marks & SFS_MARK_ERASED ? SFS_MARK_PREV_ERASED : 0u) |
-                                   (fs->log.call_marks & SFS_MARK_HELD_KEPT ? SFS_MARK_PREV_HELD_KEPT : 0u));
+    /* (this call's marks become the call before's: each PREV_ bit is its
+     * mark's, one place up) */
+    fs->log.call_marks = (uint8_t)((fs->log.call_marks & (SFS_MARK_ERASED | SFS_MARK_HELD_KEPT)) << 1);
     fs->log.call_ops = 0;
     fs->log.call_io = 0;
     fs->gc.caught_up = 0;
@@ -68,7 +69,7 @@ static int end_call(steadyfs *fs, int rc, sfs_end_kind kind)
      * no more housekeeping and no optional erase in it (log4k as write +
      * sync calls had records of two programs, a merge and an erase, 3.06
      * ms, where the O_DSYNC record is 2.7 ms at most) */
-    int held_kept = fs->rm == 1u && (fs->log.call_marks & SFS_MARK_PREV_HELD_KEPT);
+    int held_kept = STEADYFS_WITH_HOLD && fs->rm == 1u && (fs->log.call_marks & SFS_MARK_PREV_HELD_KEPT);
     /* (a held sector counts: it is the program its sync will make) */
     int small = fs->log.call_ops + (kind == SFS_END_HELD) <= 2,
         light = small && !fs->gc.busy && fs->gc.erase_next != SFS_ERASE_DONE && kind != SFS_END_HELD &&
@@ -93,7 +94,7 @@ static int end_call(steadyfs *fs, int rc, sfs_end_kind kind)
     /* (a write that holds its last sector is the first of its record's
      * two calls: the sync after it counts the record, in the cool-down
      * and the backlog below, as an O_DSYNC write's one call does) */
-    int record_end = kind != SFS_END_HELD;
+    int record_end = !STEADYFS_WITH_HOLD || kind != SFS_END_HELD;
     if (fs->gc.busy && fs->log.call_ops && record_end)
         fs->gc.busy--;
     /* A light call does the housekeeping the next call would otherwise be
@@ -266,7 +267,7 @@ static int end_call(steadyfs *fs, int rc, sfs_end_kind kind)
         abort();
     }
 #endif
-    if (kind == SFS_END_HELD && (fs->log.call_marks & SFS_MARK_KEPT))
+    if (STEADYFS_WITH_HOLD && kind == SFS_END_HELD && (fs->log.call_marks & SFS_MARK_KEPT))
         fs->log.call_marks |= SFS_MARK_HELD_KEPT;
     sfs_budget_check(fs);
     return rc;

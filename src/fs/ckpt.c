@@ -312,7 +312,8 @@ static int anchor_prog(steadyfs *fs, uint8_t kind, uint32_t *ppn)
     if (!rc) {
         fs->anchor.seq++;
         fs->log.call_ops++;   /* a call with a checkpoint is not light (sfs_end) */
-        fs->log.call_marks |= SFS_MARK_KEPT;
+        if (STEADYFS_WITH_HOLD)
+            fs->log.call_marks |= SFS_MARK_KEPT;
     }
     return rc;
 }

@@ -461,11 +461,11 @@ typedef enum { SFS_END_CALL, SFS_END_APPEND, SFS_END_HELD } sfs_end_kind;
  * (a write and the sync after it are one record). */
 enum {
     SFS_MARK_ERASED = 1u,           /* this call erased a unit */
-    SFS_MARK_PREV_ERASED = 2u,      /* the call before it did */
+    SFS_MARK_PREV_ERASED = 2u,      /* the call before it did (sfs_begin: one up) */
     SFS_MARK_KEPT = 4u,             /* this call programmed housekeeping: a map
                                        sector, a copy or a checkpoint */
     SFS_MARK_HELD_KEPT = 8u,        /* ... and left its last sector held */
-    SFS_MARK_PREV_HELD_KEPT = 16u   /* the call before it did both */
+    SFS_MARK_PREV_HELD_KEPT = 16u   /* the call before it did both (one up) */
 };
 int sfs_end_write(steadyfs *fs, int rc, sfs_end_kind kind);
 /* A write's start (len bytes): the erase an append's end chose, or a large

@@ -573,7 +573,7 @@ static int programmed(steadyfs *fs, int rc, const sfs_tag *t, uint32_t n)
     uint32_t *idx = fs->log.to_gh ? &fs->log.gh_idx : &fs->log.head_idx;
     uint32_t i;
     fs->log.call_ops += n;
-    if (t[0].kind != TK_DATA || (t[0].flags & TF_COPY))
+    if (STEADYFS_WITH_HOLD && (t[0].kind != TK_DATA || (t[0].flags & TF_COPY)))
         fs->log.call_marks |= SFS_MARK_KEPT;
     if (fs->log.erase_credit < fs->geo.P / 2)   /* capped: no burst of erases after a lull */
         fs->log.erase_credit = fs->log.erase_credit + n < fs->geo.P / 2 ? fs->log.erase_credit + n : fs->geo.P / 2;
