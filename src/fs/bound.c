@@ -356,7 +356,9 @@ static void by_episodes(const model *m, const acc *a, double rounds, double q, d
 }
 
 /* What the parts of `calls` consecutive changing calls force (one call,
- * or a write and its sync), and what every changing call may add.  xunc:
+ * or a write and its sync), and what every changing call may add; of
+ * them `lights` may be light calls (sfs_end's housekeeping: a kill or a
+ * cold merge; counted apart only in a window).  xunc:
  * the uncommitted entries the call's own work may hold beyond every open
  * file's transaction (txn_max + 1 each: a write commits before a sector
  * once txn_max are reached, and a sector adds two, its page's and a
@@ -364,7 +366,7 @@ static void by_episodes(const model *m, const acc *a, double rounds, double q, d
  * inode sector before the kill commits them.  window: the calls are a
  * window of records (window()), and what one call may add at most once
  * is counted by what the window's totals allow instead. */
-static void settle(const model *m, acc *a, double calls, double xunc, int window)
+static void settle(const model *m, acc *a, double calls, double lights, double xunc, int window)
 {
     double rounds, r1, r2, rp, cu, mv, q, unc, i;
     if (!window) {
@@ -412,7 +414,7 @@ static void settle(const model *m, acc *a, double calls, double xunc, int window
          *   SFS_Q_TARGET, and the two a checkpoint names as the heads'
          *   next), and only head moves empty it, so at most the moves
          *   (below) + 5. */
-        double kills = dmin(calls, m->orphans + 1.0), cold;
+        double kills = dmin(lights, m->orphans + 1.0), cold;
         if (m->erases)
             wl(m, a, a->g / SFS_WL_STEP + 1);
         trims(m, a, dmin(SFS_TRIMS_PER_CALL * calls, dmin(m->nl1 * (kills + 1), m->nc)));
@@ -421,7 +423,7 @@ static void settle(const model *m, acc *a, double calls, double xunc, int window
             kill(m, &k, 0);
             add(a, &k, kills);
         }
-        cold = dmin(calls, 2.0 * m->K + 2 * a->a1);
+        cold = dmin(lights, 2.0 * m->K + 2 * a->a1);
         rds(m, a, 3 * cold);
         rd(m, a, cold);
         a->sec += cold;
@@ -605,7 +607,7 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
         for (i = 0; i < fs->geo.orphan_max; i++)
             kill(m, &u, 0);
         trims(m, &u, fs->geo.n_l1);
-        settle(m, &u, 1, 0, 0);
+        settle(m, &u, 1, 1, 0, 0);
         add(a, &u, 1);
         return;
     case STEADYFS_CALL_INFO:
@@ -678,7 +680,7 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
          * after a short write */
         write_n(m, a, n, 1, 0);
         sync_commit(m, a);
-        settle(m, a, 2, 0, 0);
+        settle(m, a, 2, 2, 0, 0);
         return;
     case STEADYFS_CALL_WRITE_DSYNC:
         /* one call: the write, its commit in its last sector (write_n's
@@ -762,7 +764,7 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
     default:
         return;
     }
-    settle(m, a, 1, call == STEADYFS_CALL_CREATE || call == STEADYFS_CALL_MKDIR ||
+    settle(m, a, 1, 1, call == STEADYFS_CALL_CREATE || call == STEADYFS_CALL_MKDIR ||
                             call == STEADYFS_CALL_RENAME ? m->D + 2u
                     : call == STEADYFS_CALL_TRUNCATE ? 2u
                     : call == STEADYFS_CALL_UNLINK || call == STEADYFS_CALL_RMDIR ||
@@ -980,7 +982,9 @@ static void window(const model *m, const steadyfs *fs, double n, uint64_t b, uin
     }
     rec.rec = 1;
     add(a, &rec, n - 1);
-    settle(m, a, (dsync ? 1 : 2) * (n - 1), 2 * h + 1, 1);
+    /* (a write that holds its last sector is never a light call, call.c
+     * SFS_END_HELD: a held record has one that may be, its sync) */
+    settle(m, a, (dsync ? 1 : 2) * (n - 1), (dsync || held ? 1 : 2) * (n - 1), 2 * h + 1, 1);
 }
 
 int steadyfs_guarantee_of(const steadyfs_config *cfg, const sbd_geometry *geo, uint32_t record_size,

@@ -123,8 +123,9 @@ def test_dsync_records_curve() -> None:
 def test_held_sector_records_curve() -> None:
     """With the held sector configured (steadyfs_config.hold_buf), write +
     sync to a file kept open commits in the record's last sector: its c is
-    below write + sync's and within O_DSYNC's two calls' worth, at any
-    offset and at sector boundaries; one record alone may cost up to a
+    below write + sync's and no lower than O_DSYNC's (its one light call
+    a record, the sync, as O_DSYNC's write), at any offset and at sector
+    boundaries; one record alone may cost up to a
     program more (the write programs what an earlier one held).  The RAM
     the plan adds for the file system grows by the held sector's buffer."""
     hold = {"hold": 1}
