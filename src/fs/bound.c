@@ -372,18 +372,21 @@ static void settle(const model *m, acc *a, double calls, double lights, double x
     if (!window) {
         /* every changing call: its trim steps (a pace's, a write short of
          * live room, a light call's: at most SFS_TRIMS_PER_CALL,
-         * chunk.steps), and a light call's housekeeping in sfs_end (after
-         * at most two programs of its own): a checkpoint, and the kill of
-         * an orphan (sfs_reap) or a cold merge (sfs_merge_cold: one inode
-         * or L1 sector, less than the kill); and its erase-ahead (sfs_end:
-         * one per call) */
+         * chunk.steps) and its erase-ahead (sfs_end: one per call); and
+         * each of them that may be light (`lights`), a light call's
+         * housekeeping in sfs_end (after at most two programs of its
+         * own): a checkpoint, and the kill of an orphan (sfs_reap) or a
+         * cold merge (sfs_merge_cold: one inode or L1 sector, less than
+         * the kill) */
         if (m->erases)   /* (none without erase: sfs_wl_one) */
             wl(m, a, dv(m, a->g + SFS_WL_STEP - 1, SFS_WL_STEP));
         for (i = 0; i < calls; i++) {
             trims(m, a, SFS_TRIMS_PER_CALL);
+            a->e += 1;
+        }
+        for (i = 0; i < lights; i++) {
             kill(m, a, 0);
             a->ck += 1;
-            a->e += 1;
         }
     } else {
         /* A window of records programs and kills nothing of a namespace's,
@@ -764,7 +767,15 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
     default:
         return;
     }
-    settle(m, a, 1, 1, call == STEADYFS_CALL_CREATE || call == STEADYFS_CALL_MKDIR ||
+    /* (a namespace change that succeeds is never a light call: ns.c
+     * ns_end sets gc.busy first; one that fails does no housekeeping.
+     * create is also an existing file's O_TRUNC, which ends as any call) */
+    settle(m, a, 1,
+           call == STEADYFS_CALL_MKDIR || call == STEADYFS_CALL_UNLINK || call == STEADYFS_CALL_RMDIR ||
+                   call == STEADYFS_CALL_RENAME || call == STEADYFS_CALL_SETATTR
+               ? 0
+               : 1,
+           call == STEADYFS_CALL_CREATE || call == STEADYFS_CALL_MKDIR ||
                             call == STEADYFS_CALL_RENAME ? m->D + 2u
                     : call == STEADYFS_CALL_TRUNCATE ? 2u
                     : call == STEADYFS_CALL_UNLINK || call == STEADYFS_CALL_RMDIR ||
