@@ -52,6 +52,10 @@ typedef struct model {
     int by_hold;   /* with hold: this count is the variant where a call's one
                       commit that may ride in the held sector does (the other
                       variant: by its inode sector); the bound is the larger */
+    int walign;    /* a write kind's count is the variant where the write starts on a
+                      sector (it may be a light call); the other: at any other offset,
+                      where a write that touches three pages or more never is one
+                      (call_cost_any: the bound is the larger) */
     uint32_t ring_units, ring_k, ring_rpu;   /* the record ring (ring.c; 0 units: none) */
 } model;
 
@@ -553,6 +557,19 @@ static void write_n(const model *m, acc *a, uint64_t n, int first, int aligned)
     a->a1 += 1;
 }
 
+/* The light calls a write of n bytes may be in the variant m->walign:
+ * none where it starts off a sector boundary and every such offset
+ * touches three pages or more (each is programmed, or the last held,
+ * which counts as its program: sfs_end's light call has at most two).
+ * A short write (an error after some pages) is never light (file.c
+ * SFS_END_SHORT), so one that programmed fewer is within the variant of
+ * its offset too. */
+static double write_lights(const model *m, uint64_t n)
+{
+    uint64_t fewest = n % m->pay ? (n + m->pay - 1) / m->pay : n / m->pay + 1;
+    return !m->walign && fewest >= 3 ? 0.0 : 1.0;
+}
+
 /* The bound of one call kind, before pricing. */
 static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, uint64_t n, acc *a)
 {
@@ -674,24 +691,26 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
         return;
     }
     case STEADYFS_CALL_WRITE:
-        write_n(m, a, n, 1, 0);
-        break;
+        write_n(m, a, n, 1, m->walign);
+        settle(m, a, 1, write_lights(m, n), 0, 0);
+        return;
     case STEADYFS_CALL_WRITE_SYNC:
         /* two calls, the write and the sync, settled together (rounds and
          * the table's content are counted over both); an O_DSYNC write
          * is one call that does less: the write and at most one commit
          * after a short write */
-        write_n(m, a, n, 1, 0);
+        write_n(m, a, n, 1, m->walign);
         sync_commit(m, a);
-        settle(m, a, 2, 2, 0, 0);
+        settle(m, a, 2, 1 + write_lights(m, n), 0, 0);
         return;
     case STEADYFS_CALL_WRITE_DSYNC:
         /* one call: the write, its commit in its last sector (write_n's
          * lookups), and after a short write the commit of what it wrote
          * (file.c: the inode sector) */
-        write_n(m, a, n, 1, 0);
+        write_n(m, a, n, 1, m->walign);
         sync_commit(m, a);
-        break;
+        settle(m, a, 1, write_lights(m, n), 0, 0);
+        return;
     case STEADYFS_CALL_TRUNCATE:
         /* a shrink: the held sector below the cut programmed, the new
          * last page's tail zeroed (read-modify-write of one sector, no
@@ -782,19 +801,26 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
                             call == STEADYFS_CALL_SETATTR ? 1u : 0u, 0);
 }
 
-/* call_cost() with the held sector configured: the larger of its two
- * variants, field by field (each bounds what the call does in its case). */
+/* call_cost() over its variants, the larger field by field (each bounds
+ * what the call does in its case): with the held sector configured, a
+ * commit that rides in it or in the inode sector (by_hold); a write kind,
+ * at a sector boundary or not (walign). */
 static void call_cost_any(const model *m, const steadyfs *fs, steadyfs_call call, uint64_t n, acc *a)
 {
     model v = *m;
-    acc x = {{0}}, y = {{0}};
-    v.by_hold = 0;
-    call_cost(&v, fs, call, n, &x);
-    if (m->hold) {
-        v.by_hold = 1;
-        call_cost(&v, fs, call, n, &y);
-        vmax(&x, &y);
-    }
+    acc x = {{0}}, y;
+    uint32_t h, w;
+    int writes = call == STEADYFS_CALL_WRITE || call == STEADYFS_CALL_WRITE_SYNC || call == STEADYFS_CALL_WRITE_DSYNC;
+    /* (each variant bounds the calls of its case; settle() grows with every
+     * field, so their field-by-field maximum bounds them all) */
+    for (h = 0; h <= (m->hold ? 1u : 0u); h++)
+        for (w = 0; w <= (writes ? 1u : 0u); w++) {
+            memset(&y, 0, sizeof y);
+            v.by_hold = (int)h;
+            v.walign = (int)w;
+            call_cost(&v, fs, call, n, &y);
+            vmax(&x, &y);
+        }
     add(a, &x, 1);
 }
 

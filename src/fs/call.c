@@ -73,7 +73,7 @@ static int end_call(steadyfs *fs, int rc, sfs_end_kind kind)
     /* (a held sector counts: it is the program its sync will make) */
     int small = fs->log.call_ops + (kind == SFS_END_HELD) <= 2,
         light = small && !fs->gc.busy && fs->gc.erase_next != SFS_ERASE_DONE && kind != SFS_END_HELD &&
-                !held_kept;
+                kind != SFS_END_SHORT && !held_kept;
     int kept = 0, erased = 0;
     /* On media without erase that gather a record's sectors (MRAM) a 4 KiB
      * record is one program (87 us on em064lx) and a merge a read and a

@@ -676,7 +676,10 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
     }
     if (done && rc != STEADYFS_EIO)
         rc = 0;
-    rc = sfs_end_write(fs, rc, kind);
+    /* (a short write, an error after some pages, is never light: its
+     * bound is an aligned write's or one that is never light, bound.c
+     * write_lights) */
+    rc = sfs_end_write(fs, rc, done < len ? SFS_END_SHORT : kind);
     return rc ? rc : (int32_t)done;
 }
 

@@ -448,14 +448,15 @@ int sfs_old_later_ok(const steadyfs *fs, int bits);
 int sfs_begin(steadyfs *fs, int modify);         /* API call prologue: 0 reads, 1 writes,
                                                     2 commits, 4 removes (reserves, §6) */
 int sfs_end(steadyfs *fs, int rc);               /* API call epilogue */
-/* A write's epilogue: an append may leave its optional erase to the next
+/* A write's epilogue (SFS_END_SHORT: a short write, never light; the rest
+ * below): an append may leave its optional erase to the next
  * write's start (sfs_write_start_erase), so that a close coming first (a
  * logger's rotation) drops it; writes elsewhere in a file (random, in
  * place) erase as any call; a write that leaves its last sector held
  * is never light (SFS_END_HELD: its record's light work, housekeeping or
  * an erase, goes to the sync that programs that sector, one piece a
  * record as for an O_DSYNC write). */
-typedef enum { SFS_END_CALL, SFS_END_APPEND, SFS_END_HELD } sfs_end_kind;
+typedef enum { SFS_END_CALL, SFS_END_APPEND, SFS_END_HELD, SFS_END_SHORT } sfs_end_kind;
 /* log.call_marks: what the running call has done and what the call before
  * it did, for sfs_end's one erase and one piece of housekeeping a record
  * (a write and the sync after it are one record). */
