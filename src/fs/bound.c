@@ -370,24 +370,34 @@ static void by_episodes(const model *m, const acc *a, double rounds, double q, d
  * inode sector before the kill commits them.  window: the calls are a
  * window of records (window()), and what one call may add at most once
  * is counted by what the window's totals allow instead. */
-static void settle(const model *m, acc *a, double calls, double lights, double xunc, int window)
+static void settle(const model *m, acc *a, double calls, double lights, double aheads, double xunc,
+                   int window)
 {
     double rounds, r1, r2, rp, cu, mv, q, unc, i;
     if (!window) {
         /* every changing call: its trim steps (a pace's, a write short of
          * live room, a light call's: at most SFS_TRIMS_PER_CALL,
-         * chunk.steps) and its erase-ahead (sfs_end: one per call); and
-         * each of them that may be light (`lights`), a light call's
-         * housekeeping in sfs_end (after at most two programs of its
-         * own): a checkpoint, and the kill of an orphan (sfs_reap) or a
-         * cold merge (sfs_merge_cold: one inode or L1 sector, less than
-         * the kill) */
+         * chunk.steps); `aheads` erases-ahead beyond what the head moves
+         * cover (below); and each call that may be light (`lights`), a
+         * light call's housekeeping in sfs_end (after at most two
+         * programs of its own): a checkpoint, and the kill of an orphan
+         * (sfs_reap) or a cold merge (sfs_merge_cold: one inode or L1
+         * sector, less than the kill) */
+        /* Erases-ahead (sfs_erase_ahead, one a call): at the end of a
+         * call only if it erased nothing before (a head move's forced
+         * erase, an anchor switch: SFS_MARK_ERASED), nor did the call
+         * before it if it is a commit (a sync: SFS_MARK_PREV_ERASED); at
+         * a write's start (sfs_write_start_erase), before anything else.
+         * So a call that is not a write erases at most max(F + A, 1)
+         * units (F its forced erases, at most one a head move; A its
+         * anchor switches), within the moves' and switches' count below
+         * (at least two moves); a write, and a write with its sync, at
+         * most 1 + F + A: one more (aheads = 1). */
         if (m->erases)   /* (none without erase: sfs_wl_one) */
             wl(m, a, dv(m, a->g + SFS_WL_STEP - 1, SFS_WL_STEP));
-        for (i = 0; i < calls; i++) {
+        for (i = 0; i < calls; i++)
             trims(m, a, SFS_TRIMS_PER_CALL);
-            a->e += 1;
-        }
+        a->e += aheads;
         for (i = 0; i < lights; i++) {
             kill(m, a, 0);
             a->ck += 1;
@@ -627,7 +637,7 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
         for (i = 0; i < fs->geo.orphan_max; i++)
             kill(m, &u, 0);
         trims(m, &u, fs->geo.n_l1);
-        settle(m, &u, 1, 1, 0, 0);
+        settle(m, &u, 1, 1, 1, 0, 0);
         add(a, &u, 1);
         return;
     case STEADYFS_CALL_INFO:
@@ -692,7 +702,7 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
     }
     case STEADYFS_CALL_WRITE:
         write_n(m, a, n, 1, m->walign);
-        settle(m, a, 1, write_lights(m, n), 0, 0);
+        settle(m, a, 1, write_lights(m, n), 1, 0, 0);
         return;
     case STEADYFS_CALL_WRITE_SYNC:
         /* two calls, the write and the sync, settled together (rounds and
@@ -701,7 +711,7 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
          * after a short write */
         write_n(m, a, n, 1, m->walign);
         sync_commit(m, a);
-        settle(m, a, 2, 1 + write_lights(m, n), 0, 0);
+        settle(m, a, 2, 1 + write_lights(m, n), 1, 0, 0);
         return;
     case STEADYFS_CALL_WRITE_DSYNC:
         /* one call: the write, its commit in its last sector (write_n's
@@ -709,7 +719,7 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
          * (file.c: the inode sector) */
         write_n(m, a, n, 1, m->walign);
         sync_commit(m, a);
-        settle(m, a, 1, write_lights(m, n), 0, 0);
+        settle(m, a, 1, write_lights(m, n), 1, 0, 0);
         return;
     case STEADYFS_CALL_TRUNCATE:
         /* a shrink: the held sector below the cut programmed, the new
@@ -794,6 +804,7 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
                    call == STEADYFS_CALL_RENAME || call == STEADYFS_CALL_SETATTR
                ? 0
                : 1,
+           call == STEADYFS_CALL_GC_STEP ? 1 : 0,
            call == STEADYFS_CALL_CREATE || call == STEADYFS_CALL_MKDIR ||
                             call == STEADYFS_CALL_RENAME ? m->D + 2u
                     : call == STEADYFS_CALL_TRUNCATE ? 2u
@@ -1021,7 +1032,7 @@ static void window(const model *m, const steadyfs *fs, double n, uint64_t b, uin
     add(a, &rec, n - 1);
     /* (a write that holds its last sector is never a light call, call.c
      * SFS_END_HELD: a held record has one that may be, its sync) */
-    settle(m, a, (dsync ? 1 : 2) * (n - 1), (dsync || held ? 1 : 2) * (n - 1), 2 * h + 1, 1);
+    settle(m, a, (dsync ? 1 : 2) * (n - 1), (dsync || held ? 1 : 2) * (n - 1), 0, 2 * h + 1, 1);
 }
 
 int steadyfs_guarantee_of(const steadyfs_config *cfg, const sbd_geometry *geo, uint32_t record_size,
