@@ -51,14 +51,20 @@ int sim_sd_read(sim_dev *d, uint32_t block, uint32_t off, uint8_t *buf, uint32_t
     return 0;
 }
 
-int sim_sd_prog(sim_dev *d, uint32_t block, uint32_t off, const uint8_t *buf,
+int sim_sd_prog(sim_dev *d, uint32_t block, uint32_t off, const sbd_iov *iov, uint32_t n,
                 uint32_t len, int torn)
 {
-    uint64_t pos = (uint64_t)block * sbd_block_size(&d->bd) + off;
+    uint8_t *dst = sim_sd_data(d) + (uint64_t)block * sbd_block_size(&d->bd) + off;
+    uint32_t k;
     /* torn: the card committed a seeded prefix of the sectors */
     if (torn)
         len = (uint32_t)(sim_rng_next(&d->rng_fault) % (len / SD_SECTOR + 1u)) * SD_SECTOR;
-    memcpy(sim_sd_data(d) + pos, buf, len);
+    for (k = 0; k < n && len; k++) {
+        uint32_t m = iov[k].len < len ? iov[k].len : len;
+        memcpy(dst, iov[k].buf, m);
+        dst += m;
+        len -= m;
+    }
     return 0;
 }
 

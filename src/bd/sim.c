@@ -112,17 +112,21 @@ done:
     return finish(d, SIM_OP_READ, block, off, len, dur, rc);
 }
 
-static int sim_prog_op(void *ctx, uint32_t block, uint32_t off, const void *buf,
+/* A program of the n pieces' concatenation, len bytes (n > 1: a gathered
+ * program, media without erase only). */
+static int prog_pieces(sim_dev *d, uint32_t block, uint32_t off, const sbd_iov *iov, uint32_t n,
                        uint32_t len, const void *spare, uint32_t spare_len)
 {
-    sim_dev *d = ctx;
+    const uint8_t *buf = n ? iov[0].buf : NULL;
     int rc, cut, fail;
     uint64_t dur;
 
     if (!d->powered)
         return finish(d, SIM_OP_PROG, block, off, len, 0, SBD_ERR_POWER);
     rc = check_span(d, block, off, len, spare_len, d->bd.geo.prog_size);
-    if (rc || (!buf && len) || (!spare && spare_len) || (!len && !spare_len))
+    /* (flash takes one piece: progv is offered on media without erase) */
+    if (rc || (!buf && len) || (!spare && spare_len) || (!len && !spare_len) ||
+        (n != 1 && (d->prof->kind == SIM_NAND || d->prof->kind == SIM_NOR)))
         return finish(d, SIM_OP_PROG, block, off, len, 0, rc ? rc : SBD_ERR_INVAL);
     if (block_bad(d, block))
         return finish(d, SIM_OP_PROG, block, off, len, 0, SBD_ERR_BAD_BLOCK);
@@ -138,11 +142,11 @@ static int sim_prog_op(void *ctx, uint32_t block, uint32_t off, const void *buf,
         rc = sim_nor_prog(d, block, off, buf, len, cut || fail);
         break;
     case SIM_MRAM:
-        rc = sim_mram_prog(d, block, off, buf, len, cut || fail);
+        rc = sim_mram_prog(d, block, off, iov, n, len, cut || fail);
         break;
     case SIM_SD:
     default:
-        rc = sim_sd_prog(d, block, off, buf, len, cut || fail);
+        rc = sim_sd_prog(d, block, off, iov, n, len, cut || fail);
         break;
     }
     if (rc == SBD_ERR_RULE)
@@ -165,6 +169,15 @@ static int sim_prog_op(void *ctx, uint32_t block, uint32_t off, const void *buf,
         rc = SBD_ERR_PROG;
     }
     return finish(d, SIM_OP_PROG, block, off, len, dur, rc);
+}
+
+static int sim_prog_op(void *ctx, uint32_t block, uint32_t off, const void *buf,
+                       uint32_t len, const void *spare, uint32_t spare_len)
+{
+    sbd_iov one;
+    one.buf = buf;
+    one.len = len;
+    return prog_pieces(ctx, block, off, &one, 1, len, spare, spare_len);
 }
 
 static int sim_erase_op(void *ctx, uint32_t block, uint32_t count)
@@ -237,20 +250,18 @@ static int sim_mark_bad_op(void *ctx, uint32_t block)
 
 /* A gathered program is prog() of the pieces' concatenation: the same
  * checks, physics, clock (one command), stats and power cuts (the tear
- * falls anywhere in the whole).  Up to SIM_PROGV_MAX bytes (two 2080-byte
- * sectors with room to spare), gathered on the stack. */
-#define SIM_PROGV_MAX 8192u
+ * falls anywhere in the whole), of any length prog() takes (the pieces
+ * are written where they go: no gather buffer; up to the twentieth
+ * session an 8 KiB one refused two 4 KiB sectors with their tags). */
 static int sim_progv_op(void *ctx, uint32_t block, uint32_t off, const sbd_iov *iov, uint32_t n)
 {
-    uint8_t all[SIM_PROGV_MAX];
     uint32_t i, len = 0;
     for (i = 0; i < n; i++) {
-        if (!iov[i].buf || iov[i].len > SIM_PROGV_MAX - len)
+        if ((!iov[i].buf && iov[i].len) || iov[i].len > UINT32_MAX - len)
             return finish(ctx, SIM_OP_PROG, block, off, len, 0, SBD_ERR_INVAL);
-        memcpy(all + len, iov[i].buf, iov[i].len);
         len += iov[i].len;
     }
-    return sim_prog_op(ctx, block, off, all, len, NULL, 0);
+    return prog_pieces(ctx, block, off, iov, n, len, NULL, 0);
 }
 
 int sim_init(sim_dev *d, const sim_profile *p, uint32_t blocks, void *image,

@@ -107,7 +107,9 @@ int sim_nand_prog(sim_dev *d, uint32_t block, uint32_t off, const uint8_t *buf,
                   uint32_t len, const uint8_t *spare, uint32_t spare_len, int torn);
 int sim_nor_prog(sim_dev *d, uint32_t block, uint32_t off, const uint8_t *buf,
                  uint32_t len, int torn);
-int sim_mram_prog(sim_dev *d, uint32_t block, uint32_t off, const uint8_t *buf,
+/* MRAM and SD cards program the n pieces' concatenation (len bytes):
+ * a gathered program (sbd_ops.progv) or a plain one (n = 1). */
+int sim_mram_prog(sim_dev *d, uint32_t block, uint32_t off, const sbd_iov *iov, uint32_t n,
                   uint32_t len, int torn);
 /* Plain read of stored bytes (NOR, MRAM, and NAND's raw path). */
 void sim_raw_read(const sim_dev *d, uint32_t block, uint32_t off, uint8_t *buf,
@@ -119,7 +121,7 @@ void sim_flash_erase(sim_dev *d, uint32_t block, uint32_t count, int torn);
  * the FTL model kept in d->sd_state. */
 void sim_sd_reset(sim_dev *d);
 int sim_sd_read(sim_dev *d, uint32_t block, uint32_t off, uint8_t *buf, uint32_t len);
-int sim_sd_prog(sim_dev *d, uint32_t block, uint32_t off, const uint8_t *buf,
+int sim_sd_prog(sim_dev *d, uint32_t block, uint32_t off, const sbd_iov *iov, uint32_t n,
                 uint32_t len, int torn);
 uint64_t sim_sd_read_ns(sim_dev *d, uint64_t lba, uint32_t nsec);
 uint64_t sim_sd_prog_ns(sim_dev *d, uint64_t lba, uint32_t nsec);
