@@ -68,6 +68,11 @@ CONFIGS: dict[str, list[str]] = {
                       "--hold", "--meta"],
     "mram-hold-big": ["--device", "em064lx", "--file-max", "300000", "--powercut", "20",
                       "--hold"],
+    # 4096-byte sectors on MRAM: a 4 KiB record one sector, runs of two
+    "mram-4k-hold": ["--device", "em064lx", "--sector-size", "4096", "--pending-max", "12",
+                     "--powercut", "every", "--hold", "--meta"],
+    "mram-4k-big": ["--device", "em064lx", "--sector-size", "4096", "--blocks", "64",
+                    "--file-max", "300000", "--powercut", "20"],
 }
 
 FINAL = re.compile(r"^(\d+) power cuts, (\d+) checks, (\d+) failures$")

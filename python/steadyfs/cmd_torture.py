@@ -35,6 +35,7 @@ def binary() -> Path:
 
 U32 = 0xFFFFFFFF
 FILE_MAX_MIN, FILE_MAX_MAX = 6000, 1 << 20
+SECTOR_SIZE_MAX = 8192   # src/host/torture.h TORTURE_SECTOR_MAX
 
 
 def _problem(args: argparse.Namespace) -> str | None:
@@ -57,6 +58,9 @@ def _problem(args: argparse.Namespace) -> str | None:
         return f"--fill {args.fill}: want a percentage of the live limit, 0..90"
     if not 0 <= args.blocks <= U32:
         return f"--blocks {args.blocks}: want a number >= 0 (0: small default)"
+    if not 0 <= args.sector_size <= SECTOR_SIZE_MAX:
+        return (f"--sector-size {args.sector_size}: want 1..{SECTOR_SIZE_MAX} bytes the medium "
+                f"takes, or 0 for its default")
     pc = args.powercut
     if pc != "every" and not (pc.isdigit() and int(pc) <= U32):
         return f"--powercut {pc}: want 'every', a number N (a cut every N program/erase ops) or 0"
@@ -102,6 +106,8 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--blocks", str(args.blocks)]
     if args.erase_mult:
         argv += ["--erase-mult", str(args.erase_mult)]
+    if args.sector_size:
+        argv += ["--sector-size", str(args.sector_size)]
     if args.ring_units:
         argv += ["--ring-units", str(args.ring_units)]
     if args.pending_max:
@@ -140,6 +146,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--erase-mult", type=int, default=0, metavar="M",
                    help="format with M device blocks per erase unit (0: the medium's default; "
                         "8 on mt25q128: 32 KiB units, one 32 KiB erase)")
+    p.add_argument("--sector-size", type=int, default=0, metavar="BYTES",
+                   help=f"format with sectors of BYTES (0: the medium's default; up to "
+                        f"{SECTOR_SIZE_MAX}, e.g. 4096 on em064lx, where a 4 KiB record is one "
+                        f"sector)")
     p.add_argument("--ring-units", type=int, default=0, metavar="N",
                    help="format a record ring of N units (4 KiB records) and append to it "
                         "among the file calls: every acknowledged record the ring still holds "

@@ -93,8 +93,8 @@ typedef struct tctx {
     steadyfs fs;
     steadyfs_config cfg;
     void *work;
-    uint8_t sector[4096];
-    uint8_t hold[4096];   /* --hold: the held sector's buffer */
+    uint8_t sector[TORTURE_SECTOR_MAX + 32];   /* (NOR, MRAM: the tag beside it) */
+    uint8_t hold[TORTURE_SECTOR_MAX];          /* --hold: the held sector's buffer */
     uint64_t rng;
     model cur, pre, post;
     uint32_t cap;   /* the model's largest file (--file-max) */
@@ -115,7 +115,7 @@ typedef struct tctx {
         steadyfs fs;
         void *fs_work, *work;
         uint32_t fs_work_size, work_size;
-        uint8_t sector[4096];
+        uint8_t sector[TORTURE_SECTOR_MAX + 32];
         char first_error[200];
         uint64_t runs;
     } fsck;
@@ -1313,6 +1313,7 @@ static int setup(tctx *t)
     t->cfg.open_max = MH;
     t->cfg.pending_max = (uint16_t)t->o->pending_max;
     t->cfg.erase_mult = t->o->erase_mult;
+    t->cfg.sector_size = t->o->sector_size;
     t->cfg.ring_units = (uint16_t)t->o->ring_units;
     t->cfg.ring_sectors = t->o->ring_units ? 2 : 0;
     ws = steadyfs_work_size(&t->cfg);
@@ -1336,12 +1337,20 @@ static int setup(tctx *t)
     if (!rc)
         rc = steadyfs_mount(&t->fs, &t->cfg);
     if (rc == STEADYFS_EINVAL) {
-        /* (the words of steady mkfs and steady ram for the same refusal) */
-        if (t->o->pending_max)
-            fprintf(t->out, "torture: --blocks %u --pending-max %u: not a valid steadyfs "
-                    "configuration for %s\n", blocks, t->o->pending_max, t->o->device);
-        else
-            fprintf(t->out, "torture: --blocks %u: steadyfs does not fit %s with %u blocks\n",
+        /* Bad arguments: one line on stderr, in the words of steady mkfs
+         * and steady ram for the same refusal (the options that shape the
+         * format, each only if given) */
+        if (t->o->pending_max || t->o->erase_mult || t->o->sector_size) {
+            fprintf(stderr, "steady torture: --blocks %u", blocks);
+            if (t->o->erase_mult)
+                fprintf(stderr, " --erase-mult %u", t->o->erase_mult);
+            if (t->o->sector_size)
+                fprintf(stderr, " --sector-size %u", t->o->sector_size);
+            if (t->o->pending_max)
+                fprintf(stderr, " --pending-max %u", t->o->pending_max);
+            fprintf(stderr, ": not a valid steadyfs configuration for %s\n", t->o->device);
+        } else
+            fprintf(stderr, "steady torture: --blocks %u: steadyfs does not fit %s with %u blocks\n",
                     blocks, t->o->device, blocks);
         return -1;
     }
@@ -1391,6 +1400,8 @@ void steady_torture_replay(const steady_torture_opts *o, uint64_t ops, FILE *out
         fprintf(out, " --blocks %lu", (unsigned long)o->blocks);
     if (o->erase_mult)
         fprintf(out, " --erase-mult %lu", (unsigned long)o->erase_mult);
+    if (o->sector_size)
+        fprintf(out, " --sector-size %lu", (unsigned long)o->sector_size);
     if (o->ring_units)
         fprintf(out, " --ring-units %lu", (unsigned long)o->ring_units);
     if (o->pending_max)

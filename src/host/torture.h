@@ -5,6 +5,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The largest sector size the torture formats (--sector-size) */
+#define TORTURE_SECTOR_MAX 8192u
+
 typedef struct steady_torture_opts {
     const char *device;   /* profile name, e.g. "mt29f1g01" */
     uint64_t seed;
@@ -18,6 +21,8 @@ typedef struct steady_torture_opts {
                              SPI transaction instead of a program/erase */
     int verbose;
     uint32_t erase_mult;  /* format's device blocks per erase unit (0: default) */
+    uint32_t sector_size; /* format's sector size in bytes (0: default), at most
+                             TORTURE_SECTOR_MAX */
     const char *profile_file;   /* the user's profile file `device` came from, for
                                    the replay line (NULL: a built-in profile) */
     uint32_t ring_units;  /* format a record ring of that many units (2 sectors a

@@ -57,6 +57,9 @@ def test_bench_zero_parameter(param: str) -> None:
     (["--file-max", "100"], "--file-max 100"),
     (["--file-max", str(1 << 21)], "--file-max"),
     (["--fill", "95"], "--fill 95"),
+    (["--sector-size", "100000"], "--sector-size 100000"),
+    (["--device", "em064lx", "--sector-size", "1000"], "--sector-size 1000"),
+    (["--device", "em064lx", "--blocks", "3"], "--blocks 3"),
 ])
 def test_torture_bad_input(args: list[str], needle: str) -> None:
     assert_one_line_error(steady("torture", *args), needle)

@@ -11,7 +11,7 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: steady-torture --device PROFILE [--seed N] [--ops N] "
-                    "[--powercut every|N|0] [--blocks N] [--erase-mult M] [--ring-units N] [--pending-max K] [--file-max BYTES] [--meta] [--hold] [--fill PERCENT] [--fsck] [--faults|--no-faults] [--spinand] [--verbose]\n"
+                    "[--powercut every|N|0] [--blocks N] [--erase-mult M] [--sector-size BYTES] [--ring-units N] [--pending-max K] [--file-max BYTES] [--meta] [--hold] [--fill PERCENT] [--fsck] [--faults|--no-faults] [--spinand] [--verbose]\n"
                     "       [--profile-def KIND:NAME:N0,N1,... [--profile-file FILE]]\n");
     return 2;
 }
@@ -62,6 +62,10 @@ int main(int argc, char **argv)
             if (num(a, v, 0, 0xFFFFFFFFu, &x))
                 return 2;
             o.erase_mult = (uint32_t)x, i++;
+        } else if (!strcmp(a, "--sector-size") && v) {
+            if (num(a, v, 0, TORTURE_SECTOR_MAX, &x))
+                return 2;
+            o.sector_size = (uint32_t)x, i++;
         } else if (!strcmp(a, "--ring-units") && v) {
             if (num(a, v, 0, 0xFFFFu, &x))
                 return 2;
