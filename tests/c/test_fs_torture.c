@@ -87,6 +87,17 @@ static steady_torture_opts on_medium(unsigned d, uint64_t seed, uint32_t ops)
     return o;
 }
 
+/* o with small transactions (implicit commits in many writes) or, if
+ * big, files of many chunks */
+static steady_torture_opts small_txn_or_big(steady_torture_opts o, unsigned big)
+{
+    if (big)
+        o.file_max = 200000;
+    else
+        o.pending_max = 12;
+    return o;
+}
+
 /* A run that once found a bug on mt29f1g01 (cut at every program, with
  * faults), up to just past where it failed; hold: the held sector, and
  * then fsck after every cut. */
@@ -193,13 +204,9 @@ int main(void)
      * chunk), cut and checked as above, with fsck */
     for (d = 0; d < 3; d++) {
         for (s = 0; s < 2; s++) {
-            steady_torture_opts o = on_medium(d, 1500 + 10 * d + s, 3000);
+            steady_torture_opts o = small_txn_or_big(on_medium(d, 1500 + 10 * d + s, 3000), s);
             steady_torture_result r;
             o.hold = 1;
-            if (s)
-                o.file_max = 200000;
-            else
-                o.pending_max = 12;
             r = run_clean(&o);
             CHECK(r.cuts >= 10);
             CHECK(r.held >= 50);
@@ -210,14 +217,10 @@ int main(void)
      * session, so no cut had met them), with and without the held
      * sector, small transactions and large files */
     for (s = 0; s < 2; s++) {
-        steady_torture_opts o = on_medium(2, 1600 + s, 3000);
+        steady_torture_opts o = small_txn_or_big(on_medium(2, 1600 + s, 3000), s);
         steady_torture_result r;
         o.sector_size = 4096;
         o.hold = s;
-        if (s)
-            o.file_max = 200000;
-        else
-            o.pending_max = 12;
         r = run_clean(&o);
         CHECK(r.cuts >= 10);
     }
