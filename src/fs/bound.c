@@ -361,8 +361,9 @@ static void by_episodes(const model *m, const acc *a, double rounds, double q, d
 
 /* What the parts of `calls` consecutive changing calls force (one call,
  * or a write and its sync), and what every changing call may add; of
- * them `lights` may be light calls (sfs_end's housekeeping: a kill or a
- * cold merge; counted apart only in a window).  xunc:
+ * them `lights` may be light calls (sfs_end's housekeeping: a
+ * checkpoint, a kill or a cold merge), and `aheads` erases-ahead are
+ * counted beyond the head moves' (one call or two only).  xunc:
  * the uncommitted entries the call's own work may hold beyond every open
  * file's transaction (txn_max + 1 each: a write commits before a sector
  * once txn_max are reached, and a sector adds two, its page's and a
