@@ -114,6 +114,13 @@ static int slot_chunk(steadyfs *fs, struct sfs_open *p, uint32_t slot, uint32_t 
         cw[i] = (uint16_t)(e != CHUNK_NONE ? e : i & 1u ? w[i / 2] >> 16 : w[i / 2] & 0xFFFFu);
         if (cw[i] != CHUNK_NONE && cw[i] >= fs->geo.n_c)
             return STEADYFS_ECORRUPT;
+        /* the slot whose chunk only the held sector has taken: neither
+         * the inode sector nor a pending entry lists it yet, so it stays
+         * unknown here (asked again, the hold answers; cached as none, the
+         * next write there would take a second chunk for the slot and
+         * leak the first with the held page's data) */
+        if (hold_of(fs, p->ino) && fs->hold.pg / fs->geo.C == base + i && held_chunk(fs) != SFS_NONE)
+            cw[i] = CHUNK_UNKNOWN;
     }
     *c = cw[slot - base];
     return 0;
