@@ -77,7 +77,7 @@ static inline int tdev_fsck(tdev *t, steadyfs *ctx, const char *when)
     int rc;
     if (ctx != &t->fs) {
         c.work = calloc(1, c.work_size);
-        c.sector_buf = calloc(1, 4096);
+        c.sector_buf = calloc(1, c.sector_buf_size > 4096 ? c.sector_buf_size : 4096);
     }
     rc = fw && c.work && c.sector_buf ? steadyfs_fsck(ctx, &c, fw, fws, NULL, NULL, &rep) : -1;
     if (!rc && rep.errors)
