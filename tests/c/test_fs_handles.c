@@ -17,6 +17,9 @@
  * slot_chunk).  Two handles (the torture, test_fs_hold) never made that
  * state; the tools test met it once in five runs.
  *
+ * Then directory handles: listings an entry a call while other calls make,
+ * remove and rename entries (below, dirs_run).
+ *
  * STEADYFS_HANDLES_OPS (default 20000) and STEADYFS_HANDLES_SEEDS
  * (default 2) make it a soak. */
 #include <stdio.h>
@@ -360,6 +363,250 @@ static void run(const char *profile, uint32_t blocks, uint32_t sector_size, int 
     tdev_close(&T);
 }
 
+/* ---- Directory handles over a changing namespace ----------------------
+ * Three directories of 40 names each, entries made (files and empty
+ * directories), removed and renamed at random while up to four directory
+ * handles list them an entry a call.  At the end of each listing: every
+ * entry that existed when the handle opened and was not touched since is
+ * listed exactly once, with its type; every name listed existed at some
+ * time since the open.  Now and then a position is taken with telldir, a
+ * few entries read, the position restored with seekdir and the same
+ * entries read again.  Cuts between calls (namespace changes are durable
+ * on return) and unmounts, each followed by fsck and a listing of every
+ * directory that must match the model exactly. */
+#define DD 3     /* directories */
+#define DN 40    /* names in each */
+#define DH 4     /* directory handles */
+static const char *const dnames[DD] = {"/p", "/q", "/p/r"};
+
+typedef struct dmodel {
+    uint8_t type[DD][DN];        /* 0: none, else STEADYFS_TYPE_FILE or _DIR */
+    uint32_t changed[DD][DN];    /* the step of the last change */
+} dmodel;
+
+typedef struct dhandle {
+    int dd;   /* -1: closed */
+    int dir;
+    uint32_t opened;
+    uint8_t at_open[DN];
+    uint8_t seen[DN];
+} dhandle;
+
+static dmodel D;
+static dhandle dh[DH];
+
+static void dpath(char *out, int dir, int n)
+{
+    sprintf(out, "%s/f%02d", dnames[dir], n);
+}
+
+static int name_index(const char *name)
+{
+    int n;
+    if (name[0] != 'f' || name[1] < '0' || name[1] > '9' || name[2] < '0' || name[2] > '9' || name[3])
+        return -1;
+    n = (name[1] - '0') * 10 + (name[2] - '0');
+    return n < DN ? n : -1;
+}
+
+/* A whole listing of directory `dir`, against the model. */
+static void list_exact(int dir, const char *when)
+{
+    steadyfs_dirent ent;
+    uint8_t seen[DN];
+    int dd = steadyfs_opendir(FS, dnames[dir]), rc, n;
+    memset(seen, 0, sizeof seen);
+    CHECK(dd >= 0);
+    if (dd < 0)
+        return;
+    while ((rc = steadyfs_readdir(FS, dd, &ent)) == 1) {
+        n = name_index(ent.name);
+        if (dir == 0 && !strcmp(ent.name, "r"))
+            continue;
+        CHECK(n >= 0);
+        if (n >= 0) {
+            CHECK_EQ(ent.type, D.type[dir][n]);
+            seen[n]++;
+        }
+    }
+    CHECK_EQ(rc, 0);
+    for (n = 0; n < DN; n++)
+        if (seen[n] != (D.type[dir][n] != 0)) {
+            printf("handles: %s: %s lists f%02d %u times, the model has it %s\n", when, dnames[dir], n,
+                   seen[n], D.type[dir][n] ? "once" : "not at all");
+            CHECK(0);
+        }
+    CHECK_EQ(steadyfs_closedir(FS, dd), 0);
+}
+
+static void dirs_close_all(void)
+{
+    int k;
+    for (k = 0; k < DH; k++)
+        if (dh[k].dd >= 0) {
+            CHECK_EQ(steadyfs_closedir(FS, dh[k].dd), 0);
+            dh[k].dd = -1;
+        }
+}
+
+static uint32_t listings_checked;
+
+/* One listing step of handle k; at the end, its listing checked. */
+static void dir_step(dhandle *k, uint32_t step)
+{
+    steadyfs_dirent ent;
+    int rc, n;
+    if (k->dd < 0) {
+        k->dir = (int)rnd(DD);
+        k->dd = steadyfs_opendir(FS, dnames[k->dir]);
+        CHECK(k->dd >= 0);
+        k->opened = step;
+        for (n = 0; n < DN; n++)
+            k->at_open[n] = D.type[k->dir][n];
+        memset(k->seen, 0, sizeof k->seen);
+        return;
+    }
+    if (rnd(20) == 0) {   /* telldir, read, seekdir back, read the same again */
+        steadyfs_dirent a[4];
+        uint64_t cookie = steadyfs_telldir(FS, k->dd);
+        int got = 0, i;
+        while (got < 4 && steadyfs_readdir(FS, k->dd, &a[got]) == 1)
+            got++;
+        CHECK_EQ(steadyfs_seekdir(FS, k->dd, cookie), 0);
+        for (i = 0; i < got; i++) {
+            CHECK_EQ(steadyfs_readdir(FS, k->dd, &ent), 1);
+            CHECK(!strcmp(ent.name, a[i].name));
+        }
+        for (i = 0; i < got; i++) {
+            n = name_index(a[i].name);
+            if (n >= 0)
+                k->seen[n]++;
+        }
+        return;
+    }
+    rc = steadyfs_readdir(FS, k->dd, &ent);
+    if (rc == 1) {
+        if (k->dir == 0 && !strcmp(ent.name, "r"))
+            return;
+        n = name_index(ent.name);
+        CHECK(n >= 0);
+        if (n < 0)
+            return;
+        /* it existed at some time since the open */
+        CHECK(k->at_open[n] || D.changed[k->dir][n] >= k->opened);
+        if (k->at_open[n] && D.changed[k->dir][n] < k->opened)
+            CHECK_EQ(ent.type, k->at_open[n]);
+        k->seen[n]++;
+        return;
+    }
+    CHECK_EQ(rc, 0);
+    for (n = 0; n < DN; n++)
+        if (k->at_open[n] && D.changed[k->dir][n] < k->opened && k->seen[n] != 1) {
+            printf("handles: a listing of %s gave f%02d %u times; it was there all along\n", dnames[k->dir], n,
+                   k->seen[n]);
+            CHECK(0);
+        }
+    listings_checked++;
+    CHECK_EQ(steadyfs_closedir(FS, k->dd), 0);
+    k->dd = -1;
+}
+
+/* One namespace change, against the model. */
+static void dir_change(uint32_t step)
+{
+    char a[64], b[64];
+    int da = (int)rnd(DD), na = (int)rnd(DN), db = (int)rnd(DD), nb = (int)rnd(DN), rc;
+    uint32_t op = rnd(100);
+    uint8_t *ta = &D.type[da][na], *tb = &D.type[db][nb];
+    dpath(a, da, na);
+    dpath(b, db, nb);
+    if (op < 45) {   /* make a file or an empty directory */
+        int dir = rnd(3) == 0;
+        if (dir) {
+            rc = steadyfs_mkdir(FS, a);
+        } else {
+            rc = steadyfs_open(FS, a, STEADYFS_O_WRONLY | STEADYFS_O_CREAT | STEADYFS_O_EXCL);
+            if (rc >= 0)
+                CHECK_EQ(steadyfs_close(FS, rc), 0);
+        }
+        if (*ta) {
+            CHECK_EQ(rc, STEADYFS_EEXIST);
+            return;
+        }
+        CHECK(rc >= 0);
+        *ta = dir ? STEADYFS_TYPE_DIR : STEADYFS_TYPE_FILE;
+        D.changed[da][na] = step;
+    } else if (op < 75) {   /* remove */
+        rc = *ta == STEADYFS_TYPE_DIR ? steadyfs_rmdir(FS, a) : steadyfs_unlink(FS, a);
+        CHECK_EQ(rc, *ta ? 0 : STEADYFS_ENOENT);
+        *ta = 0;
+        D.changed[da][na] = step;
+    } else {   /* rename, over an entry of the same type (a directory's is empty) or not */
+        if ((da == db && na == nb) || (*tb && *tb != *ta))
+            return;
+        rc = steadyfs_rename(FS, a, b);
+        CHECK_EQ(rc, *ta ? 0 : STEADYFS_ENOENT);
+        if (!*ta)
+            return;
+        *tb = *ta;
+        *ta = 0;
+        D.changed[da][na] = D.changed[db][nb] = step;
+    }
+}
+
+static void dirs_run(const char *profile, uint32_t blocks, int with_hold, uint64_t seed, uint32_t ops)
+{
+    uint32_t i, ws, cuts = 0, remounts = 0;
+    int k, d, failed0 = check_failed;
+    CHECK_EQ(tdev_open(&T, profile, blocks, seed), 0);
+    T.cfg.open_max = 8;
+    T.cfg.hold_buf = with_hold ? hold : NULL;
+    ws = steadyfs_work_size(&T.cfg);
+    free(T.work);
+    T.work = calloc(1, ws);
+    T.cfg.work = T.work;
+    T.cfg.work_size = ws;
+    CHECK_EQ(steadyfs_format(FS, &T.cfg), 0);
+    CHECK_EQ(steadyfs_mount(FS, &T.cfg), 0);
+    for (d = 0; d < DD; d++)
+        CHECK_EQ(steadyfs_mkdir(FS, dnames[d]), 0);
+    memset(&D, 0, sizeof D);
+    for (k = 0; k < DH; k++)
+        dh[k].dd = -1;
+    rng = seed * 0xD1B54A32D192ED03ull + 7;
+    listings_checked = 0;
+    for (i = 1; i <= ops && check_failed == failed0; i++) {
+        uint32_t what = rnd(1000);
+        if (what < 5 || i == ops) {
+            dirs_close_all();
+            if (what < 2) {   /* a cut: the context dropped */
+                cuts++;
+                CHECK_EQ(tdev_fsck(&T, FS, "handles: directories after a cut"), 0);
+            } else {
+                remounts++;
+                CHECK_EQ(steadyfs_unmount(FS), 0);
+                CHECK_EQ(tdev_fsck(&T, FS, "handles: directories after an unmount"), 0);
+            }
+            CHECK_EQ(steadyfs_mount(FS, &T.cfg), 0);
+            for (d = 0; d < DD; d++)
+                list_exact(d, what < 2 ? "after a cut" : "after a remount");
+        } else if (what < 450) {
+            dir_step(&dh[rnd(DH)], i);
+        } else {
+            dir_change(i);
+        }
+    }
+    if (check_failed != failed0)
+        printf("handles: directories on %s seed %llu: first failure at step %u\n", profile,
+               (unsigned long long)seed, i - 1);
+    printf("handles: directories on %s%s, seed %llu: %u steps, %u listings checked, %u cuts, %u remounts\n",
+           profile, with_hold ? ", held sector" : "", (unsigned long long)seed, i - 1, listings_checked, cuts,
+           remounts);
+    dirs_close_all();
+    CHECK_EQ(steadyfs_unmount(FS), 0);
+    tdev_close(&T);
+}
+
 int main(void)
 {
     const char *e_ops = getenv("STEADYFS_HANDLES_OPS"), *e_seeds = getenv("STEADYFS_HANDLES_SEEDS");
@@ -372,6 +619,9 @@ int main(void)
         run("mt25q128", 0, 0, 1, NH, s, ops / 4u);
         run("em064lx", 0, 0, 1, NH, s, ops);
         run("em064lx", 0, 4096, 1, NH, s, ops);
+        dirs_run("mt29f1g01", 128, 1, s, ops / 2u);
+        dirs_run("mt25q128", 0, 0, s, ops / 8u);
+        dirs_run("em064lx", 0, 1, s, ops / 2u);
     }
     return check_done("test_fs_handles");
 }
