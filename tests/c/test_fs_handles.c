@@ -57,7 +57,38 @@ static int name_of[NN];
 static mhandle h[NH];
 static uint8_t wbuf[FMAX], rbuf[FMAX + 4096];
 static uint64_t rng;
-static uint32_t cut_checked, cut_changed;   /* files checked whole after cuts; files found in a state */
+static uint32_t cut_checked, cut_changed;
+/* what the call a cut interrupted touched: its names (either state, found
+ * as they are) and its handle's file (taken as changed) */
+static uint32_t touched_names;
+static int touched_file;
+/* checks of a call's answer: none once power is gone in it (the call is
+ * made first: it may be the one that cuts) */
+#define CHECKC(cond)                                                                   \
+    do {                                                                               \
+        int checkc_ok_ = (cond) != 0;                                                  \
+        if (T.dev.powered) {                                                           \
+            if (checkc_ok_) {                                                          \
+                check_passed++;                                                        \
+            } else {                                                                   \
+                check_failed++;                                                        \
+                fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+            }                                                                          \
+        }                                                                              \
+    } while (0)
+#define CHECK_EQC(a, b)                                                                  \
+    do {                                                                                 \
+        long long checkc_a_ = (long long)(a), checkc_b_ = (long long)(b);                \
+        if (T.dev.powered) {                                                             \
+            if (checkc_a_ == checkc_b_) {                                                \
+                check_passed++;                                                          \
+            } else {                                                                     \
+                check_failed++;                                                          \
+                fprintf(stderr, "%s:%d: CHECK_EQ failed: %s == %lld, %s == %lld\n",     \
+                        __FILE__, __LINE__, #a, checkc_a_, #b, checkc_b_);               \
+            }                                                                            \
+        }                                                                                \
+    } while (0)   /* files checked whole after cuts; files found in a state */
 #define FS (&T.fs)
 
 static uint32_t rnd(uint32_t n) { return tdev_rand(&rng, n); }
@@ -118,8 +149,9 @@ static void read_names(const char *when)
  * mounted again.  Names are as the model has them (namespace changes are
  * durable on return), orphans are gone, a file the model knows committed
  * reads back exactly; a file with changes since then is one of its states,
- * which the model takes as it is found. */
-static void cut(void)
+ * which the model takes as it is found.  `ambiguous`: names a cut call
+ * touched, found as they are (there or not, any content). */
+static void cut(uint32_t ambiguous)
 {
     int k, n;
     for (k = 0; k < NH; k++)
@@ -128,6 +160,15 @@ static void cut(void)
         mf[k].handles = 0;
     CHECK_EQ(tdev_fsck(&T, FS, "handles: after a cut"), 0);
     CHECK_EQ(steadyfs_mount(FS, &T.cfg), 0);
+    for (n = 0; n < NN; n++)
+        if (ambiguous >> n & 1u) {
+            steadyfs_stat st;
+            drop_name(n);
+            if (steadyfs_stat_path(FS, names[n], &st) == 0) {
+                name_of[n] = new_file();
+                mf[name_of[n]].dirty = 1;   /* what it holds: as found */
+            }
+        }
     for (n = 0; n < NN; n++) {
         mfile *m = name_of[n] >= 0 ? &mf[name_of[n]] : NULL;
         int32_t got;
@@ -177,10 +218,12 @@ static void one_call(uint32_t k, int n)
     mfile *m = o->fd >= 0 ? &mf[o->f] : NULL;
     uint32_t op = rnd(100), pos, len;
     int rc;
+    touched_names = 1u << n;
+    touched_file = m ? o->f : -1;
     if (op < 12) {   /* close, or open */
         int fl;
         if (o->fd >= 0) {
-            CHECK_EQ(steadyfs_close(FS, o->fd), 0);
+            CHECK_EQC(steadyfs_close(FS, o->fd), 0);
             m->handles--;
             m->dirty = 0;   /* a close commits the file (all its handles' changes) */
             o->fd = -1;
@@ -191,10 +234,10 @@ static void one_call(uint32_t k, int n)
              (rnd(10) == 0 ? STEADYFS_O_DSYNC : 0);
         rc = steadyfs_open(FS, names[n], fl);
         if (name_of[n] < 0 && !(fl & STEADYFS_O_CREAT)) {
-            CHECK_EQ(rc, STEADYFS_ENOENT);
+            CHECK_EQC(rc, STEADYFS_ENOENT);
             return;
         }
-        CHECK(rc >= 0);
+        CHECKC(rc >= 0);
         if (rc < 0)
             return;
         if (name_of[n] < 0)
@@ -219,15 +262,15 @@ static void one_call(uint32_t k, int n)
             pos = m->size;
         if (pos + len > FMAX)
             return;
-        CHECK_EQ(steadyfs_seek(FS, o->fd, pos, STEADYFS_SEEK_SET), (int64_t)pos);
+        CHECK_EQC(steadyfs_seek(FS, o->fd, pos, STEADYFS_SEEK_SET), (int64_t)pos);
         for (uint32_t i = 0; i < len; i++)
             wbuf[i] = (uint8_t)rnd(256);
         rc = steadyfs_write(FS, o->fd, wbuf, len);
         if (!o->wr) {
-            CHECK_EQ(rc, STEADYFS_EBADF);
+            CHECK_EQC(rc, STEADYFS_EBADF);
             return;
         }
-        CHECK_EQ(rc, (int32_t)len);
+        CHECK_EQC(rc, (int32_t)len);
         if (rc != (int32_t)len)
             return;
         memcpy(m->d + pos, wbuf, len);
@@ -237,7 +280,7 @@ static void one_call(uint32_t k, int n)
         m->dirty = !o->dsync;   /* an O_DSYNC write commits the file */
     } else if (op < 62) {
         if (m) {
-            CHECK_EQ(steadyfs_sync(FS, o->fd), 0);
+            CHECK_EQC(steadyfs_sync(FS, o->fd), 0);
             m->dirty = 0;
         }
     } else if (op < 70) {   /* truncate: shrink or grow */
@@ -245,7 +288,7 @@ static void one_call(uint32_t k, int n)
             return;
         len = rnd(3) ? rnd(FMAX) : 0;
         rc = steadyfs_truncate(FS, o->fd, len);
-        CHECK_EQ(rc, o->wr ? 0 : STEADYFS_EBADF);
+        CHECK_EQC(rc, o->wr ? 0 : STEADYFS_EBADF);
         if (!rc) {
             /* a shrink commits; growing, or the same size, may not */
             m->dirty = len >= m->size;
@@ -258,26 +301,27 @@ static void one_call(uint32_t k, int n)
         pos = rnd(m->size + 3000);
         len = rnd(3) == 0 ? rnd(30000) + 1 : rnd(4000) + 1;
         want = pos >= m->size ? 0 : m->size - pos < len ? m->size - pos : len;
-        CHECK_EQ(steadyfs_seek(FS, o->fd, pos, STEADYFS_SEEK_SET), (int64_t)pos);
+        CHECK_EQC(steadyfs_seek(FS, o->fd, pos, STEADYFS_SEEK_SET), (int64_t)pos);
         rc = steadyfs_read(FS, o->fd, rbuf, len);
-        CHECK_EQ(rc, (int32_t)want);
+        CHECK_EQC(rc, (int32_t)want);
         if (rc == (int32_t)want && memcmp(rbuf, m->d + pos, want)) {
             printf("handles: a read at %u of %u bytes differs from what was written\n", pos, want);
-            CHECK(0);
+            CHECKC(0);
         }
     } else if (op < 87) {
         rc = steadyfs_unlink(FS, names[n]);
         /* (EBUSY: as many open files unlinked as the table allows) */
         if (rc == STEADYFS_EBUSY && name_of[n] >= 0 && mf[name_of[n]].handles)
             return;
-        CHECK_EQ(rc, name_of[n] < 0 ? STEADYFS_ENOENT : 0);
+        CHECK_EQC(rc, name_of[n] < 0 ? STEADYFS_ENOENT : 0);
         drop_name(n);
     } else if (op < 93) {   /* rename, over another file or not */
         int q = (n + 1 + (int)rnd(NN - 1)) % NN;
+        touched_names |= 1u << q;
         rc = steadyfs_rename(FS, names[n], names[q]);
         if (rc == STEADYFS_EBUSY && name_of[n] >= 0 && name_of[q] >= 0 && mf[name_of[q]].handles)
             return;
-        CHECK_EQ(rc, name_of[n] < 0 ? STEADYFS_ENOENT : 0);
+        CHECK_EQC(rc, name_of[n] < 0 ? STEADYFS_ENOENT : 0);
         if (name_of[n] >= 0) {
             drop_name(q);
             name_of[q] = name_of[n];
@@ -286,22 +330,22 @@ static void one_call(uint32_t k, int n)
     } else if (op < 97) {   /* stat by name and by handle */
         steadyfs_stat st;
         rc = steadyfs_stat_path(FS, names[n], &st);
-        CHECK_EQ(rc, name_of[n] < 0 ? STEADYFS_ENOENT : 0);
+        CHECK_EQC(rc, name_of[n] < 0 ? STEADYFS_ENOENT : 0);
         if (!rc)
-            CHECK_EQ(st.size, mf[name_of[n]].size);
+            CHECK_EQC(st.size, mf[name_of[n]].size);
         if (m) {
-            CHECK_EQ(steadyfs_fstat(FS, o->fd, &st), 0);
-            CHECK_EQ(st.size, m->size);
+            CHECK_EQC(steadyfs_fstat(FS, o->fd, &st), 0);
+            CHECK_EQC(st.size, m->size);
         }
     } else {
-        CHECK(steadyfs_gc_step(FS, rnd(4)) >= 0);
+        CHECKC(steadyfs_gc_step(FS, rnd(4)) >= 0);
     }
 }
 
 static void run(const char *profile, uint32_t blocks, uint32_t sector_size, int with_hold,
                 uint16_t open_max, uint64_t seed, uint32_t ops)
 {
-    uint32_t i, ws, live_fscks = 0, remounts = 0, cuts = 0;
+    uint32_t i, ws, live_fscks = 0, remounts = 0, cuts = 0, in_call_cuts = 0;
     int k, n, failed0 = check_failed;
     static steadyfs scratch;
     CHECK_EQ(tdev_open(&T, profile, blocks, seed), 0);
@@ -338,7 +382,7 @@ static void run(const char *profile, uint32_t blocks, uint32_t sector_size, int 
             CHECK_EQ(tdev_fsck(&T, &scratch, "handles: while mounted"), 0);
             live_fscks++;
         } else if (what < 10) {
-            cut();
+            cut(0);
             cuts++;
         } else if (what < 13 || i + 1 == ops) {   /* close everything, unmount, fsck, mount */
             close_all();
@@ -348,15 +392,41 @@ static void run(const char *profile, uint32_t blocks, uint32_t sector_size, int 
             read_names("after a remount");
             remounts++;
         } else {
+            /* one call in 12 has power cut in it, at one of its first few
+             * programs or erases (if it has that many; the device counts
+             * them since its power-up) */
+            int armed = rnd(12) == 0;
+            sim_faults f;
+            memset(&f, 0, sizeof f);
+            if (armed) {
+                f.seed = seed * 31u + i;
+                f.powercut_after = T.dev.pe_ops + 1u + rnd(T.dev.bd.geo.spare_size || !T.dev.bd.geo.needs_erase
+                                                ? 8u : 8u * (2048u / T.dev.bd.geo.page_size));
+                sim_set_faults(&T.dev, &f);
+            }
             one_call(rnd(open_max), (int)rnd(NN));
+            if (armed) {
+                int was_cut = !T.dev.powered;
+                if (was_cut)
+                    sim_power_restore(&T.dev);
+                memset(&f, 0, sizeof f);
+                sim_set_faults(&T.dev, &f);
+                if (was_cut) {
+                    if (touched_file >= 0)
+                        mf[touched_file].dirty = 1;
+                    cut(touched_names);
+                    in_call_cuts++;
+                }
+            }
         }
     }
     if (check_failed != failed0)
         printf("handles: %s seed %llu: first failure at call %u\n", profile, (unsigned long long)seed, i);
     printf("handles: %s%s%s, open_max %u, seed %llu: %u calls, %u fsck while mounted, %u cuts "
-           "(%u committed files read back whole, %u with changes since), %u remounts\n",
+           "between calls and %u in them (%u committed files read back whole, %u with changes since), "
+           "%u remounts\n",
            profile, with_hold ? ", held sector" : "", sector_size ? ", 4096-byte sectors" : "", open_max,
-           (unsigned long long)seed, i, live_fscks, cuts, cut_checked, cut_changed, remounts);
+           (unsigned long long)seed, i, live_fscks, cuts, in_call_cuts, cut_checked, cut_changed, remounts);
     CHECK_EQ(steadyfs_unmount(FS), 0);
     for (k = 0; k < NO; k++)
         free(mf[k].d);
