@@ -274,6 +274,17 @@ soak-search: $(BUILD)/soak/test_fs_search
 	STEADYFS_SEARCH_BLOCKS=$${STEADYFS_SEARCH_BLOCKS:-0} STEADYFS_SEARCH_STEPS=$${STEADYFS_SEARCH_STEPS:-200} \
 	STEADYFS_SEARCH_CANDS=$${STEADYFS_SEARCH_CANDS:-16} $<
 
+# ---- many handles on few files: make soak-handles ---------------------------
+# tests/c/test_fs_handles.c (make test runs seeds 1-2) on seeds 1-30, built
+# -O2 with the budget checks.  STEADYFS_HANDLES_SEEDS, _OPS as there.
+.PHONY: soak-handles
+$(BUILD)/soak/test_fs_handles: tests/c/test_fs_handles.c $(CORE_SRCS) $(HOST_SRCS) $(TEST_SUPPORT) $(wildcard include/steadyfs/*.h src/*/*.h tests/c/*.h)
+	@mkdir -p $(@D)
+	@echo "  CC/soak $@"
+	@$(CC) $(SOAK_CFLAGS) $< $(CORE_SRCS) $(HOST_SRCS) $(TEST_SUPPORT) -o $@ -lm
+soak-handles: $(BUILD)/soak/test_fs_handles
+	STEADYFS_HANDLES_SEEDS=$${STEADYFS_HANDLES_SEEDS:-30} $<
+
 # ---- file system power-loss torture (issue 4): build/steady-torture ---------
 # `steady torture ...` execs it; tests/c/test_fs_torture.c runs it at CI size.
 $(BUILD)/steady-torture: src/host/main/torture_main.c $(SAN_OBJS)
