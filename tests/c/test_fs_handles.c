@@ -3,7 +3,7 @@
  * FUSE mounts and the v9fs guest at once).  Random calls -- opens with
  * O_CREAT, O_TRUNC, O_APPEND, O_DSYNC or read-only; writes and reads at any
  * offset of files of several chunks; truncates both ways; syncs; unlinks
- * and renames of open files; closes -- on up to 24 handles, each checked
+ * and renames of open files; setattr; closes -- on up to 24 handles, each checked
  * against a model of every file's content (no cuts: every read must see
  * every write).  fsck runs now and then on the media as a cut would leave
  * them, and on the whole file system after every unmount, where a chunk
@@ -39,6 +39,7 @@ typedef struct mfile {
     uint32_t size;
     int named, handles;
     int dirty;        /* changed since a commit the model is sure of */
+    int mode;         /* permission bits a setattr gave (-1: none yet) */
 } mfile;
 
 typedef struct mhandle {
@@ -102,6 +103,7 @@ static int new_file(void)
             mf[f].size = 0;
             mf[f].named = 1;
             mf[f].dirty = 0;   /* a create is durable on return */
+            mf[f].mode = -1;
             return f;
         }
     return -1;   /* cannot be: NN names and NH handles */
@@ -180,6 +182,11 @@ static void cut(uint32_t ambiguous)
         CHECK(fd >= 0);
         if (fd < 0)
             continue;
+        if (m->mode >= 0) {   /* a setattr is durable on return */
+            steadyfs_stat st;
+            CHECK_EQ(steadyfs_fstat(FS, fd, &st), 0);
+            CHECK_EQ(st.mode, m->mode);
+        }
         got = steadyfs_read(FS, fd, rbuf, sizeof rbuf);
         CHECK(got >= 0 && (uint32_t)got <= FMAX);
         if (got >= 0 && !m->dirty && (got != (int32_t)m->size || memcmp(rbuf, m->d, m->size))) {
@@ -327,16 +334,28 @@ static void one_call(uint32_t k, int n)
             name_of[q] = name_of[n];
             name_of[n] = -1;
         }
-    } else if (op < 97) {   /* stat by name and by handle */
+    } else if (op < 95) {   /* stat by name and by handle */
         steadyfs_stat st;
         rc = steadyfs_stat_path(FS, names[n], &st);
         CHECK_EQC(rc, name_of[n] < 0 ? STEADYFS_ENOENT : 0);
         if (!rc)
             CHECK_EQC(st.size, mf[name_of[n]].size);
+        if (!rc && mf[name_of[n]].mode >= 0)
+            CHECK_EQC(st.mode, mf[name_of[n]].mode);
         if (m) {
             CHECK_EQC(steadyfs_fstat(FS, o->fd, &st), 0);
             CHECK_EQC(st.size, m->size);
         }
+    } else if (op < 98) {   /* setattr of a file that may be open, held sector and all */
+        steadyfs_attr a;
+        memset(&a, 0, sizeof a);
+        a.mask = STEADYFS_ATTR_MODE | STEADYFS_ATTR_UID;
+        a.mode = (uint16_t)rnd(01000);
+        a.uid = rnd(5000);
+        rc = steadyfs_setattr(FS, names[n], &a);
+        CHECK_EQC(rc, name_of[n] < 0 ? STEADYFS_ENOENT : 0);
+        if (!rc && name_of[n] >= 0)
+            mf[name_of[n]].mode = a.mode;
     } else {
         CHECKC(steadyfs_gc_step(FS, rnd(4)) >= 0);
     }
