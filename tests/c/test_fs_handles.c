@@ -361,12 +361,11 @@ static void one_call(uint32_t k, int n)
     }
 }
 
-static void run(const char *profile, uint32_t blocks, uint32_t sector_size, int with_hold,
-                uint16_t open_max, uint64_t seed, uint32_t ops)
+/* A fresh file system on a new simulated device, mounted. */
+static void fresh_fs(const char *profile, uint32_t blocks, uint32_t sector_size, int with_hold,
+                     uint16_t open_max, uint64_t seed)
 {
-    uint32_t i, ws, live_fscks = 0, remounts = 0, cuts = 0, in_call_cuts = 0;
-    int k, n, failed0 = check_failed;
-    static steadyfs scratch;
+    uint32_t ws;
     CHECK_EQ(tdev_open(&T, profile, blocks, seed), 0);
     T.cfg.open_max = open_max;
     T.cfg.sector_size = sector_size;
@@ -382,6 +381,15 @@ static void run(const char *profile, uint32_t blocks, uint32_t sector_size, int 
     T.cfg.sector_buf = T.sector;
     CHECK_EQ(steadyfs_format(FS, &T.cfg), 0);
     CHECK_EQ(steadyfs_mount(FS, &T.cfg), 0);
+}
+
+static void run(const char *profile, uint32_t blocks, uint32_t sector_size, int with_hold,
+                uint16_t open_max, uint64_t seed, uint32_t ops)
+{
+    uint32_t i, live_fscks = 0, remounts = 0, cuts = 0, in_call_cuts = 0;
+    int k, n, failed0 = check_failed;
+    static steadyfs scratch;
+    fresh_fs(profile, blocks, sector_size, with_hold, open_max, seed);
     CHECK_EQ(steadyfs_mkdir(FS, "/d"), 0);
     cut_checked = cut_changed = 0;
     rng = seed * 0x9E3779B97F4A7C15ull + 1;
@@ -645,18 +653,9 @@ static void dir_change(uint32_t step)
 
 static void dirs_run(const char *profile, uint32_t blocks, int with_hold, uint64_t seed, uint32_t ops)
 {
-    uint32_t i, ws, cuts = 0, remounts = 0;
+    uint32_t i, cuts = 0, remounts = 0;
     int k, d, failed0 = check_failed;
-    CHECK_EQ(tdev_open(&T, profile, blocks, seed), 0);
-    T.cfg.open_max = 8;
-    T.cfg.hold_buf = with_hold ? hold : NULL;
-    ws = steadyfs_work_size(&T.cfg);
-    free(T.work);
-    T.work = calloc(1, ws);
-    T.cfg.work = T.work;
-    T.cfg.work_size = ws;
-    CHECK_EQ(steadyfs_format(FS, &T.cfg), 0);
-    CHECK_EQ(steadyfs_mount(FS, &T.cfg), 0);
+    fresh_fs(profile, blocks, 0, with_hold, 8, seed);
     for (d = 0; d < DD; d++)
         CHECK_EQ(steadyfs_mkdir(FS, dnames[d]), 0);
     memset(&D, 0, sizeof D);
