@@ -68,6 +68,12 @@ CONFIGS: dict[str, list[str]] = {
                       "--hold", "--meta"],
     "mram-hold-big": ["--device", "em064lx", "--file-max", "300000", "--powercut", "20",
                       "--hold"],
+    # six handles, several on one file at times (a server's clients), the
+    # held sector, files of many chunks; a table of 64 keeps transactions
+    "nand-hold-h6": ["--device", "mt29f1g01", "--file-max", "200000", "--powercut", "20",
+                     "--hold", "--handles", "6", "--pending-max", "64"],
+    "mram-hold-h6": ["--device", "em064lx", "--file-max", "200000", "--powercut", "20",
+                     "--hold", "--handles", "6", "--pending-max", "64"],
     # 4096-byte sectors on MRAM: a 4 KiB record one sector, runs of two
     "mram-4k-hold": ["--device", "em064lx", "--sector-size", "4096", "--pending-max", "12",
                      "--powercut", "every", "--hold", "--meta"],

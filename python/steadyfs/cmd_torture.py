@@ -36,6 +36,7 @@ def binary() -> Path:
 U32 = 0xFFFFFFFF
 FILE_MAX_MIN, FILE_MAX_MAX = 6000, 1 << 20
 SECTOR_SIZE_MAX = 8192   # src/host/torture.h TORTURE_SECTOR_MAX
+HANDLES_MAX = 8          # src/host/torture.h TORTURE_HANDLES_MAX
 
 
 def _problem(args: argparse.Namespace) -> str | None:
@@ -61,6 +62,8 @@ def _problem(args: argparse.Namespace) -> str | None:
     if not 0 <= args.sector_size <= SECTOR_SIZE_MAX:
         return (f"--sector-size {args.sector_size}: want 1..{SECTOR_SIZE_MAX} bytes the medium "
                 f"takes, or 0 for its default")
+    if args.handles != 0 and not 2 <= args.handles <= HANDLES_MAX:
+        return f"--handles {args.handles}: want 2..{HANDLES_MAX} open handles, or 0 for 2"
     pc = args.powercut
     if pc != "every" and not (pc.isdigit() and int(pc) <= U32):
         return f"--powercut {pc}: want 'every', a number N (a cut every N program/erase ops) or 0"
@@ -118,6 +121,8 @@ def _run(args: argparse.Namespace) -> int:
         argv.append("--meta")
     if args.hold:
         argv.append("--hold")
+    if args.handles:
+        argv += ["--handles", str(args.handles)]
     if args.fill:
         argv += ["--fill", str(args.fill)]
     if args.fsck:
@@ -171,6 +176,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="configure the held sector (steadyfs_config.hold_buf): each write's "
                         "last sector waits in RAM for the sync, write, truncate or close that "
                         "programs it")
+    p.add_argument("--handles", type=int, default=0, metavar="N",
+                   help=f"open handles the model keeps, several on one file at times, and the "
+                        f"file system's open_max (2..{HANDLES_MAX}; 0: 2); more handles make "
+                        f"transactions smaller, --pending-max gives them room, e.g. 6 with "
+                        f"--pending-max 64")
     p.add_argument("--fill", type=int, default=0, metavar="PERCENT",
                    help="first write a file of static data that takes the live sectors to "
                         "PERCENT of the live limit (0..90; 0: none): collection copies it under "

@@ -28,7 +28,8 @@
                        makes them larger: files of many chunks) */
 #define MF_MAX (1u << 20)   /* --file-max at most */
 #define TP 512      /* pages a transaction's page bits follow (MF_MAX / 2048) */
-#define MH 2        /* open handles */
+#define MH TORTURE_HANDLES_MAX   /* open handles the model has room for
+                                   (--handles: how many it uses) */
 #define PL 96
 #define NS 8        /* states an implicit commit may leave that a model file
                        keeps (a write adds one for each place where its file's
@@ -315,7 +316,7 @@ static int has_children(const model *m, const char *path)
 static int is_open(const model *m, int e)
 {
     int k;
-    for (k = 0; k < MH; k++)
+    for (k = 0; k < (int)MH; k++)
         if (m->h[k].fd >= 0 && m->h[k].e == e)
             return 1;
     return 0;
@@ -458,7 +459,7 @@ static void mtouch(ment *e, uint32_t from, uint32_t to, uint32_t payload)
 static void mcrash(model *m)
 {
     int i;
-    for (i = 0; i < MH; i++)
+    for (i = 0; i < (int)MH; i++)
         m->h[i].fd = -1;
     for (i = 0; i < ME; i++)
         m->e[i].orphan = 0;   /* no handle left: orphans die */
@@ -730,10 +731,16 @@ static void rand_path(tctx *t, char *out, int want_dir_parent_depth)
     snprintf(out, PL, "%s/%s", par, names[rn(t, sizeof names / sizeof names[0])]);
 }
 
-static int free_handle(const model *m)
+/* The handles the run uses: --handles, 2 by default. */
+static int handles_of(const tctx *t)
+{
+    return t->o->handles ? (int)t->o->handles : 2;
+}
+
+static int free_handle(const model *m, int handles)
 {
     int k;
-    for (k = 0; k < MH; k++)
+    for (k = 0; k < handles; k++)
         if (m->h[k].fd < 0)
             return k;
     return -1;
@@ -742,7 +749,7 @@ static int free_handle(const model *m)
 static int open_handle(tctx *t)
 {
     int k, c = 0, pick[MH];
-    for (k = 0; k < MH; k++)
+    for (k = 0; k < (int)MH; k++)
         if (t->cur.h[k].fd >= 0)
             pick[c++] = k;
     return c ? pick[rn(t, (uint32_t)c)] : -1;
@@ -802,7 +809,7 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
     if (kind < 16) {                                /* open / create */
         int flags;
         *what = "open";
-        k = free_handle(m);
+        k = free_handle(m, handles_of(t));
         if (k < 0)
             return 0;
         rand_path(t, path, 0);
@@ -1171,7 +1178,7 @@ static int do_op(tctx *t, int *expect_ok, const char **what)
     }
     /* clean remount; open files are closed one per op first, so that a cut
      * leaves one commit in doubt, never two */
-    for (k = 0; k < MH; k++)
+    for (k = 0; k < (int)MH; k++)
         if (m->h[k].fd >= 0) {
             *what = "close";
             e = m->h[k].e;
@@ -1306,11 +1313,12 @@ static int setup(tctx *t)
         t->cfg.bd = &t->drv.bd;
     }
     t->cfg.max_inodes = 128;
-    /* the model's handles: with more open files allowed, NAND's
-     * transactions shrink (steadyfs.h: 4 sectors with four) and a model
-     * file's would reach its limit and commit implicitly, which the model
-     * does not follow */
-    t->cfg.open_max = MH;
+    /* the model's handles (--handles, 2 by default): more open files make
+     * transactions smaller (steadyfs.h: 4 sectors with four on NAND), so
+     * more writes may commit implicitly, which the model follows
+     * (may_commit_at) with the states it keeps; --pending-max gives them
+     * room again */
+    t->cfg.open_max = (uint16_t)handles_of(t);
     t->cfg.pending_max = (uint16_t)t->o->pending_max;
     t->cfg.erase_mult = t->o->erase_mult;
     t->cfg.sector_size = t->o->sector_size;
@@ -1383,7 +1391,7 @@ static int setup(tctx *t)
         }
     }
     memset(&t->cur, 0, sizeof t->cur);
-    for (k = 0; k < MH; k++)
+    for (k = 0; k < (int)MH; k++)
         t->cur.h[k].fd = -1;
     return t->o->fill ? static_fill(t) : 0;
 }
@@ -1412,6 +1420,8 @@ void steady_torture_replay(const steady_torture_opts *o, uint64_t ops, FILE *out
         fprintf(out, " --meta");
     if (o->hold)
         fprintf(out, " --hold");
+    if (o->handles)
+        fprintf(out, " --handles %lu", (unsigned long)o->handles);
     if (o->fill)
         fprintf(out, " --fill %lu", (unsigned long)o->fill);
     if (o->fsck)

@@ -7,6 +7,8 @@
 
 /* The largest sector size the torture formats (--sector-size) */
 #define TORTURE_SECTOR_MAX 8192u
+/* The most open handles the model keeps (--handles) */
+#define TORTURE_HANDLES_MAX 8u
 
 typedef struct steady_torture_opts {
     const char *device;   /* profile name, e.g. "mt29f1g01" */
@@ -43,6 +45,10 @@ typedef struct steady_torture_opts {
     int hold;             /* 1: the configuration's held sector (cfg.hold_buf):
                              a write's last sector waits for the next sync,
                              write, truncate or close */
+    uint32_t handles;     /* open handles the model keeps, and cfg.open_max
+                             (0: 2), 2..TORTURE_HANDLES_MAX.  More handles make
+                             transactions smaller (steadyfs.h "Durability"):
+                             --pending-max gives them room */
 } steady_torture_opts;
 
 typedef struct steady_torture_result {

@@ -212,6 +212,21 @@ int main(void)
             CHECK(r.held >= 50);
         }
     }
+    /* six handles (several on one file at times: what a server with
+     * several clients does) with the held sector, files of many chunks,
+     * a table of 64 entries so that transactions keep room: NAND and
+     * MRAM */
+    for (d = 0; d < 3; d += 2) {
+        steady_torture_opts o = on_medium(d, 1700 + d, 3000);
+        steady_torture_result r;
+        o.hold = 1;
+        o.handles = 6;
+        o.pending_max = 64;
+        o.file_max = 200000;
+        r = run_clean(&o);
+        CHECK(r.cuts >= 10);
+        CHECK(r.held >= 50);
+    }
     /* 4096-byte sectors on MRAM (a 4 KiB record one sector; their two-
      * sector runs had failed in the device model until the twentieth
      * session, so no cut had met them), with and without the held

@@ -11,7 +11,7 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: steady-torture --device PROFILE [--seed N] [--ops N] "
-                    "[--powercut every|N|0] [--blocks N] [--erase-mult M] [--sector-size BYTES] [--ring-units N] [--pending-max K] [--file-max BYTES] [--meta] [--hold] [--fill PERCENT] [--fsck] [--faults|--no-faults] [--spinand] [--verbose]\n"
+                    "[--powercut every|N|0] [--blocks N] [--erase-mult M] [--sector-size BYTES] [--ring-units N] [--pending-max K] [--file-max BYTES] [--meta] [--hold] [--handles N] [--fill PERCENT] [--fsck] [--faults|--no-faults] [--spinand] [--verbose]\n"
                     "       [--profile-def KIND:NAME:N0,N1,... [--profile-file FILE]]\n");
     return 2;
 }
@@ -78,6 +78,10 @@ int main(int argc, char **argv)
             if (num(a, v, 6000, 1u << 20, &x))
                 return 2;
             o.file_max = (uint32_t)x, i++;
+        } else if (!strcmp(a, "--handles") && v) {
+            if (num(a, v, 2, TORTURE_HANDLES_MAX, &x))
+                return 2;
+            o.handles = (uint32_t)x, i++;
         } else if (!strcmp(a, "--fill") && v) {
             if (num(a, v, 0, 90, &x))
                 return 2;
