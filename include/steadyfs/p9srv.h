@@ -100,7 +100,9 @@
  * ends the session) and at p9srv_disconnect; on a fid opened with O_SYNC
  * or O_DSYNC (Tlopen/Tlcreate flags) every Twrite is itself a commit
  * (steadyfs's O_DSYNC), durable when Rwrite is sent.  A file that is open through
- * any fid cannot be unlinked or renamed over: EBUSY, as in steadyfs.
+ * a fid may be unlinked or renamed over, as in steadyfs: its open fids go on
+ * reading and writing it (an orphan) until the last is clunked (EBUSY only
+ * when steadyfs has as many orphans as it can keep; docs/P9.md).
  *
  * Real-time.  Each message makes a bounded number of steadyfs calls (at
  * most 16 path lookups for a walk, one seek + one read/write for
