@@ -18,7 +18,7 @@
  * state; the tools test met it once in five runs.
  *
  * The same calls run through three grouped sessions of the 9P server too
- * (a fid a handle, as steady serve's clients; cuts between calls).  Then
+ * (a fid a handle, as steady serve's clients), cuts and all.  Then
  * directory handles: listings an entry a call while other calls make,
  * remove and rename entries (below, dirs_run).
  *
@@ -653,9 +653,8 @@ static void run(const calls *c, const char *profile, uint32_t blocks, uint32_t s
         } else {
             /* one call in 12 has power cut in it, at one of its first few
              * programs or erases (if it has that many; the device counts
-             * them since its power-up; through the file system's own
-             * calls, where the cut call is known) */
-            int armed = via == &api_calls && rnd(12) == 0;
+             * them since its power-up) */
+            int armed = rnd(12) == 0;
             sim_faults f;
             memset(&f, 0, sizeof f);
             if (armed) {
@@ -675,6 +674,8 @@ static void run(const calls *c, const char *profile, uint32_t blocks, uint32_t s
                     if (touched_file >= 0)
                         mf[touched_file].dirty = 1;
                     cut(touched_names);
+                    if (via == &p9_calls)
+                        sessions_start();
                     in_call_cuts++;
                 }
             }
