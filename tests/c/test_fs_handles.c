@@ -18,7 +18,9 @@
  * state; the tools test met it once in five runs.
  *
  * The same calls run through three grouped sessions of the 9P server too
- * (a fid a handle, as steady serve's clients), cuts and all.  Then
+ * (a fid a handle, as steady serve's clients), cuts and all; and near the
+ * live limit (static data first), where calls fail with ENOSPC and what
+ * they left is learnt from the file system (relearn).  Then
  * directory handles: listings an entry a call while other calls make,
  * remove and rename entries (below, dirs_run).
  *
@@ -429,16 +431,109 @@ static const calls p9_calls = {"9P, three sessions", p9_open, p9_close, p9_pwrit
 
 static const calls *via = &api_calls;
 
+/* Near the live limit (near_full) a call may fail with ENOSPC, and what
+ * it left is then learnt from the file system: file f's content as a
+ * handle of it (or, with none, its name) reads now, its commit unknown.
+ * Each such failure is counted. */
+static int near_full;
+static uint32_t enospc;
+
+/* Near the limit, static data takes most of the capacity first (a file
+ * the calls never touch, read back whole after every cut and unmount). */
+#define BALLAST_MAX (512u * 1024u)
+static uint8_t ballast[BALLAST_MAX];
+static uint32_t ballast_size;
+
+static void ballast_write(void)
+{
+    steadyfs_info info;
+    uint32_t i;
+    int fd;
+    CHECK_EQ(steadyfs_info_get(FS, &info), 0);
+    ballast_size = (uint32_t)(info.capacity * 6u / 10u);
+    if (ballast_size > BALLAST_MAX)
+        ballast_size = BALLAST_MAX;
+    for (i = 0; i < ballast_size; i++)
+        ballast[i] = (uint8_t)rnd(256);
+    fd = steadyfs_open(FS, "/ballast", STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
+    CHECK(fd >= 0);
+    CHECK_EQ(steadyfs_write(FS, fd, ballast, ballast_size), (int32_t)ballast_size);
+    CHECK_EQ(steadyfs_close(FS, fd), 0);
+}
+
+static void ballast_check(const char *when)
+{
+    static uint8_t b[BALLAST_MAX + 1];
+    int fd;
+    if (!ballast_size)
+        return;
+    fd = steadyfs_open(FS, "/ballast", STEADYFS_O_RDONLY);
+    CHECK(fd >= 0);
+    if (steadyfs_read(FS, fd, b, sizeof b) != (int32_t)ballast_size || memcmp(b, ballast, ballast_size)) {
+        printf("handles: %s: the static data does not read back whole\n", when);
+        CHECK(0);
+    }
+    CHECK_EQ(steadyfs_close(FS, fd), 0);
+}
+
+static void relearn(int f)
+{
+    uint32_t k;
+    uint64_t size = 0;
+    int32_t got = -1;
+    for (k = 0; k < NH; k++)
+        if (h[k].open && h[k].f == f)
+            break;
+    if (k < NH) {
+        CHECKC(via->fsize(k, &size) == 0 && size <= FMAX);
+        if (size <= FMAX)
+            got = via->pread(k, 0, rbuf, (uint32_t)size);
+    } else {
+        int n, fd = -1;
+        for (n = 0; n < NN && name_of[n] != f; n++)
+            ;
+        if (n < NN)
+            fd = steadyfs_open(FS, names[n], STEADYFS_O_RDONLY);
+        if (fd < 0) {
+            mf[f].dirty = 1;   /* (no name, no handle: gone) */
+            return;
+        }
+        got = steadyfs_read(FS, fd, rbuf, sizeof rbuf);
+        CHECKC(steadyfs_close(FS, fd) == 0);
+    }
+    CHECKC(got >= 0 && (uint32_t)got <= FMAX);
+    if (got >= 0 && (uint32_t)got <= FMAX) {
+        memset(mf[f].d, 0, FMAX);
+        memcpy(mf[f].d, rbuf, (uint32_t)got);
+        mf[f].size = (uint32_t)got;
+    }
+    mf[f].dirty = 1;
+}
+
+/* Close handle k: the close commits its file; near the limit the commit
+ * may fail (ENOSPC), the handle closes anyway and, if it was the file's
+ * last, the file's changes since its commit are dropped (steadyfs.h). */
+static void close_handle(uint32_t k)
+{
+    mfile *m = &mf[h[k].f];
+    int rc = via->close(k);
+    m->handles--;
+    h[k].open = 0;
+    if (rc == STEADYFS_ENOSPC && near_full) {
+        enospc++;
+        relearn(h[k].f);
+        return;
+    }
+    CHECK_EQC(rc, 0);
+    m->dirty = 0;   /* a close commits the file (all its handles' changes) */
+}
+
 static void close_all(void)
 {
-    int k;
+    uint32_t k;
     for (k = 0; k < NH; k++)
-        if (h[k].open) {
-            CHECK_EQ(via->close((uint32_t)k), 0);
-            mf[h[k].f].handles--;
-            mf[h[k].f].dirty = 0;
-            h[k].open = 0;
-        }
+        if (h[k].open)
+            close_handle(k);
 }
 
 /* One random call on handle k, name n; the FS's answer against the model. */
@@ -453,18 +548,21 @@ static void one_call(uint32_t k, int n)
     if (op < 12) {   /* close, or open */
         int fl;
         if (o->open) {
-            CHECK_EQC(via->close(k), 0);
-            m->handles--;
-            m->dirty = 0;   /* a close commits the file (all its handles' changes) */
-            o->open = 0;
+            close_handle(k);
             return;
         }
         fl = (rnd(8) == 0 ? STEADYFS_O_RDONLY : STEADYFS_O_RDWR) | (rnd(2) ? STEADYFS_O_CREAT : 0) |
-             (rnd(8) == 0 ? STEADYFS_O_TRUNC : 0) | (rnd(6) == 0 ? STEADYFS_O_APPEND : 0) |
+             (rnd(8) == 0 && !near_full ? STEADYFS_O_TRUNC : 0) | (rnd(6) == 0 ? STEADYFS_O_APPEND : 0) |
              (rnd(10) == 0 && via == &api_calls ? STEADYFS_O_DSYNC : 0);
         rc = via->open(k, names[n], fl);
         if (name_of[n] < 0 && !(fl & STEADYFS_O_CREAT)) {
             CHECK_EQC(rc, STEADYFS_ENOENT);
+            return;
+        }
+        if (rc == STEADYFS_ENOSPC && near_full) {   /* a create, or O_TRUNC's commit */
+            enospc++;
+            if (name_of[n] >= 0)
+                relearn(name_of[n]);
             return;
         }
         CHECKC(rc >= 0);
@@ -486,10 +584,12 @@ static void one_call(uint32_t k, int n)
     } else if (op < 50) {   /* write: small, or many pages; anywhere, or at the end */
         if (!m)
             return;
-        len = rnd(4) == 0 ? rnd(40000) + 1 : rnd(5000) + 1;
-        pos = rnd(3) == 0 ? m->size : rnd(FMAX - len);
+        len = rnd(4) == 0 || (near_full && rnd(2)) ? rnd(40000) + 1 : rnd(5000) + 1;
+        pos = rnd(3) == 0 || (near_full && rnd(2)) ? m->size : rnd(FMAX - len);
         if (o->append)
             pos = m->size;
+        if (near_full && pos < FMAX && pos + len > FMAX)
+            len = FMAX - pos;   /* (filling the file to its largest) */
         if (pos + len > FMAX)
             return;
         for (uint32_t i = 0; i < len; i++)
@@ -499,6 +599,13 @@ static void one_call(uint32_t k, int n)
             CHECK_EQC(rc, STEADYFS_EBADF);
             return;
         }
+        if (near_full && (rc == STEADYFS_ENOSPC || (rc > 0 && rc < (int32_t)len))) {
+            /* short near the limit: the pages before the failure written */
+            enospc++;
+            if (rc < 0)
+                return;
+            len = (uint32_t)rc;
+        }
         CHECK_EQC(rc, (int32_t)len);
         if (rc != (int32_t)len)
             return;
@@ -506,22 +613,34 @@ static void one_call(uint32_t k, int n)
         if (pos + len > m->size)
             m->size = pos + len;
         o->pos = pos + len;
-        m->dirty = !o->dsync;   /* an O_DSYNC write commits the file */
+        m->dirty = !o->dsync;   /* an O_DSYNC write commits the file (a short one what it wrote) */
     } else if (op < 62) {
         if (m) {
-            CHECK_EQC(via->fsync(k), 0);
+            rc = via->fsync(k);
+            if (rc == STEADYFS_ENOSPC && near_full) {
+                enospc++;
+                return;
+            }
+            CHECK_EQC(rc, 0);
             m->dirty = 0;
         }
     } else if (op < 70) {   /* truncate: shrink or grow */
         if (!m)
             return;
         len = rnd(3) ? rnd(FMAX) : 0;
+        if (near_full && len < m->size && rnd(4))   /* (files kept large there) */
+            return;
         /* (9P truncates by Tsetattr, which the fid's open mode does not
          * govern: Linux's ftruncate of a read-only descriptor never
          * sends it) */
         if (!o->wr && via == &p9_calls)
             return;
         rc = via->ftruncate(k, len);
+        if (rc == STEADYFS_ENOSPC && near_full) {
+            enospc++;
+            relearn(o->f);
+            return;
+        }
         CHECK_EQC(rc, o->wr ? 0 : STEADYFS_EBADF);
         if (!rc) {
             /* a shrink commits; growing, or the same size, may not */
@@ -542,18 +661,30 @@ static void one_call(uint32_t k, int n)
             CHECKC(0);
         }
     } else if (op < 87) {
+        if (near_full && rnd(4))
+            return;
         rc = via->unlink(names[n]);
         /* (EBUSY: as many open files unlinked as the table allows) */
         if (rc == STEADYFS_EBUSY && name_of[n] >= 0 && mf[name_of[n]].handles)
             return;
+        if (rc == STEADYFS_ENOSPC && near_full) {   /* (nothing changed) */
+            enospc++;
+            return;
+        }
         CHECK_EQC(rc, name_of[n] < 0 ? STEADYFS_ENOENT : 0);
         drop_name(n);
     } else if (op < 93) {   /* rename, over another file or not */
         int q = (n + 1 + (int)rnd(NN - 1)) % NN;
+        if (near_full && name_of[q] >= 0 && rnd(4))   /* (files kept there) */
+            return;
         touched_names |= 1u << q;
         rc = via->rename(names[n], names[q]);
         if (rc == STEADYFS_EBUSY && name_of[n] >= 0 && name_of[q] >= 0 && mf[name_of[q]].handles)
             return;
+        if (rc == STEADYFS_ENOSPC && near_full) {
+            enospc++;
+            return;
+        }
         CHECK_EQC(rc, name_of[n] < 0 ? STEADYFS_ENOENT : 0);
         if (name_of[n] >= 0) {
             drop_name(q);
@@ -576,6 +707,10 @@ static void one_call(uint32_t k, int n)
     } else if (op < 98) {   /* setattr of a file that may be open, held sector and all */
         uint32_t mode = rnd(01000);
         rc = via->chmod(names[n], mode, rnd(5000));
+        if (rc == STEADYFS_ENOSPC && near_full) {
+            enospc++;
+            return;
+        }
         CHECK_EQC(rc, name_of[n] < 0 ? STEADYFS_ENOENT : 0);
         if (!rc && name_of[n] >= 0)
             mf[name_of[n]].mode = (int)mode;
@@ -618,7 +753,11 @@ static void run(const calls *c, const char *profile, uint32_t blocks, uint32_t s
     if (via == &p9_calls)
         sessions_start();
     cut_checked = cut_changed = 0;
+    enospc = 0;
     rng = seed * 0x9E3779B97F4A7C15ull + 1;
+    ballast_size = 0;
+    if (near_full)
+        ballast_write();
     for (n = 0; n < NN; n++)
         name_of[n] = -1;
     for (k = 0; k < NO; k++) {
@@ -636,6 +775,7 @@ static void run(const calls *c, const char *profile, uint32_t blocks, uint32_t s
             live_fscks++;
         } else if (what < 10) {
             cut(0);   /* (the sessions go with the context) */
+            ballast_check("after a cut");
             if (via == &p9_calls)
                 sessions_start();
             cuts++;
@@ -647,6 +787,7 @@ static void run(const calls *c, const char *profile, uint32_t blocks, uint32_t s
             CHECK_EQ(tdev_fsck(&T, FS, "handles: after an unmount"), 0);
             CHECK_EQ(steadyfs_mount(FS, &T.cfg), 0);
             read_names("after a remount");
+            ballast_check("after a remount");
             if (via == &p9_calls)
                 sessions_start();
             remounts++;
@@ -674,6 +815,7 @@ static void run(const calls *c, const char *profile, uint32_t blocks, uint32_t s
                     if (touched_file >= 0)
                         mf[touched_file].dirty = 1;
                     cut(touched_names);
+                    ballast_check("after a cut in a call");
                     if (via == &p9_calls)
                         sessions_start();
                     in_call_cuts++;
@@ -685,10 +827,10 @@ static void run(const calls *c, const char *profile, uint32_t blocks, uint32_t s
         printf("handles: %s seed %llu: first failure at call %u\n", profile, (unsigned long long)seed, i);
     printf("handles: %s, %s%s%s, open_max %u, seed %llu: %u calls, %u fsck while mounted, %u cuts "
            "between calls and %u in them (%u committed files read back whole, %u with changes since), "
-           "%u remounts\n",
+           "%u remounts, %u calls failed with ENOSPC\n",
            via->name, profile, with_hold ? ", held sector" : "", sector_size ? ", 4096-byte sectors" : "",
            open_max, (unsigned long long)seed, i, live_fscks, cuts, in_call_cuts, cut_checked, cut_changed,
-           remounts);
+           remounts, enospc);
     close_all();
     if (via == &p9_calls)
         sessions_end();
@@ -947,6 +1089,11 @@ int main(void)
         run(&api_calls, "em064lx", 0, 4096, 1, NH, s, ops);
         run(&p9_calls, "mt29f1g01", 128, 0, 1, NH, s, ops / 2u);
         run(&p9_calls, "em064lx", 0, 0, 1, NH, s, ops / 2u);
+        /* near the live limit: calls failing with ENOSPC */
+        near_full = 1;
+        run(&api_calls, "mt29f1g01", 16, 0, 1, NH, s, ops / 2u);
+        run(&p9_calls, "mt29f1g01", 16, 0, 1, NH, s, ops / 2u);
+        near_full = 0;
         dirs_run("mt29f1g01", 128, 1, s, ops / 2u);
         dirs_run("mt25q128", 0, 0, s, ops / 8u);
         dirs_run("em064lx", 0, 1, s, ops / 2u);
