@@ -1091,8 +1091,8 @@ int main(void)
         run(&p9_calls, "em064lx", 0, 0, 1, NH, s, ops / 2u);
         /* near the live limit: calls failing with ENOSPC */
         near_full = 1;
-        run(&api_calls, "mt29f1g01", 16, 0, 1, NH, s, ops / 2u);
-        run(&p9_calls, "mt29f1g01", 16, 0, 1, NH, s, ops / 2u);
+        run(&api_calls, "mt29f1g01", 16, 0, 1, NH, s, ops / 4u);
+        run(&p9_calls, "mt29f1g01", 16, 0, 1, NH, s, ops / 4u);
         near_full = 0;
         dirs_run("mt29f1g01", 128, 1, s, ops / 2u);
         dirs_run("mt25q128", 0, 0, s, ops / 8u);
