@@ -1093,6 +1093,8 @@ int main(void)
         near_full = 1;
         run(&api_calls, "mt29f1g01", 16, 0, 1, NH, s, ops / 4u);
         run(&p9_calls, "mt29f1g01", 16, 0, 1, NH, s, ops / 4u);
+        run(&api_calls, "em064lx", 24, 0, 1, NH, s, ops / 4u);
+        run(&api_calls, "mt25q128", 384, 0, 1, NH, s, ops / 8u);
         near_full = 0;
         dirs_run("mt29f1g01", 128, 1, s, ops / 2u);
         dirs_run("mt25q128", 0, 0, s, ops / 8u);
