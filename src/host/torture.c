@@ -1348,8 +1348,10 @@ static int setup(tctx *t)
         /* Bad arguments: one line on stderr, in the words of steady mkfs
          * and steady ram for the same refusal (the options that shape the
          * format, each only if given) */
-        if (t->o->pending_max || t->o->erase_mult || t->o->sector_size) {
+        if (t->o->pending_max || t->o->erase_mult || t->o->sector_size || t->o->handles) {
             fprintf(stderr, "steady torture: --blocks %u", blocks);
+            if (t->o->handles)
+                fprintf(stderr, " --handles %u", t->o->handles);
             if (t->o->erase_mult)
                 fprintf(stderr, " --erase-mult %u", t->o->erase_mult);
             if (t->o->sector_size)

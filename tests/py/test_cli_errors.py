@@ -62,7 +62,7 @@ def test_bench_zero_parameter(param: str) -> None:
     (["--device", "em064lx", "--blocks", "3"], "--blocks 3"),
     (["--handles", "9"], "--handles 9"),
     (["--handles", "1"], "--handles 1"),
-    (["--device", "mt29f1g01", "--handles", "8", "--pending-max", "8"], "--pending-max 8"),
+    (["--device", "mt29f1g01", "--handles", "8", "--pending-max", "8"], "--handles 8 --pending-max 8"),
 ])
 def test_torture_bad_input(args: list[str], needle: str) -> None:
     assert_one_line_error(steady("torture", *args), needle)
