@@ -24,14 +24,21 @@
  * directory handles: listings an entry a call while other calls make,
  * remove and rename entries (below, dirs_run).
  *
- * STEADYFS_HANDLES_OPS (default 20000) and STEADYFS_HANDLES_SEEDS
- * (default 2) make it a soak. */
+ * On NAND two runs a seed (and every run with STEADYFS_HANDLES_FAULTS=PPM)
+ * add the device's faults to the cuts: program and erase failures at PPM
+ * per million operations (8000 on the whole device, 1500 near the limit
+ * of 16 units: units go bad while files are open, their sectors written
+ * again elsewhere) and bit flips within ECC on reads.  Nothing committed may be lost and fsck must stay clean.
+ *
+ * STEADYFS_HANDLES_OPS (default 20000), STEADYFS_HANDLES_SEEDS (default
+ * 2) and STEADYFS_HANDLES_FIRST (the first seed, 1) make it a soak. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "fs_testdev.h"
+#include "fs/fs_internal.h"
 #include "steadyfs/p9cli.h"
 #include "steadyfs/p9srv.h"
 
@@ -59,6 +66,20 @@ static const char *const names[NN] = {"/a", "/b", "/c", "/d/x", "/d/y", "/long_n
 
 static tdev T;
 static uint8_t hold[4096];
+/* Faults beside the cuts, on media with ECC (NAND): bit flips within ECC
+ * on 3000 reads in a million, and program/erase failures (grown bad
+ * units) at fault_ppm per million operations (0: no faults at all). */
+static uint32_t fault_ppm;
+static void faults_base(sim_faults *f, uint64_t seed)
+{
+    memset(f, 0, sizeof *f);
+    if (!fault_ppm || !T.dev.bd.geo.ecc_bits)
+        return;
+    f->seed = seed;
+    f->flip_ppm = 3000;
+    f->flip_bits = (uint16_t)(T.dev.bd.geo.ecc_bits / 2);
+    f->fail_ppm = fault_ppm;
+}
 static mfile mf[NO];
 static int name_of[NN];
 static mhandle h[NH];
@@ -739,12 +760,18 @@ static void fresh_fs(const char *profile, uint32_t blocks, uint32_t sector_size,
     T.cfg.sector_buf = T.sector;
     CHECK_EQ(steadyfs_format(FS, &T.cfg), 0);
     CHECK_EQ(steadyfs_mount(FS, &T.cfg), 0);
+    {
+        sim_faults f;
+        faults_base(&f, seed * 41u);
+        sim_set_faults(&T.dev, &f);
+    }
 }
 
 static void run(const calls *c, const char *profile, uint32_t blocks, uint32_t sector_size, int with_hold,
                 uint16_t open_max, uint64_t seed, uint32_t ops)
 {
-    uint32_t i, live_fscks = 0, remounts = 0, cuts = 0, in_call_cuts = 0;
+    uint32_t i, live_fscks = 0, remounts = 0, cuts = 0, in_call_cuts = 0, b, bad = 0;
+    char faulted[96] = "";
     int k, n, failed0 = check_failed;
     static steadyfs scratch;
     fresh_fs(profile, blocks, sector_size, with_hold, open_max, seed);
@@ -797,7 +824,7 @@ static void run(const calls *c, const char *profile, uint32_t blocks, uint32_t s
              * them since its power-up) */
             int armed = rnd(12) == 0;
             sim_faults f;
-            memset(&f, 0, sizeof f);
+            faults_base(&f, seed * 31u + i);
             if (armed) {
                 f.seed = seed * 31u + i;
                 f.powercut_after = T.dev.pe_ops + 1u + rnd(T.dev.bd.geo.spare_size || !T.dev.bd.geo.needs_erase
@@ -809,7 +836,7 @@ static void run(const calls *c, const char *profile, uint32_t blocks, uint32_t s
                 int was_cut = !T.dev.powered;
                 if (was_cut)
                     sim_power_restore(&T.dev);
-                memset(&f, 0, sizeof f);
+                faults_base(&f, seed * 37u + i);
                 sim_set_faults(&T.dev, &f);
                 if (was_cut) {
                     if (touched_file >= 0)
@@ -823,14 +850,19 @@ static void run(const calls *c, const char *profile, uint32_t blocks, uint32_t s
             }
         }
     }
+    for (b = 0; b < FS->geo.nblocks; b++)
+        bad += FS->blk[b] == BS_BAD;
+    if (fault_ppm && T.dev.bd.geo.ecc_bits)
+        snprintf(faulted, sizeof faulted, "; faults: %u units of %u gone bad, bit flips within ECC", bad,
+                 FS->geo.nblocks);
     if (check_failed != failed0)
         printf("handles: %s seed %llu: first failure at call %u\n", profile, (unsigned long long)seed, i);
     printf("handles: %s, %s%s%s, open_max %u, seed %llu: %u calls, %u fsck while mounted, %u cuts "
            "between calls and %u in them (%u committed files read back whole, %u with changes since), "
-           "%u remounts, %u calls failed with ENOSPC\n",
+           "%u remounts, %u calls failed with ENOSPC%s\n",
            via->name, profile, with_hold ? ", held sector" : "", sector_size ? ", 4096-byte sectors" : "",
            open_max, (unsigned long long)seed, i, live_fscks, cuts, in_call_cuts, cut_checked, cut_changed,
-           remounts, enospc);
+           remounts, enospc, faulted);
     close_all();
     if (via == &p9_calls)
         sessions_end();
@@ -1080,7 +1112,10 @@ int main(void)
     const char *e_ops = getenv("STEADYFS_HANDLES_OPS"), *e_seeds = getenv("STEADYFS_HANDLES_SEEDS");
     uint32_t ops = e_ops ? (uint32_t)strtoul(e_ops, NULL, 0) : 20000u;
     uint32_t seeds = e_seeds ? (uint32_t)strtoul(e_seeds, NULL, 0) : 2u, s;
-    for (s = 1; s <= seeds; s++) {
+    const char *e_faults = getenv("STEADYFS_HANDLES_FAULTS"), *e_first = getenv("STEADYFS_HANDLES_FIRST");
+    uint32_t first = e_first ? (uint32_t)strtoul(e_first, NULL, 0) : 1u;
+    fault_ppm = e_faults ? (uint32_t)strtoul(e_faults, NULL, 0) : 0u;
+    for (s = first; s < first + seeds; s++) {
         run(&api_calls, "mt29f1g01", 128, 0, 1, NH, s, ops);
         run(&api_calls, "mt29f1g01", 128, 0, 0, NH, s, ops);
         run(&api_calls, "mt29f1g01", 128, 0, 1, 8, s, ops);
@@ -1096,6 +1131,17 @@ int main(void)
         run(&api_calls, "em064lx", 24, 0, 1, NH, s, ops / 4u);
         run(&api_calls, "mt25q128", 384, 0, 1, NH, s, ops / 8u);
         near_full = 0;
+        /* units going bad under the open files, on the whole and near the
+         * live limit */
+        if (!e_faults) {
+            fault_ppm = 8000;
+            run(&api_calls, "mt29f1g01", 128, 0, 1, NH, s, ops / 2u);
+            fault_ppm = 1500;
+            near_full = 1;
+            run(&api_calls, "mt29f1g01", 16, 0, 1, NH, s, ops / 4u);
+            near_full = 0;
+            fault_ppm = 0;
+        }
         dirs_run("mt29f1g01", 128, 1, s, ops / 2u);
         dirs_run("mt25q128", 0, 0, s, ops / 8u);
         dirs_run("em064lx", 0, 1, s, ops / 2u);
