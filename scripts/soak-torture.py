@@ -79,6 +79,15 @@ CONFIGS: dict[str, list[str]] = {
                      "--powercut", "every", "--hold", "--meta"],
     "mram-4k-big": ["--device", "em064lx", "--sector-size", "4096", "--blocks", "64",
                     "--file-max", "300000", "--powercut", "20"],
+    # cuts within every few programs while collection relocates a victim
+    # near the limit, many handles on a small table (the runs that found a
+    # mount restarting the victim's examination, twenty-second session)
+    "nand-h8-k16-fill": ["--device", "mt29f1g01", "--blocks", "64", "--handles", "8",
+                         "--pending-max", "16", "--fill", "65", "--file-max", "100000",
+                         "--powercut", "every"],
+    "nand-h6-k16-fill-hold": ["--device", "mt29f1g01", "--handles", "6", "--hold",
+                              "--pending-max", "16", "--fill", "65", "--file-max", "100000",
+                              "--powercut", "every"],
 }
 
 FINAL = re.compile(r"^(\d+) power cuts, (\d+) checks, (\d+) failures$")

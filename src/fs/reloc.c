@@ -389,13 +389,22 @@ int sfs_reloc_load(steadyfs *fs, const uint8_t *b)
 
 void sfs_reloc_mounted(steadyfs *fs)
 {
-    /* the victim of a record still in progress is examined again from its
-     * first sector: what was copied is dead now (sfs_copy_of) */
+    /* The victim of a record still in progress is examined on from where
+     * the checkpoint left it (gc.victim, gc.idx), or from its first sector
+     * if the checkpoint names another.  Every sector before that place was
+     * examined before the checkpoint: copied (the copy is durable and
+     * replayed; the sector is dead now, sfs_copy_of), merged, or dead --
+     * named by no uncommitted change and not by the committed map, which
+     * a cut never takes back.  From the first sector every time, power
+     * cut every few programs never let a victim finish: the pool ran
+     * down and writes failed with ENOSPC far below the live limit
+     * (DESIGN.md §6; test_fs_torture). */
     if (fs->reloc.active) {
         uint32_t b = fs->reloc.unit[fs->reloc.nrec - 1u];
         if (fs->blk[b] <= fs->geo.P) {
+            if (fs->gc.victim != b || fs->gc.idx > fs->geo.P)
+                fs->gc.idx = 0;
             fs->gc.victim = b;
-            fs->gc.idx = 0;
             fs->gc.c0 = fs->blk[b];
         } else {
             complete(fs);

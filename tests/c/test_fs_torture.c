@@ -239,6 +239,26 @@ int main(void)
         r = run_clean(&o);
         CHECK(r.cuts >= 10);
     }
+    /* cuts within every few programs while collection relocates a
+     * victim, with a table small for its open files (many merges and
+     * inode programs between the pace's steps) and the held sector: the
+     * run that found a mount restarting the victim's examination from its
+     * first sector, so that under frequent cuts no victim was ever
+     * finished and a create failed with ENOSPC at 69 % of the live limit
+     * (reloc.c sfs_reloc_mounted; at op 835 before the fix) */
+    {
+        steady_torture_opts o = on_medium(0, 102, 900);
+        steady_torture_result r;
+        o.powercut = 0;
+        o.powercut_every = 1;
+        o.hold = 1;
+        o.handles = 8;
+        o.pending_max = 16;
+        o.fill = 65;
+        o.file_max = 100000;
+        r = run_clean(&o);
+        CHECK(r.cuts >= 100);
+    }
     /* the run that found a held write's read-back returning its corrected
      * bit count (a NAND read near the ECC limit) as the write's result:
      * the write stopped short with its sector held, and the caller's
