@@ -56,7 +56,35 @@ def test_a_failing_run_fails_the_soak(tmp_path: Path) -> None:
     assert r.stdout.splitlines()[-1].endswith(", 1 failed")
 
 
+@needs_binary
+def test_random_draw_runs_and_names_its_options() -> None:
+    r = soak("--random", "3", "--random-seed", "9", "--ops", "200", "--jobs", "2")
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    runs = [ln for ln in lines if ln.startswith("random-9-")]
+    assert len(runs) == 3 and all(" ok " in ln for ln in runs)
+    assert sum(ln.strip().startswith("--device ") for ln in lines) == 3   # each run's options
+    # the same draw again: the same configurations and seeds
+    again = soak("--random", "3", "--random-seed", "9", "--ops", "200", "--jobs", "2")
+    assert [ln.split()[:3] for ln in again.stdout.splitlines() if ln.startswith("random-")] == \
+        [ln.split()[:3] for ln in runs]
+
+
+def test_random_draw_skips_what_the_format_refuses(tmp_path: Path) -> None:
+    fake = tmp_path / "steady-torture"
+    fake.write_text("#!/bin/sh\n"
+                    "echo 'steady torture: --blocks 24 --handles 8 --pending-max 12: not a valid steadyfs "
+                    "configuration for mt29f1g01' >&2\n"
+                    "exit 2\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    r = soak("--random", "2", "--ops", "10", torture=fake)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.count("refused by the format") == 2
+    assert r.stdout.splitlines()[-1].startswith("soak-torture: 0 runs")
+
+
 @pytest.mark.parametrize("args,needle", [
+    (["--random", "-1"], "--random"),
     (["--seeds", "5-1"], "--seeds 5-1"),
     (["--seeds", "x"], "--seeds x"),
     (["--configs", "nope"], "--configs nope"),
