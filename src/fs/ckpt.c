@@ -413,6 +413,27 @@ static int resume(steadyfs *fs, uint32_t b, uint32_t *idx)
     return 0;
 }
 
+/* A sector of head h at ppn whose page fails its ECC but whose tag holds
+ * (t) is replayed only where the log goes on after it: a sector later in
+ * sequence in the slot after it (or the first of the unit named next) or
+ * at the other head's slot.  Then it was programmed whole and damaged
+ * since, and skipping it would end replay there and drop every commit
+ * after it; a torn program is the log's last, so its page is left out as
+ * before (DESIGN.md §6, "A page lost to an uncorrectable error"). */
+static int followed(steadyfs *fs, uint32_t h, uint32_t ppn, const sfs_tag *t)
+{
+    uint32_t cand[2], i, nb, ob = h ? fs->log.head_block : fs->log.gh_block;
+    uint32_t oi = h ? fs->log.head_idx : fs->log.gh_idx;
+    sfs_tag n;
+    nb = sfs_next_unit(fs, (int)h);
+    cand[0] = ppn % fs->geo.P + 1u < fs->geo.P ? ppn + 1u : nb != SFS_NONE ? nb * fs->geo.P : SFS_NONE;
+    cand[1] = ob != SFS_NONE && oi < fs->geo.P ? ob * fs->geo.P + oi : SFS_NONE;
+    for (i = 0; i < 2; i++)
+        if (cand[i] != SFS_NONE && cand[i] != ppn && sfs_rd_tag(fs, cand[i], &n) == 0 && n.seq > t->seq)
+            return 1;
+    return 0;
+}
+
 /* Replay the log after the checkpoint, in sequence order: each next
  * sector is at the host head or at the collection head.  The tag last read
  * at each head is kept until that head moves on, so every replayed sector
@@ -463,11 +484,13 @@ static int replay(steadyfs *fs)
                 ppn = b * fs->geo.P + *idx;
             }
             if (at[h] != ppn) {
-                rc = sfs_rd_tag(fs, ppn, &seen[h]);
+                rc = sfs_rd_tag_in(fs, ppn, &seen[h], 1);
                 if (rc < 0 && fs->dead)
                     return rc;
                 at[h] = ppn;
-                ok[h] = rc >= 0;
+                ok[h] = rc == 0 || (rc == 1 && followed(fs, h, ppn, &seen[h]));
+                if (fs->dead)
+                    return STEADYFS_EIO;
             }
             if (ok[h] && seen[h].seq == exp) {
                 if (nb != SFS_NONE)
@@ -508,16 +531,19 @@ static int replay(steadyfs *fs)
      * after mount is a checkpoint */
     fs->log.seq = exp + 1;
     sfs_abort(fs, 1, 0, 0);
+    rc = resume(fs, fs->log.head_block, &fs->log.head_idx);
+    if (!rc)
+        rc = resume(fs, fs->log.gh_block, &fs->log.gh_idx);
     /* a full head's named next unit that replay did not enter may hold a
-     * torn first sector (the move had begun): it is erased before use */
+     * torn first sector (the move had begun): it is erased before use --
+     * also where the head is full only since resume passed sectors that do
+     * not read erased (replay ended early at a damaged one: the head went
+     * on into that unit afterwards) */
     for (h = 0; h < 2; h++) {
         uint32_t nb = sfs_next_unit(fs, (int)h);
         if (nb != SFS_NONE && (h ? fs->log.gh_idx : fs->log.head_idx) >= fs->geo.P)
             sfs_set_state(fs, nb, BS_FREE);
     }
-    rc = resume(fs, fs->log.head_block, &fs->log.head_idx);
-    if (!rc)
-        rc = resume(fs, fs->log.gh_block, &fs->log.gh_idx);
     sfs_reloc_mounted(fs);
     fs->reloc.changed = 1;   /* the first checkpoint saves what replay rebuilt */
     fs->log.need_ckpt = 1;

@@ -330,11 +330,23 @@ static uint32_t npages(const steadyfs *fs, uint64_t size)
     return (uint32_t)((size + fs->geo.payload - 1) / fs->geo.payload);
 }
 
+/* Sector ppn of a file's logical page lpn into fs->buf (>= 0, as
+ * sfs_rd_sector), or EIO where the page's bytes are gone (uncorrectable,
+ * a lost page's copy: gc.c read_live) or the sector is not that page's:
+ * a read returns the page's bytes or fails, never other bytes. */
+static int read_page(steadyfs *fs, uint32_t ppn, uint32_t lpn)
+{
+    sfs_tag t;
+    int rc = sfs_rd_sector(fs, ppn, fs->buf, &t);
+    if (rc >= 0 && (t.kind != TK_DATA || t.key != lpn))
+        rc = STEADYFS_EIO;
+    return rc == STEADYFS_ECORRUPT ? STEADYFS_EIO : rc;
+}
+
 /* Shrink: zero the tail of the new last page, commit, unmap the rest. */
 static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
 {
     uint32_t off = (uint32_t)(size % fs->geo.payload), pg = (uint32_t)(size / fs->geo.payload), old, lpn;
-    sfs_tag t;
     int rc, h;
     /* the held sector: below the cut it is programmed first, so that the
      * shrink commits it as it commits every pending write; the cut page's
@@ -357,7 +369,7 @@ static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
             if (h) {
                 memcpy(fs->buf, fs->cfg.hold_buf, fs->geo.payload);
             } else {
-                rc = sfs_rd_sector(fs, old, fs->buf, &t);
+                rc = read_page(fs, old, lpn);
                 if (rc < 0)
                     return rc;
                 fs->cache.buf_ppn = SFS_NONE;
@@ -437,8 +449,7 @@ static int32_t read_call(steadyfs *fs, int fd, void *buf, uint32_t len)
 {
     struct sfs_open *o, *p;
     uint8_t *dst = buf;
-    uint32_t done = 0, n, off, ppn;
-    sfs_tag t;
+    uint32_t done = 0, n, off, ppn, lpn;
     int rc = sfs_begin(fs, 0);
     if (!rc)
         sfs_budget_arm(fs, STEADYFS_CALL_READ, len);
@@ -463,18 +474,15 @@ static int32_t read_call(steadyfs *fs, int fd, void *buf, uint32_t len)
             o->pos += n;
             continue;
         }
-        {
-            uint32_t lpn;
-            rc = page_ppn(fs, p, pg, &lpn, &ppn);
-            if (rc)
-                return rc;
-        }
+        rc = page_ppn(fs, p, pg, &lpn, &ppn);
+        if (rc)
+            return rc;
         if (ppn == SFS_NONE) {
             memset(dst + done, 0, n);
         } else {
-            rc = sfs_rd_sector(fs, ppn, fs->buf, &t);
+            rc = read_page(fs, ppn, lpn);
             if (rc < 0)
-                return rc == STEADYFS_ECORRUPT ? STEADYFS_EIO : rc;
+                return rc;
             memcpy(dst + done, fs->buf + off, n);
         }
         done += n;
@@ -499,7 +507,6 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
     uint8_t nf;
     int commit;
     sfs_end_kind kind;
-    sfs_tag t;
     int rc = sfs_begin(fs, 1);
     if (rc)
         return rc;
@@ -637,7 +644,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
                 if (old == SFS_NONE || (uint64_t)pg * fs->geo.payload >= p->size) {
                     memset(fs->buf, 0, fs->geo.payload);
                 } else {
-                    rc = sfs_rd_sector(fs, old, fs->buf, &t);
+                    rc = read_page(fs, old, lpn);
                     if (rc < 0)
                         break;
                 }

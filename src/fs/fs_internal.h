@@ -29,6 +29,12 @@
 
 #define SFS_NONE 0xFFFFFFFFu      /* no sector */
 #define SFS_UNKNOWN 0xFFFFFFFEu   /* committed old location not known yet */
+/* A map word that names no sector because the page's place is lost: its
+ * map sector was rebuilt after damage (map.c rebuild) and the word read
+ * raw could not be confirmed.  Reads of the page are EIO; a write of the
+ * whole page gives it a place again.  On media (SPEC §4), and outside
+ * every unit: what counts sectors passes it by. */
+#define SFS_LOST 0xFFFFFFFDu
 #define SFS_TAG_SIZE 32u
 #define SFS_CKPT_VERSION ((uint32_t)STEADYFS_FORMAT_VERSION)       /* the on-media format (SPEC.md; ckpt.c says what changed) */
 /* the checkpoint's fixed header (SPEC §7): 128..131 the relocation sector
@@ -134,6 +140,13 @@ typedef uint32_t sfs_mode;
                              of inode `owner` is this sector's chunk */
 #define TF_TRIM 0x80u     /* MAP1 written by a trim step: replay skips it (the
                              checkpoint that follows it at once is its commit) */
+/* 0x04 in RAM only, never on media (tag_pack clears it): program the
+ * sector with a data CRC that fails.  Collection copies a live data sector
+ * whose bytes it cannot read (uncorrectable) that way, so that the map
+ * goes on naming a sector of that page and every read of the page is EIO
+ * -- never the bytes of whatever a reused sector holds later (DESIGN.md
+ * §6, "Bad blocks and ECC"). */
+#define TF_LOST 0x04u
 
 #define OWNER_GC 0xFFFEu  /* a garbage-collection copy: commits itself */
 #define OWNER_NS 0xFFFFu  /* a namespace operation (create, rename, ...) */
@@ -350,7 +363,13 @@ void sfs_bit_set(uint8_t *map, uint32_t i, int on);
 
 /* media.c: sector I/O.  Reads return >= 0 (bit errors corrected in the
  * worst codeword) or an error; ECORRUPT when the tag or checksum fails. */
-int sfs_rd_tag(steadyfs *fs, uint32_t ppn, sfs_tag *t);
+/* damaged_ok: also the tag of a page whose read failed its ECC (the
+ * device hands back the raw bytes), trusted when the tag's own CRC holds
+ * -- collection must know what a damaged sector held -- and then 1 (its
+ * unit is queued for refresh); else such a page is ECORRUPT, as a torn
+ * program's (replay ends there). */
+int sfs_rd_tag_in(steadyfs *fs, uint32_t ppn, sfs_tag *t, int damaged_ok);
+static inline int sfs_rd_tag(steadyfs *fs, uint32_t ppn, sfs_tag *t) { return sfs_rd_tag_in(fs, ppn, t, 0); }
 int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t);
 int sfs_rd_words(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t *out);
 /* The sector with its tag as on the medium (sfs_stride bytes into buf, the

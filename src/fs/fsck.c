@@ -115,6 +115,10 @@ static int reach(fck *c, uint32_t ppn, uint8_t kind, uint32_t key, uint8_t *buf)
     const char *what = kind_name(kind);
     sfs_tag t;
     int rc;
+    if (ppn == SFS_LOST) {
+        say(c, 1, "%s key %u: lost (its map sector was rebuilt after damage)", what, key);
+        return 0;
+    }
     if (ppn >= fs->geo.nblocks * fs->geo.P) {
         say(c, 1, "%s sector of key %u: address %u is past the device", what, key, ppn);
         return 0;
@@ -138,7 +142,9 @@ static int reach(fck *c, uint32_t ppn, uint8_t kind, uint32_t key, uint8_t *buf)
     if (c->cnt[b] < 255)
         c->cnt[b]++;
     c->rep->live_sectors++;
-    rc = sfs_rd_tag(fs, ppn, &t);
+    /* (a page that fails its ECC but whose tag holds: then its payload
+     * read below says so) */
+    rc = sfs_rd_tag_in(fs, ppn, &t, 1);
     if (rc == STEADYFS_ECORRUPT) {
         say(c, 1, "%s key %u: sector %u (unit %u index %u): tag invalid (kind or tag CRC)", what,
             key, ppn, b, i);

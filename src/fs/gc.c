@@ -85,6 +85,28 @@ static int live_of(steadyfs *fs, uint32_t ppn, const sfs_tag *t, struct sfs_pend
     return 0;
 }
 
+/* A live data sector at ppn into fs->buf to be copied: 0,
+ * or 1 if its bytes are gone -- uncorrectable after two more tries (a
+ * transient error passes), or its data CRC fails (a lost page's copy, or
+ * damage no ECC saw) -- and the copy must say so (TF_LOST): the map goes
+ * on naming a sector of the page, and every read of it is EIO, where
+ * skipping it would leave the map naming a sector that is erased and
+ * written again with other data.  Or an error. */
+static int read_live(steadyfs *fs, uint32_t ppn)
+{
+    sfs_tag seen;
+    int rc = STEADYFS_EIO, tries;
+    for (tries = 0; tries < 3 && rc == STEADYFS_EIO && !fs->dead; tries++)
+        rc = sfs_rd_sector(fs, ppn, fs->buf, &seen);
+    if (rc >= 0)
+        return 0;
+    if (fs->dead || (rc != STEADYFS_EIO && rc != STEADYFS_ECORRUPT))
+        return rc;
+    memset(fs->buf, 0, fs->geo.payload);
+    fs->cache.buf_ppn = SFS_NONE;
+    return 1;
+}
+
 /* Collection is done with the unit of a slot: every sector examined. */
 static int finish(steadyfs *fs, uint32_t *victim, sfs_mode mode)
 {
@@ -139,7 +161,9 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx, int relocate, 
         (*idx)++;   /* dead for certain (log.c count): no tag to read */
         return 1;
     }
-    rc = sfs_rd_tag(fs, ppn, &t);
+    /* (a page that fails its ECC is still judged by its tag, whose own
+     * CRC holds: a live one is copied as lost, below) */
+    rc = sfs_rd_tag_in(fs, ppn, &t, 1);
     if (rc == STEADYFS_ECORRUPT) {
         (*idx)++;
         return 1;
@@ -152,6 +176,15 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx, int relocate, 
     if (rc)
         return rc;
     live = live_of(fs, ppn, &t, &unc);
+    if ((live == STEADYFS_EIO || live == STEADYFS_ECORRUPT) && !fs->dead) {
+        /* the map sector that says whether it is live is damaged: it is
+         * rebuilt (map.c rebuild: its parent L2 sector too, if that is
+         * the damaged one), then this sector is examined again */
+        SFS_SERVED(fs, mode, rc,
+                   t.kind == TK_DATA ? sfs_merge_l1(fs, t.key / fs->geo.e1, mode)
+                                     : sfs_merge_l2(fs, t.key / fs->geo.e1, mode));
+        return rc ? rc : 1;
+    }
     if (live < 0)
         return live;
     if (!live) {
@@ -169,15 +202,13 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx, int relocate, 
             return rc;
         if (!sfs_closed(fs, *victim))
             return 1;   /* the reserve's own collection finished with it */
-        rc = sfs_rd_sector(fs, ppn, fs->buf, &t);
-        if (rc < 0) {
-            /* unreadable live data: nothing left to move */
-            (*idx)++;
-            return rc == STEADYFS_EIO && !fs->dead ? 1 : rc;
-        }
+        rc = read_live(fs, ppn);
+        if (rc < 0)
+            return rc;
         /* an open transaction's sector keeps key, owner, transaction and
-         * file page; a committed one commits itself */
-        t.flags = unc ? 0u : TF_COMMIT;
+         * file page; a committed one commits itself; one whose bytes are
+         * gone stays lost in its copy (rc 1) */
+        t.flags = (unc ? 0u : TF_COMMIT) | (rc ? TF_LOST : 0u);
         if (!unc) {
             t.owner = OWNER_GC;
             t.txn = (uint32_t)fs->log.seq;

@@ -207,7 +207,13 @@ restart:
             } else if (old_later(fs, p->key)) {
                 later = PF_OLD;
             } else if ((rc = sfs_lookup(fs, p->key, 0, &old)) != 0) {
-                return rc;
+                /* the word is unreadable (a damaged map sector): what it
+                 * named stays counted, one sector too many, which
+                 * collection finds dead when it examines that unit (gc.c
+                 * finish), and the commit goes on -- it is on the medium */
+                if (fs->dead)
+                    return rc;
+                old = SFS_NONE;
             }
         }
         sfs_count_dec(fs, old);
@@ -476,6 +482,37 @@ static int trim_recount(steadyfs *fs, uint32_t m, uint32_t old, struct sfs_trim 
     return 0;
 }
 
+/* Map sector m of kind `kind` whose read failed (uncorrectable, or its
+ * data CRC fails; old: where it is, or SFS_LOST where its parent word is
+ * lost): its image in fs->buf rebuilt from the raw words the device
+ * handed back, each kept only where the sector it names (through the
+ * relocation records) carries the key that word stands for -- a data
+ * sector of that logical page for an L1 word, the L1 sector of that
+ * index for an L2 word -- and SFS_LOST otherwise.  A word the damage
+ * changed names some other sector (or none) and fails that check; one it
+ * left alone passes.  E tag reads, once per damaged map sector: fault
+ * handling, outside the bound.  (A hole whose word the damage changed
+ * becomes lost, not a hole: a read fails rather than return zeros.) */
+static void rebuild(steadyfs *fs, uint8_t kind, uint32_t m, uint32_t old)
+{
+    uint32_t i, w;
+    sfs_tag t;
+    sfs_budget_void(fs);
+    for (i = 0; i < fs->geo.e1; i++) {
+        w = old == SFS_LOST ? SFS_LOST : sfs_get32(fs->buf + 4 * i);
+        if (w == SFS_NONE || w == SFS_LOST)
+            continue;
+        /* (kind - 1: TK_DATA under an L1 sector, TK_MAP1 under an L2) */
+        if (sfs_rd_tag_in(fs, kind == TK_MAP1 ? sfs_copy_of(fs, w) : w, &t, 1) < 0 ||
+            t.kind != kind - 1u || t.key != m * fs->geo.e1 + i)
+            w = SFS_LOST;
+        sfs_put32(fs->buf + 4 * i, w);
+    }
+    if (old == SFS_LOST)
+        for (i = 0; i < fs->geo.e1; i++)
+            sfs_put32(fs->buf + 4 * i, SFS_LOST);
+}
+
 static int merge(steadyfs *fs, uint8_t kind, uint32_t m, struct sfs_trim *tr, sfs_mode mode)
 {
     uint32_t i, w, old, was[4], nwas = 0;
@@ -485,15 +522,28 @@ static int merge(steadyfs *fs, uint8_t kind, uint32_t m, struct sfs_trim *tr, sf
         rc = sfs_log_reserve(fs, mode);
         if (rc)
             break;
-        if (kind == TK_MAP2)
+        if (kind == TK_MAP2) {
             old = fs->root[m];
-        else if ((rc = sfs_l1_locate(fs, m, &old)) != 0)
-            break;
+        } else if ((rc = sfs_l1_locate(fs, m, &old)) != 0) {
+            /* its L2 sector is damaged: rebuilt first, then this again */
+            if (fs->dead || (rc != STEADYFS_EIO && rc != STEADYFS_ECORRUPT) ||
+                (rc = merge(fs, TK_MAP2, m / fs->geo.e1, NULL, mode)) != 0)
+                break;
+            rc = SFS_RETRY;
+            continue;
+        }
         fs->cache.buf_ppn = SFS_NONE;
-        if (old == SFS_NONE)
+        if (old == SFS_NONE) {
             memset(fs->buf, 0xFF, fs->geo.payload);
-        else if ((rc = sfs_rd_sector(fs, old, fs->buf, &t)) < 0)
-            break;
+        } else if ((rc = sfs_rd_sector(fs, old, fs->buf, &t)) < 0) {
+            /* damaged (a lost word names it, or its bytes fail): what
+             * can be confirmed of it is kept, the rest is lost, so that
+             * the map goes on being written and collection goes on */
+            if (fs->dead || (rc != STEADYFS_EIO && rc != STEADYFS_ECORRUPT))
+                break;
+            rebuild(fs, kind, m, old >= fs->geo.nblocks * fs->geo.P ? SFS_LOST : old);
+            rc = 0;
+        }
         /* the sectors committed changes replaced that still count (PF_OLD):
          * the words read here, before the changes replace them */
         for (i = 0; sfs_maybe(fs) && kind == TK_MAP1 && i < fs->npend; i++) {

@@ -18,9 +18,9 @@ static uint32_t tag_seed(const steadyfs *fs, uint32_t kind)
  * field the caller's tag lacks). */
 static void tag_pack(const steadyfs *fs, uint8_t *p, const sfs_tag *t, const uint8_t *data)
 {
-    uint32_t dcrc = steady_crc32(0, data, fs->geo.payload);
+    uint32_t dcrc = steady_crc32(0, data, fs->geo.payload) ^ (t->flags & TF_LOST ? 0xFFFFFFFFu : 0u);
     p[0] = t->kind;
-    p[1] = t->flags;
+    p[1] = (uint8_t)(t->flags & ~TF_LOST);
     sfs_put16(p + 2, t->owner);
     /* seq: 48 bits (2.8e14 programs, more than any device's life); the
      * other 16 the file page (format 8) */
@@ -80,6 +80,10 @@ static int rd(steadyfs *fs, uint32_t ppn, uint32_t off, uint8_t *buf, uint32_t n
 {
     uint32_t db, doff, k;
     int rc;
+    /* (a word of a damaged map may name no sector of this device:
+     * SFS_LOST, or raw bits; nothing to read there) */
+    if (ppn / fs->geo.P >= fs->geo.nblocks + fs->cfg.ring_units)
+        return SBD_ERR_RANGE;
     /* (only a sector that straddles two NOR subsectors takes two turns:
      * no ECC there, so the last read's result is the call's) */
     do {
@@ -126,18 +130,38 @@ void sfs_note_flips(steadyfs *fs, uint32_t ppn, int corrected)
         }
 }
 
-int sfs_rd_tag(steadyfs *fs, uint32_t ppn, sfs_tag *t)
+/* A read of sector ppn failed with device code rc: an uncorrectable page
+ * is EIO, and its unit is queued to be moved and erased (collection then
+ * rebuilds what of it is metadata: map.c rebuild); anything else as
+ * sfs_dev_err. */
+static int rd_failed(steadyfs *fs, uint32_t ppn, int rc)
+{
+    if (rc != SBD_ERR_ECC)
+        return sfs_dev_err(fs, rc);
+    sfs_budget_void(fs);   /* (fault handling is outside the bound) */
+    sfs_note_flips(fs, ppn, (int)fs->cfg.bd->geo.ecc_bits);
+    return STEADYFS_EIO;
+}
+
+int sfs_rd_tag_in(steadyfs *fs, uint32_t ppn, sfs_tag *t, int damaged_ok)
 {
     uint8_t raw[SFS_TAG_SIZE];
-    int rc;
+    int rc, lost;
     if (fs->geo.tag_inline)
         rc = rd(fs, ppn, fs->geo.payload, raw, SFS_TAG_SIZE, NULL, 0);
     else
         rc = rd(fs, ppn, 0, NULL, 0, raw, SFS_TAG_SIZE);
-    if (rc < 0)
-        return rc == SBD_ERR_ECC ? STEADYFS_ECORRUPT : sfs_dev_err(fs, rc);
-    sfs_note_flips(fs, ppn, rc);
-    return tag_unpack(fs, raw, t);
+    lost = rc == SBD_ERR_ECC;
+    if (rc < 0 && !(lost && damaged_ok))
+        return lost ? STEADYFS_ECORRUPT : sfs_dev_err(fs, rc);
+    if (tag_unpack(fs, raw, t))
+        return STEADYFS_ECORRUPT;   /* (torn, erased, or damaged where its tag is) */
+    /* an uncorrectable page that was programmed whole: its unit is moved
+     * and erased, as one close to the ECC limit is */
+    if (lost)
+        sfs_budget_void(fs);   /* (fault handling is outside the bound) */
+    sfs_note_flips(fs, ppn, lost ? (int)fs->cfg.bd->geo.ecc_bits : rc);
+    return lost;
 }
 
 int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t)
@@ -149,7 +173,7 @@ int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t)
     rc = rd(fs, ppn, 0, buf, sfs_stride(fs), fs->geo.tag_inline ? NULL : raw,
             fs->geo.tag_inline ? 0 : SFS_TAG_SIZE);
     if (rc < 0)
-        return rc == SBD_ERR_ECC ? STEADYFS_EIO : sfs_dev_err(fs, rc);
+        return rd_failed(fs, ppn, rc);
     sfs_note_flips(fs, ppn, rc);
     rc2 = tag_unpack(fs, fs->geo.tag_inline ? buf + fs->geo.payload : raw, t);
     if (rc2)
@@ -167,7 +191,7 @@ int sfs_rd_words(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t 
     if (n > 64)
         return STEADYFS_EINVAL;
     rc = rd(fs, ppn, idx * 4u, (uint8_t *)out, 4 * n, NULL, 0);
-    return rc < 0 ? sfs_dev_err(fs, rc) : 0;
+    return rc < 0 ? rd_failed(fs, ppn, rc) : 0;
 #else
     uint8_t w[256];
     uint32_t i;
@@ -176,7 +200,7 @@ int sfs_rd_words(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t 
         return STEADYFS_EINVAL;
     rc = rd(fs, ppn, idx * 4u, w, 4 * n, NULL, 0);
     if (rc < 0)
-        return sfs_dev_err(fs, rc);
+        return rd_failed(fs, ppn, rc);
     for (i = 0; i < n; i++)
         out[i] = sfs_get32(w + 4 * i);
     return 0;
@@ -234,7 +258,7 @@ int sfs_prog_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, const sfs_tag *t)
     }
     if (rc < 0)
         return sfs_dev_err(fs, rc);
-    if (buf == fs->buf)
+    if (buf == fs->buf && !(t->flags & TF_LOST))
         fs->cache.buf_ppn = ppn;   /* the buffer is what the sector now holds */
     return 0;
 }
