@@ -285,6 +285,23 @@ $(BUILD)/soak/test_fs_handles: tests/c/test_fs_handles.c $(CORE_SRCS) $(HOST_SRC
 soak-handles: $(BUILD)/soak/test_fs_handles
 	STEADYFS_HANDLES_SEEDS=$${STEADYFS_HANDLES_SEEDS:-30} $<
 
+# ---- uncorrectable pages: make soak-media ------------------------------------
+# tests/c/test_fs_media_errors.c (make test runs seed 1) on seeds 1-N, data
+# pages damaged, then every sector kind (STEADYFS_MEDIA_ANY=1); built -O2
+# with the budget checks.  SOAK_MEDIA_SEEDS (default 40).
+.PHONY: soak-media
+$(BUILD)/soak/test_fs_media_errors: tests/c/test_fs_media_errors.c $(CORE_SRCS) $(HOST_SRCS) $(TEST_SUPPORT) $(wildcard include/steadyfs/*.h src/*/*.h tests/c/*.h)
+	@mkdir -p $(@D)
+	@echo "  CC/soak $@"
+	@$(CC) $(SOAK_CFLAGS) $< $(CORE_SRCS) $(HOST_SRCS) $(TEST_SUPPORT) -o $@ -lm
+soak-media: $(BUILD)/soak/test_fs_media_errors
+	@fails=0; for s in $$(seq 1 $${SOAK_MEDIA_SEEDS:-40}); do \
+	  for any in 0 1; do \
+	    out=$$(STEADYFS_MEDIA_SEED=$$s STEADYFS_MEDIA_ANY=$$any $< 2>&1) || fails=$$((fails + 1)); \
+	    echo "seed $$s, every sector kind $$any: $$(echo "$$out" | tail -n 1)"; \
+	  done; \
+	done; echo "soak-media: $$fails failing runs"; [ $$fails -eq 0 ]
+
 # ---- file system power-loss torture (issue 4): build/steady-torture ---------
 # `steady torture ...` execs it; tests/c/test_fs_torture.c runs it at CI size.
 $(BUILD)/steady-torture: src/host/main/torture_main.c $(SAN_OBJS)

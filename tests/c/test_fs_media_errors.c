@@ -299,7 +299,8 @@ int main(void)
     uint64_t seed = se ? strtoull(se, NULL, 10) : 1, rng = seed * 0x9E3779B97F4A7C15ull + 1;
     uint32_t rounds = re ? (uint32_t)strtoul(re, NULL, 10) : 6, r, f, i, blk, pg, damaged = 0;
     uint32_t bad_pages = 0, writes_failed = 0;
-    any_damage = getenv("STEADYFS_MEDIA_ANY") != NULL;
+    any_damage = getenv("STEADYFS_MEDIA_ANY") && strcmp(getenv("STEADYFS_MEDIA_ANY"), "0") != 0 &&
+                 *getenv("STEADYFS_MEDIA_ANY");
     int fd;
     tdev t;
     CHECK_EQ(tdev_open(&t, "mt29f1g01", 64, seed), 0);
