@@ -288,7 +288,7 @@ static int commit_sector(steadyfs *fs, struct sfs_open *p, uint32_t kill_pg)
                             (kill_pg == SFS_NONE ? 0u : SFS_SET_CUT),
                         (uint16_t)p->ino, &p->txn, kill_pg == SFS_NONE ? TF_COMMIT : 0, &ppn);
     if (!rc && kill_pg != SFS_NONE)
-        rc = sfs_commit_kill(fs, (uint16_t)p->ino, p->txn, p->ino, kill_pg, SFS_KILL_FROM);
+        rc = sfs_commit_kill(fs, (uint16_t)p->ino, p->txn, p->ino, kill_pg, SFS_KILL_FROM, 0);
     if (rc)
         return rc;
     p->ino_ppn = ppn;

@@ -696,8 +696,11 @@ void sfs_count_dec_raw(steadyfs *fs, uint32_t ppn);
 #define SFS_KILL_ALL 1u     /* the inode dies (unlink, rmdir, rename over it) */
 #define SFS_KILL_ORPHAN 2u  /* the inode loses its name but is open: an orphan
                                (fs->orphans) until its last handle closes */
+/* type: what its directory entry says it is (0: not known), taken where
+ * its inode sector is lost (uncorrectable): the name goes, and a file's
+ * chunks are found by what no other file lists (kill.c scavenge). */
 int sfs_commit_kill(steadyfs *fs, uint16_t owner, uint32_t txn, uint32_t ino, uint32_t from,
-                    uint32_t how);
+                    uint32_t how, uint8_t type);
 /* Orphans (DESIGN.md §5): kill the orphan ino (0: any that no handle holds
  * open; lazy: a light call's, only with the pending room the kill needs at
  * hand), committed by a checkpoint.  1 if one died, 0 if none did. */

@@ -31,14 +31,79 @@ static uint32_t orphan_at(const steadyfs *fs, uint32_t ino)
 
 int sfs_is_orphan(const steadyfs *fs, uint32_t ino) { return orphan_at(fs, ino) < fs->orphans.n; }
 
+/* Inode ino dies and its inode sector -- its chunk list -- is lost
+ * (uncorrectable): its chunks are the used ones no other file lists (no
+ * other inode sector, no pending chunk entry, not the held sector's), and
+ * they die.  Another file whose inode sector cannot be located (a damaged
+ * map sector, rebuilt later) stops it: then nothing dies here (those
+ * chunks stay used; fsck names them).  One whose inode sector is located
+ * but stays unreadable after three tries, or is a lost page's copy (it
+ * reads as zeros), lists nothing: its chunks die too, as nothing could
+ * reach them with its list gone.  The sector buffer is a bit per chunk
+ * meanwhile; the lists are small reads.  Once per such kill, a read or
+ * two an inode: fault handling, outside the bound. */
+static int scavenge(steadyfs *fs, uint32_t ino)
+{
+    uint8_t *seen = fs->buf;
+    uint32_t i, j, k, n, c, ppn, w[64];
+    sfs_budget_void(fs);
+    if (fs->geo.n_c > 8u * fs->geo.payload)
+        return 0;
+    fs->cache.buf_ppn = SFS_NONE;
+    memset(seen, 0, (fs->geo.n_c + 7u) / 8u);
+    for (i = 1; i < fs->cfg.max_inodes; i++) {
+        int rc = 1, tries;
+        if (i == ino || !sfs_bit(fs->ibm, i))
+            continue;
+        /* where its inode sector is cannot be told (a damaged map
+         * sector, rebuilt later): it may list any chunk, so none dies */
+        if (sfs_lookup(fs, sfs_shared_lpn(fs, i, 0), 0, &ppn))
+            return fs->dead ? STEADYFS_EIO : 0;
+        for (tries = 0; tries < 3 && rc && ppn != SFS_NONE && !fs->dead; tries++)
+            rc = sfs_rd_words(fs, ppn, 3, 1, w);
+        if (fs->dead)
+            return STEADYFS_EIO;
+        /* (a sector that stays unreadable: that list is lost as well) */
+        if (ppn == SFS_NONE || rc || (w[0] & 0xFFu) != STEADYFS_TYPE_FILE)
+            continue;
+        /* its chunk list: u16 entries after the header, 128 a read */
+        for (j = 0; j < fs->geo.cmax; j += 2u * n) {
+            n = (fs->geo.cmax - j + 1u) / 2u < 64u ? (fs->geo.cmax - j + 1u) / 2u : 64u;
+            if (sfs_rd_words(fs, ppn, SFS_INODE_HDR / 4u + j / 2u, n, w))
+                return fs->dead ? STEADYFS_EIO : 0;   /* (read a moment ago: none dies) */
+            for (k = 0; k < 2u * n; k++)
+                if ((c = (w[k / 2u] >> (16u * (k % 2u))) & 0xFFFFu) < fs->geo.n_c)
+                    sfs_bit_set(seen, c, 1);
+        }
+    }
+    for (i = 0; i < fs->npend; i++) {
+        struct sfs_pend *p = &fs->pend[i];
+        if (p->type != PT_CHUNK || p->key == ino)
+            continue;
+        for (k = 0; k < ((p->flags & PF_UNC) ? 1u : p->owner); k++)
+            if ((c = (p->ppn & 0xFFFFu) + k) < fs->geo.n_c)
+                sfs_bit_set(seen, c, 1);
+    }
+    if (STEADYFS_WITH_HOLD && fs->hold.ino && fs->hold.ino != ino && (fs->hold.flags & TF_NEWCHUNK))
+        sfs_bit_set(seen, (fs->hold.lpn - fs->geo.cbase) / fs->geo.C, 1);
+    for (c = 0; c < fs->geo.n_c; c++)
+        if (sfs_bit(fs->chunk.used, c) && !sfs_bit(seen, c))
+            sfs_chunk_die(fs, c);
+    return 0;
+}
+
 /* The chunks of inode ino's slots >= slot0 die: those its committed inode
- * sector (at ippn, read here) lists, and its committed chunk entries
- * (which go). */
+ * sector (at ippn, read here; SFS_LOST: lost, scavenge) lists, and its
+ * committed chunk entries (which go). */
 static int chunks_die(steadyfs *fs, uint32_t ino, uint32_t ippn, uint32_t slot0)
 {
     uint32_t i, s, c;
     int rc;
-    if (ippn != SFS_NONE) {
+    if (ippn == SFS_LOST) {
+        rc = scavenge(fs, ino);
+        if (rc)
+            return rc;
+    } else if (ippn != SFS_NONE) {
         rc = sfs_rd_buf(fs, ippn);
         if (rc < 0)
             return rc;
@@ -202,6 +267,12 @@ int sfs_reap(steadyfs *fs, uint32_t ino, int lazy)
     rc = sfs_room(fs, 0, fs->rm);
     if (!rc)
         rc = committed_inode(fs, ino, &ippn, &type);
+    /* (its inode sector lost: an orphan is a file, its chunks scavenged) */
+    if ((rc == STEADYFS_EIO || rc == STEADYFS_ECORRUPT) && !fs->dead) {
+        ippn = SFS_LOST;
+        type = STEADYFS_TYPE_FILE;
+        rc = 0;
+    }
     if (rc)
         return rc;
     fs->orphans.ino[i] = fs->orphans.ino[--fs->orphans.n];
@@ -212,7 +283,7 @@ int sfs_reap(steadyfs *fs, uint32_t ino, int lazy)
 }
 
 int sfs_commit_kill(steadyfs *fs, uint16_t owner, uint32_t txn, uint32_t ino, uint32_t from,
-                    uint32_t how)
+                    uint32_t how, uint8_t dtype)
 {
     uint32_t ippn = SFS_NONE;
     uint8_t type = 0;
@@ -222,8 +293,16 @@ int sfs_commit_kill(steadyfs *fs, uint16_t owner, uint32_t txn, uint32_t ino, ui
      * falling due) comes between the kill's parts */
     int rc = sfs_room(fs, 0, fs->rm);
     /* the inode as it was: a shrink's transaction holds its new sector */
-    if (!rc && how != SFS_KILL_ORPHAN)
+    if (!rc && how != SFS_KILL_ORPHAN) {
         rc = committed_inode(fs, ino, &ippn, &type);
+        /* its inode sector lost (uncorrectable): the name goes all the
+         * same, as its entry says it is (chunks_die: scavenge) */
+        if ((rc == STEADYFS_EIO || rc == STEADYFS_ECORRUPT) && !fs->dead && how == SFS_KILL_ALL && dtype) {
+            ippn = SFS_LOST;
+            type = dtype;
+            rc = 0;
+        }
+    }
     if (!rc && how == SFS_KILL_FROM && type == STEADYFS_TYPE_FILE)
         rc = tail_trim(fs, ino, owner, txn, from);
     /* a directory's block likewise, before the kill is in RAM: a

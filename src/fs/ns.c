@@ -360,7 +360,7 @@ static int remove_name(steadyfs *fs, const char *path, int want_dir)
      * with the inode's kill (no tombstone sector), or, while a handle has
      * the inode open, with its orphan entry (it dies at the last close) */
     if (!rc)
-        rc = sfs_commit_kill(fs, OWNER_NS, txn, r.ino, 0, open_now ? SFS_KILL_ORPHAN : SFS_KILL_ALL);
+        rc = sfs_commit_kill(fs, OWNER_NS, txn, r.ino, 0, open_now ? SFS_KILL_ORPHAN : SFS_KILL_ALL, r.type);
     if (rc && txn)
         rc = ns_fail(fs, txn, rc);
     return ns_end(fs, rc);
@@ -445,7 +445,7 @@ int steadyfs_rename(steadyfs *fs, const char *from, const char *to)
         rc = sfs_inode_edit(fs, s.ino, &in, SFS_SET_PARENT, OWNER_NS, &txn, d.ino ? 0 : TF_COMMIT, NULL);
     }
     if (!rc && d.ino)   /* the replaced inode dies, or is an orphan while it is open */
-        rc = sfs_commit_kill(fs, OWNER_NS, txn, d.ino, 0, open_now ? SFS_KILL_ORPHAN : SFS_KILL_ALL);
+        rc = sfs_commit_kill(fs, OWNER_NS, txn, d.ino, 0, open_now ? SFS_KILL_ORPHAN : SFS_KILL_ALL, d.type);
     if (rc && txn)
         rc = ns_fail(fs, txn, rc);
     return ns_end(fs, rc);

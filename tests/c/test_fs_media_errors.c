@@ -389,6 +389,28 @@ int main(void)
         CHECK_EQ(writes_failed, 0);
     if (!any_damage)
         replay_window(&t, &rng);
+    if (any_damage) {
+        /* every static file removed: one whose inode sector is lost too
+         * (its chunks found as the ones no other file lists, kill.c) */
+        uint32_t gone = 0, kept = 0;
+        CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+        for (f = 0; f < NFILES; f++) {
+            char name[32];
+            int rc;
+            snprintf(name, sizeof name, "/s/%u", f);
+            rc = steadyfs_unlink(&t.fs, name);
+            if (rc) {
+                /* (only where the name itself is out of reach: its
+                 * bucket lost) */
+                CHECK(rc == STEADYFS_EIO || rc == STEADYFS_ECORRUPT);
+                kept++;
+            } else {
+                gone++;
+            }
+        }
+        printf("  unlinked %u static files, %u not\n", gone, kept);
+        CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    }
     {
         /* fsck runs, and finds the lost pages (each a live sector whose
          * bytes fail their check), and nothing else */
