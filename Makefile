@@ -295,6 +295,8 @@ $(BUILD)/soak/test_fs_media_errors: tests/c/test_fs_media_errors.c $(CORE_SRCS) 
 	@echo "  CC/soak $@"
 	@$(CC) $(SOAK_CFLAGS) $< $(CORE_SRCS) $(HOST_SRCS) $(TEST_SUPPORT) -o $@ -lm
 soak-media: $(BUILD)/soak/test_fs_media_errors
+	@case "$${SOAK_MEDIA_SEEDS:-40}" in ''|*[!0-9]*|0) \
+	  echo "soak-media: SOAK_MEDIA_SEEDS=$${SOAK_MEDIA_SEEDS} is not a number of seeds (1 or more)" >&2; exit 2;; esac
 	@fails=0; for s in $$(seq 1 $${SOAK_MEDIA_SEEDS:-40}); do \
 	  for any in 0 1; do \
 	    out=$$(STEADYFS_MEDIA_SEED=$$s STEADYFS_MEDIA_ANY=$$any $< 2>&1) || fails=$$((fails + 1)); \

@@ -441,18 +441,37 @@ static void run(uint64_t seed, uint32_t rounds)
         no_ecc(seed);
 }
 
+/* Environment variable `name` as a whole number in lo..hi, or `dflt`
+ * (said once) where it is unset or anything else. */
+static uint64_t env_num(const char *name, uint64_t lo, uint64_t hi, uint64_t dflt)
+{
+    const char *e = getenv(name);
+    char *end;
+    unsigned long long v;
+    if (!e)
+        return dflt;
+    v = strtoull(e, &end, 10);
+    if (*e < '0' || *e > '9' || *end || v < lo || v > hi) {
+        printf("test_fs_media_errors: %s=%s is not a number in %llu..%llu: %llu taken\n", name, e,
+               (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)dflt);
+        return dflt;
+    }
+    return v;
+}
+
 int main(void)
 {
-    const char *se = getenv("STEADYFS_MEDIA_SEED"), *re = getenv("STEADYFS_MEDIA_ROUNDS");
     const char *ae = getenv("STEADYFS_MEDIA_ANY");
-    uint64_t seed = se ? strtoull(se, NULL, 10) : 1;
-    uint32_t rounds = re ? (uint32_t)strtoul(re, NULL, 10) : 6;
+    uint64_t seed = env_num("STEADYFS_MEDIA_SEED", 0, 0xFFFFFFFFull, 1);
+    uint32_t rounds = (uint32_t)env_num("STEADYFS_MEDIA_ROUNDS", 1, 1000, 6);
     /* STEADYFS_MEDIA_ANY=0|1: that kind alone; unset: data pages on the
      * seed, then every sector kind on draw 9 of it (3 rounds: with the
      * default seed a draw whose damaged L1 sector stopped collection and
      * every write before map.c rebuild) */
     if (ae) {
-        any_damage = *ae && strcmp(ae, "0") != 0;
+        if (strcmp(ae, "0") != 0 && strcmp(ae, "1") != 0)
+            printf("test_fs_media_errors: STEADYFS_MEDIA_ANY=%s is neither 0 nor 1: 1 taken\n", ae);
+        any_damage = strcmp(ae, "0") != 0;
         run(seed, rounds);
     } else {
         run(seed, rounds);
