@@ -23,20 +23,20 @@ for dir in $(printf '%s\n' "$@" | xargs -n1 dirname | sort -u); do
     mapfile -t objs < <(printf '%s\n' "$@" | grep "^$dir/[^/]*\.o$")
     row "${dir#*/arm/}" "${objs[@]}"
     # the file system's run-time core apart from what a device need not
-    # link: fsck (a tool) and steadyfs_bound (a host-side calculation)
+    # link: fsck and repair (tools) and steadyfs_bound (a host-side calculation)
     if [ "${dir#*/arm/}" = src/fs ]; then
-        mapfile -t rt < <(printf '%s\n' "${objs[@]}" | grep -Ev '/(fsck|bound)\.o$')
-        mapfile -t tools < <(printf '%s\n' "${objs[@]}" | grep -E '/(fsck|bound)\.o$')
+        mapfile -t rt < <(printf '%s\n' "${objs[@]}" | grep -Ev '/(fsck|bound|repair)\.o$')
+        mapfile -t tools < <(printf '%s\n' "${objs[@]}" | grep -E '/(fsck|bound|repair)\.o$')
         row "  run-time core" "${rt[@]}"
         # the same built for media that need erase only, without the
         # record ring and the held sector (ERASE_ONLY_FS: its objects,
         # STEADYFS_ERASELESS_MEDIA=0, STEADYFS_WITH_RING=0,
         # STEADYFS_WITH_HOLD=0), as the NAND firmware links it
         if [ -n "${ERASE_ONLY_FS:-}" ]; then
-            mapfile -t ro < <(printf '%s\n' $ERASE_ONLY_FS | grep -Ev '/(fsck|bound)\.o$')
+            mapfile -t ro < <(printf '%s\n' $ERASE_ONLY_FS | grep -Ev '/(fsck|bound|repair)\.o$')
             row "    erase only, minimal" "${ro[@]}"
         fi
-        row "  fsck.c + bound.c" "${tools[@]}"
+        row "  fsck.c, bound.c, repair.c" "${tools[@]}"
     fi
 done
 row total "$@"

@@ -832,7 +832,8 @@ const char *steadyfs_call_name(steadyfs_call call);
  * steadyfs_fsck mounts the file system with cfg (mount writes nothing),
  * verifies every invariant of docs/SPEC.md §9 and every checksum it can
  * reach, reports each finding through cb, and leaves fs unmounted.  It
- * never writes to the device (no repair).  Checked: the current anchor's
+ * never writes to the device (steadyfs_repair below puts right what
+ * media damage did to the namespace).  Checked: the current anchor's
  * checkpoints (sequence, payload CRC, header) and that the sectors after
  * them are erased; the checkpoint state (pending changes, roots, block
  * table states, bad units against the device, retire list, inode bitmap);
@@ -887,6 +888,70 @@ typedef void (*steadyfs_fsck_cb)(void *ctx, const char *msg);
 uint32_t steadyfs_fsck_work_size(const steadyfs_config *cfg);
 int steadyfs_fsck(steadyfs *fs, const steadyfs_config *cfg, void *work, uint32_t work_size,
                   steadyfs_fsck_cb cb, void *ctx, steadyfs_fsck_report *rep);
+
+/* ---- repair after media damage (src/fs/repair.c) ---------------------------
+ * A power cut never needs a repair (mount replays).  Damage does: a NAND
+ * page that went uncorrectable after it was programmed (retention, read
+ * disturb), a sector whose checksum fails on NOR or MRAM.  Where it hits
+ * file data, that page reads EIO until it is written again and nothing
+ * else is lost.  Where it hits metadata, a read of that sector alone
+ * cannot tell what was there, and steadyfs_repair puts the namespace right
+ * on a mounted file system, keeping every byte that still reads:
+ *   - an L1 map sector that cannot be read is rebuilt first (each word
+ *     kept where the sector it names confirms it), so that what it maps
+ *     is judged by its own sector; a word it cannot confirm is a page
+ *     lost, or a hole the damage changed: where the structure says
+ *     nothing can be there (past a file's end, a free inode's or chunk's
+ *     page) it is a hole again;
+ *   - a directory bucket that cannot be read is rewritten empty (marked
+ *     overflowed, so names that went on past it are still found);
+ *   - an entry naming no valid, allocated inode goes;
+ *   - an entry naming a file or symlink whose inode sector is lost goes,
+ *     and the file dies (its data chunks, whose list was in that sector,
+ *     are the ones no other file lists);
+ *   - a directory whose inode sector is lost gets a new one (mode 0755,
+ *     owner 0, times now, the parent that names it): its entries, in
+ *     their own sectors, are kept, and so is everything below it;
+ *   - an inode no directory reachable from the root names (the names in a
+ *     lost bucket) is linked into /lost+found (made if missing) as
+ *     "#<inode number>", a directory with its subtree; one whose inode
+ *     sector is lost too dies.
+ * Orphans (open files whose name went) are left to their reap.  Pages of
+ * files that are lost are left as they are (each read EIO: what was
+ * there is gone; fsck lists them).  Each fix is one namespace transaction
+ * committed on its own, so a power cut during a repair leaves a file
+ * system that mounts, and the next repair finishes the job.
+ *
+ * Last, every unit's live count is set to what the map reaches there:
+ * the sector a lost word named stays counted otherwise, which only
+ * collection finds dead.
+ *
+ * Memory: the caller's work area of steadyfs_repair_work_size(fs) bytes
+ * = 3 * ceil(max_inodes / 8) + nblocks, each rounded up to 4 (96 + 1024
+ * B with 256 inodes on mt29f1g01).
+ * Time: no stated bound (a maintenance call, as fsck): each pass reads
+ * every allocated directory's buckets and inode sectors, a fix costs at
+ * most a rename's bound, and the passes end when one fixes nothing.
+ * Returns 0 (rep says what it did), EBUSY if a file or directory is open,
+ * ENOTDIR if /lost+found is not a directory, EINVAL (not mounted, work
+ * area too small), or the error of a fix that failed (ENOSPC: no room to
+ * write one; EIO). */
+typedef struct steadyfs_repair_report {
+    uint32_t map_rebuilt;        /* unreadable L1 map sectors rebuilt (each word kept that
+                                    the sector it names confirms) */
+    uint32_t holes_restored;     /* words such a rebuild lost where nothing can be (a page
+                                    past its file's end, of a free inode or chunk): holes */
+    uint32_t buckets_reset;      /* unreadable directory buckets rewritten empty */
+    uint32_t names_removed;      /* entries naming a free or invalid inode */
+    uint32_t files_removed;      /* files and symlinks whose inode sector was lost */
+    uint32_t dirs_rebuilt;       /* directories given a new inode sector */
+    uint32_t reconnected;        /* inodes linked into /lost+found */
+    uint32_t lost_removed;       /* unnamed inodes whose inode sector was lost */
+    uint32_t counts_fixed;       /* units whose live count was set to what the map reaches */
+} steadyfs_repair_report;
+
+uint32_t steadyfs_repair_work_size(const steadyfs *fs);
+int steadyfs_repair(steadyfs *fs, void *work, uint32_t work_size, steadyfs_repair_report *rep);
 
 /* Fill the (format) fields of cfg (max_inodes, file_pages_log2, dir_pages,
  * fill_permille) from a checkpoint on the medium, so a tool can mount an

@@ -204,6 +204,18 @@ int sfs_dir_empty(steadyfs *fs, uint32_t dir)
 
 int sfs_dir_subdirs(steadyfs *fs, uint32_t dir) { return dir_count(fs, dir, STEADYFS_TYPE_DIR, 0); }
 
+/* The entry at offset o of bucket d, loaded in fs->buf, into *ent. */
+static void entry_at(const steadyfs *fs, uint32_t d, uint32_t o, steadyfs_dirent *ent)
+{
+    uint32_t h = sfs_get32(fs->buf + o), ino = sfs_get32(fs->buf + o + 4);
+    ent->next = (uint64_t)(d + 1) << 48 | (uint64_t)h << 16 | (ino & 0xFFFFu);
+    ent->id = ino;
+    ent->type = fs->buf[o + 8];
+    ent->name_len = fs->buf[o + 9];
+    memcpy(ent->name, fs->buf + o + DE, ent->name_len);
+    ent->name[ent->name_len] = 0;
+}
+
 /* The first entry whose position is after cookie. */
 int sfs_dir_next(steadyfs *fs, uint32_t dir, uint64_t cookie, steadyfs_dirent *ent)
 {
@@ -214,18 +226,48 @@ int sfs_dir_next(steadyfs *fs, uint32_t dir, uint64_t cookie, steadyfs_dirent *e
         if (rc)
             return rc;
         for (o = DH, end = DH + used(fs->buf); o + DE <= end; o += DE + fs->buf[o + 9]) {
-            uint32_t h = sfs_get32(fs->buf + o), ino = sfs_get32(fs->buf + o + 4);
-            uint64_t key = (uint64_t)(d + 1) << 48 | (uint64_t)h << 16 | (ino & 0xFFFFu);
-            if (key <= cookie)
-                continue;
-            ent->id = ino;
-            ent->next = key;
-            ent->type = fs->buf[o + 8];
-            ent->name_len = fs->buf[o + 9];
-            memcpy(ent->name, fs->buf + o + DE, ent->name_len);
-            ent->name[ent->name_len] = 0;
-            return 1;
+            entry_at(fs, d, o, ent);
+            if (ent->next > cookie)
+                return 1;
         }
     }
     return 0;
+}
+
+/* Repair (repair.c) goes over a directory bucket by bucket, and entry by
+ * entry, and reloads the bucket before each: what it fixes uses the
+ * buffer.  A bucket that cannot be read (uncorrectable, a lost copy, its
+ * map word lost) is one answer, not an error of the walk. */
+int sfs_dir_entry(steadyfs *fs, uint32_t dir, uint32_t d, uint32_t i, steadyfs_dirent *ent)
+{
+    uint32_t ppn, o, end;
+    int rc = load(fs, dir, d, &ppn);
+    if (rc)
+        return (rc == STEADYFS_EIO || rc == STEADYFS_ECORRUPT) && !fs->dead ? SFS_DAMAGED : rc;
+    for (o = DH, end = DH + used(fs->buf); o + DE <= end; o += DE + fs->buf[o + 9])
+        if (!i--) {
+            entry_at(fs, d, o, ent);
+            return 1;
+        }
+    return 0;
+}
+
+/* Bucket d of dir rewritten empty, as NS transaction *txn's commit.  It
+ * keeps an overflow mark: names that went on past it when it was full
+ * are still found. */
+int sfs_dir_reset(steadyfs *fs, uint32_t dir, uint32_t d, uint32_t *txn)
+{
+    int rc;
+    if (fs->cache.dc_dir == dir)
+        fs->cache.dc_dir = 0;
+    do {
+        rc = sfs_room(fs, 0, fs->rm);
+        if (rc)
+            return rc;
+        fs->cache.buf_ppn = SFS_NONE;
+        memset(fs->buf, 0, fs->geo.payload);
+        fs->buf[4] = 1;
+        rc = write_page(fs, dir, d, txn, TF_COMMIT, SFS_UNKNOWN);
+    } while (rc == SFS_RETRY);
+    return rc;
 }

@@ -60,6 +60,8 @@ typedef uint32_t sfs_mode;
 #define SFS_MODE_REMOVE 2u   /* unlink, rmdir, rename: keeps 2; collection may take the last */
 #define SFS_MODE_KIND 3u     /* (the call's kind: those two) */
 #define SFS_MODE_GC 4u       /* collection's own programs: keeps 3, no catch-up, no debt */
+#define SFS_DAMAGED (-1008)       /* (repair.c's walk) a sector that cannot be read: uncorrectable,
+                                     a lost page's copy, or its map word lost */
 #define SFS_NEED_CKPT (-1006)     /* a checkpoint first (replay_max sectors since the last,
                                      a head in a unit none named, units in LIMBO) */
 #define SFS_NEED_ROOM (-1007)     /* the host head needs a unit and erased units are
@@ -167,12 +169,15 @@ typedef uint32_t sfs_mode;
                              uncommitted changes look their old location up at
                              commit (two small reads, in the bound): keeping it
                              in every entry cost 4 bytes x K of RAM */
-#define PF_OLD 0x08u      /* committed L1 change of a chunk page whose replaced
-                             location, the word its L1 sector holds, still
-                             counts live: uncounted when the merge of that
-                             sector reads the word, or at mount (media without
-                             erase where collection never runs, map.c old_later:
-                             the lookup at commit was a small read a record) */
+#define PF_OLD 0x08u      /* committed L1 change whose replaced location, the
+                             word its L1 sector holds, still counts live:
+                             uncounted when the merge of that sector reads the
+                             word, or at mount on media without erase.  Set for
+                             a chunk page there when collection never runs
+                             (map.c old_later: the lookup at commit was a small
+                             read a record), and on any medium when the lookup
+                             at commit failed on a damaged map sector (the
+                             merge that rebuilds it reads the word) */
 
 #define SFS_PEND_SIZE 16u  /* bytes of a pending entry in the checkpoint (SPEC §7) */
 struct sfs_pend {
@@ -684,6 +689,9 @@ void sfs_reloc_mounted(steadyfs *fs);
 void sfs_set_state(steadyfs *fs, uint32_t b, uint8_t s);
 void sfs_note_erase(steadyfs *fs);
 void sfs_count_dec_raw(steadyfs *fs, uint32_t ppn);
+/* Repair (repair.c): unit b, a head or closed, counts n live sectors (a
+ * recount where damage left the count wrong); 1 if it did not before. */
+int sfs_count_fix(steadyfs *fs, uint32_t b, uint32_t n);
 
 /* kill.c: kills and orphans.  Commit transaction (owner, txn), whose
  * sectors are all programmed and none with COMMIT, together with a kill of
@@ -701,6 +709,11 @@ void sfs_count_dec_raw(steadyfs *fs, uint32_t ppn);
  * chunks are found by what no other file lists (kill.c scavenge). */
 int sfs_commit_kill(steadyfs *fs, uint16_t owner, uint32_t txn, uint32_t ino, uint32_t from,
                     uint32_t how, uint8_t type);
+/* Repair (repair.c): inode ino, which no directory names and whose inode
+ * sector is lost, dies as a `type` (a file: its chunks are the ones no
+ * other file lists; a directory: its block is trimmed), committed by a
+ * checkpoint. */
+int sfs_kill_lost(steadyfs *fs, uint32_t ino, uint8_t type);
 /* Orphans (DESIGN.md §5): kill the orphan ino (0: any that no handle holds
  * open; lazy: a light call's, only with the pending room the kill needs at
  * hand), committed by a checkpoint.  1 if one died, 0 if none did. */
@@ -776,6 +789,10 @@ int sfs_dir_remove2(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, 
                     uint8_t flags);
 int sfs_dir_empty(steadyfs *fs, uint32_t dir);
 int sfs_dir_next(steadyfs *fs, uint32_t dir, uint64_t cookie, steadyfs_dirent *ent);
+/* Repair (repair.c): entry i of bucket d (1, or 0 past its last;
+ * SFS_DAMAGED: the bucket cannot be read), and a bucket rewritten empty. */
+int sfs_dir_entry(steadyfs *fs, uint32_t dir, uint32_t d, uint32_t i, steadyfs_dirent *ent);
+int sfs_dir_reset(steadyfs *fs, uint32_t dir, uint32_t d, uint32_t *txn);
 /* Entries of type directory in dir (its link count less 2), or an error. */
 int sfs_dir_subdirs(steadyfs *fs, uint32_t dir);
 
@@ -792,8 +809,10 @@ struct sfs_where {
  * namespace transaction: a file, a directory or a symlink (its target, tlen
  * bytes, in the inode sector after the header); generation the log's
  * sequence number, mode and owner from attr or the type's defaults, times
- * now.  r->name NULL: the root directory at format (inode 1, its own
- * parent, no entry, no room to make). */
+ * now.  r->name NULL: no entry, no room to make; the root directory at
+ * format (r->ino 0: inode 1, its own parent, replacing nothing), or
+ * (repair.c) a directory's inode sector written anew in place of a lost
+ * one (inode r->ino, parent r->parent). */
 int sfs_create(steadyfs *fs, struct sfs_where *r, uint8_t type, const steadyfs_attr *attr,
                const char *target, uint32_t tlen);
 /* stat of inode ino: its inode sector, an open handle's size and times,

@@ -282,6 +282,14 @@ int sfs_reap(steadyfs *fs, uint32_t ino, int lazy)
     return rc ? rc : 1;
 }
 
+int sfs_kill_lost(steadyfs *fs, uint32_t ino, uint8_t type)
+{
+    int rc = sfs_room(fs, 0, fs->rm);
+    if (!rc)
+        rc = apply_kill(fs, ino, SFS_LOST, 0, 1, type, 1);
+    return rc ? rc : sfs_ckpt_write(fs);   /* its commit record, as a reap's */
+}
+
 int sfs_commit_kill(steadyfs *fs, uint16_t owner, uint32_t txn, uint32_t ino, uint32_t from,
                     uint32_t how, uint8_t dtype)
 {

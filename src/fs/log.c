@@ -153,6 +153,20 @@ static void count(steadyfs *fs, uint32_t ppn, int d)
 
 void sfs_count_inc(steadyfs *fs, uint32_t ppn) { count(fs, ppn, 1); }
 
+int sfs_count_fix(steadyfs *fs, uint32_t b, uint32_t n)
+{
+    uint32_t *hc = head_count(fs, b), was;
+    if (!hc && (!sfs_closed(fs, b) || n > fs->geo.P))
+        return 0;
+    was = hc ? *hc : fs->blk[b];
+    if (hc)
+        *hc = n;
+    else
+        fs->blk[b] = (uint8_t)n;
+    fs->live = fs->live - was + n;
+    return was != n;
+}
+
 /* A sector no longer counts: where its live copy is, if collection
  * copied it (its record still says so). */
 void sfs_count_dec(steadyfs *fs, uint32_t ppn) { sfs_count_dec_raw(fs, sfs_copy_of(fs, ppn)); }

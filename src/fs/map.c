@@ -208,12 +208,13 @@ restart:
                 later = PF_OLD;
             } else if ((rc = sfs_lookup(fs, p->key, 0, &old)) != 0) {
                 /* the word is unreadable (a damaged map sector): what it
-                 * named stays counted, one sector too many, which
-                 * collection finds dead when it examines that unit (gc.c
-                 * finish), and the commit goes on -- it is on the medium */
+                 * named stays counted until the merge that rebuilds that
+                 * sector reads the word (PF_OLD, on every medium here),
+                 * and the commit goes on -- it is on the medium */
                 if (fs->dead)
                     return rc;
                 old = SFS_NONE;
+                later = PF_OLD;
             }
         }
         sfs_count_dec(fs, old);
@@ -273,7 +274,7 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
          * uncounted that sector then: again now, by the word the sector
          * before it holds (at most K small reads a mount; at run time the
          * merge has cleared every such flag) */
-        for (i = 0; sfs_maybe(fs) && i < fs->npend; i++) {
+        for (i = 0; i < fs->npend; i++) {
             struct sfs_pend *q = &fs->pend[i];
             uint32_t w;
             if (!entry_of(q, PT_L1, t->key, fs->geo.e1, PF_UNC) || !(q->flags & PF_OLD))
@@ -281,10 +282,14 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
             q->flags &= (uint8_t)~PF_OLD;
             if (old == SFS_NONE)
                 continue;
+            /* (the sector before damaged: its word stays counted, which
+             * collection finds dead, gc.c finish) */
             rc = sfs_xc_word(fs, 0, old, q->key, &w);
-            if (rc)
+            if (rc && fs->dead)
                 return rc;
-            sfs_count_dec(fs, w);
+            if (!rc)
+                sfs_count_dec(fs, w);
+            rc = 0;
         }
         if (sfs_maybe(fs))
             sfs_xc_drop_map(fs, 0, t->key);   /* (those words were the sector before) */
@@ -546,7 +551,7 @@ static int merge(steadyfs *fs, uint8_t kind, uint32_t m, struct sfs_trim *tr, sf
         }
         /* the sectors committed changes replaced that still count (PF_OLD):
          * the words read here, before the changes replace them */
-        for (i = 0; sfs_maybe(fs) && kind == TK_MAP1 && i < fs->npend; i++) {
+        for (i = 0; kind == TK_MAP1 && i < fs->npend; i++) {
             struct sfs_pend *p = &fs->pend[i];
             if (entry_of(p, PT_L1, m, fs->geo.e1, PF_UNC) && (p->flags & PF_OLD)) {
                 sfs_count_dec(fs, sfs_get32(fs->buf + 4 * (p->key % fs->geo.e1)));

@@ -135,7 +135,7 @@ int sfs_create(steadyfs *fs, struct sfs_where *r, uint8_t type, const steadyfs_a
 {
     static const uint16_t def_mode[3] = {0644u, 0755u, 0777u};
     sfs_inode in;
-    uint32_t txn = 0, ino = 1, mask = attr ? attr->mask : 0;
+    uint32_t txn = 0, ino = r->ino ? r->ino : 1, mask = attr ? attr->mask : 0;
     int rc = 0;
     if (r->name) {
         rc = room_for_ns(fs);
@@ -168,7 +168,7 @@ int sfs_create(steadyfs *fs, struct sfs_where *r, uint8_t type, const steadyfs_a
         sfs_inode_pack(fs, fs->buf, &in);
         /* the root at format replaces nothing (an append) */
         rc = sfs_write_lpn(fs, sfs_shared_lpn(fs, in.ino, 0), OWNER_NS, &txn, TF_COMMIT,
-                           r->name ? SFS_UNKNOWN : SFS_NONE, NULL);
+                           r->name || r->ino ? SFS_UNKNOWN : SFS_NONE, NULL);
     } while (rc == SFS_RETRY);
     if (rc)
         return ns_fail(fs, txn, rc);

@@ -546,10 +546,40 @@ static void fsck_msg(void *ctx, const char *msg)
     }
 }
 
+/* fsck --repair: steadyfs_repair on the image, mounted writable, before
+ * the check.  0; 2 if it does not mount; 1 if the repair stopped (the
+ * image may then be partly repaired: each fix is committed on its own);
+ * each failure one line on stderr. */
+static int repair_image(const char *image, const char *device, steadyfs_repair_report *r)
+{
+    imgfs m;
+    void *work;
+    uint32_t ws;
+    int rc;
+    if (imgfs_open(&m, image, device, 1))
+        return err("%s", m.err), 2;
+    ws = steadyfs_repair_work_size(&m.fs);
+    work = malloc(ws ? ws : 1);
+    if (!work) {
+        imgfs_close(&m);
+        return err("cannot allocate the repair work area");
+    }
+    rc = steadyfs_repair(&m.fs, work, ws, r);
+    free(work);
+    if (rc) {
+        imgfs_close(&m);
+        return err("%s: repair stopped: %s", image, steadyfs_strerror(rc));
+    }
+    if (imgfs_close(&m))
+        return err("%s", m.err);
+    return 0;
+}
+
 static int cmd_fsck(int argc, char **argv)
 {
     const char *image = NULL, *device = NULL;
     steadyfs_fsck_report r;
+    steadyfs_repair_report rr;
     fsck_out o;
     imgfs m;
     void *work;
@@ -569,13 +599,19 @@ static int cmd_fsck(int argc, char **argv)
         else if (argv[i][0] != '-' && !image)
             image = argv[i];
         else
-            return usage("fsck IMAGE [--device P] [--json]");
+            return usage("fsck IMAGE [--device P] [--json] [--repair]");
     }
-    if (repair)
-        return err("--repair is not implemented: fsck only reports (the file system needs no "
-                   "repair after power loss; damage it reports is lost data)"), 2;
     if (!image)
-        return usage("fsck IMAGE [--device P] [--json]");
+        return usage("fsck IMAGE [--device P] [--json] [--repair]");
+    memset(&rr, 0, sizeof rr);
+    if (repair && (rc = repair_image(image, device, &rr)) != 0)
+        return rc;
+    if (repair && !o.json)
+        printf("%s: repaired: %u map sectors rebuilt, %u holes restored, %u buckets reset, %u names "
+               "removed, %u files removed, %u directories rebuilt, %u inodes into /lost+found, %u lost "
+               "inodes removed, %u unit counts set\n",
+               image, rr.map_rebuilt, rr.holes_restored, rr.buckets_reset, rr.names_removed,
+               rr.files_removed, rr.dirs_rebuilt, rr.reconnected, rr.lost_removed, rr.counts_fixed);
     rc = imgfs_attach(&m, image, device, 0);
     if (rc) {
         if (o.json) {
@@ -598,7 +634,14 @@ static int cmd_fsck(int argc, char **argv)
     if (o.json) {
         printf("{\n  \"image\": ");
         json_str(image);
-        printf(",\n  \"device\": \"%s\",\n  \"messages\": [", m.prof->name);
+        printf(",\n  \"device\": \"%s\",\n", m.prof->name);
+        if (repair)
+            printf("  \"repaired\": {\"map_rebuilt\": %u, \"holes_restored\": %u, \"buckets_reset\": %u, "
+                   "\"names_removed\": %u, \"files_removed\": %u, \"dirs_rebuilt\": %u, \"reconnected\": %u, "
+                   "\"lost_removed\": %u, \"counts_fixed\": %u},\n",
+                   rr.map_rebuilt, rr.holes_restored, rr.buckets_reset, rr.names_removed, rr.files_removed,
+                   rr.dirs_rebuilt, rr.reconnected, rr.lost_removed, rr.counts_fixed);
+        printf("  \"messages\": [");
     }
     rc = steadyfs_fsck(&m.fs, &m.cfg, work, ws, fsck_msg, &o, &r);
     free(work);

@@ -1,0 +1,553 @@
+/* Repair after media damage (steadyfs.h, steadyfs_repair; DESIGN.md §6,
+ * "Repair after damage to the namespace").
+ *
+ * A tool beside fsck, above the namespace: reads find what damage cut off
+ * (a bucket, an inode sector that cannot be read, inodes that no name
+ * reaches any more), and each finding is put right by one namespace
+ * transaction of the kinds the namespace calls write -- a bucket, an entry
+ * removed or added, an inode sector, a kill -- in a call frame of its own,
+ * committed on its own.  A cut between two fixes leaves a file system that
+ * mounts and that the next repair takes on from there.  Passes repeat
+ * until one finds nothing to fix: a fix can uncover the next (a directory
+ * whose inode sector is written anew has buckets to go over; the names a
+ * lost bucket held are found unnamed only after it is reset). */
+#include "fs/fs_internal.h"
+
+typedef struct rp {
+    steadyfs *fs;
+    steadyfs_repair_report *rep;
+    uint8_t *named;     /* a bit per inode: an entry of an allocated directory names it */
+    uint8_t *reached;   /* ... one of a directory reachable from the root */
+    uint8_t *scanned;   /* ... a reached directory whose entries were gone over */
+    uint8_t *counts;    /* a byte per unit: the live sectors the map reaches there */
+    uint32_t lf;        /* /lost+found's inode, 0 until one is needed */
+} rp;
+
+/* A sector that cannot be read for what it should hold (uncorrectable, a
+ * lost page's copy, its map word lost, not an inode at all), as against a
+ * power cut (fs->dead) or a fault of the walk. */
+static int damaged(const steadyfs *fs, int rc)
+{
+    return (rc == STEADYFS_EIO || rc == STEADYFS_ECORRUPT || rc == STEADYFS_ENOENT || rc == SFS_DAMAGED) &&
+           !fs->dead;
+}
+
+/* 0 and *type if inode ino's sector reads, 1 if it is lost, or an error. */
+static int inode_state(steadyfs *fs, uint32_t ino, uint8_t *type)
+{
+    sfs_inode in;
+    int rc = sfs_inode_read(fs, ino, 1, &in, NULL);
+    *type = rc ? 0 : in.type;
+    return !rc ? 0 : damaged(fs, rc) ? 1 : rc;
+}
+
+static int readable_dir(steadyfs *fs, uint32_t ino)
+{
+    uint8_t type;
+    int rc;
+    if (!sfs_bit(fs->ibm, ino))
+        return 0;
+    rc = inode_state(fs, ino, &type);
+    return rc < 0 ? rc : !rc && type == STEADYFS_TYPE_DIR;
+}
+
+/* A fix's call frame: a removal's mode (a full device can still be put
+ * right), armed in test builds with the bound of the namespace call that
+ * does at least its work (budget.c). */
+static int fix_begin(steadyfs *fs, steadyfs_call like)
+{
+    int rc = sfs_begin(fs, 4);
+    if (!rc)
+        sfs_budget_arm(fs, like, 1);
+    return rc;
+}
+
+static int fix_end(steadyfs *fs, uint32_t txn, int rc, uint32_t *count)
+{
+    if (rc && txn)
+        sfs_abort(fs, 0, OWNER_NS, txn);
+    rc = sfs_end(fs, rc);
+    if (!rc)
+        (*count)++;
+    return rc;
+}
+
+static int reset_bucket(rp *r, uint32_t dir, uint32_t d)
+{
+    uint32_t txn = 0;
+    int rc = fix_begin(r->fs, STEADYFS_CALL_UNLINK);
+    if (!rc)
+        rc = sfs_dir_reset(r->fs, dir, d, &txn);
+    return fix_end(r->fs, txn, rc, &r->rep->buckets_reset);
+}
+
+/* Entry e of dir goes; with its inode's kill (its inode sector lost) or
+ * alone (it names no inode). */
+static int remove_entry(rp *r, uint32_t dir, const steadyfs_dirent *e, int kill)
+{
+    steadyfs *fs = r->fs;
+    uint32_t txn = 0;
+    int rc = fix_begin(fs, STEADYFS_CALL_UNLINK);
+    if (rc)
+        return rc;
+    rc = sfs_dir_remove2(fs, dir, e->name, e->name_len, &txn, kill ? 0 : TF_COMMIT);
+    if (!rc && kill)
+        rc = sfs_commit_kill(fs, OWNER_NS, txn, (uint32_t)e->id, 0, SFS_KILL_ALL, e->type);
+    return fix_end(fs, txn, rc, kill ? &r->rep->files_removed : &r->rep->names_removed);
+}
+
+/* Directory ino's inode sector written anew, parent `parent`. */
+static int rebuild_dir(rp *r, uint32_t ino, uint32_t parent)
+{
+    struct sfs_where w;
+    int rc = fix_begin(r->fs, STEADYFS_CALL_MKDIR);
+    if (rc)
+        return rc;
+    memset(&w, 0, sizeof w);
+    w.ino = ino;
+    w.parent = parent;
+    return fix_end(r->fs, 0, sfs_create(r->fs, &w, STEADYFS_TYPE_DIR, NULL, NULL, 0), &r->rep->dirs_rebuilt);
+}
+
+static void put_dec(char *out, uint32_t *len, uint32_t v)
+{
+    char d[10];
+    uint32_t n = 0;
+    do {
+        d[n++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v);
+    while (n)
+        out[(*len)++] = d[--n];
+}
+
+static int lost_found(rp *r)
+{
+    steadyfs_stat st;
+    int rc;
+    if (r->lf)
+        return 0;
+    rc = steadyfs_mkdir(r->fs, "/lost+found");
+    if (rc && rc != STEADYFS_EEXIST)
+        return rc;
+    rc = steadyfs_stat_path(r->fs, "/lost+found", &st);
+    if (rc)
+        return rc;
+    if (st.type != STEADYFS_TYPE_DIR)
+        return STEADYFS_ENOTDIR;
+    r->lf = (uint32_t)st.id;
+    return 0;
+}
+
+/* Inode ino, which nothing names, linked into /lost+found as "#ino" (or
+ * "#ino.k", the first such name free); a directory's parent field follows. */
+static int reconnect(rp *r, uint32_t ino, uint8_t type)
+{
+    steadyfs *fs = r->fs;
+    char name[24];
+    uint32_t len, k, txn = 0, other;
+    uint8_t otype;
+    sfs_inode in;
+    int rc = lost_found(r);
+    memset(&in, 0, sizeof in);
+    for (k = 0; !rc; k++) {
+        len = 0;
+        name[len++] = '#';
+        put_dec(name, &len, ino);
+        if (k) {
+            name[len++] = '.';
+            put_dec(name, &len, k);
+        }
+        rc = sfs_dir_lookup(fs, r->lf, name, len, &other, &otype);
+        if (rc == STEADYFS_ENOENT) {
+            rc = 0;
+            break;
+        }
+        if (!rc && k == 64)
+            rc = STEADYFS_EEXIST;
+    }
+    if (!rc)
+        rc = fix_begin(fs, STEADYFS_CALL_RENAME);
+    if (rc)
+        return rc;
+    rc = sfs_dir_insert2(fs, r->lf, name, len, ino, type, &txn, type == STEADYFS_TYPE_DIR ? 0 : TF_COMMIT);
+    if (!rc && type == STEADYFS_TYPE_DIR) {
+        in.parent = r->lf;
+        rc = sfs_inode_edit(fs, ino, &in, SFS_SET_PARENT, OWNER_NS, &txn, TF_COMMIT, NULL);
+    }
+    return fix_end(fs, txn, rc, &r->rep->reconnected);
+}
+
+/* Unnamed inode ino whose inode sector is lost: a directory if any of
+ * its buckets but the first is mapped (a file's block holds its inode
+ * sector and its page 0 only, at the places of a directory's inode and
+ * first bucket), given a new inode sector, which the next pass links into
+ * /lost+found with its entries; else it dies as a file.  2 a directory,
+ * 1 a file, 0 nothing done (a map word on the way cannot be read: its
+ * sector is rebuilt first, scrub_map). */
+static int unnamed_lost(rp *r, uint32_t ino)
+{
+    steadyfs *fs = r->fs;
+    uint32_t k, ppn = SFS_NONE;
+    int rc;
+    for (k = 2; k <= fs->cfg.dir_pages && ppn == SFS_NONE; k++) {
+        rc = sfs_lookup(fs, sfs_shared_lpn(fs, ino, k), 1, &ppn);
+        if (rc)
+            return damaged(fs, rc) ? 0 : rc;
+    }
+    if (ppn != SFS_NONE) {
+        rc = rebuild_dir(r, ino, 1);
+        return rc ? rc : 2;
+    }
+    rc = fix_begin(fs, STEADYFS_CALL_UNLINK);
+    if (!rc)
+        rc = fix_end(fs, 0, sfs_kill_lost(fs, ino, STEADYFS_TYPE_FILE), &r->rep->lost_removed);
+    return rc ? rc : 1;
+}
+
+/* Every L1 sector that cannot be read (or whose L2 word cannot) merged
+ * now, which rebuilds it (map.c rebuild: each word kept where the sector
+ * it names confirms it): a bucket or inode sector it maps is then read
+ * for what it is, not taken as lost with it. */
+static int scrub_map(rp *r, uint32_t *fixed)
+{
+    steadyfs *fs = r->fs;
+    uint32_t m, ppn;
+    int rc = 0;
+    for (m = 0; !rc && m < fs->geo.n_l1; m++) {
+        rc = sfs_l1_locate(fs, m, &ppn);
+        if (!rc && ppn != SFS_NONE)
+            rc = sfs_rd_buf(fs, ppn);
+        if (rc >= 0 || !damaged(fs, rc)) {
+            rc = rc > 0 ? 0 : rc;
+            continue;
+        }
+        rc = fix_begin(fs, STEADYFS_CALL_UNLINK);
+        if (!rc)
+            rc = sfs_room(fs, 0, fs->rm);
+        if (!rc)
+            SFS_SERVED(fs, fs->rm, rc, sfs_merge_l1(fs, m, fs->rm));
+        rc = fix_end(fs, 0, rc, &r->rep->map_rebuilt);
+        (*fixed)++;
+    }
+    return rc;
+}
+
+/* Could logical page lpn hold anything?  A word a rebuilt map sector
+ * could not confirm (SFS_LOST: the damage changed it, map.c rebuild) is a
+ * page lost -- or a hole whose word the damage changed, which only the
+ * structure tells: a page past what its inode uses (a file's sectors past
+ * its page 0 in its block, a symlink's, past the buckets), of a free
+ * inode, of a chunk no file holds, or past its file's size.  0 if nothing
+ * can be there, 1 if something may be (or the inode cannot be read), or
+ * an error. */
+static int page_in_use(steadyfs *fs, uint32_t lpn)
+{
+    uint32_t c = sfs_chunk_of_lpn(fs, lpn), ino, k, s, fp;
+    sfs_inode in;
+    int rc;
+    if (c == CHUNK_NONE) {
+        ino = sfs_shared_ino(fs, lpn);
+        k = sfs_shared_k(fs, lpn);
+        if (ino == 0)
+            return 0;   /* (no inode 0: its bitmap bit is set for good) */
+        if (k == 0)
+            return 1;   /* an inode sector: its inode is judged as lost */
+        if (k > fs->cfg.dir_pages || !sfs_bit(fs->ibm, ino))
+            return 0;
+        rc = sfs_inode_read(fs, ino, 1, &in, NULL);
+        if (rc)
+            return damaged(fs, rc) ? 1 : rc;
+        /* (a bucket that reads lost is reset) */
+        return in.type == STEADYFS_TYPE_DIR || (in.type == STEADYFS_TYPE_FILE && k == 1 && in.size);
+    }
+    if (c >= fs->geo.n_c || !sfs_bit(fs->chunk.used, c))
+        return 0;
+    if (sfs_bit(fs->chunk.dying, c))
+        return 1;   /* (its trim clears it) */
+    /* the file whose chunk list holds c */
+    for (ino = 1; ino < fs->cfg.max_inodes; ino++) {
+        if (!sfs_bit(fs->ibm, ino))
+            continue;
+        rc = sfs_inode_read(fs, ino, 1, &in, NULL);
+        if (rc && !damaged(fs, rc))
+            return rc;
+        if (rc || in.type != STEADYFS_TYPE_FILE)
+            continue;
+        sfs_inode_chunks(fs, ino, 0, 0);
+        for (s = 0; s < fs->geo.cmax; s++)
+            if (sfs_get16(fs->buf + SFS_INODE_HDR + 2 * s) == c) {
+                fp = s * fs->geo.C + (lpn - fs->geo.cbase) % fs->geo.C;
+                return fp && (uint64_t)fp * fs->geo.payload < in.size;
+            }
+    }
+    return 1;   /* (listed by none: a lost inode's, which its kill finds) */
+}
+
+/* The words a rebuilt map sector lost where nothing can be become holes
+ * again: a committed "none" change each, committed by a checkpoint.  The
+ * others stay lost (those pages read EIO; fsck lists them). */
+static int settle_lost(rp *r, uint32_t *fixed)
+{
+    steadyfs *fs = r->fs;
+    uint32_t m, i, ppn, lpn;
+    int rc = 0;
+    for (m = 0; !rc && m < fs->geo.n_l1; m++)
+        for (i = 0; !rc && i < fs->geo.e1; i++) {
+            lpn = m * fs->geo.e1 + i;
+            rc = sfs_l1_locate(fs, m, &ppn);
+            if (!rc && ppn == SFS_NONE)
+                break;
+            if (!rc)
+                rc = sfs_rd_buf(fs, ppn);
+            if (rc < 0) {
+                rc = damaged(fs, rc) ? 0 : rc;   /* (scrub_map's, next pass) */
+                break;
+            }
+            if (sfs_get32(fs->buf + 4u * i) != SFS_LOST || sfs_pend_find(fs, PT_L1, lpn, 0))
+                continue;
+            rc = page_in_use(fs, lpn);
+            if (rc) {
+                rc = rc < 0 ? rc : 0;
+                continue;
+            }
+            rc = fix_begin(fs, STEADYFS_CALL_UNLINK);
+            if (!rc)
+                rc = sfs_room(fs, 0, fs->rm);
+            if (!rc)
+                rc = sfs_pend_none(fs, lpn);
+            if (!rc)
+                rc = sfs_ckpt_write(fs);
+            rc = fix_end(fs, 0, rc, &r->rep->holes_restored);
+            (*fixed)++;
+        }
+    return rc < 0 ? rc : 0;
+}
+
+/* An entry of directory dir: 1 if it went, 0 if it stays, or an error. */
+static int check_entry(rp *r, uint32_t dir, const steadyfs_dirent *e)
+{
+    steadyfs *fs = r->fs;
+    uint32_t ino = (uint32_t)e->id;
+    uint8_t type;
+    int rc;
+    if (ino < 2 || ino >= fs->cfg.max_inodes || !sfs_bit(fs->ibm, ino))
+        rc = remove_entry(r, dir, e, 0);
+    else if ((rc = inode_state(fs, ino, &type)) != 1)
+        return rc;
+    else if (e->type == STEADYFS_TYPE_DIR)
+        return rebuild_dir(r, ino, dir);
+    else
+        rc = remove_entry(r, dir, e, 1);
+    /* (a name the probe does not reach: fsck's to report) */
+    return rc == STEADYFS_ENOENT ? 0 : rc ? rc : 1;
+}
+
+/* Every allocated directory: its unreadable buckets reset first (a
+ * removal probes the buckets before the one it edits), then its entries
+ * checked.  *fixed counts what changed. */
+static int fix_dirs(rp *r, uint32_t *fixed)
+{
+    steadyfs *fs = r->fs;
+    steadyfs_repair_report *rep = r->rep;
+    uint32_t dir, d, i, before = rep->buckets_reset + rep->names_removed + rep->files_removed + rep->dirs_rebuilt;
+    steadyfs_dirent e;
+    uint8_t type;
+    int rc = inode_state(fs, 1, &type);
+    if (rc == 1)
+        rc = rebuild_dir(r, 1, 1);
+    for (dir = 1; !rc && dir < fs->cfg.max_inodes; dir++) {
+        rc = readable_dir(fs, dir);
+        if (rc <= 0)
+            continue;
+        rc = 0;
+        for (d = 0; !rc && d < fs->cfg.dir_pages; d++) {
+            rc = sfs_dir_entry(fs, dir, d, 0, &e);
+            rc = rc == SFS_DAMAGED ? reset_bucket(r, dir, d) : rc < 0 ? rc : 0;
+        }
+        for (d = 0; !rc && d < fs->cfg.dir_pages; d++)
+            for (i = 0; !rc;) {
+                rc = sfs_dir_entry(fs, dir, d, i, &e);
+                if (rc <= 0) {
+                    rc = rc == SFS_DAMAGED ? 0 : rc;   /* (again: the next pass) */
+                    break;
+                }
+                rc = check_entry(r, dir, &e);
+                i += !rc;
+                rc = rc > 0 ? 0 : rc;
+            }
+    }
+    *fixed += rep->buckets_reset + rep->names_removed + rep->files_removed + rep->dirs_rebuilt - before;
+    return rc;
+}
+
+/* The inodes entries of directory dir name, into bits. */
+static int names_of(rp *r, uint32_t dir, uint8_t *bits)
+{
+    steadyfs_dirent e;
+    uint32_t d, i;
+    int rc = 0;
+    for (d = 0; d < r->fs->cfg.dir_pages; d++)
+        for (i = 0;; i++) {
+            rc = sfs_dir_entry(r->fs, dir, d, i, &e);
+            if (rc <= 0)
+                break;
+            if (e.id < r->fs->cfg.max_inodes)
+                sfs_bit_set(bits, (uint32_t)e.id, 1);
+        }
+    return rc == SFS_DAMAGED ? 0 : rc;
+}
+
+/* Inodes no directory reachable from the root names: the ones no
+ * allocated directory names at all are the tops of what was cut off
+ * (the others come back with their top).  A lost top first: a directory
+ * given a new sector changes what is named (its entries), so the pass
+ * ends there; the readable tops then go to /lost+found. */
+static int fix_unreached(rp *r, uint32_t *fixed)
+{
+    steadyfs *fs = r->fs;
+    uint32_t mi = fs->cfg.max_inodes, nb = (mi + 7u) / 8u, i, lost_pass;
+    uint8_t type;
+    int rc = 0, more = 1;
+    memset(r->named, 0, nb);
+    memset(r->reached, 0, nb);
+    memset(r->scanned, 0, nb);
+    for (i = 1; !rc && i < mi; i++) {
+        rc = readable_dir(fs, i);
+        rc = rc > 0 ? names_of(r, i, r->named) : rc;
+    }
+    sfs_bit_set(r->reached, 1, 1);
+    while (!rc && more)
+        for (more = 0, i = 1; !rc && i < mi; i++) {
+            if (!sfs_bit(r->reached, i) || sfs_bit(r->scanned, i))
+                continue;
+            sfs_bit_set(r->scanned, i, 1);
+            rc = readable_dir(fs, i);
+            rc = rc > 0 ? names_of(r, i, r->reached) : rc;
+            more = 1;
+        }
+    for (lost_pass = 1; !rc && lost_pass < 3; lost_pass++) {
+        for (i = 2; !rc && i < mi; i++) {
+            if (!sfs_bit(fs->ibm, i) || sfs_bit(r->reached, i) || sfs_bit(r->named, i) || i == r->lf ||
+                sfs_is_orphan(fs, i))
+                continue;
+            rc = inode_state(fs, i, &type);
+            if (rc == 1 && lost_pass == 1) {
+                rc = unnamed_lost(r, i);
+                *fixed += rc > 0;
+                if (rc == 2)
+                    return 0;   /* a directory again: what it names, next pass */
+                rc = rc > 0 ? 0 : rc;
+            } else if (rc == 0 && lost_pass == 2) {
+                rc = reconnect(r, i, type);
+                (*fixed)++;
+            } else {
+                rc = rc == 1 ? 0 : rc;
+            }
+        }
+    }
+    return rc;
+}
+
+/* Every unit's live count as the map reaches it (what fsck compares):
+ * the L2 roots, the L1 sectors, each word through the relocation records
+ * with the pending changes on top, and the sector a change flagged PF_OLD
+ * replaced (counted until its L1 sector's merge).  Where a unit counts
+ * otherwise -- a word a rebuilt map sector lost named a sector that stays
+ * counted, which only collection would find dead (gc.c finish) -- the
+ * count is set, committed by a checkpoint. */
+static void tally(rp *r, uint32_t ppn)
+{
+    steadyfs *fs = r->fs;
+    ppn = sfs_copy_of(fs, ppn);
+    if (ppn >= fs->geo.nblocks * fs->geo.P)
+        return;
+    if (r->counts[ppn / fs->geo.P] < 255u)
+        r->counts[ppn / fs->geo.P]++;
+    if (sfs_maybe(fs))
+        sfs_bit_set(sfs_maybe(fs), ppn, 1);   /* (live for certain) */
+}
+
+static int recount(rp *r, uint32_t *fixed)
+{
+    steadyfs *fs = r->fs;
+    uint32_t m, i, l1, w, b, wrong = 0;
+    struct sfs_pend *p;
+    int rc;
+    memset(r->counts, 0, fs->geo.nblocks);
+    for (i = 0; i < fs->geo.n_l2; i++)
+        if (fs->root[i] != SFS_NONE)
+            tally(r, fs->root[i]);
+    for (m = 0; m < fs->geo.n_l1; m++) {
+        rc = sfs_l1_locate(fs, m, &l1);
+        if (!rc && l1 != SFS_NONE) {
+            tally(r, l1);
+            rc = sfs_rd_buf(fs, l1);
+        }
+        if (rc < 0)
+            return damaged(fs, rc) ? 0 : rc;   /* (not whole yet: next pass) */
+        for (i = 0; i < fs->geo.e1; i++) {
+            w = l1 == SFS_NONE ? SFS_NONE : sfs_get32(fs->buf + 4u * i);
+            p = sfs_pend_find(fs, PT_L1, m * fs->geo.e1 + i, 0);
+            if (p && (p->flags & PF_OLD))
+                tally(r, w);
+            tally(r, p ? p->ppn : w);
+        }
+    }
+    for (b = 0; b < fs->geo.nblocks; b++)
+        wrong += (uint32_t)sfs_count_fix(fs, b, r->counts[b]);
+    if (!wrong)
+        return 0;
+    r->rep->counts_fixed += wrong;
+    (*fixed)++;
+    rc = fix_begin(fs, STEADYFS_CALL_UNLINK);
+    return rc ? rc : fix_end(fs, 0, sfs_ckpt_write(fs), &wrong);
+}
+
+uint32_t steadyfs_repair_work_size(const steadyfs *fs)
+{
+    return fs ? ((3u * ((fs->cfg.max_inodes + 7u) / 8u) + 3u) & ~3u) + ((fs->geo.nblocks + 3u) & ~3u) : 0;
+}
+
+int steadyfs_repair(steadyfs *fs, void *work, uint32_t work_size, steadyfs_repair_report *rep)
+{
+    uint32_t i, nb, fixed, passes;
+    rp r;
+    int rc = 0;
+    if (!fs || !fs->mounted || !work || !rep || work_size < steadyfs_repair_work_size(fs))
+        return STEADYFS_EINVAL;
+    if (fs->dead)
+        return STEADYFS_EIO;
+    for (i = 0; i < fs->cfg.open_max; i++)
+        if (fs->open[i].ino)
+            return STEADYFS_EBUSY;
+    memset(rep, 0, sizeof *rep);
+    nb = (fs->cfg.max_inodes + 7u) / 8u;
+    r.fs = fs;
+    r.rep = rep;
+    r.named = (uint8_t *)work;
+    r.reached = r.named + nb;
+    r.scanned = r.reached + nb;
+    r.counts = r.named + ((3u * nb + 3u) & ~3u);
+    r.lf = 0;
+    /* each pass that changes something leaves less to fix (a bucket, an
+     * entry, an inode sector, a cut-off inode: at most a few of each per
+     * inode); a pass that fixes nothing ends it */
+    for (passes = 0; !rc; passes++) {
+        if (passes == 4u * fs->cfg.max_inodes + 4u)
+            return STEADYFS_EIO;   /* (fixes that do not hold: the medium fails them) */
+        fixed = 0;
+        rc = scrub_map(&r, &fixed);
+        if (!rc)
+            rc = settle_lost(&r, &fixed);
+        if (!rc)
+            rc = fix_dirs(&r, &fixed);
+        if (!rc)
+            rc = fix_unreached(&r, &fixed);
+        if (!rc && !fixed)
+            rc = recount(&r, &fixed);   /* last: on a namespace that is whole */
+        if (!fixed)
+            break;
+    }
+    return rc;
+}

@@ -1,0 +1,488 @@
+/* steadyfs_repair: the namespace put right after media damage.
+ *
+ * A tree of directories, files and symlinks is written, then sectors of
+ * its metadata are made uncorrectable in the device model (sim_flip_bits
+ * past the ECC): a directory bucket, a file's, a directory's or the root's
+ * inode sector, the L1 map sector that maps a directory, or several at
+ * random.  After steadyfs_repair every file and symlink whose own inode
+ * sector is intact must be reachable again -- at its path, or under
+ * /lost+found when the name that held it is gone -- with every byte as
+ * written; every directory survives (a lost inode sector is written anew);
+ * nothing else appears; fsck finds nothing; a second repair does nothing.
+ * And power cuts: the repair of the random draws cut at each of its
+ * programs and erases in turn, the next mount and repair must end at the
+ * same guarantee.
+ *
+ * STEADYFS_REPAIR_SEEDS=N: the random draws 1..N (default 12). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fs/fs_internal.h"
+#include "fs_testdev.h"
+
+#define NMAX 128
+#define FILE_MAX 12288u
+#define BLOCKS 64u
+
+typedef struct mentry {
+    char path[64];
+    char target[32];   /* a symlink's */
+    uint32_t ino, len, id;
+    uint32_t l1_inode, l1_page[FILE_MAX / 2048u];   /* the L1 sectors that map them */
+    uint8_t type;
+} mentry;
+
+static uint8_t l1_hit[512];   /* L1 sectors damaged in this draw */
+
+static mentry model[NMAX];
+static uint32_t nmodel;
+
+static uint8_t byte_of(uint32_t id, uint32_t i) { return (uint8_t)((id * 167u + i * 13u + (i >> 9)) ^ 0xA5u); }
+
+static void add(tdev *t, const char *path, uint8_t type, uint32_t len, const char *target)
+{
+    static uint8_t buf[FILE_MAX];
+    mentry *m = &model[nmodel];
+    steadyfs_stat st;
+    uint32_t i;
+    int fd;
+    memset(m, 0, sizeof *m);
+    snprintf(m->path, sizeof m->path, "%s", path);
+    m->type = type;
+    m->id = nmodel;
+    m->len = len;
+    if (type == STEADYFS_TYPE_DIR) {
+        CHECK_EQ(steadyfs_mkdir(&t->fs, path), 0);
+    } else if (type == STEADYFS_TYPE_SYMLINK) {
+        snprintf(m->target, sizeof m->target, "%s", target);
+        CHECK_EQ(steadyfs_symlink(&t->fs, target, path, NULL), 0);
+    } else {
+        for (i = 0; i < len; i++)
+            buf[i] = byte_of(m->id, i);
+        fd = steadyfs_open(&t->fs, path, STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
+        CHECK(fd >= 0);
+        if (len)
+            CHECK_EQ(steadyfs_write(&t->fs, fd, buf, len), (int)len);
+        CHECK_EQ(steadyfs_close(&t->fs, fd), 0);
+    }
+    CHECK_EQ(steadyfs_stat_path(&t->fs, path, &st), 0);
+    m->ino = (uint32_t)st.id;
+    nmodel++;
+}
+
+/* The tree: /d with 60 files, a symlink and /d/sub (10 files) and
+ * /d/sub/deep (5 files); /e (5 files, a symlink); 4 files in the root. */
+static void build(tdev *t, uint64_t *rng)
+{
+    char p[64];
+    uint32_t i;
+    nmodel = 0;
+    add(t, "/d", STEADYFS_TYPE_DIR, 0, NULL);
+    add(t, "/d/sub", STEADYFS_TYPE_DIR, 0, NULL);
+    add(t, "/d/sub/deep", STEADYFS_TYPE_DIR, 0, NULL);
+    add(t, "/e", STEADYFS_TYPE_DIR, 0, NULL);
+    for (i = 0; i < 60; i++) {
+        snprintf(p, sizeof p, "/d/f%u", i);
+        add(t, p, STEADYFS_TYPE_FILE, i % 17 == 3 ? 0 : 1 + tdev_rand(rng, FILE_MAX), NULL);
+    }
+    for (i = 0; i < 10; i++) {
+        snprintf(p, sizeof p, "/d/sub/g%u", i);
+        add(t, p, STEADYFS_TYPE_FILE, 1 + tdev_rand(rng, FILE_MAX), NULL);
+    }
+    for (i = 0; i < 5; i++) {
+        snprintf(p, sizeof p, "/d/sub/deep/h%u", i);
+        add(t, p, STEADYFS_TYPE_FILE, 1 + tdev_rand(rng, FILE_MAX), NULL);
+        snprintf(p, sizeof p, "/e/x%u", i);
+        add(t, p, STEADYFS_TYPE_FILE, 1 + tdev_rand(rng, FILE_MAX), NULL);
+    }
+    for (i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "/t%u", i);
+        add(t, p, STEADYFS_TYPE_FILE, 1 + tdev_rand(rng, FILE_MAX), NULL);
+    }
+    add(t, "/d/l0", STEADYFS_TYPE_SYMLINK, 0, "f1");
+    add(t, "/e/l1", STEADYFS_TYPE_SYMLINK, 0, "../d/f2");
+}
+
+/* fsck's findings: those of a page whose word a rebuilt map sector lost
+ * (counted in *ctx: what repair leaves, EIO on read) apart */
+static void fsck_say(void *ctx, const char *msg)
+{
+    if (strstr(msg, "error: data key") && strstr(msg, "lost (its map sector was rebuilt")) {
+        (*(uint32_t *)ctx)++;
+        if (getenv("STEADYFS_REPAIR_VERBOSE"))
+            printf("    fsck: %s\n", msg);
+    } else if (strncmp(msg, "note:", 5))
+        printf("    fsck: %s\n", msg);
+}
+
+/* fsck of the unmounted media: its errors but the lost pages (*lost),
+ * -1 if it could not run */
+static int fsck_errors(tdev *t, uint32_t *lost)
+{
+    steadyfs_fsck_report rep;
+    uint32_t fws = steadyfs_fsck_work_size(&t->cfg);
+    void *fw = malloc(fws);
+    int rc;
+    *lost = 0;
+    rc = fw ? steadyfs_fsck(&t->fs, &t->cfg, fw, fws, fsck_say, lost, &rep) : -1;
+    free(fw);
+    return rc < 0 ? -1 : (int)(rep.errors - *lost);
+}
+
+typedef struct seen {
+    char path[160];
+    uint32_t ino;
+    uint8_t type;
+} seen;
+
+static seen found[NMAX + 8];
+static uint32_t nfound;
+
+/* Every entry reachable from the root, by path (entries of a directory
+ * listed before going down: the open table holds one handle). */
+static void walk(tdev *t, const char *dir)
+{
+    steadyfs_dirent ents[80];
+    uint32_t n = 0, i;
+    int dd = steadyfs_opendir(&t->fs, dir), rc;
+    CHECK(dd >= 0);
+    if (dd < 0)
+        return;
+    while (n < 80 && (rc = steadyfs_readdir(&t->fs, dd, &ents[n])) == 1)
+        n++;
+    CHECK_EQ(steadyfs_closedir(&t->fs, dd), 0);
+    for (i = 0; i < n && nfound < NMAX + 8; i++) {
+        seen *s = &found[nfound++];
+        snprintf(s->path, sizeof s->path, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", ents[i].name);
+        s->ino = (uint32_t)ents[i].id;
+        s->type = ents[i].type;
+        if (s->type == STEADYFS_TYPE_DIR)
+            walk(t, s->path);
+    }
+}
+
+/* The guarantee after a repair: each model entry reachable once with its
+ * bytes (at its path, or under /lost+found), but for the files and
+ * symlinks whose own inode sector is lost (in lost[], never reachable);
+ * nothing else.  Where an L1 sector was damaged, a file whose inode
+ * sector it maps may be gone (the damage may have changed that word),
+ * and a page it maps may read EIO (counted in *eio), never other bytes.
+ * The number of entries found under /lost+found. */
+static uint32_t verify(tdev *t, const uint8_t *lost, const char *what, uint32_t *eio)
+{
+    static uint8_t buf[FILE_MAX + 1];
+    uint32_t i, k, moved = 0, bad = 0;
+    *eio = 0;
+    nfound = 0;
+    walk(t, "/");
+    for (i = 0; i < nmodel; i++) {
+        const mentry *m = &model[i];
+        const seen *s = NULL;
+        for (k = 0; k < nfound; k++)
+            if (found[k].ino == m->ino && found[k].type == m->type)
+                s = &found[k];
+        if (lost[m->ino] && m->type != STEADYFS_TYPE_DIR) {
+            if (s) {
+                printf("  %s: %s (inode %u, its sector lost) still reachable as %s\n", what, m->path, m->ino,
+                       s->path);
+                bad++;
+            }
+            continue;
+        }
+        if (!s && m->type != STEADYFS_TYPE_DIR && l1_hit[m->l1_inode])
+            continue;
+        if (!s) {
+            printf("  %s: %s (inode %u) not reachable\n", what, m->path, m->ino);
+            bad++;
+            continue;
+        }
+        if (strcmp(s->path, m->path)) {
+            if (strncmp(s->path, "/lost+found/", 12)) {
+                printf("  %s: %s found as %s\n", what, m->path, s->path);
+                bad++;
+            }
+            moved++;
+        }
+        if (m->type == STEADYFS_TYPE_FILE) {
+            int fd = steadyfs_open(&t->fs, s->path, STEADYFS_O_RDONLY);
+            uint32_t pg;
+            CHECK(fd >= 0);
+            for (pg = 0; fd >= 0 && pg * 2048u < m->len; pg++) {
+                uint32_t n = m->len - pg * 2048u < 2048u ? m->len - pg * 2048u : 2048u;
+                int32_t rc = steadyfs_read(&t->fs, fd, buf, n);
+                if (rc == STEADYFS_EIO && l1_hit[m->l1_page[pg]]) {
+                    (*eio)++;
+                    CHECK_EQ(steadyfs_seek(&t->fs, fd, (int64_t)(pg + 1u) * 2048, STEADYFS_SEEK_SET),
+                             (int64_t)(pg + 1u) * 2048);
+                    continue;
+                }
+                for (k = 0; rc == (int32_t)n && k < n && buf[k] == byte_of(m->id, pg * 2048u + k); k++)
+                    ;
+                if (rc != (int32_t)n || k < n) {
+                    printf("  %s: %s (as %s) page %u: read %d of %u bytes, first wrong at %u\n", what, m->path,
+                           s->path, pg, rc, n, k);
+                    bad++;
+                }
+            }
+            if (fd >= 0)
+                CHECK_EQ(steadyfs_read(&t->fs, fd, buf, 1), 0);
+            if (fd >= 0)
+                CHECK_EQ(steadyfs_close(&t->fs, fd), 0);
+        } else if (m->type == STEADYFS_TYPE_SYMLINK) {
+            char tg[64];
+            int32_t n = steadyfs_readlink(&t->fs, s->path, tg, sizeof tg - 1);
+            if (n != (int32_t)strlen(m->target) || memcmp(tg, m->target, (size_t)n)) {
+                printf("  %s: symlink %s (as %s): readlink %d\n", what, m->path, s->path, n);
+                bad++;
+            }
+        }
+    }
+    for (k = 0; k < nfound; k++) {
+        for (i = 0; i < nmodel && !(model[i].ino == found[k].ino && model[i].type == found[k].type); i++)
+            ;
+        if (i == nmodel && strcmp(found[k].path, "/lost+found")) {
+            printf("  %s: %s (inode %u) was never written\n", what, found[k].path, found[k].ino);
+            bad++;
+        }
+    }
+    CHECK_EQ(bad, 0);
+    return moved;
+}
+
+static int repair(tdev *t, steadyfs_repair_report *rep)
+{
+    static uint8_t work[4096];
+    CHECK(steadyfs_repair_work_size(&t->fs) <= sizeof work);
+    return steadyfs_repair(&t->fs, work, sizeof work, rep);
+}
+
+static void say(const char *what, const steadyfs_repair_report *r, uint32_t moved)
+{
+    printf("  %s: map %u, holes %u, buckets %u, names %u, files %u, dirs %u, reconnected %u, lost %u, counts "
+           "%u; %u entries under /lost+found\n",
+           what, r->map_rebuilt, r->holes_restored, r->buckets_reset, r->names_removed, r->files_removed,
+           r->dirs_rebuilt, r->reconnected, r->lost_removed, r->counts_fixed, moved);
+}
+
+/* Where things are, read on a mount that writes nothing (then dropped:
+ * the media are as the last unmount left them). */
+static uint32_t ino_of(tdev *t, const char *path)
+{
+    steadyfs_stat st;
+    CHECK_EQ(steadyfs_stat_path(&t->fs, path, &st), 0);
+    return (uint32_t)st.id;
+}
+
+static uint32_t place(tdev *t, uint32_t ino, uint32_t k)
+{
+    uint32_t ppn = SFS_NONE;
+    CHECK_EQ(sfs_lookup(&t->fs, sfs_shared_lpn(&t->fs, ino, k), 0, &ppn), 0);
+    return ppn;
+}
+
+/* Sector ppn damaged: on NAND more bit errors than the ECC corrects in
+ * its page (sim_flip_bits), on MRAM (no ECC) a byte of its payload
+ * changed in the image (docs/SIM-IMAGE.md: data XOR the erased byte, page
+ * by page with the spare after each), so its data CRC fails. */
+static void damage(tdev *t, uint32_t ppn)
+{
+    const sbd_geometry *g = &t->dev.bd.geo;
+    uint64_t at, off;
+    CHECK(ppn < t->fs.geo.nblocks * t->fs.geo.P);
+    if (g->ecc_bits) {
+        CHECK_EQ(sim_flip_bits(&t->dev, ppn / t->fs.geo.P, ppn % t->fs.geo.P, g->ecc_bits + 1u), 0);
+        return;
+    }
+    at = (uint64_t)(ppn / t->fs.geo.P) * t->fs.geo.dev_per_block * g->page_size * g->pages_per_block +
+         (uint64_t)(ppn % t->fs.geo.P) * sfs_stride(&t->fs) + 16u;
+    memcpy(&off, (uint8_t *)t->image + 88, sizeof off);
+    off += at / g->page_size * (g->page_size + g->spare_size) + at % g->page_size;
+    ((uint8_t *)t->image)[off] ^= 0x24u;
+}
+
+enum { C_BUCKET, C_FILE_INODE, C_DIR_INODE, C_ROOT_INODE, C_L1, C_RANDOM };
+static const char *const case_name[] = {"the fullest bucket of /d", "the inode sector of /d/f7",
+                                        "the inode sector of /d/sub", "the root's inode sector",
+                                        "the L1 sector that maps /d", "random metadata"};
+
+/* Damage for case c (draw seed); lost[ino] set for each inode sector hit.
+ * Returns the sectors damaged. */
+static uint32_t hit(tdev *t, int c, uint64_t *rng, uint8_t *lost)
+{
+    uint32_t cand[600], n = 0, i, k, d, best = 0, bestn = 0, ppn, picks, done = 0;
+    const char *verbose = getenv("STEADYFS_REPAIR_VERBOSE");
+    steadyfs_dirent e;
+    CHECK_EQ(steadyfs_mount(&t->fs, &t->cfg), 0);
+    memset(l1_hit, 0, sizeof l1_hit);
+    for (i = 0; i < nmodel; i++) {
+        mentry *m = &model[i];
+        m->l1_inode = sfs_shared_lpn(&t->fs, m->ino, 0) / t->fs.geo.e1;
+        for (k = 0; m->type == STEADYFS_TYPE_FILE && k * 2048u < m->len; k++) {
+            uint32_t ch = CHUNK_NONE;
+            if (k)
+                CHECK_EQ(sfs_chunk_get(&t->fs, m->ino, k / t->fs.geo.C, 0, &ch), 0);
+            m->l1_page[k] = (k ? sfs_chunk_lpn(&t->fs, ch, k) : sfs_shared_lpn(&t->fs, m->ino, 1)) / t->fs.geo.e1;
+        }
+    }
+    if (c == C_BUCKET) {
+        uint32_t dino = ino_of(t, "/d");
+        for (d = 0; d < t->fs.cfg.dir_pages; d++) {
+            for (k = 0; sfs_dir_entry(&t->fs, dino, d, k, &e) == 1; k++)
+                ;
+            if (k > bestn) {
+                bestn = k;
+                best = d;
+            }
+        }
+        cand[n++] = place(t, dino, 1 + best);
+    } else if (c == C_FILE_INODE) {
+        cand[n++] = place(t, ino_of(t, "/d/f7"), 0);
+        lost[ino_of(t, "/d/f7")] = 1;
+    } else if (c == C_DIR_INODE) {
+        cand[n++] = place(t, ino_of(t, "/d/sub"), 0);
+        lost[ino_of(t, "/d/sub")] = 1;
+    } else if (c == C_ROOT_INODE) {
+        cand[n++] = place(t, 1, 0);
+    } else if (c == C_L1) {
+        d = sfs_shared_lpn(&t->fs, ino_of(t, "/d"), 0) / t->fs.geo.e1;
+        CHECK_EQ(sfs_l1_locate(&t->fs, d, &ppn), 0);
+        cand[n++] = ppn | 0x80000000u | d << 20;
+    } else {
+        /* every metadata sector: inode sectors, buckets, L1 sectors */
+        for (i = 0; i < nmodel; i++) {
+            cand[n++] = place(t, model[i].ino, 0) | (model[i].ino << 20);
+            for (d = 0; model[i].type == STEADYFS_TYPE_DIR && d < t->fs.cfg.dir_pages; d++)
+                if ((ppn = place(t, model[i].ino, 1 + d)) != SFS_NONE)
+                    cand[n++] = ppn;
+        }
+        for (d = 0; d < t->fs.cfg.dir_pages; d++)
+            if ((ppn = place(t, 1, 1 + d)) != SFS_NONE)
+                cand[n++] = ppn;
+        for (i = 0; i < t->fs.geo.n_l1; i++)
+            if (!sfs_l1_locate(&t->fs, i, &ppn) && ppn != SFS_NONE)
+                cand[n++] = ppn | 0x80000000u | i << 20;
+    }
+    picks = c == C_RANDOM ? 1 + tdev_rand(rng, 4) : 1;
+    for (i = 0; i < picks && n; i++) {
+        k = tdev_rand(rng, n);
+        /* (an inode sector carries its inode in the top bits) */
+        if (verbose)
+            printf("    damaged: sector %u (%s %u)\n", cand[k] & 0xFFFFFu,
+                   cand[k] >> 31 ? "an L1 sector" : (cand[k] >> 20) ? "the inode sector of" : "a bucket",
+                   (cand[k] >> 20) & 0x7FFu);
+        if ((cand[k] >> 20) && !(cand[k] >> 31))
+            lost[cand[k] >> 20] = 1;
+        if (cand[k] >> 31)
+            l1_hit[(cand[k] >> 20) & 0x7FFu] = 1;
+        damage(t, cand[k] & 0xFFFFFu);
+        cand[k] = cand[--n];
+        done++;
+    }
+    return done;
+}
+
+/* One case: a fresh format of `blocks` units of device `dev`, the tree,
+ * the damage, a mount, the repair; with cuts, the repair cut at each of
+ * its programs and erases in turn. */
+static void run_case(const char *dev, uint32_t blocks, int c, uint64_t seed, int cuts)
+{
+    static uint8_t lost[4096];
+    steadyfs_repair_report rep, again;
+    uint64_t rng = seed * 0x9E3779B97F4A7C15ull + (uint64_t)c;
+    uint64_t pe0, pe_repair;
+    uint32_t moved, sectors, k, cut_runs = 0, eio = 0, eio2 = 0, lostw = 0;
+    void *saved;
+    tdev t;
+    memset(lost, 0, sizeof lost);
+    CHECK_EQ(tdev_open(&t, dev, blocks, seed), 0);
+    t.cfg.open_max = 2;
+    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    build(&t, &rng);
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    sectors = hit(&t, c, &rng, lost);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    saved = malloc((size_t)t.image_len);
+    CHECK(saved != NULL);
+    memcpy(saved, t.image, (size_t)t.image_len);
+    pe0 = t.dev.pe_ops;
+    CHECK_EQ(repair(&t, &rep), 0);
+    pe_repair = t.dev.pe_ops - pe0;
+    moved = verify(&t, lost, case_name[c], &eio);
+    {
+        char what[120];
+        snprintf(what, sizeof what, "%s, %s (seed %llu, %u sectors damaged, %llu programs and erases)", dev,
+                 case_name[c], (unsigned long long)seed, sectors, (unsigned long long)pe_repair);
+        say(what, &rep, moved);
+        if (eio)
+            printf("    %u file pages read EIO (their words lost with a damaged L1 sector)\n", eio);
+    }
+    CHECK_EQ(repair(&t, &again), 0);
+    CHECK_EQ(again.map_rebuilt + again.holes_restored + again.buckets_reset + again.names_removed +
+                 again.files_removed + again.dirs_rebuilt + again.reconnected + again.lost_removed + again.counts_fixed,
+             0);
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    CHECK_EQ(fsck_errors(&t, &lostw), 0);
+    CHECK_EQ(lostw, eio);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    (void)verify(&t, lost, case_name[c], &eio2);
+    CHECK_EQ(eio2, eio);
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    /* the same repair cut at each of its programs and erases in turn */
+    for (k = 1; cuts && k <= pe_repair; k++) {
+        sim_faults f;
+        int rc;
+        memcpy(t.image, saved, (size_t)t.image_len);
+        CHECK_EQ(sim_init(&t.dev, t.dev.prof, blocks, t.image, t.image_len, SIM_TYPICAL, seed, 0), 0);
+        CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+        memset(&f, 0, sizeof f);
+        f.seed = seed + k;
+        f.powercut_after = t.dev.pe_ops + k;
+        sim_set_faults(&t.dev, &f);
+        rc = repair(&t, &rep);
+        CHECK(rc == STEADYFS_EIO || rc == 0);
+        sim_power_restore(&t.dev);
+        memset(&f, 0, sizeof f);
+        sim_set_faults(&t.dev, &f);
+        CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+        CHECK_EQ(repair(&t, &rep), 0);
+        (void)verify(&t, lost, "after a cut", &eio2);
+        CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+        CHECK_EQ(fsck_errors(&t, &lostw), 0);
+        CHECK_EQ(lostw, eio2);
+        cut_runs++;
+    }
+    if (cuts)
+        printf("  cut at each of its %u programs and erases: every next repair ended clean\n", cut_runs);
+    free(saved);
+    tdev_close(&t);
+}
+
+int main(void)
+{
+    const char *env = getenv("STEADYFS_REPAIR_SEEDS");
+    uint64_t seeds = 12, s;
+    int c;
+    if (env) {
+        char *end;
+        unsigned long long v = strtoull(env, &end, 10);
+        if (!*env || *end || v < 1 || v > 100000)
+            printf("STEADYFS_REPAIR_SEEDS=%s is not a number of draws (1..100000): %llu taken\n", env,
+                   (unsigned long long)seeds);
+        else
+            seeds = v;
+    }
+    printf("test_fs_repair:\n");
+    for (c = C_BUCKET; c < C_RANDOM; c++)
+        run_case("mt29f1g01", BLOCKS, c, 1, c == C_BUCKET || c == C_L1);
+    for (s = 1; s <= seeds; s++)
+        run_case("mt29f1g01", BLOCKS, C_RANDOM, s, s <= 4);
+    /* MRAM: no ECC, damage is a sector whose data CRC fails */
+    for (c = C_BUCKET; c < C_RANDOM; c++)
+        run_case("em064lx", 0, c, 1, c == C_L1);
+    for (s = 1; s <= (seeds + 1) / 2; s++)
+        run_case("em064lx", 0, C_RANDOM, s, s == 1);
+    return check_done("test_fs_repair");
+}
