@@ -13,7 +13,7 @@
  *   layer 5 collection:  gc.c
  *   layer 6 files:       call.c file.c dir.c kill.c ns.c ring.c
  *   layer 7 volume:      fs.c
- *   layer 8 tools:       bound.c budget.c fsck.c
+ *   layer 8 tools:       bound.c budget.c fsck.c repair.c
  * A lower layer that needs what only a higher one can do (a checkpoint,
  * collection) returns an internal code that says so (SFS_NEED_CKPT,
  * SFS_NEED_ROOM) and the caller's layer does it and retries.
