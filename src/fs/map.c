@@ -487,6 +487,18 @@ static int trim_recount(steadyfs *fs, uint32_t m, uint32_t old, struct sfs_trim 
     return 0;
 }
 
+/* Could logical page lpn be mapped, by what RAM says of the structure?
+ * Not in the block of a free inode (or of inode 0), past a block's
+ * buckets, nor in a chunk no file holds (a chunk a transaction takes is
+ * marked used when its first sector is written). */
+static int may_be_mapped(const steadyfs *fs, uint32_t lpn)
+{
+    uint32_t c = sfs_chunk_of_lpn(fs, lpn), ino = sfs_shared_ino(fs, lpn);
+    if (c == CHUNK_NONE)
+        return ino && sfs_bit(fs->ibm, ino) && sfs_shared_k(fs, lpn) <= fs->cfg.dir_pages;
+    return c < fs->geo.n_c && sfs_bit(fs->chunk.used, c);
+}
+
 /* Map sector m of kind `kind` whose read failed (uncorrectable, or its
  * data CRC fails; old: where it is, or SFS_LOST where its parent word is
  * lost): its image in fs->buf rebuilt from the raw words the device
@@ -496,26 +508,32 @@ static int trim_recount(steadyfs *fs, uint32_t m, uint32_t old, struct sfs_trim 
  * index for an L2 word -- and SFS_LOST otherwise.  A word the damage
  * changed names some other sector (or none) and fails that check; one it
  * left alone passes.  E tag reads, once per damaged map sector: fault
- * handling, outside the bound.  (A hole whose word the damage changed
- * becomes lost, not a hole: a read fails rather than return zeros.) */
+ * handling, outside the bound.  A hole whose word the damage changed
+ * becomes lost, not a hole (a read fails rather than return zeros) --
+ * unless no page can be there by what RAM says of the structure
+ * (may_be_mapped): then it is a hole again, and an inode or chunk taken
+ * later does not meet a lost page it never had.  (Where the structure
+ * needs the media to tell -- past a file's end -- steadyfs_repair makes
+ * the rest holes, repair.c.) */
 static void rebuild(steadyfs *fs, uint8_t kind, uint32_t m, uint32_t old)
 {
-    uint32_t i, w;
+    uint32_t i, w, key;
     sfs_tag t;
     sfs_budget_void(fs);
     for (i = 0; i < fs->geo.e1; i++) {
+        key = m * fs->geo.e1 + i;
         w = old == SFS_LOST ? SFS_LOST : sfs_get32(fs->buf + 4 * i);
-        if (w == SFS_NONE || w == SFS_LOST)
-            continue;
+        /* (a hole the damage changed where nothing can be is a hole
+         * again, not a page lost: a new inode or chunk may get it) */
+        if (kind == TK_MAP1 && !may_be_mapped(fs, key))
+            w = SFS_NONE;
         /* (kind - 1: TK_DATA under an L1 sector, TK_MAP1 under an L2) */
-        if (sfs_rd_tag_in(fs, kind == TK_MAP1 ? sfs_copy_of(fs, w) : w, &t, 1) < 0 ||
-            t.kind != kind - 1u || t.key != m * fs->geo.e1 + i)
+        else if (w != SFS_NONE && w != SFS_LOST &&
+                 (sfs_rd_tag_in(fs, kind == TK_MAP1 ? sfs_copy_of(fs, w) : w, &t, 1) < 0 ||
+                  t.kind != kind - 1u || t.key != key))
             w = SFS_LOST;
         sfs_put32(fs->buf + 4 * i, w);
     }
-    if (old == SFS_LOST)
-        for (i = 0; i < fs->geo.e1; i++)
-            sfs_put32(fs->buf + 4 * i, SFS_LOST);
 }
 
 static int merge(steadyfs *fs, uint8_t kind, uint32_t m, struct sfs_trim *tr, sfs_mode mode)

@@ -542,7 +542,11 @@ int steadyfs_repair(steadyfs *fs, void *work, uint32_t work_size, steadyfs_repai
             rc = settle_lost(&r, &fixed);
         if (!rc)
             rc = fix_dirs(&r, &fixed);
-        if (!rc)
+        /* each stage on what the ones before left whole: a kill above may
+         * free an inode whose block held words lost with a rebuilt map
+         * sector, which the next pass's settle_lost makes holes before
+         * lost+found (a new inode) may take it */
+        if (!rc && !fixed)
             rc = fix_unreached(&r, &fixed);
         if (!rc && !fixed)
             rc = recount(&r, &fixed);   /* last: on a namespace that is whole */
