@@ -943,7 +943,9 @@ typedef struct steadyfs_repair_report {
                                     past its file's end, of a free inode or chunk): holes */
     uint32_t buckets_reset;      /* unreadable directory buckets rewritten empty */
     uint32_t names_removed;      /* entries naming a free or invalid inode */
-    uint32_t files_removed;      /* files and symlinks whose inode sector was lost */
+    uint32_t files_rebuilt;      /* files given a new inode sector (chunks and size found) */
+    uint32_t files_removed;      /* symlinks whose inode sector was lost */
+    uint32_t chunks_freed;       /* used chunks no file lists any more */
     uint32_t dirs_rebuilt;       /* directories given a new inode sector */
     uint32_t reconnected;        /* inodes linked into /lost+found */
     uint32_t lost_removed;       /* unnamed inodes whose inode sector was lost */

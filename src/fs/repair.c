@@ -20,6 +20,8 @@ typedef struct rp {
     uint8_t *reached;   /* ... one of a directory reachable from the root */
     uint8_t *scanned;   /* ... a reached directory whose entries were gone over */
     uint8_t *counts;    /* a byte per unit: the live sectors the map reaches there */
+    uint8_t *listed;    /* a bit per chunk: a readable inode sector (or its pending
+                           chunk entries) lists it */
     uint32_t lf;        /* /lost+found's inode, 0 until one is needed */
 } rp;
 
@@ -57,7 +59,7 @@ static int readable_dir(steadyfs *fs, uint32_t ino)
 static int fix_begin(steadyfs *fs, steadyfs_call like)
 {
     int rc = sfs_begin(fs, 4);
-    if (!rc)
+    if (!rc && like != STEADYFS_CALL_COUNT)   /* (COUNT: a search no call's bound covers) */
         sfs_budget_arm(fs, like, 1);
     return rc;
 }
@@ -107,6 +109,215 @@ static int rebuild_dir(rp *r, uint32_t ino, uint32_t parent)
     w.ino = ino;
     w.parent = parent;
     return fix_end(r->fs, 0, sfs_create(r->fs, &w, STEADYFS_TYPE_DIR, NULL, NULL, 0), &r->rep->dirs_rebuilt);
+}
+
+/* The chunks readable files list (their inode sectors and pending chunk
+ * entries) into r->listed; *lost: the allocated inodes whose inode
+ * sector is lost. */
+static int listed_chunks(rp *r, uint32_t *lost)
+{
+    steadyfs *fs = r->fs;
+    uint32_t ino, s, c;
+    uint8_t type;
+    int rc;
+    memset(r->listed, 0, (fs->geo.n_c + 7u) / 8u);
+    *lost = 0;
+    for (ino = 1; ino < fs->cfg.max_inodes; ino++) {
+        if (!sfs_bit(fs->ibm, ino))
+            continue;
+        rc = inode_state(fs, ino, &type);
+        if (rc < 0)
+            return rc;
+        *lost += (uint32_t)rc;
+        if (rc || type != STEADYFS_TYPE_FILE)
+            continue;
+        sfs_inode_chunks(fs, ino, 0, 0);   /* (on the sector inode_state read) */
+        for (s = 0; s < fs->geo.cmax; s++)
+            if ((c = sfs_get16(fs->buf + SFS_INODE_HDR + 2u * s)) < fs->geo.n_c)
+                sfs_bit_set(r->listed, c, 1);
+    }
+    return 0;
+}
+
+static int orphan(const rp *r, uint32_t c)
+{
+    const steadyfs *fs = r->fs;
+    return sfs_bit(fs->chunk.used, c) && !sfs_bit(fs->chunk.dying, c) && !sfs_bit(r->listed, c);
+}
+
+/* What the sectors of chunk c (c == n_c: page 0 in inode ino's own
+ * block) say of whose they are: CH_MINE (a sector of file ino's
+ * transactions), CH_OTHER (another file's), CH_COPIES (collection copies
+ * only: they keep no owner), CH_NONE (no sector readable as that page);
+ * with the slot their file pages give, the pages up to the last of them
+ * (*top) and the newest size a commit in a tag of ino's carried (*size,
+ * *seq). */
+enum { CH_NONE, CH_COPIES, CH_MINE, CH_OTHER };
+static int chunk_owner(rp *r, uint32_t c, uint32_t ino, uint32_t *slot, uint32_t *top, uint32_t *size,
+                       uint64_t *seq)
+{
+    steadyfs *fs = r->fs;
+    uint32_t i, lpn, ppn, n = c < fs->geo.n_c ? fs->geo.C : 1u;
+    int mine = 0, other = 0, copies = 0, rc;
+    sfs_tag t;
+    *slot = *top = 0;
+    for (i = 0; i < n; i++) {
+        lpn = c < fs->geo.n_c ? sfs_chunk_lpn(fs, c, i) : sfs_shared_lpn(fs, ino, 1);
+        rc = sfs_lookup(fs, lpn, 1, &ppn);
+        if (rc && !damaged(fs, rc))
+            return rc;
+        if (rc || ppn >= SFS_LOST ||
+            sfs_rd_tag_in(fs, sfs_copy_of(fs, ppn), &t, 1) < 0 || t.kind != TK_DATA || t.key != lpn)
+            continue;
+        /* (a committed collection copy: owner OWNER_GC, a relocation's
+         * with COPY, a wear-levelling move's without) */
+        if ((t.flags & TF_COPY) || t.owner == OWNER_GC)
+            copies = 1;
+        else if (t.owner == ino)
+            mine = 1;
+        else
+            other = 1;
+        *slot = t.fpage / fs->geo.C;
+        if (t.fpage + 1u > *top)
+            *top = t.fpage + 1u;
+        if ((t.flags & TF_SIZE) && t.owner == ino && t.seq >= *seq) {
+            *seq = t.seq;
+            *size = t.aux;
+        }
+    }
+    return other ? CH_OTHER : mine ? CH_MINE : copies ? CH_COPIES : CH_NONE;
+}
+
+/* What of file ino, whose inode sector is lost, can be found again, into
+ * *in and the chunk list after fs->buf's header.  Its chunks are among
+ * the orphans (used, listed by no readable file): one is its own where a
+ * sector in it carries its inode as owner, or -- copies only, whose owner
+ * is not kept -- where it is the only inode lost (`alone`); the file page
+ * a sector holds gives the slot.  Page 0 is in its own block.  Its size: a
+ * committed size entry if one is pending; else the size the newest of its
+ * commits in a tag carried, if that ends in its last page found; else the
+ * end of that page.  A slot before the last with no chunk may have been a
+ * chunk that could not be told apart (or a hole): the file ends there,
+ * rather than read zeros where its bytes may have been. */
+static int gather(rp *r, uint32_t ino, int alone, sfs_inode *in)
+{
+    steadyfs *fs = r->fs;
+    uint32_t c, slot, top, pages = 0, tagged = 0, end, csize;
+    uint64_t tseq = 0, cseq;
+    int page0 = 0, own;
+    struct sfs_pend *p;
+    uint8_t *list = fs->buf + SFS_INODE_HDR;
+    fs->cache.buf_ppn = SFS_NONE;
+    memset(list, 0xFF, fs->geo.payload - SFS_INODE_HDR);
+    for (c = 0; c <= fs->geo.n_c; c++) {
+        if (c < fs->geo.n_c && !orphan(r, c))
+            continue;
+        cseq = 0;
+        csize = 0;
+        own = chunk_owner(r, c, ino, &slot, &top, &csize, &cseq);
+        if (own < 0)
+            return own;
+        if (!(own == CH_MINE || (own == CH_COPIES && (alone || c == fs->geo.n_c))) ||
+            (c < fs->geo.n_c && (slot >= fs->geo.cmax || sfs_get16(list + 2u * slot) != CHUNK_NONE)))
+            continue;
+        if (c < fs->geo.n_c)
+            sfs_put16(list + 2u * slot, c);
+        else
+            page0 = 1;
+        if (top > pages)
+            pages = top;
+        if (cseq >= tseq && csize) {
+            tseq = cseq;
+            tagged = csize;
+        }
+    }
+    memset(in, 0, sizeof *in);
+    in->ino = ino;
+    in->gen = (uint32_t)fs->log.seq;
+    in->type = STEADYFS_TYPE_FILE;
+    in->mode = 0644u;
+    in->mtime = in->ctime = sfs_now(fs);
+    end = pages * fs->geo.payload;
+    if ((p = sfs_pend_find(fs, PT_SIZE, ino, 0)) != NULL)
+        in->size = p->ppn;
+    else
+        in->size = tagged && tagged + fs->geo.payload > end && tagged <= end ? tagged : end;
+    /* (slot 0's chunk holds pages 1..C-1: page 0 is in the file's block) */
+    for (slot = 0; (uint64_t)(slot ? slot * fs->geo.C : 1u) * fs->geo.payload < in->size; slot++)
+        if (sfs_get16(list + 2u * slot) == CHUNK_NONE) {
+            in->size = slot ? (uint64_t)slot * fs->geo.C * fs->geo.payload : page0 ? fs->geo.payload : 0;
+            memset(list + 2u * slot, 0xFF, fs->geo.payload - SFS_INODE_HDR - 2u * slot);
+            break;
+        }
+    return 0;
+}
+
+/* File ino's inode sector written anew (parent `parent`) from what gather
+ * finds: its chunks and a size, mode 0644, owner 0, times now.  With more
+ * than one inode lost, the orphans no sector of which names an owner
+ * (copies only) die first, committed on their own: no file could be told
+ * to own them, and no later repair (after a cut, with fewer lost) may
+ * give them to the wrong one. */
+static int rebuild_file(rp *r, uint32_t ino, uint32_t parent)
+{
+    steadyfs *fs = r->fs;
+    uint32_t txn = 0, lost, c, slot, top, csize, n = 0;
+    uint64_t cseq;
+    sfs_inode in;
+    int rc = listed_chunks(r, &lost);
+    for (c = 0; !rc && lost > 1 && c < fs->geo.n_c; c++) {
+        if (!orphan(r, c))
+            continue;
+        rc = chunk_owner(r, c, ino, &slot, &top, &csize, &cseq);
+        if (rc == CH_COPIES || rc == CH_NONE) {
+            sfs_chunk_die(fs, c);
+            n++;
+        }
+        rc = rc < 0 ? rc : 0;
+    }
+    if (!rc && n) {
+        r->rep->chunks_freed += n;
+        rc = fix_begin(fs, STEADYFS_CALL_UNLINK);
+        if (!rc)
+            rc = fix_end(fs, 0, sfs_ckpt_write(fs), &n);
+    }
+    if (!rc)
+        rc = fix_begin(fs, STEADYFS_CALL_COUNT);
+    if (rc)
+        return rc;
+    do {
+        rc = sfs_room(fs, 0, fs->rm);
+        if (!rc)
+            rc = gather(r, ino, lost == 1, &in);
+        if (rc)
+            break;
+        in.parent = parent;
+        sfs_inode_pack(fs, fs->buf, &in);
+        rc = sfs_write_lpn(fs, sfs_shared_lpn(fs, ino, 0), OWNER_NS, &txn, TF_COMMIT, SFS_UNKNOWN, NULL);
+    } while (rc == SFS_RETRY);
+    return fix_end(fs, txn, rc, &r->rep->files_rebuilt);
+}
+
+/* Used chunks no file lists (a lost file's that could not be told apart,
+ * left out of its rebuilt list) die; committed by a checkpoint. */
+static int free_orphans(rp *r, uint32_t *fixed)
+{
+    steadyfs *fs = r->fs;
+    uint32_t c, lost, n = 0;
+    int rc = listed_chunks(r, &lost);
+    if (rc || lost)
+        return rc;   /* (a lost inode left: its chunks are its kill's) */
+    for (c = 0; c < fs->geo.n_c; c++)
+        if (orphan(r, c)) {
+            sfs_chunk_die(fs, c);
+            n++;
+        }
+    if (!n)
+        return 0;
+    r->rep->chunks_freed += n;
+    (*fixed)++;
+    rc = fix_begin(fs, STEADYFS_CALL_UNLINK);
+    return rc ? rc : fix_end(fs, 0, sfs_ckpt_write(fs), &n);
 }
 
 static void put_dec(char *out, uint32_t *len, uint32_t v)
@@ -181,10 +392,10 @@ static int reconnect(rp *r, uint32_t ino, uint8_t type)
 /* Unnamed inode ino whose inode sector is lost: a directory if any of
  * its buckets but the first is mapped (a file's block holds its inode
  * sector and its page 0 only, at the places of a directory's inode and
- * first bucket), given a new inode sector, which the next pass links into
- * /lost+found with its entries; else it dies as a file.  2 a directory,
- * 1 a file, 0 nothing done (a map word on the way cannot be read: its
- * sector is rebuilt first, scrub_map). */
+ * first bucket), else a file, given a new inode sector (its parent the
+ * root until the next pass links it into /lost+found).  2 done, 0 nothing
+ * done (a map word on the way cannot be read: its sector is rebuilt
+ * first, scrub_map). */
 static int unnamed_lost(rp *r, uint32_t ino)
 {
     steadyfs *fs = r->fs;
@@ -195,14 +406,8 @@ static int unnamed_lost(rp *r, uint32_t ino)
         if (rc)
             return damaged(fs, rc) ? 0 : rc;
     }
-    if (ppn != SFS_NONE) {
-        rc = rebuild_dir(r, ino, 1);
-        return rc ? rc : 2;
-    }
-    rc = fix_begin(fs, STEADYFS_CALL_UNLINK);
-    if (!rc)
-        rc = fix_end(fs, 0, sfs_kill_lost(fs, ino, STEADYFS_TYPE_FILE), &r->rep->lost_removed);
-    return rc ? rc : 1;
+    rc = ppn != SFS_NONE ? rebuild_dir(r, ino, 1) : rebuild_file(r, ino, 1);
+    return rc ? rc : 2;
 }
 
 /* Every L1 sector that cannot be read (or whose L2 word cannot) merged
@@ -337,8 +542,10 @@ static int check_entry(rp *r, uint32_t dir, const steadyfs_dirent *e)
         return rc;
     else if (e->type == STEADYFS_TYPE_DIR)
         return rebuild_dir(r, ino, dir);
+    else if (e->type == STEADYFS_TYPE_FILE)
+        return rebuild_file(r, ino, dir);
     else
-        rc = remove_entry(r, dir, e, 1);
+        rc = remove_entry(r, dir, e, 1);   /* a symlink: its target was in that sector */
     /* (a name the probe does not reach: fsck's to report) */
     return rc == STEADYFS_ENOENT ? 0 : rc ? rc : 1;
 }
@@ -436,8 +643,7 @@ static int fix_unreached(rp *r, uint32_t *fixed)
                 rc = unnamed_lost(r, i);
                 *fixed += rc > 0;
                 if (rc == 2)
-                    return 0;   /* a directory again: what it names, next pass */
-                rc = rc > 0 ? 0 : rc;
+                    return 0;   /* an inode again: what it names, and its link, next pass */
             } else if (rc == 0 && lost_pass == 2) {
                 rc = reconnect(r, i, type);
                 (*fixed)++;
@@ -506,7 +712,9 @@ static int recount(rp *r, uint32_t *fixed)
 
 uint32_t steadyfs_repair_work_size(const steadyfs *fs)
 {
-    return fs ? ((3u * ((fs->cfg.max_inodes + 7u) / 8u) + 3u) & ~3u) + ((fs->geo.nblocks + 3u) & ~3u) : 0;
+    return fs ? ((3u * ((fs->cfg.max_inodes + 7u) / 8u) + 3u) & ~3u) + ((fs->geo.nblocks + 3u) & ~3u) +
+                    (((fs->geo.n_c + 7u) / 8u + 3u) & ~3u)
+              : 0;
 }
 
 int steadyfs_repair(steadyfs *fs, void *work, uint32_t work_size, steadyfs_repair_report *rep)
@@ -529,6 +737,7 @@ int steadyfs_repair(steadyfs *fs, void *work, uint32_t work_size, steadyfs_repai
     r.reached = r.named + nb;
     r.scanned = r.reached + nb;
     r.counts = r.named + ((3u * nb + 3u) & ~3u);
+    r.listed = r.counts + ((fs->geo.nblocks + 3u) & ~3u);
     r.lf = 0;
     /* each pass that changes something leaves less to fix (a bucket, an
      * entry, an inode sector, a cut-off inode: at most a few of each per
@@ -548,6 +757,8 @@ int steadyfs_repair(steadyfs *fs, void *work, uint32_t work_size, steadyfs_repai
          * lost+found (a new inode) may take it */
         if (!rc && !fixed)
             rc = fix_unreached(&r, &fixed);
+        if (!rc && !fixed)
+            rc = free_orphans(&r, &fixed);
         if (!rc && !fixed)
             rc = recount(&r, &fixed);   /* last: on a namespace that is whole */
         if (!fixed)
