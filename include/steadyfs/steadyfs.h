@@ -906,16 +906,26 @@ int steadyfs_fsck(steadyfs *fs, const steadyfs_config *cfg, void *work, uint32_t
  *   - a directory bucket that cannot be read is rewritten empty (marked
  *     overflowed, so names that went on past it are still found);
  *   - an entry naming no valid, allocated inode goes;
- *   - an entry naming a file or symlink whose inode sector is lost goes,
- *     and the file dies (its data chunks, whose list was in that sector,
- *     are the ones no other file lists);
+ *   - a file whose inode sector is lost gets a new one (mode 0644, owner
+ *     0, times now): its chunks are found among the used ones no other
+ *     file lists, by the inode that the tags of their sectors name as
+ *     owner (collection copies name none: those are its own only where it
+ *     is the only inode lost; with more, they die first), each in the
+ *     slot its sectors' file pages give; its size is a pending size entry,
+ *     or the size its last commit's tag carried, or the end of its last
+ *     page, and it ends before a slot with no chunk (a hole, or a chunk no
+ *     file could be told to own: never zeros where its bytes were);
+ *   - an entry naming a symlink whose inode sector is lost goes (its
+ *     target was in that sector);
  *   - a directory whose inode sector is lost gets a new one (mode 0755,
  *     owner 0, times now, the parent that names it): its entries, in
  *     their own sectors, are kept, and so is everything below it;
  *   - an inode no directory reachable from the root names (the names in a
  *     lost bucket) is linked into /lost+found (made if missing) as
  *     "#<inode number>", a directory with its subtree; one whose inode
- *     sector is lost too dies.
+ *     sector is lost too gets a new one first, as above (a directory if a
+ *     bucket past its first is mapped, else a file);
+ *   - used chunks no file lists after all that die.
  * Orphans (open files whose name went) are left to their reap.  Pages of
  * files that are lost are left as they are (each read EIO: what was
  * there is gone; fsck lists them).  Each fix is one namespace transaction
@@ -927,8 +937,8 @@ int steadyfs_fsck(steadyfs *fs, const steadyfs_config *cfg, void *work, uint32_t
  * collection finds dead.
  *
  * Memory: the caller's work area of steadyfs_repair_work_size(fs) bytes
- * = 3 * ceil(max_inodes / 8) + nblocks, each rounded up to 4 (96 + 1024
- * B with 256 inodes on mt29f1g01).
+ * = 3 * ceil(max_inodes / 8) + nblocks + ceil(n_c / 8), each rounded up
+ * to 4 (96 + 1024 + 128 = 1248 B with 256 inodes on mt29f1g01).
  * Time: no stated bound (a maintenance call, as fsck): each pass reads
  * every allocated directory's buckets and inode sectors, a fix costs at
  * most a rename's bound, and the passes end when one fixes nothing.

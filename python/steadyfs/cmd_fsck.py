@@ -10,10 +10,10 @@ line per finding and a summary.  Exit status: 0 clean, 1 errors found,
 Without --repair the image is never modified.  A power cut needs no repair
 (mount replays).  Media damage may: with --repair, steadyfs_repair first
 puts the namespace right (unreadable map sectors rebuilt, unreadable
-directory buckets reset, names of lost files removed, lost directory inodes
-written anew, cut-off files and directories linked into /lost+found as
-#<inode>, live counts set), keeping every byte that still reads, then the
-check runs.  Pages whose bytes are gone stay listed (each reads EIO).
+directory buckets reset, files and directories whose inode sector is lost
+given a new one from what their sectors tell, cut-off files and directories
+linked into /lost+found as #<inode>, live counts set), keeping every byte
+that still reads, then the check runs.  Pages whose bytes are gone stay listed (each reads EIO).
 """
 
 from __future__ import annotations

@@ -608,10 +608,11 @@ static int cmd_fsck(int argc, char **argv)
         return rc;
     if (repair && !o.json)
         printf("%s: repaired: %u map sectors rebuilt, %u holes restored, %u buckets reset, %u names "
-               "removed, %u files removed, %u directories rebuilt, %u inodes into /lost+found, %u lost "
-               "inodes removed, %u unit counts set\n",
+               "removed, %u files rebuilt, %u symlinks removed, %u directories rebuilt, %u inodes into "
+               "/lost+found, %u lost inodes removed, %u chunks freed, %u unit counts set\n",
                image, rr.map_rebuilt, rr.holes_restored, rr.buckets_reset, rr.names_removed,
-               rr.files_removed, rr.dirs_rebuilt, rr.reconnected, rr.lost_removed, rr.counts_fixed);
+               rr.files_rebuilt, rr.files_removed, rr.dirs_rebuilt, rr.reconnected, rr.lost_removed,
+               rr.chunks_freed, rr.counts_fixed);
     rc = imgfs_attach(&m, image, device, 0);
     if (rc) {
         if (o.json) {
@@ -637,10 +638,12 @@ static int cmd_fsck(int argc, char **argv)
         printf(",\n  \"device\": \"%s\",\n", m.prof->name);
         if (repair)
             printf("  \"repaired\": {\"map_rebuilt\": %u, \"holes_restored\": %u, \"buckets_reset\": %u, "
-                   "\"names_removed\": %u, \"files_removed\": %u, \"dirs_rebuilt\": %u, \"reconnected\": %u, "
-                   "\"lost_removed\": %u, \"counts_fixed\": %u},\n",
-                   rr.map_rebuilt, rr.holes_restored, rr.buckets_reset, rr.names_removed, rr.files_removed,
-                   rr.dirs_rebuilt, rr.reconnected, rr.lost_removed, rr.counts_fixed);
+                   "\"names_removed\": %u, \"files_rebuilt\": %u, \"symlinks_removed\": %u, "
+                   "\"dirs_rebuilt\": %u, \"reconnected\": %u, \"lost_removed\": %u, \"chunks_freed\": %u, "
+                   "\"counts_fixed\": %u},\n",
+                   rr.map_rebuilt, rr.holes_restored, rr.buckets_reset, rr.names_removed, rr.files_rebuilt,
+                   rr.files_removed, rr.dirs_rebuilt, rr.reconnected, rr.lost_removed, rr.chunks_freed,
+                   rr.counts_fixed);
         printf("  \"messages\": [");
     }
     rc = steadyfs_fsck(&m.fs, &m.cfg, work, ws, fsck_msg, &o, &r);
