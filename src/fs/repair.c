@@ -74,6 +74,14 @@ static int fix_end(steadyfs *fs, uint32_t txn, int rc, uint32_t *count)
     return rc;
 }
 
+/* What a fix changed in RAM alone (dying chunks, live counts), committed
+ * by a checkpoint in a call frame of its own. */
+static int checkpoint_fix(steadyfs *fs, uint32_t *count)
+{
+    int rc = fix_begin(fs, STEADYFS_CALL_UNLINK);
+    return rc ? rc : fix_end(fs, 0, sfs_ckpt_write(fs), count);
+}
+
 static int reset_bucket(rp *r, uint32_t dir, uint32_t d)
 {
     uint32_t txn = 0;
@@ -277,9 +285,7 @@ static int rebuild_file(rp *r, uint32_t ino, uint32_t parent)
     }
     if (!rc && n) {
         r->rep->chunks_freed += n;
-        rc = fix_begin(fs, STEADYFS_CALL_UNLINK);
-        if (!rc)
-            rc = fix_end(fs, 0, sfs_ckpt_write(fs), &n);
+        rc = checkpoint_fix(fs, &n);
     }
     if (!rc)
         rc = fix_begin(fs, STEADYFS_CALL_COUNT);
@@ -316,8 +322,7 @@ static int free_orphans(rp *r, uint32_t *fixed)
         return 0;
     r->rep->chunks_freed += n;
     (*fixed)++;
-    rc = fix_begin(fs, STEADYFS_CALL_UNLINK);
-    return rc ? rc : fix_end(fs, 0, sfs_ckpt_write(fs), &n);
+    return checkpoint_fix(fs, &n);
 }
 
 static void put_dec(char *out, uint32_t *len, uint32_t v)
@@ -706,8 +711,7 @@ static int recount(rp *r, uint32_t *fixed)
         return 0;
     r->rep->counts_fixed += wrong;
     (*fixed)++;
-    rc = fix_begin(fs, STEADYFS_CALL_UNLINK);
-    return rc ? rc : fix_end(fs, 0, sfs_ckpt_write(fs), &wrong);
+    return checkpoint_fix(fs, &wrong);
 }
 
 uint32_t steadyfs_repair_work_size(const steadyfs *fs)
