@@ -35,6 +35,7 @@
 #define SFS_PAGE_NONE 0xFFFFFFFFu
 
 static uint32_t file_len[NFILES];
+static uint32_t file_ino[NFILES];
 /* per static file and page: 0 not failed yet, 1 failed with EIO */
 static uint8_t failed[NFILES][FILE_MAX / PAGE];
 
@@ -293,6 +294,113 @@ static void count_finding(void *ctx, const char *msg)
         printf("    fsck: %s\n", msg);
 }
 
+/* The path of inode ino in the tree below dir (depth-first, one directory
+ * handle at a time), into out: 1 found, 0 not. */
+static int find_ino(tdev *t, const char *dir, uint32_t ino, char *out, size_t cap, int depth)
+{
+    steadyfs_dirent ents[64];
+    uint32_t n = 0, i;
+    int dd = steadyfs_opendir(&t->fs, dir);
+    if (dd < 0)
+        return 0;
+    while (n < 64 && steadyfs_readdir(&t->fs, dd, &ents[n]) == 1)
+        n++;
+    steadyfs_closedir(&t->fs, dd);
+    for (i = 0; i < n; i++) {
+        snprintf(out, cap, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", ents[i].name);
+        if ((uint32_t)ents[i].id == ino)
+            return 1;
+        if (ents[i].type == STEADYFS_TYPE_DIR && depth < 4) {
+            char sub[128];
+            snprintf(sub, sizeof sub, "%s", out);
+            if (find_ino(t, sub, ino, out, cap, depth + 1))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* fsck's findings but the lost pages (their bytes gone, each read EIO):
+ * none may be left after a repair */
+static void other_finding(void *ctx, const char *msg)
+{
+    if (!strncmp(msg, "note:", 5) ||
+        (strstr(msg, "error: data key") &&
+         (strstr(msg, "payload CRC mismatch") || strstr(msg, "unreadable (uncorrectable") ||
+          strstr(msg, "lost (its map sector"))))
+        return;
+    printf("    fsck after the repair: %s\n", msg);
+    (*(uint32_t *)ctx)++;
+}
+
+/* Every sector kind damaged, collection gone over the device: a repair on
+ * a copy of the media (steadyfs_repair, DESIGN.md §6) must bring every
+ * static file back -- at its name or under /lost+found, rebuilt where its
+ * inode sector was lost -- each page as written or EIO, and leave fsck
+ * nothing but lost pages. */
+static void repair_copy(tdev *t, uint64_t seed)
+{
+    static uint8_t work[8192], page[PAGE];
+    steadyfs_repair_report rr;
+    steadyfs_fsck_report rep;
+    uint32_t f, pg, i, found = 0, moved = 0, eio = 0, shorter = 0, others = 0, fws;
+    void *fw;
+    tdev c;
+    CHECK_EQ(tdev_open(&c, "mt29f1g01", 64, seed), 0);
+    memcpy(c.image, t->image, (size_t)t->image_len);
+    CHECK_EQ(sim_init(&c.dev, t->dev.prof, 64, c.image, c.image_len, SIM_TYPICAL, seed, 0), 0);
+    c.cfg.open_max = 2;
+    CHECK_EQ(steadyfs_mount(&c.fs, &c.cfg), 0);
+    CHECK_EQ(steadyfs_repair(&c.fs, work, sizeof work, &rr), 0);
+    for (f = 0; f < NFILES; f++) {
+        char path[160];
+        steadyfs_stat st;
+        int fd;
+        if (!find_ino(&c, "/", file_ino[f], path, sizeof path, 0)) {
+            printf("  repaired: static file %u (inode %u) not found\n", f, file_ino[f]);
+            CHECK(0);
+            continue;
+        }
+        found++;
+        moved += !!strncmp(path, "/s/", 3);
+        CHECK_EQ(steadyfs_stat_path(&c.fs, path, &st), 0);
+        CHECK(st.size <= (file_len[f] + PAGE - 1u) / PAGE * PAGE);
+        shorter += st.size < file_len[f];
+        fd = steadyfs_open(&c.fs, path, STEADYFS_O_RDONLY);
+        CHECK(fd >= 0);
+        for (pg = 0; fd >= 0 && pg * PAGE < file_len[f] && pg * PAGE < st.size; pg++) {
+            uint32_t n = file_len[f] - pg * PAGE < PAGE ? file_len[f] - pg * PAGE : PAGE;
+            int32_t r;
+            if (n > st.size - pg * PAGE)
+                n = (uint32_t)(st.size - pg * PAGE);
+            CHECK_EQ(steadyfs_seek(&c.fs, fd, (int64_t)pg * PAGE, STEADYFS_SEEK_SET), (int64_t)pg * PAGE);
+            r = steadyfs_read(&c.fs, fd, page, n);
+            if (r == STEADYFS_EIO) {
+                eio++;
+                continue;
+            }
+            for (i = 0; r == (int32_t)n && i < n && page[i] == byte_of(f, pg * PAGE + i); i++)
+                ;
+            if (r != (int32_t)n || i < n)
+                printf("  repaired: %s page %u: read %d of %u, first wrong at %u\n", path, pg, r, n, i);
+            CHECK(r == (int32_t)n && i == n);
+        }
+        if (fd >= 0)
+            CHECK_EQ(steadyfs_close(&c.fs, fd), 0);
+    }
+    CHECK_EQ(steadyfs_unmount(&c.fs), 0);
+    fws = steadyfs_fsck_work_size(&c.cfg);
+    fw = malloc(fws);
+    CHECK(fw && steadyfs_fsck(&c.fs, &c.cfg, fw, fws, other_finding, &others, &rep) >= 0);
+    CHECK_EQ(others, 0);
+    free(fw);
+    printf("  repaired a copy: map %u, holes %u, buckets %u, files rebuilt %u, dirs %u, into /lost+found %u, "
+           "chunks freed %u, counts %u; %u of %u static files back (%u moved, %u shorter), %u pages EIO\n",
+           rr.map_rebuilt, rr.holes_restored, rr.buckets_reset, rr.files_rebuilt, rr.dirs_rebuilt, rr.reconnected,
+           rr.chunks_freed, rr.counts_fixed, found, NFILES, moved, shorter, eio);
+    tdev_close(&c);
+}
+
 /* One draw: static files, damage (data pages, or with any_damage every
  * sector kind), the rounds, then the checks that draw's kind allows. */
 static void run(uint64_t seed, uint32_t rounds)
@@ -319,6 +427,11 @@ static void run(uint64_t seed, uint32_t rounds)
         CHECK(fd >= 0);
         CHECK_EQ(steadyfs_write(&t.fs, fd, buf, file_len[f]), (int)file_len[f]);
         CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+        {
+            steadyfs_stat st;
+            CHECK_EQ(steadyfs_stat_path(&t.fs, name, &st), 0);
+            file_ino[f] = (uint32_t)st.id;
+        }
     }
     fd = steadyfs_open(&t.fs, "/r", STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
     CHECK(fd >= 0);
@@ -395,6 +508,8 @@ static void run(uint64_t seed, uint32_t rounds)
         CHECK_EQ(writes_failed, 0);
     if (!any_damage)
         replay_window(&t, &rng);
+    if (any_damage)
+        repair_copy(&t, seed);
     if (any_damage) {
         /* every static file removed: one whose inode sector is lost too
          * (its chunks found as the ones no other file lists, kill.c) */
