@@ -909,8 +909,9 @@ int steadyfs_fsck(steadyfs *fs, const steadyfs_config *cfg, void *work, uint32_t
  *   - a file whose inode sector is lost gets a new one (mode 0644, owner
  *     0, times now): its chunks are found among the used ones no other
  *     file lists, by the inode that the tags of their sectors name as
- *     owner (collection copies name none: those are its own only where it
- *     is the only inode lost; with more, they die first), each in the
+ *     owner (a collection copy keeps its original's; one that names none,
+ *     made by an older build, is its own only where it is the only inode
+ *     lost -- with more, such chunks die first), each in the
  *     slot its sectors' file pages give; its size is a pending size entry,
  *     or the size its last commit's tag carried, or the end of its last
  *     page, and it ends before a slot with no chunk (a hole, or a chunk no

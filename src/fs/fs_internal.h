@@ -133,7 +133,14 @@ typedef uint32_t sfs_mode;
                              of the open transaction (owner, txn) */
 /* 0x04: KILLALL in format 2; kills are committed by a checkpoint since
  * format 3 (sfs_commit_kill), never in a tag */
-/* 0x08: KILLMERGE (MAP2 merging a kill) until format 7 */
+/* 0x08: KILLMERGE (MAP2 merging a kill) until format 7; since the
+ * twenty-fourth session on DATA: */
+#define TF_OWNED 0x08u    /* a committed collection copy (owner OWNER_GC) whose txn
+                             holds the owner of the sector it copies, kept for a
+                             repair that finds a lost file's chunks by their
+                             sectors (repair.c); a copy commits itself, so its
+                             txn names no other transaction (a build before it
+                             ignores the flag) */
 #define TF_EMPTY 0x10u    /* MAP1/MAP2 mapping nothing: its parent entry becomes none */
 #define TF_SIZE 0x20u     /* with COMMIT on a data sector: aux is the file's new size
                              (the commit rides in the tag, no inode program) */

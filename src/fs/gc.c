@@ -146,7 +146,7 @@ static int finish(steadyfs *fs, uint32_t *victim, sfs_mode mode)
  * collection head holds nothing but the records' copies. */
 static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx, int relocate, sfs_mode mode)
 {
-    uint32_t ppn, np;
+    uint32_t ppn, np, whose;
     sfs_tag t;
     struct sfs_pend *unc;
     int rc, live;
@@ -206,12 +206,15 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx, int relocate, 
         if (rc < 0)
             return rc;
         /* an open transaction's sector keeps key, owner, transaction and
-         * file page; a committed one commits itself; one whose bytes are
-         * gone stays lost in its copy (rc 1) */
+         * file page; a committed one commits itself, and keeps whose it
+         * is where that is known (TF_OWNED: txn the owner, for a repair);
+         * one whose bytes are gone stays lost in its copy (rc 1) */
+        whose = t.owner != OWNER_GC ? t.owner : (t.flags & TF_OWNED) ? t.txn : OWNER_GC;
         t.flags = (unc ? 0u : TF_COMMIT) | (rc ? TF_LOST : 0u);
         if (!unc) {
             t.owner = OWNER_GC;
-            t.txn = (uint32_t)fs->log.seq;
+            t.txn = whose != OWNER_GC ? whose : (uint32_t)fs->log.seq;
+            t.flags |= whose != OWNER_GC ? TF_OWNED : 0u;
         }
         if (relocate) {
             t.flags |= TF_COPY;

@@ -167,6 +167,7 @@ static int chunk_owner(rp *r, uint32_t c, uint32_t ino, uint32_t *slot, uint32_t
     steadyfs *fs = r->fs;
     uint32_t i, lpn, ppn, n = c < fs->geo.n_c ? fs->geo.C : 1u;
     int mine = 0, other = 0, copies = 0, rc;
+    uint32_t owner;
     sfs_tag t;
     *slot = *top = 0;
     for (i = 0; i < n; i++) {
@@ -178,10 +179,14 @@ static int chunk_owner(rp *r, uint32_t c, uint32_t ino, uint32_t *slot, uint32_t
             sfs_rd_tag_in(fs, sfs_copy_of(fs, ppn), &t, 1) < 0 || t.kind != TK_DATA || t.key != lpn)
             continue;
         /* (a committed collection copy: owner OWNER_GC, a relocation's
-         * with COPY, a wear-levelling move's without) */
-        if ((t.flags & TF_COPY) || t.owner == OWNER_GC)
+         * with COPY, a wear-levelling move's without; with TF_OWNED its
+         * txn keeps whose it is) */
+        owner = t.owner == OWNER_GC && (t.flags & TF_OWNED) ? t.txn : t.owner;
+        if ((t.flags & TF_COPY) && !(t.flags & TF_COMMIT))
+            owner = t.owner;   /* (an open transaction's: its own owner) */
+        if (owner == OWNER_GC)
             copies = 1;
-        else if (t.owner == ino)
+        else if (owner == ino)
             mine = 1;
         else
             other = 1;
