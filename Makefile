@@ -297,7 +297,7 @@ $(BUILD)/soak/test_fs_repair: tests/c/test_fs_repair.c $(CORE_SRCS) $(HOST_SRCS)
 soak-repair: $(BUILD)/soak/test_fs_repair
 	@case "$${SOAK_REPAIR_SEEDS:-200}" in ''|*[!0-9]*|0) \
 	  echo "soak-repair: SOAK_REPAIR_SEEDS=$${SOAK_REPAIR_SEEDS} is not a number of draws (1 or more)" >&2; exit 2;; esac
-	@STEADYFS_REPAIR_SEEDS=$${SOAK_REPAIR_SEEDS:-200} $< | tail -n 3
+	@set -o pipefail; STEADYFS_REPAIR_SEEDS=$${SOAK_REPAIR_SEEDS:-200} $< | tail -n 3
 
 # ---- uncorrectable pages: make soak-media ------------------------------------
 # tests/c/test_fs_media_errors.c (make test runs seed 1) on seeds 1-N, data

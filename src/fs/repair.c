@@ -773,5 +773,10 @@ int steadyfs_repair(steadyfs *fs, void *work, uint32_t work_size, steadyfs_repai
         if (!fixed)
             break;
     }
+    /* a checkpoint after the last fix: the next mount replays none of
+     * the repair (replay reads a rebuilt map sector's old words from the
+     * damaged one, where the repair's merge read them rebuilt) */
+    if (!rc && passes)
+        rc = checkpoint_fix(fs, &fixed);
     return rc;
 }
