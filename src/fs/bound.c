@@ -632,12 +632,14 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
     case STEADYFS_CALL_UNMOUNT:
         /* the closes it makes (each a close call), then its own part: the
          * orphans (no handle left to hold them) die, every dying chunk is
-         * trimmed, each trim step freeing one L1 sector's worth */
+         * trimmed, each trim step freeing one L1 sector's worth, and a
+         * checkpoint follows the log's last sector */
         call_cost(m, fs, STEADYFS_CALL_CLOSE, 0, &t);
         add(a, &t, fs->cfg.open_max);
         for (i = 0; i < fs->geo.orphan_max; i++)
             kill(m, &u, 0);
         trims(m, &u, fs->geo.n_l1);
+        u.ck += 1;   /* the checkpoint after the log's last sector (fs.c) */
         settle(m, &u, 1, 1, 1, 0, 0);
         add(a, &u, 1);
         return;

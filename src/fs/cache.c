@@ -72,6 +72,15 @@ static uint32_t xc_victim(const steadyfs *fs, uint32_t lvl)
     return 2 * lvl + ((fs->cache.xc_next >> lvl) & 1u);
 }
 
+/* A run of four words as media hold them, checked (fs_internal.h
+ * sfs_map_get): sectors, NONE, or LOST.  base: the key of the first. */
+static void xc_checked(const steadyfs *fs, uint32_t lvl, uint32_t base, uint32_t *w)
+{
+    uint32_t k;
+    for (k = 0; k < 4; k++)
+        w[k] = sfs_word_dec(fs, lvl ? sfs_l2_key(base + k) : base + k, w[k]);
+}
+
 int sfs_xc_word(steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t key, uint32_t *val)
 {
     uint32_t i = xc_find(fs, lvl, key & ~3u);
@@ -82,6 +91,7 @@ int sfs_xc_word(steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t key, uint32_t
         rc = sfs_rd_words(fs, map, (key & ~3u) % fs->geo.e1, 4, fs->cache.xc_val[i]);
         if (rc)
             return rc;
+        xc_checked(fs, lvl, key & ~3u, fs->cache.xc_val[i]);
         fs->cache.xc_next ^= (uint8_t)(1u << lvl);
         fs->cache.xc_key[i] = key & ~3u;
     }
@@ -117,6 +127,7 @@ void sfs_xc_keep(steadyfs *fs, uint32_t lvl, uint32_t key, const uint8_t *sector
     fs->cache.xc_key[i] = base;
     for (key = 0; key < 4; key++)
         fs->cache.xc_val[i][key] = sfs_get32(sector + 4 * (base % fs->geo.e1 + key));
+    xc_checked(fs, lvl, base, fs->cache.xc_val[i]);
 }
 #endif
 

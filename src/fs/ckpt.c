@@ -44,7 +44,9 @@
  * erase, found at mount by a binary search (SPEC §9); 15: the record
  * ring, its units and sectors a record at bytes 144 and 146, its next
  * record at 148, its bad units' bitmap after the chunk bitmaps, TK_RING
- * sectors (DESIGN.md §13, SPEC §12) */
+ * sectors (DESIGN.md §13, SPEC §12); 16: a map word that names a sector
+ * carries a check of it and of its key above the sector number's bits
+ * (SPEC §3, fs_internal.h sfs_map_get) */
 #define CKPT_VERSION SFS_CKPT_VERSION
 #define CKPT_HDR SFS_CKPT_HDR
 
@@ -585,15 +587,15 @@ static int exact_bits(steadyfs *fs)
         mark(fs, ppn, 1);
         rc = sfs_rd_sector(fs, ppn, fs->buf, &t);
         /* a damaged L1 sector (its data CRC fails): its words as read
-         * count, whatever they name -- a bit set on a dead sector is only
-         * caution, and the page of a word the damage changed is lost
+         * count where their checks hold -- a bit set on a dead sector is
+         * only caution, and the page of a word the damage changed is lost
          * anyway (map.c rebuild, when the sector is next merged).  Mount
          * goes on: one sector does not make the volume unreadable. */
         if (rc < 0 && (fs->dead || rc != STEADYFS_ECORRUPT))
             return rc;
         damaged |= rc < 0;
         for (j = 0; j < fs->geo.e1; j++) {
-            uint32_t w = sfs_get32(fs->buf + 4 * j);
+            uint32_t w = sfs_map_get(fs, fs->buf, m * fs->geo.e1, j);
             struct sfs_pend *p = sfs_pend_find(fs, PT_L1, m * fs->geo.e1 + j, 0);
             damaged |= w == SFS_LOST;
             if (!p && w != SFS_NONE)

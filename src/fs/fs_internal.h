@@ -298,6 +298,23 @@ static inline uint64_t sfs_get64(const uint8_t *p)
     return (uint64_t)sfs_get32(p) | (uint64_t)sfs_get32(p + 4) << 32;
 }
 
+/* Map words on media (format 16, SPEC §3).  A word that names a sector
+ * carries a check of that sector number and of the key the word maps, in
+ * the bits above what the device's sector numbers need (15 on
+ * mt29f1g01).  NOR and MRAM hand back a word of a damaged map sector
+ * unchecked (a small read does not cover the sector's CRC, and there is
+ * no ECC): without the check such a word named some other sector, a
+ * commit uncounted that sector's unit, and collection later erased the
+ * unit with a live sector in it.  NONE and LOST are written as they are.
+ * sfs_map_get gives the sector, NONE, or LOST where the check fails;
+ * key0: the logical page of word 0 of an L1 sector, or sfs_l2_key of an
+ * L2 sector's (the L1 index of word 0, in a key space of its own). */
+uint32_t sfs_word_enc(const steadyfs *fs, uint32_t key, uint32_t ppn);
+uint32_t sfs_word_dec(const steadyfs *fs, uint32_t key, uint32_t w);
+static inline uint32_t sfs_l2_key(uint32_t m) { return 0x80000000u | m; }
+uint32_t sfs_map_get(const steadyfs *fs, const uint8_t *sec, uint32_t key0, uint32_t i);
+void sfs_map_put(const steadyfs *fs, uint8_t *sec, uint32_t key0, uint32_t i, uint32_t ppn);
+
 static inline uint32_t sfs_blk(const steadyfs *fs, uint32_t ppn) { return ppn / fs->geo.P; }
 /* A closed unit (no head, not erased, free, bad or moved): its block
  * table value is its live count. */
@@ -683,7 +700,7 @@ int sfs_sweep_step(steadyfs *fs, sfs_mode mode);
 void sfs_reloc_retire(steadyfs *fs);
 /* The words of an L1 image (index m) resolved (sfs_resolve); its dirty
  * bit goes once it is written (sfs_reloc_written). */
-void sfs_reloc_l1(steadyfs *fs, uint8_t *buf);
+void sfs_reloc_l1(steadyfs *fs, uint8_t *buf, uint32_t m);
 void sfs_reloc_written(steadyfs *fs, uint32_t m);
 /* The relocation sector's payload from RAM, and back (mount). */
 void sfs_reloc_save(steadyfs *fs, uint8_t *buf);

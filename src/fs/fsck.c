@@ -116,7 +116,7 @@ static int reach(fck *c, uint32_t ppn, uint8_t kind, uint32_t key, uint8_t *buf)
     sfs_tag t;
     int rc;
     if (ppn == SFS_LOST) {
-        say(c, 1, "%s key %u: lost (its map sector was rebuilt after damage)", what, key);
+        say(c, 1, "%s key %u: lost (its map word fails its check, or its map sector was rebuilt after damage)", what, key);
         return 0;
     }
     if (ppn >= fs->geo.nblocks * fs->geo.P) {
@@ -268,9 +268,10 @@ static void visit_l1(fck *c, uint32_t m, uint32_t l1w)
         memset(c->b1, 0xFF, 4u * e);
     for (j = 0; j < fs->npend; j++)
         if (fs->pend[j].type == PT_L1 && fs->pend[j].key / e == m)
-            sfs_put32(c->b1 + 4 * (fs->pend[j].key % e), fs->pend[j].ppn);
+            sfs_map_put(fs, c->b1, m * e, fs->pend[j].key % e, fs->pend[j].ppn);
     for (j = 0; j < e; j++) {
-        uint32_t ppn = sfs_get32(c->b1 + 4 * j);
+        /* (a word whose check fails is a lost page: data_page) */
+        uint32_t ppn = sfs_map_get(fs, c->b1, m * e, j);
         if (ppn != SFS_NONE)   /* a sector collection copied: its copy */
             data_page(c, m * e + j, sfs_copy_of(fs, ppn));
     }
@@ -290,7 +291,7 @@ static void sweep_map(fck *c)
         if (!reach(c, fs->root[r], TK_MAP2, r, c->b2))
             continue;
         for (m = r * e; m < (r + 1) * e && m < fs->geo.n_l1; m++) {
-            uint32_t w = sfs_get32(c->b2 + 4 * (m % e));
+            uint32_t w = sfs_map_get(fs, c->b2, sfs_l2_key(r * e), m % e);
             if (w != SFS_NONE || sfs_pend_find(fs, PT_L2, m, 0))
                 visit_l1(c, m, w);
         }
@@ -313,7 +314,7 @@ static void sweep_map(fck *c)
             sfs_tag t;
             if (sfs_rd_sector(fs, fs->root[m / e], c->b2, &t) >= 0 && t.kind == TK_MAP2 &&
                 t.key == m / e) {
-                w = sfs_get32(c->b2 + 4 * (m % e));
+                w = sfs_map_get(fs, c->b2, sfs_l2_key(m / e * e), m % e);
                 if (w != SFS_NONE || sfs_pend_find(fs, PT_L2, m, 0))
                     continue;
             }

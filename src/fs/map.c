@@ -92,6 +92,49 @@ static void drop_entries(steadyfs *fs, uint8_t type, uint32_t k, uint32_t div, u
     }
 }
 
+/* The bits a sector number of this device takes, with room for NONE,
+ * UNKNOWN and LOST above the largest: a word's check is the rest. */
+static uint32_t word_bits(const steadyfs *fs)
+{
+    uint32_t n = fs->geo.nblocks * fs->geo.P + 3u, b = 0;
+    while (b < 32u && (n >> b))
+        b++;
+    return b;
+}
+
+uint32_t sfs_word_enc(const steadyfs *fs, uint32_t key, uint32_t ppn)
+{
+    uint32_t b = word_bits(fs), x;
+    if (ppn >= SFS_LOST || b >= 32u)
+        return ppn;
+    /* (a multiplicative mix: any bit of the key or the sector changes
+     * about half the check's) */
+    x = (key ^ 0x5BD1E995u) * 0x9E3779B1u ^ (ppn + 0x7F4A7C15u) * 0x85EBCA77u;
+    x ^= x >> 15;
+    x *= 0x2C1B3C6Du;
+    x ^= x >> 13;
+    return ppn | x << b;
+}
+
+uint32_t sfs_word_dec(const steadyfs *fs, uint32_t key, uint32_t w)
+{
+    uint32_t b = word_bits(fs), ppn;
+    if (w >= SFS_LOST || b >= 32u)
+        return w;
+    ppn = w & ((1u << b) - 1u);
+    return ppn < fs->geo.nblocks * fs->geo.P && sfs_word_enc(fs, key, ppn) == w ? ppn : SFS_LOST;
+}
+
+uint32_t sfs_map_get(const steadyfs *fs, const uint8_t *sec, uint32_t key0, uint32_t i)
+{
+    return sfs_word_dec(fs, key0 + i, sfs_get32(sec + 4u * i));
+}
+
+void sfs_map_put(const steadyfs *fs, uint8_t *sec, uint32_t key0, uint32_t i, uint32_t ppn)
+{
+    sfs_put32(sec + 4u * i, sfs_word_enc(fs, key0 + i, ppn));
+}
+
 int sfs_l1_locate(steadyfs *fs, uint32_t m, uint32_t *ppn)
 {
     struct sfs_pend *p = sfs_pend_find(fs, PT_L2, m, 0);
@@ -477,11 +520,11 @@ static int trim_recount(steadyfs *fs, uint32_t m, uint32_t old, struct sfs_trim 
     for (i = 0; i < fs->npend; i++) {
         struct sfs_pend *p = &fs->pend[i];
         if (entry_of(p, PT_L1, m, fs->geo.e1, PF_UNC))
-            sfs_put32(fs->buf + 4 * (p->key % fs->geo.e1), p->ppn);
+            sfs_map_put(fs, fs->buf, m * fs->geo.e1, p->key % fs->geo.e1, p->ppn);
     }
-    sfs_reloc_l1(fs, fs->buf);
+    sfs_reloc_l1(fs, fs->buf, m);
     for (i = 0; i < fs->geo.e1; i++)
-        if (trimmed(fs, tr, m * fs->geo.e1 + i) && (w = sfs_get32(fs->buf + 4 * i)) != SFS_NONE)
+        if (trimmed(fs, tr, m * fs->geo.e1 + i) && (w = sfs_map_get(fs, fs->buf, m * fs->geo.e1, i)) != SFS_NONE)
             sfs_count_inc(fs, sfs_copy_of(fs, w));
     tr->counted = 0;
     return 0;
@@ -517,12 +560,13 @@ static int may_be_mapped(const steadyfs *fs, uint32_t lpn)
  * the rest holes, repair.c.) */
 static void rebuild(steadyfs *fs, uint8_t kind, uint32_t m, uint32_t old)
 {
-    uint32_t i, w, key;
+    uint32_t i, w, key, key0 = kind == TK_MAP1 ? m * fs->geo.e1 : sfs_l2_key(m * fs->geo.e1);
     sfs_tag t;
     sfs_budget_void(fs);
     for (i = 0; i < fs->geo.e1; i++) {
         key = m * fs->geo.e1 + i;
-        w = old == SFS_LOST ? SFS_LOST : sfs_get32(fs->buf + 4 * i);
+        /* (a word whose check fails is lost already) */
+        w = old == SFS_LOST ? SFS_LOST : sfs_map_get(fs, fs->buf, key0, i);
         /* (a hole the damage changed where nothing can be is a hole
          * again, not a page lost: a new inode or chunk may get it) */
         if (kind == TK_MAP1 && !may_be_mapped(fs, key))
@@ -532,13 +576,14 @@ static void rebuild(steadyfs *fs, uint8_t kind, uint32_t m, uint32_t old)
                  (sfs_rd_tag_in(fs, kind == TK_MAP1 ? sfs_copy_of(fs, w) : w, &t, 1) < 0 ||
                   t.kind != kind - 1u || t.key != key))
             w = SFS_LOST;
-        sfs_put32(fs->buf + 4 * i, w);
+        sfs_map_put(fs, fs->buf, key0, i, w);
     }
 }
 
 static int merge(steadyfs *fs, uint8_t kind, uint32_t m, struct sfs_trim *tr, sfs_mode mode)
 {
     uint32_t i, w, old, was[4], nwas = 0;
+    uint32_t key0 = kind == TK_MAP1 ? m * fs->geo.e1 : sfs_l2_key(m * fs->geo.e1);
     sfs_tag t;
     int rc;
     do {
@@ -572,7 +617,7 @@ static int merge(steadyfs *fs, uint8_t kind, uint32_t m, struct sfs_trim *tr, sf
         for (i = 0; kind == TK_MAP1 && i < fs->npend; i++) {
             struct sfs_pend *p = &fs->pend[i];
             if (entry_of(p, PT_L1, m, fs->geo.e1, PF_UNC) && (p->flags & PF_OLD)) {
-                sfs_count_dec(fs, sfs_get32(fs->buf + 4 * (p->key % fs->geo.e1)));
+                sfs_count_dec(fs, sfs_map_get(fs, fs->buf, key0, p->key % fs->geo.e1));
                 p->flags &= (uint8_t)~PF_OLD;
             }
         }
@@ -580,14 +625,14 @@ static int merge(steadyfs *fs, uint8_t kind, uint32_t m, struct sfs_trim *tr, sf
         for (i = 0; i < fs->npend; i++) {
             struct sfs_pend *p = &fs->pend[i];
             if (entry_of(p, (uint8_t)(kind - 1u), m, fs->geo.e1, kind == TK_MAP1 ? PF_UNC : 0))
-                sfs_put32(fs->buf + 4 * (p->key % fs->geo.e1), p->ppn);
+                sfs_map_put(fs, fs->buf, key0, p->key % fs->geo.e1, p->ppn);
         }
         if (kind == TK_MAP1)
-            sfs_reloc_l1(fs, fs->buf);   /* words that name a sector collection copied name its copy */
+            sfs_reloc_l1(fs, fs->buf, m);   /* words that name a sector collection copied name its copy */
         for (i = 0; tr && i < fs->geo.e1; i++) {
             if (!trimmed(fs, tr, m * fs->geo.e1 + i))
                 continue;
-            w = sfs_get32(fs->buf + 4 * i);
+            w = sfs_map_get(fs, fs->buf, key0, i);
             if (!tr->counted)
                 sfs_count_dec(fs, w);
             sfs_put32(fs->buf + 4 * i, SFS_NONE);

@@ -273,15 +273,15 @@ void sfs_reloc_retire(steadyfs *fs)
     }
 }
 
-void sfs_reloc_l1(steadyfs *fs, uint8_t *buf)
+void sfs_reloc_l1(steadyfs *fs, uint8_t *buf, uint32_t m)
 {
     uint32_t i, w;
     if (!fs->reloc.nrec)
         return;
     for (i = 0; i < fs->geo.e1; i++) {
-        w = sfs_get32(buf + 4 * i);
-        if (w != SFS_NONE)
-            sfs_put32(buf + 4 * i, sfs_copy_of(fs, w));
+        w = sfs_map_get(fs, buf, m * fs->geo.e1, i);
+        if (w < SFS_LOST)
+            sfs_map_put(fs, buf, m * fs->geo.e1, i, sfs_copy_of(fs, w));
     }
 }
 

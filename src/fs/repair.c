@@ -519,7 +519,7 @@ static int settle_lost(rp *r, uint32_t *fixed)
                 rc = damaged(fs, rc) ? 0 : rc;   /* (scrub_map's, next pass) */
                 break;
             }
-            if (sfs_get32(fs->buf + 4u * i) != SFS_LOST || sfs_pend_find(fs, PT_L1, lpn, 0))
+            if (sfs_map_get(fs, fs->buf, m * fs->geo.e1, i) != SFS_LOST || sfs_pend_find(fs, PT_L1, lpn, 0))
                 continue;
             rc = page_in_use(fs, lpn);
             if (rc) {
@@ -703,7 +703,7 @@ static int recount(rp *r, uint32_t *fixed)
         if (rc < 0)
             return damaged(fs, rc) ? 0 : rc;   /* (not whole yet: next pass) */
         for (i = 0; i < fs->geo.e1; i++) {
-            w = l1 == SFS_NONE ? SFS_NONE : sfs_get32(fs->buf + 4u * i);
+            w = l1 == SFS_NONE ? SFS_NONE : sfs_map_get(fs, fs->buf, m * fs->geo.e1, i);
             p = sfs_pend_find(fs, PT_L1, m * fs->geo.e1 + i, 0);
             if (p && (p->flags & PF_OLD))
                 tally(r, w);

@@ -175,14 +175,22 @@ int main(void)
      * and setattr and symlinks among the calls (--meta), modes, owners
      * and targets checked after every cut */
     for (d = 0; d < 3; d++) {
-        steady_torture_opts o = on_medium(d, 1300 + d, 4000);
-        steady_torture_result r;
-        o.file_max = 200000;
-        o.meta = 1;
-        r = run_clean(&o);
-        CHECK(r.cuts >= 20);
-        CHECK(r.largest_file >= 100000u);   /* seven chunks of 8 sectors and more */
-        CHECK(r.setattrs >= 10 && r.symlinks >= 10);
+        /* (whether a draw grows a file that far depends on everything the
+         * run programs: a change elsewhere moves it, so a medium takes the
+         * next of three draws until one does -- each run checked whole) */
+        uint32_t largest = 0, k;
+        for (k = 0; k < 3 && largest < 100000u; k++) {
+            steady_torture_opts o = on_medium(d, 1300 + d + 10u * k, 4000);
+            steady_torture_result r;
+            o.file_max = 200000;
+            o.meta = 1;
+            r = run_clean(&o);
+            CHECK(r.cuts >= 20);
+            CHECK(r.setattrs >= 10 && r.symlinks >= 10);
+            if (r.largest_file > largest)
+                largest = r.largest_file;
+        }
+        CHECK(largest >= 100000u);   /* seven chunks of 8 sectors and more */
     }
     /* a device near its live limit (--fill 65: a file of static data
      * written first, then files of many chunks that stop growing above 85
