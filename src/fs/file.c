@@ -330,15 +330,20 @@ static uint32_t npages(const steadyfs *fs, uint64_t size)
     return (uint32_t)((size + fs->geo.payload - 1) / fs->geo.payload);
 }
 
-/* Sector ppn of a file's logical page lpn into fs->buf (>= 0, as
- * sfs_rd_sector), or EIO where the page's bytes are gone (uncorrectable,
- * a lost page's copy: gc.c read_live) or the sector is not that page's:
- * a read returns the page's bytes or fails, never other bytes. */
-static int read_page(steadyfs *fs, uint32_t ppn, uint32_t lpn)
+/* Sector ppn of page pg of file ino, logical page lpn, into fs->buf (>=
+ * 0, as sfs_rd_sector), or EIO where the page's bytes are gone
+ * (uncorrectable, a lost page's copy: gc.c read_live) or the sector is
+ * not that page's: a read returns the page's bytes or fails, never other
+ * bytes.  Its tag names the page (key), the file page and whose it is (a
+ * committed collection copy in its txn, TF_OWNED): a chunk number a
+ * damaged inode sector's list hands back unchecked (a small read on NOR
+ * and MRAM) names another chunk, whose pages carry their own keys. */
+static int read_page(steadyfs *fs, uint32_t ppn, uint32_t lpn, uint32_t ino, uint32_t pg)
 {
     sfs_tag t;
     int rc = sfs_rd_sector(fs, ppn, fs->buf, &t);
-    if (rc >= 0 && (t.kind != TK_DATA || t.key != lpn))
+    uint32_t whose = t.owner != OWNER_GC ? t.owner : (t.flags & TF_OWNED) ? t.txn : ino;
+    if (rc >= 0 && (t.kind != TK_DATA || t.key != lpn || whose != ino || t.fpage != (uint16_t)pg))
         rc = STEADYFS_EIO;
     return rc == STEADYFS_ECORRUPT ? STEADYFS_EIO : rc;
 }
@@ -369,7 +374,7 @@ static int shrink(steadyfs *fs, struct sfs_open *p, uint64_t size)
             if (h) {
                 memcpy(fs->buf, fs->cfg.hold_buf, fs->geo.payload);
             } else {
-                rc = read_page(fs, old, lpn);
+                rc = read_page(fs, old, lpn, p->ino, pg);
                 if (rc < 0)
                     return rc;
                 fs->cache.buf_ppn = SFS_NONE;
@@ -480,7 +485,7 @@ static int32_t read_call(steadyfs *fs, int fd, void *buf, uint32_t len)
         if (ppn == SFS_NONE) {
             memset(dst + done, 0, n);
         } else {
-            rc = read_page(fs, ppn, lpn);
+            rc = read_page(fs, ppn, lpn, p->ino, pg);
             if (rc < 0)
                 return rc;
             memcpy(dst + done, fs->buf + off, n);
@@ -644,7 +649,7 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
                 if (old == SFS_NONE || (uint64_t)pg * fs->geo.payload >= p->size) {
                     memset(fs->buf, 0, fs->geo.payload);
                 } else {
-                    rc = read_page(fs, old, lpn);
+                    rc = read_page(fs, old, lpn, p->ino, pg);
                     if (rc < 0)
                         break;
                 }

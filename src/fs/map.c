@@ -92,49 +92,6 @@ static void drop_entries(steadyfs *fs, uint8_t type, uint32_t k, uint32_t div, u
     }
 }
 
-/* The bits a sector number of this device takes, with room for NONE,
- * UNKNOWN and LOST above the largest: a word's check is the rest. */
-static uint32_t word_bits(const steadyfs *fs)
-{
-    uint32_t n = fs->geo.nblocks * fs->geo.P + 3u, b = 0;
-    while (b < 32u && (n >> b))
-        b++;
-    return b;
-}
-
-uint32_t sfs_word_enc(const steadyfs *fs, uint32_t key, uint32_t ppn)
-{
-    uint32_t b = word_bits(fs), x;
-    if (ppn >= SFS_LOST || b >= 32u)
-        return ppn;
-    /* (a multiplicative mix: any bit of the key or the sector changes
-     * about half the check's) */
-    x = (key ^ 0x5BD1E995u) * 0x9E3779B1u ^ (ppn + 0x7F4A7C15u) * 0x85EBCA77u;
-    x ^= x >> 15;
-    x *= 0x2C1B3C6Du;
-    x ^= x >> 13;
-    return ppn | x << b;
-}
-
-uint32_t sfs_word_dec(const steadyfs *fs, uint32_t key, uint32_t w)
-{
-    uint32_t b = word_bits(fs), ppn;
-    if (w >= SFS_LOST || b >= 32u)
-        return w;
-    ppn = w & ((1u << b) - 1u);
-    return ppn < fs->geo.nblocks * fs->geo.P && sfs_word_enc(fs, key, ppn) == w ? ppn : SFS_LOST;
-}
-
-uint32_t sfs_map_get(const steadyfs *fs, const uint8_t *sec, uint32_t key0, uint32_t i)
-{
-    return sfs_word_dec(fs, key0 + i, sfs_get32(sec + 4u * i));
-}
-
-void sfs_map_put(const steadyfs *fs, uint8_t *sec, uint32_t key0, uint32_t i, uint32_t ppn)
-{
-    sfs_put32(sec + 4u * i, sfs_word_enc(fs, key0 + i, ppn));
-}
-
 int sfs_l1_locate(steadyfs *fs, uint32_t m, uint32_t *ppn)
 {
     struct sfs_pend *p = sfs_pend_find(fs, PT_L2, m, 0);
