@@ -116,7 +116,7 @@ static int reach(fck *c, uint32_t ppn, uint8_t kind, uint32_t key, uint8_t *buf)
     sfs_tag t;
     int rc;
     if (ppn == SFS_LOST) {
-        say(c, 1, "%s key %u: lost (its map word fails its check, or its map sector was rebuilt after damage)", what, key);
+        say(c, 1, "%s key %u: lost (its map sector was rebuilt after damage, or its word fails its check)", what, key);
         return 0;
     }
     if (ppn >= fs->geo.nblocks * fs->geo.P) {
