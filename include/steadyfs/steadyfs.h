@@ -594,7 +594,12 @@ int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg);
 /* Attach: reads the newest checkpoint and replays what followed it.  Reads a
  * bounded number of sectors; writes nothing. */
 int steadyfs_mount(steadyfs *fs, const steadyfs_config *cfg);
-/* Commits every open handle (as close would) and detaches. */
+/* Commits every open handle (as close would) and detaches, with a
+ * checkpoint last where this mount wrote anything since the one before:
+ * then no commit depends on replay, which takes an unreadable last sector
+ * of the log for a program a cut tore (a commit whose page fails while
+ * the device is off would be undone).  A mount that only read writes
+ * nothing here. */
 int steadyfs_unmount(steadyfs *fs);
 int steadyfs_info_get(steadyfs *fs, steadyfs_info *info);
 /* What steadyfs_info_get would say of a file system cfg formats on a
