@@ -400,23 +400,43 @@ static int reconnect(rp *r, uint32_t ino, uint8_t type)
 }
 
 /* Unnamed inode ino whose inode sector is lost: a directory if any of
- * its buckets but the first is mapped (a file's block holds its inode
+ * its buckets but the first has a sector (a file's block holds its inode
  * sector and its page 0 only, at the places of a directory's inode and
- * first bucket), else a file, given a new inode sector (its parent the
- * root until the next pass links it into /lost+found).  2 done, 0 nothing
- * done (a map word on the way cannot be read: its sector is rebuilt
- * first, scrub_map). */
+ * first bucket), or if the sector at the first bucket's place is the
+ * namespace's (a bucket, OWNER_NS) rather than the file's own page 0;
+ * else a file.  Given a new inode sector (its parent the root until the
+ * next pass links it into /lost+found).  A lost word is no sign either
+ * way: where a damaged L1 sector held a file's holes past its page 0, the
+ * rebuild makes them lost (map.c may_be_mapped cannot tell a file's block
+ * from a directory's), and the file came back as a directory with its
+ * bytes out of reach (soak-repair draw 998).  2 done, 0 nothing done (a
+ * map word on the way cannot be read: its sector is rebuilt first,
+ * scrub_map). */
 static int unnamed_lost(rp *r, uint32_t ino)
 {
     steadyfs *fs = r->fs;
-    uint32_t k, ppn = SFS_NONE;
-    int rc;
-    for (k = 2; k <= fs->cfg.dir_pages && ppn == SFS_NONE; k++) {
+    uint32_t k, ppn = SFS_NONE, whose;
+    int rc, dir = 0;
+    sfs_tag t;
+    for (k = 2; k <= fs->cfg.dir_pages && !dir; k++) {
         rc = sfs_lookup(fs, sfs_shared_lpn(fs, ino, k), 1, &ppn);
         if (rc)
             return damaged(fs, rc) ? 0 : rc;
+        dir = ppn < SFS_LOST;
     }
-    rc = ppn != SFS_NONE ? rebuild_dir(r, ino, 1) : rebuild_file(r, ino, 1);
+    if (!dir) {
+        rc = sfs_lookup(fs, sfs_shared_lpn(fs, ino, 1), 1, &ppn);
+        if (rc)
+            return damaged(fs, rc) ? 0 : rc;
+        if (ppn < SFS_LOST && sfs_rd_tag_in(fs, sfs_copy_of(fs, ppn), &t, 1) >= 0 && t.kind == TK_DATA &&
+            t.key == sfs_shared_lpn(fs, ino, 1)) {
+            whose = t.owner != OWNER_GC ? t.owner : (t.flags & TF_OWNED) ? t.txn : OWNER_GC;
+            dir = whose == OWNER_NS;
+        }
+        if (fs->dead)
+            return STEADYFS_EIO;
+    }
+    rc = dir ? rebuild_dir(r, ino, 1) : rebuild_file(r, ino, 1);
     return rc ? rc : 2;
 }
 
