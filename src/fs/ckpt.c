@@ -46,7 +46,7 @@
  * record at 148, its bad units' bitmap after the chunk bitmaps, TK_RING
  * sectors (DESIGN.md §13, SPEC §12); 16: a map word that names a sector
  * carries a check of it and of its key above the sector number's bits
- * (SPEC §3, fs_internal.h sfs_map_get) */
+ * (SPEC §4, fs_internal.h sfs_map_get) */
 #define CKPT_VERSION SFS_CKPT_VERSION
 #define CKPT_HDR SFS_CKPT_HDR
 

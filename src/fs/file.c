@@ -342,8 +342,9 @@ static int read_page(steadyfs *fs, uint32_t ppn, uint32_t lpn, uint32_t ino, uin
 {
     sfs_tag t;
     int rc = sfs_rd_sector(fs, ppn, fs->buf, &t);
-    uint32_t whose = t.owner != OWNER_GC ? t.owner : (t.flags & TF_OWNED) ? t.txn : ino;
-    if (rc >= 0 && (t.kind != TK_DATA || t.key != lpn || whose != ino || t.fpage != (uint16_t)pg))
+    /* (a copy that keeps no owner passes: a build before TF_OWNED made it) */
+    if (rc >= 0 && (t.kind != TK_DATA || t.key != lpn || t.fpage != (uint16_t)pg ||
+                    (sfs_tag_whose(&t) != ino && sfs_tag_whose(&t) != OWNER_GC)))
         rc = STEADYFS_EIO;
     return rc == STEADYFS_ECORRUPT ? STEADYFS_EIO : rc;
 }

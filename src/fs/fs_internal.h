@@ -238,6 +238,14 @@ typedef struct sfs_tag {
     uint32_t key, txn, aux, dcrc;
 } sfs_tag;
 
+/* Whose a data sector is: its owner, or for a committed collection copy
+ * (OWNER_GC) the owner it keeps in txn (TF_OWNED); OWNER_GC where a copy
+ * keeps none. */
+static inline uint32_t sfs_tag_whose(const sfs_tag *t)
+{
+    return t->owner != OWNER_GC ? t->owner : (t->flags & TF_OWNED) ? t->txn : OWNER_GC;
+}
+
 /* Inode sector payload. */
 #define INODE_MAGIC 0x31494653u  /* "SFI1" */
 #define SFS_INODE_HDR 64u        /* a symlink's target follows (SPEC §5) */
@@ -298,7 +306,7 @@ static inline uint64_t sfs_get64(const uint8_t *p)
     return (uint64_t)sfs_get32(p) | (uint64_t)sfs_get32(p + 4) << 32;
 }
 
-/* Map words on media (format 16, SPEC §3).  A word that names a sector
+/* Map words on media (format 16, SPEC §4).  A word that names a sector
  * carries a check of that sector number and of the key the word maps, in
  * the bits above what the device's sector numbers need (15 on
  * mt29f1g01).  NOR and MRAM hand back a word of a damaged map sector

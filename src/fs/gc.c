@@ -209,7 +209,7 @@ static int examine(steadyfs *fs, uint32_t *victim, uint32_t *idx, int relocate, 
          * file page; a committed one commits itself, and keeps whose it
          * is where that is known (TF_OWNED: txn the owner, for a repair);
          * one whose bytes are gone stays lost in its copy (rc 1) */
-        whose = t.owner != OWNER_GC ? t.owner : (t.flags & TF_OWNED) ? t.txn : OWNER_GC;
+        whose = sfs_tag_whose(&t);
         t.flags = (unc ? 0u : TF_COMMIT) | (rc ? TF_LOST : 0u);
         if (!unc) {
             t.owner = OWNER_GC;

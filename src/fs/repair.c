@@ -181,7 +181,7 @@ static int chunk_owner(rp *r, uint32_t c, uint32_t ino, uint32_t *slot, uint32_t
         /* (a committed collection copy: owner OWNER_GC, a relocation's
          * with COPY, a wear-levelling move's without; with TF_OWNED its
          * txn keeps whose it is) */
-        owner = t.owner == OWNER_GC && (t.flags & TF_OWNED) ? t.txn : t.owner;
+        owner = sfs_tag_whose(&t);
         if ((t.flags & TF_COPY) && !(t.flags & TF_COMMIT))
             owner = t.owner;   /* (an open transaction's: its own owner) */
         if (owner == OWNER_GC)
@@ -415,7 +415,7 @@ static int reconnect(rp *r, uint32_t ino, uint8_t type)
 static int unnamed_lost(rp *r, uint32_t ino)
 {
     steadyfs *fs = r->fs;
-    uint32_t k, ppn = SFS_NONE, whose;
+    uint32_t k, ppn = SFS_NONE;
     int rc, dir = 0;
     sfs_tag t;
     for (k = 2; k <= fs->cfg.dir_pages && !dir; k++) {
@@ -430,8 +430,7 @@ static int unnamed_lost(rp *r, uint32_t ino)
             return damaged(fs, rc) ? 0 : rc;
         if (ppn < SFS_LOST && sfs_rd_tag_in(fs, sfs_copy_of(fs, ppn), &t, 1) >= 0 && t.kind == TK_DATA &&
             t.key == sfs_shared_lpn(fs, ino, 1)) {
-            whose = t.owner != OWNER_GC ? t.owner : (t.flags & TF_OWNED) ? t.txn : OWNER_GC;
-            dir = whose == OWNER_NS;
+            dir = sfs_tag_whose(&t) == OWNER_NS;
         }
         if (fs->dead)
             return STEADYFS_EIO;
