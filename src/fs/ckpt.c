@@ -46,7 +46,9 @@
  * record at 148, its bad units' bitmap after the chunk bitmaps, TK_RING
  * sectors (DESIGN.md §13, SPEC §12); 16: a map word that names a sector
  * carries a check of it and of its key above the sector number's bits
- * (SPEC §4, fs_internal.h sfs_map_get) */
+ * (SPEC §4, fs_internal.h sfs_map_get); 17: a chunk-list entry carries
+ * a check of its chunk, inode and slot above the chunk number's bits
+ * (SPEC §5, fs_internal.h sfs_chunk_dec) */
 #define CKPT_VERSION SFS_CKPT_VERSION
 #define CKPT_HDR SFS_CKPT_HDR
 

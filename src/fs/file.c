@@ -111,9 +111,13 @@ static int slot_chunk(steadyfs *fs, struct sfs_open *p, uint32_t slot, uint32_t 
     p->cw_base = (uint16_t)base;
     for (i = 0; i < n; i++) {
         uint32_t e = pending_chunk(fs, p->ino, base + i);
-        cw[i] = (uint16_t)(e != CHUNK_NONE ? e : i & 1u ? w[i / 2] >> 16 : w[i / 2] & 0xFFFFu);
-        if (cw[i] != CHUNK_NONE && cw[i] >= fs->geo.n_c)
+        cw[i] = (uint16_t)(e != CHUNK_NONE ? e
+                                           : sfs_chunk_dec(fs, p->ino, base + i,
+                                                           i & 1u ? w[i / 2] >> 16 : w[i / 2] & 0xFFFFu));
+        if (cw[i] != CHUNK_NONE && cw[i] >= fs->geo.n_c) {
+            cw[i] = CHUNK_UNKNOWN;   /* (asked again, it is read again) */
             return STEADYFS_ECORRUPT;
+        }
         /* the slot whose chunk only the held sector has taken: neither
          * the inode sector nor a pending entry lists it yet, so it stays
          * unknown here (asked again, the hold answers; cached as none, the

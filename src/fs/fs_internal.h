@@ -323,6 +323,22 @@ static inline uint32_t sfs_l2_key(uint32_t m) { return 0x80000000u | m; }
 uint32_t sfs_map_get(const steadyfs *fs, const uint8_t *sec, uint32_t key0, uint32_t i);
 void sfs_map_put(const steadyfs *fs, uint8_t *sec, uint32_t key0, uint32_t i, uint32_t ppn);
 
+/* Chunk-list entries on media (format 17, SPEC §5): a chunk number carries
+ * a check of itself and of the inode and slot that list it, in the bits of
+ * the u16 above what the device's chunk numbers need (6 on mt29f1g01, 5
+ * on mt25q128 and em064lx).
+ * NOR and MRAM read an open file's list with small reads that its CRC does
+ * not cover: without the check a changed entry named another file's
+ * chunk, and an O_DSYNC write there committed over that file's page.
+ * sfs_chunk_dec gives the chunk, CHUNK_NONE, or CHUNK_BAD where the check
+ * fails (a value >= n_c, as callers test); sfs_list_get / _put do the
+ * same on an inode sector in RAM. */
+#define CHUNK_BAD 0xFFFDu
+uint32_t sfs_chunk_enc(const steadyfs *fs, uint32_t ino, uint32_t slot, uint32_t c);
+uint32_t sfs_chunk_dec(const steadyfs *fs, uint32_t ino, uint32_t slot, uint32_t e);
+uint32_t sfs_list_get(const steadyfs *fs, const uint8_t *sec, uint32_t ino, uint32_t slot);
+void sfs_list_put(const steadyfs *fs, uint8_t *sec, uint32_t ino, uint32_t slot, uint32_t c);
+
 static inline uint32_t sfs_blk(const steadyfs *fs, uint32_t ppn) { return ppn / fs->geo.P; }
 /* A closed unit (no head, not erased, free, bad or moved): its block
  * table value is its live count. */

@@ -688,9 +688,13 @@ static void check_chunks(fck *c)
                 ino, c->maxp[ino]);
         sfs_inode_chunks(fs, ino, 0, 0);
         for (s = 0; s < fs->geo.cmax; s++) {
-            ch = (uint32_t)fs->buf[SFS_INODE_HDR + 2 * s] | (uint32_t)fs->buf[SFS_INODE_HDR + 2 * s + 1] << 8;
+            ch = sfs_list_get(fs, fs->buf, ino, s);
             if (ch == CHUNK_NONE)
                 continue;
+            if (ch == CHUNK_BAD) {
+                say(c, 1, "file inode %u: slot %u's chunk entry fails its check", ino, s);
+                continue;
+            }
             if (ch >= fs->geo.n_c || !sfs_bit(fs->chunk.used, ch) || sfs_bit(fs->chunk.dying, ch) ||
                 bit(c->cown, ch)) {
                 say(c, 1, "file inode %u: slot %u lists chunk %u, which is %s", ino, s, ch,

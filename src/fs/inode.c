@@ -150,7 +150,7 @@ void sfs_inode_chunks(steadyfs *fs, uint32_t ino, uint16_t owner, uint32_t txn)
         n = p->flags & PF_UNC ? 1u : p->owner;
         for (k = 0; k < n && s + k < fs->geo.cmax; k++) {
             c = (p->ppn & 0xFFFFu) + k;
-            sfs_put16(fs->buf + SFS_INODE_HDR + 2 * (s + k), c);
+            sfs_list_put(fs, fs->buf, ino, s + k, c);
         }
     }
     fs->cache.buf_ppn = SFS_NONE;
@@ -174,7 +174,7 @@ int sfs_chunk_get(steadyfs *fs, uint32_t ino, uint32_t slot, int working, uint32
     rc = sfs_rd_words(fs, ippn, (SFS_INODE_HDR + 2 * slot) / 4, 1, &w);
     if (rc)
         return rc;
-    *chunk = slot & 1u ? w >> 16 : w & 0xFFFFu;
+    *chunk = sfs_chunk_dec(fs, ino, slot, slot & 1u ? w >> 16 : w & 0xFFFFu);
     if (*chunk != CHUNK_NONE && *chunk >= fs->geo.n_c)
         return STEADYFS_ECORRUPT;
     return 0;

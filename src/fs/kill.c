@@ -71,9 +71,14 @@ static int scavenge(steadyfs *fs, uint32_t ino)
             n = (fs->geo.cmax - j + 1u) / 2u < 64u ? (fs->geo.cmax - j + 1u) / 2u : 64u;
             if (sfs_rd_words(fs, ppn, SFS_INODE_HDR / 4u + j / 2u, n, w))
                 return fs->dead ? STEADYFS_EIO : 0;   /* (read a moment ago: none dies) */
-            for (k = 0; k < 2u * n; k++)
-                if ((c = (w[k / 2u] >> (16u * (k % 2u))) & 0xFFFFu) < fs->geo.n_c)
+            for (k = 0; k < 2u * n && j + k < fs->geo.cmax; k++) {
+                c = sfs_chunk_dec(fs, i, j + k, (w[k / 2u] >> (16u * (k % 2u))) & 0xFFFFu);
+                /* an entry whose check fails may stand for any chunk */
+                if (c == CHUNK_BAD)
+                    return 0;
+                if (c != CHUNK_NONE)
                     sfs_bit_set(seen, c, 1);
+            }
         }
     }
     for (i = 0; i < fs->npend; i++) {
@@ -108,8 +113,8 @@ static int chunks_die(steadyfs *fs, uint32_t ino, uint32_t ippn, uint32_t slot0)
         if (rc < 0)
             return rc;
         for (s = slot0; s < fs->geo.cmax; s++) {
-            c = sfs_get16(fs->buf + SFS_INODE_HDR + 2 * s);
-            if (c != CHUNK_NONE)
+            c = sfs_list_get(fs, fs->buf, ino, s);
+            if (c < fs->geo.n_c)
                 sfs_chunk_die(fs, c);
         }
     }

@@ -141,7 +141,7 @@ static int listed_chunks(rp *r, uint32_t *lost)
             continue;
         sfs_inode_chunks(fs, ino, 0, 0);   /* (on the sector inode_state read) */
         for (s = 0; s < fs->geo.cmax; s++)
-            if ((c = sfs_get16(fs->buf + SFS_INODE_HDR + 2u * s)) < fs->geo.n_c)
+            if ((c = sfs_list_get(fs, fs->buf, ino, s)) < fs->geo.n_c)
                 sfs_bit_set(r->listed, c, 1);
     }
     return 0;
@@ -234,7 +234,7 @@ static int gather(rp *r, uint32_t ino, int alone, sfs_inode *in)
             (c < fs->geo.n_c && (slot >= fs->geo.cmax || sfs_get16(list + 2u * slot) != CHUNK_NONE)))
             continue;
         if (c < fs->geo.n_c)
-            sfs_put16(list + 2u * slot, c);
+            sfs_list_put(fs, fs->buf, ino, slot, c);
         else
             page0 = 1;
         if (top > pages)
@@ -510,7 +510,7 @@ static int page_in_use(steadyfs *fs, uint32_t lpn)
             continue;
         sfs_inode_chunks(fs, ino, 0, 0);
         for (s = 0; s < fs->geo.cmax; s++)
-            if (sfs_get16(fs->buf + SFS_INODE_HDR + 2 * s) == c) {
+            if (sfs_list_get(fs, fs->buf, ino, s) == c) {
                 fp = s * fs->geo.C + (lpn - fs->geo.cbase) % fs->geo.C;
                 return fp && (uint64_t)fp * fs->geo.payload < in.size;
             }

@@ -378,6 +378,20 @@ static void damage_at(tdev *t, uint32_t ppn, uint32_t byte)
 
 static void damage(tdev *t, uint32_t ppn) { damage_at(t, ppn, 16u); }
 
+/* Byte `byte` of sector ppn's payload set to v on a medium without ECC
+ * (NOR, MRAM: the image holds data XOR the erased byte). */
+static void set_at(tdev *t, uint32_t ppn, uint32_t byte, uint8_t v)
+{
+    const sbd_geometry *g = &t->dev.bd.geo;
+    uint64_t at, off;
+    CHECK(ppn < t->fs.geo.nblocks * t->fs.geo.P && !g->ecc_bits);
+    at = (uint64_t)(ppn / t->fs.geo.P) * t->fs.geo.dev_per_block * g->page_size * g->pages_per_block +
+         (uint64_t)(ppn % t->fs.geo.P) * sfs_stride(&t->fs) + byte;
+    memcpy(&off, (uint8_t *)t->image + 88, sizeof off);
+    off += at / g->page_size * (g->page_size + g->spare_size) + at % g->page_size;
+    ((uint8_t *)t->image)[off] = (uint8_t)(v ^ g->erased_byte);
+}
+
 enum { C_BUCKET, C_FILE_INODE, C_DIR_INODE, C_ROOT_INODE, C_L1, C_RANDOM };
 static const char *const case_name[] = {"the fullest bucket of /d", "the inode sector of /d/f7",
                                         "the inode sector of /d/sub", "the root's inode sector",
@@ -762,6 +776,99 @@ static void changed_word(const char *dev, uint32_t blocks)
     tdev_close(&t);
 }
 
+/* A chunk-list entry of an open file changed to name another file's chunk
+ * (format 17: the entry carries a check).  NOR and MRAM fill an open
+ * file's chunk window with a small read that the inode sector's data CRC
+ * does not cover: before the check, an O_DSYNC write into that slot
+ * committed over the other file's page (its commit in its own tag reads
+ * nothing else).  Now it fails (ECORRUPT), as does a shrink through the
+ * slot, and the other file reads back whole. */
+static void changed_entry(const char *dev, uint32_t blocks)
+{
+    static uint8_t a[40 * 2048], back[2048], page[2048];
+    uint32_t i, ia, ib, s, cb = CHUNK_NONE, ca = CHUNK_NONE, ippn, w, bad = 0, pay;
+    steadyfs_stat st;
+    int fd, rc;
+    tdev t;
+    for (i = 0; i < sizeof a; i++)
+        a[i] = (uint8_t)(i * 11u + 1u);
+    CHECK_EQ(tdev_open(&t, dev, blocks, 3), 0);
+    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    pay = t.fs.geo.payload;
+    CHECK(sizeof a >= (3u * t.fs.geo.C + 2u) * pay);
+    for (i = 0; i < 2; i++) {
+        fd = steadyfs_open(&t.fs, i ? "/b" : "/a", STEADYFS_O_RDWR | STEADYFS_O_CREAT);
+        CHECK_EQ(steadyfs_write(&t.fs, fd, a, sizeof a), (int)sizeof a);
+        CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+    }
+    CHECK_EQ(steadyfs_stat_path(&t.fs, "/a", &st), 0);
+    ia = (uint32_t)st.id;
+    CHECK_EQ(steadyfs_stat_path(&t.fs, "/b", &st), 0);
+    ib = (uint32_t)st.id;
+    /* enough records to another file that the chunk entries are merged
+     * into the inode sectors */
+    fd = steadyfs_open(&t.fs, "/c", STEADYFS_O_RDWR | STEADYFS_O_CREAT);
+    for (i = 0; i < 4u * t.fs.cfg.pending_max; i++)
+        CHECK_EQ(steadyfs_write(&t.fs, fd, a, pay), (int)pay);
+    CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    /* a slot of /a that only its inode sector lists, whose entry changed
+     * to /b's chunk for the same slot (its bits unchecked) would pass as
+     * a chunk number */
+    CHECK_EQ(sfs_lookup(&t.fs, sfs_shared_lpn(&t.fs, ia, 0), 0, &ippn), 0);
+    for (s = 1; s <= 3u && cb == CHUNK_NONE; s++) {
+        if (sfs_chunk_entry(&t.fs, ia, s, 0) != CHUNK_NONE)
+            continue;
+        CHECK_EQ(sfs_rd_words(&t.fs, ippn, (SFS_INODE_HDR + 2u * s) / 4u, 1, &w), 0);
+        ca = sfs_chunk_dec(&t.fs, ia, s, s & 1u ? w >> 16 : w & 0xFFFFu);
+        CHECK_EQ(sfs_chunk_get(&t.fs, ib, s, 0, &cb), 0);
+        if (ca >= t.fs.geo.n_c || cb >= t.fs.geo.n_c || sfs_chunk_enc(&t.fs, ia, s, cb) == cb)
+            cb = CHUNK_NONE;
+    }
+    CHECK(cb != CHUNK_NONE);
+    s--;
+    /* (O_DSYNC: the write's commit rides in its sector's tag and reads
+     * nothing of the inode sector, whose data CRC would fail) */
+    fd = steadyfs_open(&t.fs, "/a", STEADYFS_O_RDWR | STEADYFS_O_DSYNC);
+    CHECK(fd >= 0);
+    set_at(&t, ippn, SFS_INODE_HDR + 2u * s, (uint8_t)cb);
+    set_at(&t, ippn, SFS_INODE_HDR + 2u * s + 1u, (uint8_t)(cb >> 8));
+    memset(page, 0x5A, sizeof page);
+    CHECK_EQ(steadyfs_seek(&t.fs, fd, (int64_t)(s * t.fs.geo.C + 1u) * pay, STEADYFS_SEEK_SET),
+             (int64_t)(s * t.fs.geo.C + 1u) * pay);
+    rc = steadyfs_write(&t.fs, fd, page, pay);
+    CHECK_EQ(rc, STEADYFS_ECORRUPT);
+    rc = steadyfs_sync(&t.fs, fd);
+    CHECK_EQ(rc, 0);
+    /* a shrink through that slot */
+    rc = steadyfs_truncate(&t.fs, fd, (uint64_t)(s * t.fs.geo.C + 2u) * pay + 100u);
+    CHECK_EQ(rc, STEADYFS_ECORRUPT);
+    CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+    for (i = 0; i < 2; i++) {
+        if (i) {
+            CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+            CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+        }
+        fd = steadyfs_open(&t.fs, "/b", STEADYFS_O_RDONLY);
+        CHECK(fd >= 0);
+        for (w = 0; fd >= 0 && w < sizeof a / pay; w++)
+            if (steadyfs_read(&t.fs, fd, back, pay) != (int)pay || memcmp(back, a + w * pay, pay)) {
+                printf("  %s, a changed chunk entry of /a: /b page %u does not read back\n", dev, w);
+                bad++;
+                CHECK_EQ(steadyfs_seek(&t.fs, fd, (int64_t)(w + 1u) * pay, STEADYFS_SEEK_SET),
+                         (int64_t)(w + 1u) * pay);
+            }
+        CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    printf("  %s, /a's entry for slot %u changed from chunk %u to /b's %u while open: its write and "
+           "its shrink there fail, /b reads back whole\n", dev, s, ca, cb);
+    tdev_close(&t);
+}
+
 int main(void)
 {
     const char *env = getenv("STEADYFS_REPAIR_SEEDS");
@@ -812,6 +919,8 @@ int main(void)
     last_commit("mt25q128", 1024);
     changed_word("mt25q128", 1024);
     changed_word("em064lx", 0);
+    changed_entry("mt25q128", 1024);
+    changed_entry("em064lx", 0);
     printf("  files whose inode sector was lost, read back after the repair: %u, %u of them shorter (a chunk "
            "no file could be told to own)\n",
            rebuilt_files, rebuilt_short);
