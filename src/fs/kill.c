@@ -31,17 +31,34 @@ static uint32_t orphan_at(const steadyfs *fs, uint32_t ino)
 
 int sfs_is_orphan(const steadyfs *fs, uint32_t ino) { return orphan_at(fs, ino) < fs->orphans.n; }
 
+/* Whether chunk c may be inode ino's by its sectors: the tag of the first
+ * of its pages that maps a sector with a readable tag names ino as whose it
+ * is (sfs_tag_whose), or none does (nothing there can be read). */
+static int chunk_whose_is(steadyfs *fs, uint32_t c, uint32_t ino)
+{
+    uint32_t k, ppn, lpn0 = fs->geo.cbase + c * fs->geo.C;
+    sfs_tag t;
+    for (k = 0; k < fs->geo.C; k++)
+        if (!sfs_lookup(fs, lpn0 + k, 0, &ppn) && ppn < SFS_LOST && sfs_rd_tag_in(fs, ppn, &t, 1) >= 0)
+            return sfs_tag_whose(&t) == ino;
+    return 1;
+}
+
 /* Inode ino dies and its inode sector -- its chunk list -- is lost
  * (uncorrectable): its chunks are the used ones no other file lists (no
- * other inode sector, no pending chunk entry, not the held sector's), and
- * they die.  Another file whose inode sector cannot be located (a damaged
- * map sector, rebuilt later) stops it: then nothing dies here (those
- * chunks stay used; fsck names them).  One whose inode sector is located
- * but stays unreadable after three tries, or is a lost page's copy (it
- * reads as zeros), lists nothing: its chunks die too, as nothing could
- * reach them with its list gone.  The sector buffer is a bit per chunk
- * meanwhile; the lists are small reads.  Once per such kill, a read or
- * two an inode: fault handling, outside the bound. */
+ * other inode sector, no pending chunk entry, not the held sector's) and
+ * whose sectors' tags name ino, and they die.  Another file whose inode
+ * sector cannot be located (a damaged map sector, rebuilt later) stops
+ * it: then nothing dies here (those chunks stay used; fsck names them,
+ * and a repair frees what no file's tags claim).  One whose inode sector
+ * stays unreadable after three tries, is a lost page's copy (it reads as
+ * zeros), or whose header or a list entry fails its check (a small read
+ * carries no CRC on NOR and MRAM) lists nothing, but its chunks' tags
+ * name it, so they stay: steadyfs_repair rebuilds that file from them
+ * (before the twenty-sixth session they died here with ino's).  The
+ * sector buffer is a bit per chunk meanwhile; the lists, words and tags
+ * are small reads.  Once per such kill, a read or two an inode and a
+ * chunk: fault handling, outside the bound. */
 static int scavenge(steadyfs *fs, uint32_t ino)
 {
     uint8_t *seen = fs->buf;
@@ -60,11 +77,13 @@ static int scavenge(steadyfs *fs, uint32_t ino)
         if (sfs_lookup(fs, sfs_shared_lpn(fs, i, 0), 0, &ppn))
             return fs->dead ? STEADYFS_EIO : 0;
         for (tries = 0; tries < 3 && rc && ppn != SFS_NONE && !fs->dead; tries++)
-            rc = sfs_rd_words(fs, ppn, 3, 1, w);
+            rc = sfs_rd_words(fs, ppn, 0, 4, w);
         if (fs->dead)
             return STEADYFS_EIO;
-        /* (a sector that stays unreadable: that list is lost as well) */
-        if (ppn == SFS_NONE || rc || (w[0] & 0xFFu) != STEADYFS_TYPE_FILE)
+        /* (a sector that stays unreadable, a lost page's copy -- zeros --
+         * or a header the small read cannot vouch for: its chunks' tags
+         * keep them, below) */
+        if (ppn == SFS_NONE || rc || w[0] != INODE_MAGIC || w[1] != i || (w[3] & 0xFFFFu) != STEADYFS_TYPE_FILE)
             continue;
         /* its chunk list: u16 entries after the header, 128 a read */
         for (j = 0; j < fs->geo.cmax; j += 2u * n) {
@@ -72,11 +91,9 @@ static int scavenge(steadyfs *fs, uint32_t ino)
             if (sfs_rd_words(fs, ppn, SFS_INODE_HDR / 4u + j / 2u, n, w))
                 return fs->dead ? STEADYFS_EIO : 0;   /* (read a moment ago: none dies) */
             for (k = 0; k < 2u * n && j + k < fs->geo.cmax; k++) {
+                /* (an entry whose check fails lists nothing: tags, below) */
                 c = sfs_chunk_dec(fs, i, j + k, (w[k / 2u] >> (16u * (k % 2u))) & 0xFFFFu);
-                /* an entry whose check fails may stand for any chunk */
-                if (c == CHUNK_BAD)
-                    return 0;
-                if (c != CHUNK_NONE)
+                if (c < fs->geo.n_c)
                     sfs_bit_set(seen, c, 1);
             }
         }
@@ -92,9 +109,9 @@ static int scavenge(steadyfs *fs, uint32_t ino)
     if (STEADYFS_WITH_HOLD && fs->hold.ino && fs->hold.ino != ino && (fs->hold.flags & TF_NEWCHUNK))
         sfs_bit_set(seen, (fs->hold.lpn - fs->geo.cbase) / fs->geo.C, 1);
     for (c = 0; c < fs->geo.n_c; c++)
-        if (sfs_bit(fs->chunk.used, c) && !sfs_bit(seen, c))
+        if (sfs_bit(fs->chunk.used, c) && !sfs_bit(seen, c) && chunk_whose_is(fs, c, ino))
             sfs_chunk_die(fs, c);
-    return 0;
+    return fs->dead ? STEADYFS_EIO : 0;
 }
 
 /* The chunks of inode ino's slots >= slot0 die: those its committed inode
