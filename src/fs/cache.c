@@ -99,11 +99,20 @@ int sfs_xc_word(steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t key, uint32_t
     return 0;
 }
 
-#if STEADYFS_ERASELESS_MEDIA   /* (used on MRAM only: map.c keep_l1_places, room steps) */
-int sfs_xc_has(const steadyfs *fs, uint32_t lvl, uint32_t key)
+void sfs_xc_fix(steadyfs *fs, uint32_t lvl, uint32_t key, uint32_t val)
+{
+    uint32_t i = xc_find(fs, lvl, key & ~3u);
+    if (i != 4)
+        fs->cache.xc_val[i][key & 3u] = val;
+}
+
+int sfs_xc_cached(const steadyfs *fs, uint32_t lvl, uint32_t key)
 {
     return xc_find(fs, lvl, key & ~3u) != 4;
 }
+
+#if STEADYFS_ERASELESS_MEDIA   /* (used on MRAM only: map.c keep_l1_places, room steps) */
+int sfs_xc_has(const steadyfs *fs, uint32_t lvl, uint32_t key) { return sfs_xc_cached(fs, lvl, key); }
 
 uint32_t sfs_xc_runs(const steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t *out)
 {

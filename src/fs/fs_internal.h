@@ -876,6 +876,11 @@ void sfs_xc_drop_map(steadyfs *fs, uint32_t lvl, uint32_t map);
 /* Word `key % e1` of map sector `map` (lvl 0: an L1 sector, key a logical
  * page; lvl 1: an L2 sector, key an L1 index), read as a run of 4. */
 int sfs_xc_word(steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t key, uint32_t *val);
+/* Word `key` of level lvl, if cached, is val from now on: a lost L2 word
+ * whose L1 sector was found by its tag (map.c l1_by_tags). */
+void sfs_xc_fix(steadyfs *fs, uint32_t lvl, uint32_t key, uint32_t val);
+/* Does the cache hold word `key` of level lvl? */
+int sfs_xc_cached(const steadyfs *fs, uint32_t lvl, uint32_t key);
 #if STEADYFS_ERASELESS_MEDIA   /* (used on MRAM only) */
 /* The run of 4 words holding `key` of a map sector just programmed from
  * `sector` (its payload), kept as read (a fact: what the medium holds). */
@@ -883,7 +888,7 @@ void sfs_xc_keep(steadyfs *fs, uint32_t lvl, uint32_t key, const uint8_t *sector
 /* The runs of map sector `map` (level lvl) the cache holds: their first
  * keys into out[0..3], most recently used first; how many. */
 uint32_t sfs_xc_runs(const steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t *out);
-/* Does the cache hold word `key` of level lvl? */
+/* The same as sfs_xc_cached (0 in builds without MRAM's code) */
 int sfs_xc_has(const steadyfs *fs, uint32_t lvl, uint32_t key);
 #else
 static inline void sfs_xc_keep(steadyfs *fs, uint32_t lvl, uint32_t key, const uint8_t *sector)

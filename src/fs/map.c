@@ -92,10 +92,13 @@ static void drop_entries(steadyfs *fs, uint8_t type, uint32_t k, uint32_t div, u
     }
 }
 
+static void l1_by_tags(steadyfs *fs, const uint32_t *idx, uint32_t n, uint32_t *ppn);
+
 int sfs_l1_locate(steadyfs *fs, uint32_t m, uint32_t *ppn)
 {
     struct sfs_pend *p = sfs_pend_find(fs, PT_L2, m, 0);
     uint32_t r;
+    int rc, cached;
     if (p) {
         *ppn = p->ppn;
         return 0;
@@ -105,7 +108,29 @@ int sfs_l1_locate(steadyfs *fs, uint32_t m, uint32_t *ppn)
         *ppn = SFS_NONE;
         return 0;
     }
-    return sfs_xc_word(fs, 1, r, m, ppn);
+    cached = sfs_xc_cached(fs, 1, m);
+    rc = sfs_xc_word(fs, 1, r, m, ppn);
+    if (!rc && !cached) {
+        /* words of the run just read that fail their check (a small read
+         * of a damaged L2 sector on NOR and MRAM): their L1 sectors are
+         * still on the device, found by their tags, and the cached words
+         * say so until the run is dropped (lost where none was found: no
+         * second scan while it stays); the L2 sector's next merge writes
+         * them (rebuild).  Before, every page of such an L1 sector was
+         * lost, and an L1 merge meanwhile wrote it anew from nothing but
+         * the table's changes. */
+        uint32_t idx[4], got[4], n = 0, k, w;
+        for (k = m & ~3u; k < (m | 3u) + 1u && k < fs->geo.n_l1; k++)
+            if (!sfs_xc_word(fs, 1, r, k, &w) && w == SFS_LOST)
+                idx[n++] = k;
+        if (n) {
+            l1_by_tags(fs, idx, n, got);
+            for (k = 0; k < n; k++)
+                sfs_xc_fix(fs, 1, idx[k], got[k]);
+            rc = fs->dead ? STEADYFS_EIO : sfs_xc_word(fs, 1, r, m, ppn);
+        }
+    }
+    return rc;
 }
 
 int sfs_lookup(steadyfs *fs, uint32_t lpn, int working, uint32_t *ppn)
@@ -515,6 +540,64 @@ static int may_be_mapped(const steadyfs *fs, uint32_t lpn)
  * later does not meet a lost page it never had.  (Where the structure
  * needs the media to tell -- past a file's end -- steadyfs_repair makes
  * the rest holes, repair.c.) */
+#define L2_FIND 8u
+/* The newest L1 sector of each of L1 indices idx[0..n-1] on the device,
+ * by sequence number, into ppn[] (SFS_NONE where it maps nothing,
+ * TF_EMPTY; SFS_LOST where none is found): for an L2 word that is lost.
+ * The L1 sector the word named is still there when only the word was
+ * damaged, and merges write an L1 sector only at the log's head, so the
+ * newest one is the one the word named, or a newer one a pending L2
+ * change names (which wins over the word anyway).  A scan of every tag
+ * outside the anchor area and the erased units: fault handling, outside
+ * the bound (on mt29f1g01 65 536 small reads, ~1.6 s typical; em064lx
+ * 3 968).  One case it gets wrong: a trim step's L1 sector whose
+ * checkpoint a cut prevented (replay skipped it; the trim is done again)
+ * is the newest until then, and taking it takes the trim (harmless for a
+ * dead file's chunk; a shrink's tail trim of a shrink the cut undid
+ * unmaps that file's pages past the cut). */
+static void l1_by_tags(steadyfs *fs, const uint32_t *idx, uint32_t n, uint32_t *ppn)
+{
+    uint64_t seq[L2_FIND];
+    uint32_t b, k, i, at;
+    sfs_tag t;
+    sfs_budget_void(fs);
+    for (i = 0; i < n; i++) {
+        ppn[i] = SFS_LOST;
+        seq[i] = 0;
+    }
+    for (b = 0; n && b < fs->geo.nblocks && !fs->dead; b++) {
+        if (fs->blk[b] == BS_BAD || fs->blk[b] == BS_RESERVED || fs->blk[b] == BS_QUEUED ||
+            fs->blk[b] == BS_NEXT || fs->blk[b] == BS_GNEXT)
+            continue;
+        for (k = 0; k < fs->geo.P; k++) {
+            at = b * fs->geo.P + k;
+            if (sfs_rd_tag_in(fs, at, &t, 1) < 0 || t.kind != TK_MAP1)
+                continue;
+            for (i = 0; i < n; i++)
+                if (t.key == idx[i] && t.seq >= seq[i]) {
+                    seq[i] = t.seq;
+                    ppn[i] = t.flags & TF_EMPTY ? SFS_NONE : at;
+                }
+        }
+    }
+}
+
+/* L2 sector m's image in fs->buf, rebuilt: its lost words (L2_FIND at a
+ * time) get their L1 sectors' newest copies (l1_by_tags), so that the
+ * merge writes them as they were. */
+static void find_lost_l1(steadyfs *fs, uint32_t m)
+{
+    uint32_t key0 = sfs_l2_key(m * fs->geo.e1), idx[L2_FIND], ppn[L2_FIND], n, i, from = 0;
+    do {
+        for (n = 0; from < fs->geo.e1 && n < L2_FIND; from++)
+            if (m * fs->geo.e1 + from < fs->geo.n_l1 && sfs_map_get(fs, fs->buf, key0, from) == SFS_LOST)
+                idx[n++] = m * fs->geo.e1 + from;
+        l1_by_tags(fs, idx, n, ppn);
+        for (i = 0; i < n && !fs->dead; i++)
+            sfs_map_put(fs, fs->buf, key0, idx[i] % fs->geo.e1, ppn[i]);
+    } while (n == L2_FIND && !fs->dead);
+}
+
 static void rebuild(steadyfs *fs, uint8_t kind, uint32_t m, uint32_t old)
 {
     uint32_t i, w, key, key0 = kind == TK_MAP1 ? m * fs->geo.e1 : sfs_l2_key(m * fs->geo.e1);
@@ -526,7 +609,7 @@ static void rebuild(steadyfs *fs, uint8_t kind, uint32_t m, uint32_t old)
         w = old == SFS_LOST ? SFS_LOST : sfs_map_get(fs, fs->buf, key0, i);
         /* (a hole the damage changed where nothing can be is a hole
          * again, not a page lost: a new inode or chunk may get it) */
-        if (kind == TK_MAP1 && !may_be_mapped(fs, key))
+        if (kind == TK_MAP1 ? !may_be_mapped(fs, key) : key >= fs->geo.n_l1)
             w = SFS_NONE;
         /* (kind - 1: TK_DATA under an L1 sector, TK_MAP1 under an L2) */
         else if (w != SFS_NONE && w != SFS_LOST &&
@@ -535,6 +618,8 @@ static void rebuild(steadyfs *fs, uint8_t kind, uint32_t m, uint32_t old)
             w = SFS_LOST;
         sfs_map_put(fs, fs->buf, key0, i, w);
     }
+    if (kind == TK_MAP2)
+        find_lost_l1(fs, m);
 }
 
 static int merge(steadyfs *fs, uint8_t kind, uint32_t m, struct sfs_trim *tr, sfs_mode mode)

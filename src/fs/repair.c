@@ -409,9 +409,30 @@ static int reconnect(rp *r, uint32_t ino, uint8_t type)
  * way: where a damaged L1 sector held a file's holes past its page 0, the
  * rebuild makes them lost (map.c may_be_mapped cannot tell a file's block
  * from a directory's), and the file came back as a directory with its
- * bytes out of reach (soak-repair draw 998).  2 done, 0 nothing done (a
- * map word on the way cannot be read: its sector is rebuilt first,
- * scrub_map). */
+ * bytes out of reach (soak-repair draw 998).  One with nothing at its
+ * page 0 or buckets and no chunk whose tags name it is removed instead
+ * (lost_removed): it came back as an empty file under /lost+found, which
+ * an empty directory or a symlink never was (soak-repair draw 1278).  2
+ * done, 0 nothing done (a map word on the way cannot be read: its sector
+ * is rebuilt first, scrub_map). */
+static int owns_a_chunk(rp *r, uint32_t ino)
+{
+    steadyfs *fs = r->fs;
+    uint32_t lost, c, slot, top, csize;
+    uint64_t cseq;
+    int rc = listed_chunks(r, &lost), own;
+    for (c = 0; !rc && c < fs->geo.n_c; c++) {
+        if (!orphan(r, c))
+            continue;
+        own = chunk_owner(r, c, ino, &slot, &top, &csize, &cseq);
+        if (own < 0)
+            return own;
+        if (own == CH_MINE || (own == CH_COPIES && lost == 1))
+            return 1;
+    }
+    return rc;
+}
+
 static int unnamed_lost(rp *r, uint32_t ino)
 {
     steadyfs *fs = r->fs;
@@ -435,19 +456,48 @@ static int unnamed_lost(rp *r, uint32_t ino)
         if (fs->dead)
             return STEADYFS_EIO;
     }
+    if (!dir && ppn == SFS_NONE) {
+        /* no page 0, no bucket, and no chunk whose tags name it: nothing
+         * of it is left to link anywhere (an empty file, an empty
+         * directory, or a symlink, whose target was in the lost sector) */
+        rc = owns_a_chunk(r, ino);
+        if (rc < 0)
+            return rc;
+        if (!rc) {
+            rc = fix_begin(fs, STEADYFS_CALL_UNLINK);
+            if (!rc)
+                rc = sfs_kill_lost(fs, ino, STEADYFS_TYPE_FILE);
+            rc = fix_end(fs, 0, rc, &r->rep->lost_removed);
+            return rc ? rc : 2;
+        }
+    }
     rc = dir ? rebuild_dir(r, ino, 1) : rebuild_file(r, ino, 1);
     return rc ? rc : 2;
 }
 
-/* Every L1 sector that cannot be read (or whose L2 word cannot) merged
- * now, which rebuilds it (map.c rebuild: each word kept where the sector
- * it names confirms it): a bucket or inode sector it maps is then read
- * for what it is, not taken as lost with it. */
+/* Every L2 sector, then every L1 sector, that cannot be read (or whose
+ * L2 word cannot) merged now, which rebuilds it (map.c rebuild: each word
+ * kept where the sector it names confirms it, an L2 sector's lost words
+ * found by their L1 sectors' tags): a bucket or inode sector it maps is
+ * then read for what it is, not taken as lost with it. */
 static int scrub_map(rp *r, uint32_t *fixed)
 {
     steadyfs *fs = r->fs;
     uint32_t m, ppn;
     int rc = 0;
+    for (m = 0; !rc && m < fs->geo.n_l2; m++) {
+        if (fs->root[m] == SFS_NONE || (rc = sfs_rd_buf(fs, fs->root[m])) >= 0 || !damaged(fs, rc)) {
+            rc = rc > 0 ? 0 : rc;
+            continue;
+        }
+        rc = fix_begin(fs, STEADYFS_CALL_UNLINK);
+        if (!rc)
+            rc = sfs_room(fs, 0, fs->rm);
+        if (!rc)
+            SFS_SERVED(fs, fs->rm, rc, sfs_merge_l2(fs, m, fs->rm));
+        rc = fix_end(fs, 0, rc, &r->rep->map_rebuilt);
+        (*fixed)++;
+    }
     for (m = 0; !rc && m < fs->geo.n_l1; m++) {
         rc = sfs_l1_locate(fs, m, &ppn);
         if (!rc && ppn != SFS_NONE)

@@ -16,8 +16,9 @@
  * On mt29f1g01 (64 units; ECC: damage is a page past what it corrects),
  * em064lx and mt25q128 (1024 blocks of 4 KiB; no ECC: a payload byte changed, its
  * data CRC fails).  STEADYFS_REPAIR_SEEDS=N: the random draws 1..N on
- * NAND (default 12), half as many on MRAM, a quarter on NOR;
- * STEADYFS_REPAIR_SEED=S: draw S alone on each medium, with the cuts. */
+ * NAND (default 12), half as many on MRAM, a quarter on NOR, from draw
+ * STEADYFS_REPAIR_FIRST (default 1); STEADYFS_REPAIR_SEED=S: draw S
+ * alone on each medium, with the cuts. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -940,10 +941,99 @@ static void scavenge_spares(const char *dev, uint32_t blocks)
     tdev_close(&t);
 }
 
+/* Every word of the L2 sector that names an L1 sector changed (on NOR and
+ * MRAM a byte each: its check fails, it reads lost).  Before, each such L1
+ * sector's pages were lost for good: reads of them failed, and the next
+ * merge of the L2 sector wrote the words lost.  Now the rebuild finds each
+ * L1 sector's newest copy by its tag (map.c find_lost_l1), and every page
+ * reads back. */
+static void damaged_l2(const char *dev, uint32_t blocks)
+{
+    /* (three files of 400 pages: L1 sectors the records after them do
+     * not touch, whose L2 changes the table merges away) */
+    static uint8_t a[400 * 2048], back[2048];
+    uint32_t i, f, l1, l2, pay, n = 0, bad = 0, lostw = 0, len;
+    steadyfs_info info;
+    steadyfs_repair_report rep;
+    int fd;
+    tdev t;
+    for (i = 0; i < sizeof a; i++)
+        a[i] = (uint8_t)(i * 3u + 7u);
+    CHECK_EQ(tdev_open(&t, dev, blocks, 3), 0);
+    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    pay = t.fs.geo.payload;
+    /* (each file at most a fifth of the capacity) */
+    CHECK_EQ(steadyfs_info_get(&t.fs, &info), 0);
+    len = info.capacity / 5u < sizeof a ? (uint32_t)(info.capacity / 5u / pay * pay) : (uint32_t)sizeof a;
+    for (f = 0; f < 3; f++) {
+        char name[8] = "/f0";
+        name[2] = (char)('0' + f);
+        fd = steadyfs_open(&t.fs, name, STEADYFS_O_RDWR | STEADYFS_O_CREAT);
+        CHECK_EQ(steadyfs_write(&t.fs, fd, a, len), (int)len);
+        CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+    }
+    /* records to another file, so that the L1 sectors and the L2 sector
+     * are written (an L2 change older than 4 K sectors is merged) */
+    fd = steadyfs_open(&t.fs, "/c", STEADYFS_O_RDWR | STEADYFS_O_CREAT);
+    for (i = 0; fd >= 0 && i < 12u * t.fs.cfg.pending_max; i++) {
+        CHECK_EQ(steadyfs_seek(&t.fs, fd, (int64_t)(i % 16u) * pay, STEADYFS_SEEK_SET), (int64_t)(i % 16u) * pay);
+        CHECK_EQ(steadyfs_write(&t.fs, fd, a, pay), (int)pay);
+    }
+    CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    CHECK_EQ(t.fs.geo.n_l2, 1u);
+    l2 = t.fs.root[0];
+    CHECK(l2 < SFS_LOST);
+    /* (a word a pending L2 change overrides is not read) */
+    for (i = 0; l2 < SFS_LOST && i < t.fs.geo.n_l1; i++)
+        if (!sfs_pend_find(&t.fs, PT_L2, i, 0) && !sfs_l1_locate(&t.fs, i, &l1) && l1 < SFS_LOST) {
+            damage_at(&t, l2, 4u * i + (i & 3u));
+            n++;
+        }
+    CHECK(n >= 1u);
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    /* records to another file: merges, and the L2 sector's rebuild */
+    fd = steadyfs_open(&t.fs, "/c", STEADYFS_O_RDWR | STEADYFS_O_CREAT);
+    for (i = 0; fd >= 0 && i < 4u * t.fs.cfg.pending_max; i++) {
+        CHECK_EQ(steadyfs_seek(&t.fs, fd, (int64_t)(i % 16u) * pay, STEADYFS_SEEK_SET), (int64_t)(i % 16u) * pay);
+        CHECK_EQ(steadyfs_write(&t.fs, fd, a, pay), (int)pay);
+        CHECK_EQ(steadyfs_sync(&t.fs, fd), 0);
+    }
+    CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+    for (f = 0; f < 3; f++) {
+        char name[8] = "/f0";
+        name[2] = (char)('0' + f);
+        fd = steadyfs_open(&t.fs, name, STEADYFS_O_RDONLY);
+        CHECK(fd >= 0);
+        for (i = 0; fd >= 0 && i < len / pay; i++)
+            if (steadyfs_read(&t.fs, fd, back, pay) != (int)pay || memcmp(back, a + i * pay, pay)) {
+                bad++;
+                CHECK_EQ(steadyfs_seek(&t.fs, fd, (int64_t)(i + 1u) * pay, STEADYFS_SEEK_SET), (int64_t)(i + 1u) * pay);
+            }
+        if (fd >= 0)
+            CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+    }
+    if (bad)
+        printf("  %s, %u words of the L2 sector changed: %u file pages do not read back\n", dev, n, bad);
+    CHECK_EQ(bad, 0);
+    /* the damaged L2 sector itself: a repair merges it (its lost words
+     * found the same way), and fsck finds nothing */
+    CHECK_EQ(repair(&t, &rep), 0);
+    CHECK(rep.map_rebuilt >= 1u);
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    CHECK_EQ(fsck_errors(&t, &lostw), 0);
+    printf("  %s, the %u words of the L2 sector that name L1 sectors changed: each L1 sector found by its "
+           "tag, every page reads back; repaired (%u map sectors), fsck clean\n", dev, n, rep.map_rebuilt);
+    tdev_close(&t);
+}
+
 int main(void)
 {
     const char *env = getenv("STEADYFS_REPAIR_SEEDS");
-    uint64_t seeds = 12, s;
+    uint64_t seeds = 12, first = 1, s;
     int c;
     if (env) {
         char *end;
@@ -953,6 +1043,15 @@ int main(void)
                    (unsigned long long)seeds);
         else
             seeds = v;
+    }
+    env = getenv("STEADYFS_REPAIR_FIRST");
+    if (env) {
+        char *end;
+        unsigned long long v = strtoull(env, &end, 10);
+        if (!*env || *end || v < 1 || v > 100000000)
+            printf("STEADYFS_REPAIR_FIRST=%s is not a draw (1..100000000): 1 taken\n", env);
+        else
+            first = v;
     }
     printf("test_fs_repair:\n");
     env = getenv("STEADYFS_REPAIR_SEED");
@@ -966,7 +1065,7 @@ int main(void)
     }
     for (c = C_BUCKET; c < C_RANDOM; c++)
         run_case("mt29f1g01", BLOCKS, c, 1, c == C_BUCKET || c == C_L1);
-    for (s = 1; s <= seeds; s++)
+    for (s = first; s < first + seeds; s++)
         run_case("mt29f1g01", BLOCKS, C_RANDOM, s, s <= 4);
     /* (draw 998: a file whose name and inode sector are gone, in a block
      * whose damaged L1 sector lost its holes past page 0 -- it came back
@@ -976,12 +1075,12 @@ int main(void)
     /* MRAM: no ECC, damage is a sector whose data CRC fails */
     for (c = C_BUCKET; c < C_RANDOM; c++)
         run_case("em064lx", 0, c, 1, c == C_L1);
-    for (s = 1; s <= (seeds + 1) / 2; s++)
+    for (s = first; s < first + (seeds + 1) / 2; s++)
         run_case("em064lx", 0, C_RANDOM, s, s == 1);
     /* NOR: tags beside the sectors, as on MRAM, and units that erase */
     run_case("mt25q128", 1024, C_BUCKET, 1, 0);
     run_case("mt25q128", 1024, C_L1, 1, 1);
-    for (s = 1; s <= (seeds + 3) / 4; s++)
+    for (s = first; s < first + (seeds + 3) / 4; s++)
         run_case("mt25q128", 1024, C_RANDOM, s, 0);
     open_logger("mt29f1g01", BLOCKS);
     open_logger("em064lx", 0);
@@ -994,6 +1093,8 @@ int main(void)
     changed_entry("em064lx", 0);
     scavenge_spares("mt25q128", 1024);
     scavenge_spares("em064lx", 0);
+    damaged_l2("mt25q128", 0);
+    damaged_l2("em064lx", 0);
     printf("  files whose inode sector was lost, read back after the repair: %u, %u of them shorter (a chunk "
            "no file could be told to own)\n",
            rebuilt_files, rebuilt_short);
