@@ -586,6 +586,11 @@ static int exact_bits(steadyfs *fs)
             return rc;
         if (ppn == SFS_NONE)
             continue;
+        /* (its L2 word lost and no copy of it found by its tag, map.c
+         * l1_by_tags: its pages are lost, and mount goes on) */
+        damaged |= ppn == SFS_LOST;
+        if (ppn == SFS_LOST)
+            continue;
         mark(fs, ppn, 1);
         rc = sfs_rd_sector(fs, ppn, fs->buf, &t);
         /* a damaged L1 sector (its data CRC fails): its words as read

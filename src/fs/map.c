@@ -580,6 +580,16 @@ static void l1_by_tags(steadyfs *fs, const uint32_t *idx, uint32_t n, uint32_t *
                 }
         }
     }
+    /* none found: the word was none before the damage changed it, if no
+     * page of that L1 sector can be mapped by what RAM says of the
+     * structure (the damage hits unused words as often as used ones) */
+    for (i = 0; i < n; i++)
+        if (ppn[i] == SFS_LOST && !fs->dead) {
+            for (k = 0; k < fs->geo.e1 && !may_be_mapped(fs, idx[i] * fs->geo.e1 + k); k++)
+                ;
+            if (k == fs->geo.e1)
+                ppn[i] = SFS_NONE;
+        }
 }
 
 /* L2 sector m's image in fs->buf, rebuilt: its lost words (L2_FIND at a
