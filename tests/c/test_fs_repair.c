@@ -18,7 +18,8 @@
  * data CRC fails).  STEADYFS_REPAIR_SEEDS=N: the random draws 1..N on
  * NAND (default 12), half as many on MRAM, a quarter on NOR, from draw
  * STEADYFS_REPAIR_FIRST (default 1); STEADYFS_REPAIR_SEED=S: draw S
- * alone on each medium, with the cuts. */
+ * alone on each medium, with the cuts; STEADYFS_REPAIR_L2=1: the random
+ * draws may damage the L2 sector too. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -466,6 +467,10 @@ static uint32_t hit(tdev *t, int c, uint64_t *rng, uint8_t *lost)
         for (i = 0; i < t->fs.geo.n_l1; i++)
             if (!sfs_l1_locate(&t->fs, i, &ppn) && ppn != SFS_NONE)
                 cand[n++] = ppn | 0x80000000u | i << 20;
+        /* the L2 sector too, with STEADYFS_REPAIR_L2 (a soak's option: it
+         * would change the draws make test runs) */
+        if (getenv("STEADYFS_REPAIR_L2") && t->fs.root[0] != SFS_NONE)
+            cand[n++] = t->fs.root[0];
     }
     picks = c == C_RANDOM ? 1 + tdev_rand(rng, 4) : 1;
     for (i = 0; i < picks && n; i++) {
