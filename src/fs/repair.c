@@ -483,37 +483,29 @@ static int unnamed_lost(rp *r, uint32_t ino)
 static int scrub_map(rp *r, uint32_t *fixed)
 {
     steadyfs *fs = r->fs;
-    uint32_t m, ppn;
+    uint32_t m, ppn, pass, l2;
     int rc = 0;
-    for (m = 0; !rc && m < fs->geo.n_l2; m++) {
-        if (fs->root[m] == SFS_NONE || (rc = sfs_rd_buf(fs, fs->root[m])) >= 0 || !damaged(fs, rc)) {
-            rc = rc > 0 ? 0 : rc;
-            continue;
+    /* (pass 0: the L2 sectors, by their roots; pass 1: the L1 sectors) */
+    for (pass = 0, l2 = 1; pass < 2; pass++, l2 = 0)
+        for (m = 0; !rc && m < (l2 ? fs->geo.n_l2 : fs->geo.n_l1); m++) {
+            if (l2)
+                ppn = fs->root[m];
+            else
+                rc = sfs_l1_locate(fs, m, &ppn);
+            if (!rc && ppn != SFS_NONE)
+                rc = sfs_rd_buf(fs, ppn);
+            if (rc >= 0 || !damaged(fs, rc)) {
+                rc = rc > 0 ? 0 : rc;
+                continue;
+            }
+            rc = fix_begin(fs, STEADYFS_CALL_UNLINK);
+            if (!rc)
+                rc = sfs_room(fs, 0, fs->rm);
+            if (!rc)
+                SFS_SERVED(fs, fs->rm, rc, l2 ? sfs_merge_l2(fs, m, fs->rm) : sfs_merge_l1(fs, m, fs->rm));
+            rc = fix_end(fs, 0, rc, &r->rep->map_rebuilt);
+            (*fixed)++;
         }
-        rc = fix_begin(fs, STEADYFS_CALL_UNLINK);
-        if (!rc)
-            rc = sfs_room(fs, 0, fs->rm);
-        if (!rc)
-            SFS_SERVED(fs, fs->rm, rc, sfs_merge_l2(fs, m, fs->rm));
-        rc = fix_end(fs, 0, rc, &r->rep->map_rebuilt);
-        (*fixed)++;
-    }
-    for (m = 0; !rc && m < fs->geo.n_l1; m++) {
-        rc = sfs_l1_locate(fs, m, &ppn);
-        if (!rc && ppn != SFS_NONE)
-            rc = sfs_rd_buf(fs, ppn);
-        if (rc >= 0 || !damaged(fs, rc)) {
-            rc = rc > 0 ? 0 : rc;
-            continue;
-        }
-        rc = fix_begin(fs, STEADYFS_CALL_UNLINK);
-        if (!rc)
-            rc = sfs_room(fs, 0, fs->rm);
-        if (!rc)
-            SFS_SERVED(fs, fs->rm, rc, sfs_merge_l1(fs, m, fs->rm));
-        rc = fix_end(fs, 0, rc, &r->rep->map_rebuilt);
-        (*fixed)++;
-    }
     return rc;
 }
 

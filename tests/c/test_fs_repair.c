@@ -721,10 +721,29 @@ static void last_commit(const char *dev, uint32_t blocks)
  * never damaged read EIO, and fsck failed.  Now the changed word reads as
  * lost, its old sector stays counted until collection finds it dead, and
  * every byte reads back. */
+/* The pages of file `path` (len bytes from a[]) that do not read back
+ * as written, each named on stdout after `what`. */
+static uint32_t pages_bad(tdev *t, const char *path, const uint8_t *a, uint32_t len, const char *what)
+{
+    static uint8_t back[2048];
+    uint32_t i, pay = t->fs.geo.payload, bad = 0;
+    int fd = steadyfs_open(&t->fs, path, STEADYFS_O_RDONLY);
+    CHECK(fd >= 0 && pay <= sizeof back);
+    for (i = 0; fd >= 0 && i < len / pay; i++)
+        if (steadyfs_read(&t->fs, fd, back, pay) != (int)pay || memcmp(back, a + i * pay, pay)) {
+            printf("  %s: %s page %u does not read back\n", what, path, i);
+            bad++;
+            CHECK_EQ(steadyfs_seek(&t->fs, fd, (int64_t)(i + 1u) * pay, STEADYFS_SEEK_SET), (int64_t)(i + 1u) * pay);
+        }
+    if (fd >= 0)
+        CHECK_EQ(steadyfs_close(&t->fs, fd), 0);
+    return bad;
+}
+
 static void changed_word(const char *dev, uint32_t blocks)
 {
-    static uint8_t a[64 * 2048], page[2048], rec[4096], back[2048];
-    uint32_t i, k, lpn[2] = {0, 0}, fp[2] = {0, 5}, ppn, l1, ino, lostw = 0, bad = 0, rounds;
+    static uint8_t a[64 * 2048], page[2048], rec[4096];
+    uint32_t i, k, lpn[2] = {0, 0}, fp[2] = {0, 5}, ppn, l1, ino, lostw = 0, rounds;
     uint64_t rng = 5;
     steadyfs_stat st;
     sfs_tag tg;
@@ -778,20 +797,40 @@ static void changed_word(const char *dev, uint32_t blocks)
         CHECK_EQ(steadyfs_sync(&t.fs, fd), 0);
     }
     CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
-    fd = steadyfs_open(&t.fs, "/a", STEADYFS_O_RDONLY);
-    for (i = 0; fd >= 0 && i < sizeof a / 2048u; i++)
-        if (steadyfs_read(&t.fs, fd, back, sizeof back) != (int)sizeof back || memcmp(back, a + i * 2048u, 2048)) {
-            printf("  %s, a changed L1 word: /a page %u does not read back\n", dev, i);
-            bad++;
-            CHECK_EQ(steadyfs_seek(&t.fs, fd, (int64_t)(i + 1u) * 2048, STEADYFS_SEEK_SET), (int64_t)(i + 1u) * 2048);
-        }
-    CHECK_EQ(bad, 0);
-    CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+    CHECK_EQ(pages_bad(&t, "/a", a, sizeof a, "a changed L1 word"), 0);
     CHECK_EQ(steadyfs_unmount(&t.fs), 0);
     CHECK_EQ(fsck_errors(&t, &lostw), 0);
     printf("  %s, one byte of two L1 words changed, their pages rewritten, %u records after: every page "
            "reads back, fsck clean\n", dev, rounds);
     tdev_close(&t);
+}
+
+/* A fresh volume on dev with files `first` and `second` of a's len bytes
+ * each (their inode numbers into ino[]), then 4 x pending_max records to
+ * /c, so that their chunk entries are merged into their inode sectors,
+ * and a remount. */
+static void two_files(tdev *t, const char *dev, uint32_t blocks, const char *first, const char *second,
+                      const uint8_t *a, uint32_t len, uint32_t *ino)
+{
+    steadyfs_stat st;
+    uint32_t i;
+    int fd;
+    CHECK_EQ(tdev_open(t, dev, blocks, 3), 0);
+    CHECK_EQ(steadyfs_format(&t->fs, &t->cfg), 0);
+    CHECK_EQ(steadyfs_mount(&t->fs, &t->cfg), 0);
+    for (i = 0; i < 2; i++) {
+        fd = steadyfs_open(&t->fs, i ? second : first, STEADYFS_O_RDWR | STEADYFS_O_CREAT);
+        CHECK_EQ(steadyfs_write(&t->fs, fd, a, len), (int)len);
+        CHECK_EQ(steadyfs_close(&t->fs, fd), 0);
+        CHECK_EQ(steadyfs_stat_path(&t->fs, i ? second : first, &st), 0);
+        ino[i] = (uint32_t)st.id;
+    }
+    fd = steadyfs_open(&t->fs, "/c", STEADYFS_O_RDWR | STEADYFS_O_CREAT);
+    for (i = 0; i < 4u * t->fs.cfg.pending_max; i++)
+        CHECK_EQ(steadyfs_write(&t->fs, fd, a, t->fs.geo.payload), (int)t->fs.geo.payload);
+    CHECK_EQ(steadyfs_close(&t->fs, fd), 0);
+    CHECK_EQ(steadyfs_unmount(&t->fs), 0);
+    CHECK_EQ(steadyfs_mount(&t->fs, &t->cfg), 0);
 }
 
 /* A chunk-list entry of an open file changed to name another file's chunk
@@ -803,35 +842,17 @@ static void changed_word(const char *dev, uint32_t blocks)
  * slot, and the other file reads back whole. */
 static void changed_entry(const char *dev, uint32_t blocks)
 {
-    static uint8_t a[40 * 2048], back[2048], page[2048];
-    uint32_t i, ia, ib, s, cb = CHUNK_NONE, ca = CHUNK_NONE, ippn, w, bad = 0, pay;
-    steadyfs_stat st;
+    static uint8_t a[40 * 2048], page[2048];
+    uint32_t i, ia, ib, s, cb = CHUNK_NONE, ca = CHUNK_NONE, ippn, w, bad = 0, pay, ino[2];
     int fd, rc;
     tdev t;
     for (i = 0; i < sizeof a; i++)
         a[i] = (uint8_t)(i * 11u + 1u);
-    CHECK_EQ(tdev_open(&t, dev, blocks, 3), 0);
-    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
-    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    two_files(&t, dev, blocks, "/a", "/b", a, sizeof a, ino);
+    ia = ino[0];
+    ib = ino[1];
     pay = t.fs.geo.payload;
     CHECK(sizeof a >= (3u * t.fs.geo.C + 2u) * pay);
-    for (i = 0; i < 2; i++) {
-        fd = steadyfs_open(&t.fs, i ? "/b" : "/a", STEADYFS_O_RDWR | STEADYFS_O_CREAT);
-        CHECK_EQ(steadyfs_write(&t.fs, fd, a, sizeof a), (int)sizeof a);
-        CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
-    }
-    CHECK_EQ(steadyfs_stat_path(&t.fs, "/a", &st), 0);
-    ia = (uint32_t)st.id;
-    CHECK_EQ(steadyfs_stat_path(&t.fs, "/b", &st), 0);
-    ib = (uint32_t)st.id;
-    /* enough records to another file that the chunk entries are merged
-     * into the inode sectors */
-    fd = steadyfs_open(&t.fs, "/c", STEADYFS_O_RDWR | STEADYFS_O_CREAT);
-    for (i = 0; i < 4u * t.fs.cfg.pending_max; i++)
-        CHECK_EQ(steadyfs_write(&t.fs, fd, a, pay), (int)pay);
-    CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
-    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
-    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
     /* a slot of /a that only its inode sector lists, whose entry changed
      * to /b's chunk for the same slot (its bits unchecked) would pass as
      * a chunk number */
@@ -869,16 +890,7 @@ static void changed_entry(const char *dev, uint32_t blocks)
             CHECK_EQ(steadyfs_unmount(&t.fs), 0);
             CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
         }
-        fd = steadyfs_open(&t.fs, "/b", STEADYFS_O_RDONLY);
-        CHECK(fd >= 0);
-        for (w = 0; fd >= 0 && w < sizeof a / pay; w++)
-            if (steadyfs_read(&t.fs, fd, back, pay) != (int)pay || memcmp(back, a + w * pay, pay)) {
-                printf("  %s, a changed chunk entry of /a: /b page %u does not read back\n", dev, w);
-                bad++;
-                CHECK_EQ(steadyfs_seek(&t.fs, fd, (int64_t)(w + 1u) * pay, STEADYFS_SEEK_SET),
-                         (int64_t)(w + 1u) * pay);
-            }
-        CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+        bad += pages_bad(&t, "/b", a, sizeof a, "a changed chunk entry of /a");
     }
     CHECK_EQ(bad, 0);
     CHECK_EQ(steadyfs_unmount(&t.fs), 0);
@@ -896,33 +908,15 @@ static void changed_entry(const char *dev, uint32_t blocks)
  * file's tags claim), and /y comes back whole. */
 static void scavenge_spares(const char *dev, uint32_t blocks)
 {
-    static uint8_t a[40 * 2048], back[2048];
-    uint32_t i, ix, iy, l1, yppn, pay, bad = 0;
+    static uint8_t a[40 * 2048];
+    uint32_t i, ix, iy, l1, yppn, ino[2];
     steadyfs_repair_report rep;
-    steadyfs_stat st;
-    int fd;
     tdev t;
     for (i = 0; i < sizeof a; i++)
         a[i] = (uint8_t)(i * 5u + 9u);
-    CHECK_EQ(tdev_open(&t, dev, blocks, 3), 0);
-    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
-    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
-    pay = t.fs.geo.payload;
-    for (i = 0; i < 2; i++) {
-        fd = steadyfs_open(&t.fs, i ? "/y" : "/x", STEADYFS_O_RDWR | STEADYFS_O_CREAT);
-        CHECK_EQ(steadyfs_write(&t.fs, fd, a, sizeof a), (int)sizeof a);
-        CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
-    }
-    CHECK_EQ(steadyfs_stat_path(&t.fs, "/x", &st), 0);
-    ix = (uint32_t)st.id;
-    CHECK_EQ(steadyfs_stat_path(&t.fs, "/y", &st), 0);
-    iy = (uint32_t)st.id;
-    fd = steadyfs_open(&t.fs, "/c", STEADYFS_O_RDWR | STEADYFS_O_CREAT);
-    for (i = 0; i < 4u * t.fs.cfg.pending_max; i++)
-        CHECK_EQ(steadyfs_write(&t.fs, fd, a, pay), (int)pay);
-    CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
-    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
-    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    two_files(&t, dev, blocks, "/x", "/y", a, sizeof a, ino);
+    ix = ino[0];
+    iy = ino[1];
     /* /x's inode word changed (it reads lost), /y's type byte changed */
     CHECK_EQ(sfs_l1_locate(&t.fs, sfs_shared_lpn(&t.fs, ix, 0) / t.fs.geo.e1, &l1), 0);
     CHECK(l1 < SFS_LOST);
@@ -940,17 +934,7 @@ static void scavenge_spares(const char *dev, uint32_t blocks)
     CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
     CHECK_EQ(repair(&t, &rep), 0);
     CHECK(rep.files_rebuilt >= 1u);
-    fd = steadyfs_open(&t.fs, "/y", STEADYFS_O_RDONLY);
-    CHECK(fd >= 0);
-    for (i = 0; fd >= 0 && i < sizeof a / pay; i++)
-        if (steadyfs_read(&t.fs, fd, back, pay) != (int)pay || memcmp(back, a + i * pay, pay)) {
-            printf("  %s, /x killed with its inode word lost: /y page %u does not read back\n", dev, i);
-            bad++;
-            CHECK_EQ(steadyfs_seek(&t.fs, fd, (int64_t)(i + 1u) * pay, STEADYFS_SEEK_SET), (int64_t)(i + 1u) * pay);
-        }
-    if (fd >= 0)
-        CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
-    CHECK_EQ(bad, 0);
+    CHECK_EQ(pages_bad(&t, "/y", a, sizeof a, "/x killed with its inode word lost"), 0);
     CHECK_EQ(steadyfs_unmount(&t.fs), 0);
     printf("  %s, /x unlinked with its inode word lost while /y's inode sector was damaged: the repair "
            "brought /y back whole (%u files rebuilt, %u chunks freed)\n",
@@ -968,7 +952,7 @@ static void damaged_l2(const char *dev, uint32_t blocks)
 {
     /* (three files of 400 pages: L1 sectors the records after them do
      * not touch, whose L2 changes the table merges away) */
-    static uint8_t a[400 * 2048], back[2048];
+    static uint8_t a[400 * 2048];
     uint32_t i, f, l1, l2, pay, n = 0, bad = 0, lostw = 0, len;
     steadyfs_info info;
     steadyfs_repair_report rep;
@@ -1023,15 +1007,7 @@ static void damaged_l2(const char *dev, uint32_t blocks)
     for (f = 0; f < 3; f++) {
         char name[8] = "/f0";
         name[2] = (char)('0' + f);
-        fd = steadyfs_open(&t.fs, name, STEADYFS_O_RDONLY);
-        CHECK(fd >= 0);
-        for (i = 0; fd >= 0 && i < len / pay; i++)
-            if (steadyfs_read(&t.fs, fd, back, pay) != (int)pay || memcmp(back, a + i * pay, pay)) {
-                bad++;
-                CHECK_EQ(steadyfs_seek(&t.fs, fd, (int64_t)(i + 1u) * pay, STEADYFS_SEEK_SET), (int64_t)(i + 1u) * pay);
-            }
-        if (fd >= 0)
-            CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+        bad += pages_bad(&t, name, a, len, "a changed L2 word");
     }
     if (bad)
         printf("  %s, %u words of the L2 sector changed: %u file pages do not read back\n", dev, n, bad);
