@@ -3,8 +3,8 @@
  * A tree of directories, files and symlinks is written, then sectors of
  * its metadata are made uncorrectable in the device model (sim_flip_bits
  * past the ECC): a directory bucket, a file's, a directory's or the root's
- * inode sector, the L1 map sector that maps a directory, or several at
- * random.  After steadyfs_repair every file and symlink whose own inode
+ * inode sector, the L1 map sector that maps a directory, the L2 sector,
+ * or several at random.  After steadyfs_repair every file and symlink whose own inode
  * sector is intact must be reachable again -- at its path, or under
  * /lost+found when the name that held it is gone -- with every byte as
  * written; every directory survives (a lost inode sector is written anew);
@@ -19,7 +19,10 @@
  * NAND (default 12), half as many on MRAM, a quarter on NOR, from draw
  * STEADYFS_REPAIR_FIRST (default 1); STEADYFS_REPAIR_SEED=S: draw S
  * alone on each medium, with the cuts; STEADYFS_REPAIR_L2=1: the random
- * draws may damage the L2 sector too. */
+ * draws may damage the L2 sector too.  Beside them, damage built to hit
+ * what a small read does not check on NOR and MRAM: a changed map word,
+ * chunk-list entry or L2 word, an inode header under a kill that must
+ * find its chunks by their tags. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
