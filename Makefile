@@ -290,7 +290,8 @@ soak-handles: $(BUILD)/soak/test_fs_handles
 # NOR) with SOAK_REPAIR_SEEDS draws (default 400: draws 247 and 252 found the
 # undone last commit of DESIGN.md §6) from draw SOAK_REPAIR_FIRST (default
 # 1), built -O2 with the budget checks; SOAK_REPAIR_L2=1: the draws may
-# damage the L2 sector too.
+# damage the L2 sector too; SOAK_REPAIR_ANYBYTE=1: on NOR and MRAM the
+# byte they change is anywhere in a sector's payload.
 .PHONY: soak-repair
 $(BUILD)/soak/test_fs_repair: tests/c/test_fs_repair.c $(CORE_SRCS) $(HOST_SRCS) $(TEST_SUPPORT) $(wildcard include/steadyfs/*.h src/*/*.h tests/c/*.h)
 	@mkdir -p $(@D)
@@ -300,7 +301,7 @@ soak-repair: $(BUILD)/soak/test_fs_repair
 	@case "$${SOAK_REPAIR_SEEDS:-400}" in ''|*[!0-9]*|0) \
 	  echo "soak-repair: SOAK_REPAIR_SEEDS=$${SOAK_REPAIR_SEEDS} is not a number of draws (1 or more)" >&2; exit 2;; esac
 	@set -o pipefail; env STEADYFS_REPAIR_SEEDS=$${SOAK_REPAIR_SEEDS:-400} STEADYFS_REPAIR_FIRST=$${SOAK_REPAIR_FIRST:-1} \
-	  $${SOAK_REPAIR_L2:+STEADYFS_REPAIR_L2=1} $< | tail -n 3
+	  $${SOAK_REPAIR_L2:+STEADYFS_REPAIR_L2=1} $${SOAK_REPAIR_ANYBYTE:+STEADYFS_REPAIR_ANYBYTE=1} $< | tail -n 3
 
 # ---- uncorrectable pages: make soak-media ------------------------------------
 # tests/c/test_fs_media_errors.c (make test runs seed 1) on seeds 1-N, data

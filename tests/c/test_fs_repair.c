@@ -19,7 +19,8 @@
  * NAND (default 12), half as many on MRAM, a quarter on NOR, from draw
  * STEADYFS_REPAIR_FIRST (default 1); STEADYFS_REPAIR_SEED=S: draw S
  * alone on each medium, with the cuts; STEADYFS_REPAIR_L2=1: the random
- * draws may damage the L2 sector too.  Beside them, damage built to hit
+ * draws may damage the L2 sector too; STEADYFS_REPAIR_ANYBYTE=1: on NOR
+ * and MRAM they change a byte anywhere in a sector's payload.  Beside them, damage built to hit
  * what a small read does not check on NOR and MRAM: a changed map word,
  * chunk-list entry or L2 word, an inode header under a kill that must
  * find its chunks by their tags. */
@@ -487,7 +488,12 @@ static uint32_t hit(tdev *t, int c, uint64_t *rng, uint8_t *lost)
             lost[cand[k] >> 20] = 1;
         if (cand[k] >> 31)
             l1_hit[(cand[k] >> 20) & 0x7FFu] = 1;
-        damage(t, cand[k] & 0xFFFFFu);
+        /* (STEADYFS_REPAIR_ANYBYTE, a soak's option: on NOR and MRAM the
+         * byte changed is anywhere in the payload, not at offset 16) */
+        if (getenv("STEADYFS_REPAIR_ANYBYTE") && !t->dev.bd.geo.ecc_bits)
+            damage_at(t, cand[k] & 0xFFFFFu, (uint32_t)tdev_rand(rng, t->fs.geo.payload));
+        else
+            damage(t, cand[k] & 0xFFFFFu);
         cand[k] = cand[--n];
         done++;
     }
