@@ -549,8 +549,8 @@ static int may_be_mapped(const steadyfs *fs, uint32_t lpn)
  * newest one is the one the word named, or a newer one a pending L2
  * change names (which wins over the word anyway).  A scan of every tag
  * outside the anchor area and the erased units: fault handling, outside
- * the bound (on mt29f1g01 65 536 small reads, ~1.6 s typical; em064lx
- * 3 968).  One case it gets wrong: a trim step's L1 sector whose
+ * the bound (65 536 tag reads on mt29f1g01, 3 968 on em064lx).  One
+ * case it gets wrong: a trim step's L1 sector whose
  * checkpoint a cut prevented (replay skipped it; the trim is done again)
  * is the newest until then, and taking it takes the trim (harmless for a
  * dead file's chunk; a shrink's tail trim of a shrink the cut undid
