@@ -300,6 +300,8 @@ $(BUILD)/soak/test_fs_repair: tests/c/test_fs_repair.c $(CORE_SRCS) $(HOST_SRCS)
 soak-repair: $(BUILD)/soak/test_fs_repair
 	@case "$${SOAK_REPAIR_SEEDS:-400}" in ''|*[!0-9]*|0) \
 	  echo "soak-repair: SOAK_REPAIR_SEEDS=$${SOAK_REPAIR_SEEDS} is not a number of draws (1 or more)" >&2; exit 2;; esac
+	@case "$${SOAK_REPAIR_FIRST:-1}" in ''|*[!0-9]*|0) \
+	  echo "soak-repair: SOAK_REPAIR_FIRST=$${SOAK_REPAIR_FIRST} is not a draw (1 or more)" >&2; exit 2;; esac
 	@set -o pipefail; env STEADYFS_REPAIR_SEEDS=$${SOAK_REPAIR_SEEDS:-400} STEADYFS_REPAIR_FIRST=$${SOAK_REPAIR_FIRST:-1} \
 	  $${SOAK_REPAIR_L2:+STEADYFS_REPAIR_L2=1} $${SOAK_REPAIR_ANYBYTE:+STEADYFS_REPAIR_ANYBYTE=1} $< | tail -n 3
 
