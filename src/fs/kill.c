@@ -46,11 +46,12 @@ static int chunk_whose_is(steadyfs *fs, uint32_t c, uint32_t ino)
 
 /* Inode ino dies and its inode sector -- its chunk list -- is lost
  * (uncorrectable): its chunks are the used ones no other file lists (no
- * other inode sector, no pending chunk entry, not the held sector's) and
- * whose sectors' tags name ino, and they die.  Another file whose inode
- * sector cannot be located (a damaged map sector, rebuilt later) stops
- * it: then nothing dies here (those chunks stay used; fsck names them,
- * and a repair frees what no file's tags claim).  One whose inode sector
+ * other inode sector, no pending chunk entry) and whose sectors' tags name
+ * ino, and they die.  (A chunk the held sector took is not used until its
+ * program: chunk allocation passes it over, and so does this.)  Another
+ * file whose inode sector cannot be located (a damaged map sector, rebuilt
+ * later) stops it: then nothing dies here (those chunks stay used; fsck
+ * names them, and a repair frees what no file's tags claim).  One whose inode sector
  * stays unreadable after three tries, is a lost page's copy (it reads as
  * zeros), or whose header or a list entry fails its check (a small read
  * carries no CRC on NOR and MRAM) lists nothing, but its chunks' tags
@@ -106,8 +107,6 @@ static int scavenge(steadyfs *fs, uint32_t ino)
             if ((c = (p->ppn & 0xFFFFu) + k) < fs->geo.n_c)
                 sfs_bit_set(seen, c, 1);
     }
-    if (STEADYFS_WITH_HOLD && fs->hold.ino && fs->hold.ino != ino && (fs->hold.flags & TF_NEWCHUNK))
-        sfs_bit_set(seen, (fs->hold.lpn - fs->geo.cbase) / fs->geo.C, 1);
     for (c = 0; c < fs->geo.n_c; c++)
         if (sfs_bit(fs->chunk.used, c) && !sfs_bit(seen, c) && chunk_whose_is(fs, c, ino))
             sfs_chunk_die(fs, c);
