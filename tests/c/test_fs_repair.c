@@ -1013,6 +1013,47 @@ static void scavenge_spares_open(const char *dev, uint32_t blocks)
     tdev_close(&t);
 }
 
+/* An orphan (a file unlinked while open) that a cut left, whose inode
+ * sector is then damaged: the first calls after mount reap it, its chunk
+ * list cannot be read, and its kill takes the chunks whose tags name it
+ * (kill.c reap, scavenge).  `make test` had never run that reap.  Its
+ * chunks must die (fsck: no chunk used that no file lists) and /y must
+ * keep every page. */
+static void orphan_lost(const char *dev, uint32_t blocks)
+{
+    static uint8_t a[40 * 2048];
+    uint32_t i, ino[2], ippn, lost;
+    int fd;
+    tdev t;
+    for (i = 0; i < sizeof a; i++)
+        a[i] = (uint8_t)(i * 13u + 1u);
+    two_files(&t, dev, blocks, "/o", "/y", a, sizeof a, ino);
+    fd = steadyfs_open(&t.fs, "/o", STEADYFS_O_RDONLY);
+    CHECK(fd >= 0);
+    CHECK_EQ(steadyfs_unlink(&t.fs, "/o"), 0);
+    CHECK_EQ(t.fs.orphans.n, 1u);
+    ippn = place(&t, ino[0], 0);
+    CHECK(ippn < SFS_LOST);
+    /* the cut: no close, no unmount; the sector goes bad meanwhile */
+    damage_at(&t, ippn, 4u);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    for (i = 0; i < 16u && t.fs.orphans.n; i++)
+        CHECK(steadyfs_gc_step(&t.fs, 8) >= 0);
+    CHECK_EQ(t.fs.orphans.n, 0u);
+    for (i = 0; i < 64u; i++)
+        CHECK(steadyfs_gc_step(&t.fs, 8) >= 0);
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    CHECK_EQ(pages_bad(&t, "/y", a, sizeof a, "an orphan reaped with its inode sector lost"), 0);
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    CHECK_EQ(fsck_errors(&t, &lost), 0);
+    CHECK_EQ(lost, 0);
+    printf("  %s, an orphan left by a cut with its inode sector damaged: reaped after mount, its chunks freed, "
+           "/y whole, fsck clean\n",
+           dev);
+    tdev_close(&t);
+}
+
 /* Every word of the L2 sector that names an L1 sector changed (on NOR and
  * MRAM a byte each: its check fails, it reads lost).  Before, each such L1
  * sector's pages were lost for good: reads of them failed, and the next
@@ -1162,6 +1203,9 @@ int main(void)
     scavenge_spares("em064lx", 0);
     scavenge_spares_open("mt25q128", 1024);
     scavenge_spares_open("em064lx", 0);
+    orphan_lost("mt29f1g01", BLOCKS);
+    orphan_lost("mt25q128", 1024);
+    orphan_lost("em064lx", 0);
     damaged_l2("mt25q128", 0);
     damaged_l2("em064lx", 0);
     printf("  files whose inode sector was lost, read back after the repair: %u, %u of them shorter (a chunk "
