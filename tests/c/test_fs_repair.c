@@ -1054,6 +1054,109 @@ static void orphan_lost(const char *dev, uint32_t blocks)
     tdev_close(&t);
 }
 
+/* Churn over a damaged L1 sector of static data: /s's pages were written
+ * between overwrites of /c, so its units hold dead sectors collection (or,
+ * on MRAM, the threaded head) reaches, and the L1 sector that maps /s is
+ * damaged (NAND: past its ECC; NOR, MRAM: a byte of a word).  The first
+ * merge that meets it rebuilds it -- a sweep step, or collection's
+ * liveness test (gc.c examine), which this state does not reach first.
+ * Every churn write must succeed, each page of /s read back as written or
+ * fail (EIO: a word the damage took), never read other bytes, and a repair
+ * leave fsck clean but for those pages. */
+static void churn_damaged_l1(const char *dev, uint32_t blocks)
+{
+    static uint8_t a[2048], back[2048];
+    uint32_t i, pay, spages, l1, lpn, sino, v0, eio = 0, wrong = 0, lost, rounds;
+    steadyfs_repair_report rep;
+    steadyfs_stat st;
+    steadyfs_info info;
+    int fs_, fc, rc;
+    tdev t;
+    CHECK_EQ(tdev_open(&t, dev, blocks, 11), 0);
+    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    pay = t.fs.geo.payload;
+    CHECK(pay <= sizeof a);
+    CHECK_EQ(steadyfs_info_get(&t.fs, &info), 0);
+    /* (a fifth of the capacity, interleaved with as many overwrites) */
+    spages = (uint32_t)(info.capacity / 5u / pay);
+    fs_ = steadyfs_open(&t.fs, "/s", STEADYFS_O_RDWR | STEADYFS_O_CREAT);
+    fc = steadyfs_open(&t.fs, "/c", STEADYFS_O_RDWR | STEADYFS_O_CREAT);
+    CHECK(fs_ >= 0 && fc >= 0);
+    for (i = 0; i < spages; i++) {
+        memset(a, (int)(i * 7u + 1u), pay);
+        sfs_put32(a, i);
+        CHECK_EQ(steadyfs_write(&t.fs, fs_, a, pay), (int)pay);
+        CHECK_EQ(steadyfs_seek(&t.fs, fc, (int64_t)(i % 8u) * pay, STEADYFS_SEEK_SET), (int64_t)(i % 8u) * pay);
+        CHECK_EQ(steadyfs_write(&t.fs, fc, a, pay), (int)pay);
+        if (i % 16u == 15u) {
+            CHECK_EQ(steadyfs_sync(&t.fs, fs_), 0);
+            CHECK_EQ(steadyfs_sync(&t.fs, fc), 0);
+        }
+    }
+    CHECK_EQ(steadyfs_close(&t.fs, fs_), 0);
+    CHECK_EQ(steadyfs_stat_path(&t.fs, "/s", &st), 0);
+    sino = (uint32_t)st.id;
+    /* the L1 sector of /s's page spages / 2 (its chunk, after the first) */
+    {
+        uint32_t c, pg = spages / 2u;
+        CHECK_EQ(sfs_rd_buf(&t.fs, place(&t, sino, 0)), 0);
+        c = sfs_list_get(&t.fs, t.fs.buf, sino, pg / t.fs.geo.C);
+        CHECK(c < t.fs.geo.n_c);
+        lpn = sfs_chunk_lpn(&t.fs, c, pg);
+    }
+    CHECK_EQ(sfs_l1_locate(&t.fs, lpn / t.fs.geo.e1, &l1), 0);
+    CHECK(l1 < SFS_LOST);
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    damage_at(&t, l1, 4u * (lpn % t.fs.geo.e1));
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    fc = steadyfs_open(&t.fs, "/c", STEADYFS_O_RDWR);
+    CHECK(fc >= 0);
+    v0 = t.fs.stats.victim + t.fs.stats.threaded;
+    /* the churn: every write succeeds while collection meets /s's pages */
+    rounds = 6u * spages;
+    for (i = 0; i < rounds; i++) {
+        memset(a, (int)i, pay);
+        CHECK_EQ(steadyfs_seek(&t.fs, fc, (int64_t)(i % 8u) * pay, STEADYFS_SEEK_SET), (int64_t)(i % 8u) * pay);
+        rc = steadyfs_write(&t.fs, fc, a, pay);
+        if (rc != (int)pay) {
+            printf("  %s: churn write %u of %u failed (%d)\n", dev, i, rounds, rc);
+            CHECK_EQ(rc, (int)pay);
+            break;
+        }
+        if (i % 16u == 15u)
+            CHECK_EQ(steadyfs_sync(&t.fs, fc), 0);
+    }
+    CHECK_EQ(steadyfs_close(&t.fs, fc), 0);
+    v0 = t.fs.stats.victim + t.fs.stats.threaded - v0;
+    CHECK(v0 > 0u);
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    fs_ = steadyfs_open(&t.fs, "/s", STEADYFS_O_RDONLY);
+    CHECK(fs_ >= 0);
+    for (i = 0; fs_ >= 0 && i < spages; i++) {
+        CHECK_EQ(steadyfs_seek(&t.fs, fs_, (int64_t)i * pay, STEADYFS_SEEK_SET), (int64_t)i * pay);
+        rc = steadyfs_read(&t.fs, fs_, back, pay);
+        memset(a, (int)(i * 7u + 1u), pay);
+        sfs_put32(a, i);
+        if (rc == STEADYFS_EIO)
+            eio++;
+        else if (rc != (int)pay || memcmp(a, back, pay))
+            wrong++;
+    }
+    if (fs_ >= 0)
+        CHECK_EQ(steadyfs_close(&t.fs, fs_), 0);
+    CHECK_EQ(wrong, 0);
+    CHECK_EQ(repair(&t, &rep), 0);
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    CHECK_EQ(fsck_errors(&t, &lost), 0);
+    CHECK_EQ(lost, eio);
+    printf("  %s, the L1 sector of /s (inode %u) damaged under churn: %u writes, %u victims or threaded moves, "
+           "/s: %u of %u pages read back, %u EIO (a lost word), none wrong; fsck clean after the repair\n",
+           dev, sino, rounds, v0, spages - eio, spages, eio);
+    tdev_close(&t);
+}
+
 /* Every word of the L2 sector that names an L1 sector changed (on NOR and
  * MRAM a byte each: its check fails, it reads lost).  Before, each such L1
  * sector's pages were lost for good: reads of them failed, and the next
@@ -1206,6 +1309,9 @@ int main(void)
     orphan_lost("mt29f1g01", BLOCKS);
     orphan_lost("mt25q128", 1024);
     orphan_lost("em064lx", 0);
+    churn_damaged_l1("mt29f1g01", BLOCKS);
+    churn_damaged_l1("mt25q128", 1024);
+    churn_damaged_l1("em064lx", 0);
     damaged_l2("mt25q128", 0);
     damaged_l2("em064lx", 0);
     printf("  files whose inode sector was lost, read back after the repair: %u, %u of them shorter (a chunk "
