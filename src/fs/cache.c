@@ -83,7 +83,7 @@ static void xc_checked(const steadyfs *fs, uint32_t lvl, uint32_t base, uint32_t
 
 int sfs_xc_word(steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t key, uint32_t *val)
 {
-    uint32_t i = xc_find(fs, lvl, key & ~3u);
+    uint32_t i = xc_find(fs, lvl, key & ~3u), raw[4], k;
     int rc;
     if (i == 4) {
         i = xc_victim(fs, lvl);
@@ -91,7 +91,13 @@ int sfs_xc_word(steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t key, uint32_t
         rc = sfs_rd_words(fs, map, (key & ~3u) % fs->geo.e1, 4, fs->cache.xc_val[i]);
         if (rc)
             return rc;
+        memcpy(raw, fs->cache.xc_val[i], sizeof raw);
         xc_checked(fs, lvl, key & ~3u, fs->cache.xc_val[i]);
+        /* a word the damage changed a little (a small read on NOR and
+         * MRAM has no CRC): put right where one value explains it */
+        for (k = 0; k < 4; k++)
+            if (fs->cache.xc_val[i][k] == SFS_LOST && raw[k] != SFS_LOST)
+                fs->cache.xc_val[i][k] = sfs_word_fix(fs, lvl ? TK_MAP2 : TK_MAP1, (key & ~3u) + k, raw[k]);
         fs->cache.xc_next ^= (uint8_t)(1u << lvl);
         fs->cache.xc_key[i] = key & ~3u;
     }

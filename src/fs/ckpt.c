@@ -605,6 +605,10 @@ static int exact_bits(steadyfs *fs)
             uint32_t w = sfs_map_get(fs, fs->buf, m * fs->geo.e1, j);
             struct sfs_pend *p = sfs_pend_find(fs, PT_L1, m * fs->geo.e1 + j, 0);
             damaged |= w == SFS_LOST;
+            /* (a word the damage changed a little counts its sector, as
+             * lookups and the rebuild will find it: map.c sfs_word_fix) */
+            if (w == SFS_LOST && rc < 0)
+                w = sfs_word_fix(fs, TK_MAP1, m * fs->geo.e1 + j, sfs_get32(fs->buf + 4u * j));
             if (!p && w != SFS_NONE)
                 mark(fs, w, 1);
             else if (p && (p->flags & PF_OLD))

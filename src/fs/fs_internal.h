@@ -876,6 +876,11 @@ void sfs_xc_drop_map(steadyfs *fs, uint32_t lvl, uint32_t map);
 /* Word `key % e1` of map sector `map` (lvl 0: an L1 sector, key a logical
  * page; lvl 1: an L2 sector, key an L1 index), read as a run of 4. */
 int sfs_xc_word(steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t key, uint32_t *val);
+/* A map word that fails its check, put right where one value explains it
+ * (map.c): kind TK_MAP1 for a word of an L1 sector (key its logical
+ * page), TK_MAP2 for one of an L2 sector (key the L1 index); SFS_LOST if
+ * none or several do. */
+uint32_t sfs_word_fix(steadyfs *fs, uint8_t kind, uint32_t key, uint32_t raw);
 /* Word `key` of level lvl, if cached, is val from now on: a lost L2 word
  * whose L1 sector was found by its tag (map.c l1_by_tags). */
 void sfs_xc_fix(steadyfs *fs, uint32_t lvl, uint32_t key, uint32_t val);

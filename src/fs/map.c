@@ -541,6 +541,58 @@ static int may_be_mapped(const steadyfs *fs, uint32_t lpn)
  * needs the media to tell -- past a file's end -- steadyfs_repair makes
  * the rest holes, repair.c.) */
 #define L2_FIND 8u
+/* Does the sector a word of a `kind` map sector names hold key?  (Under
+ * an L1 sector a data sector, through the relocation records; under an L2
+ * sector an L1 sector that maps something.) */
+static int names_key(steadyfs *fs, uint8_t kind, uint32_t key, uint32_t ppn)
+{
+    sfs_tag t;
+    if (sfs_rd_tag_in(fs, kind == TK_MAP1 ? sfs_copy_of(fs, ppn) : ppn, &t, 1) < 0)
+        return 0;
+    return t.kind == kind - 1u && t.key == key && !(kind == TK_MAP2 && (t.flags & TF_EMPTY));
+}
+
+/* A word of a `kind` map sector that fails its check (key: the logical
+ * page, or the L1 index), put right where exactly one value explains it.
+ * Damage changes a few bits of a word: a byte of it where a small read on
+ * NOR or MRAM has no CRC, a bit or two of each word an uncorrectable NAND
+ * page returns raw.  So the candidates are the raw word with one byte
+ * replaced or two bits of different bytes flipped (1 404 values): one
+ * whose check holds and whose sector's tag holds the key (names_key), or
+ * "none" itself.  Exactly one: that is the word; none or several: lost.
+ * A wrong value passes the check about once in 2^(32 - b) (b the bits of
+ * a sector number; 2^15 on mt29f1g01, 2^16 on NOR and MRAM) and its tag
+ * must hold the key as well.  Before the twenty-seventh session such a
+ * page read EIO for good although its sector was whole.  Fault handling,
+ * outside the bound: no device access but a tag read a candidate (about
+ * one). */
+uint32_t sfs_word_fix(steadyfs *fs, uint8_t kind, uint32_t key, uint32_t raw)
+{
+    uint32_t ek = kind == TK_MAP1 ? key : sfs_l2_key(key), found = SFS_LOST, n = 0, i, j, w, p;
+    sfs_budget_void(fs);
+    if (raw >= SFS_LOST)
+        return SFS_LOST;   /* (a word a rebuild wrote lost: not a damaged "none") */
+    for (i = 0; i < 4u * 256u + 32u * 32u && n < 2u && !fs->dead; i++) {
+        if (i < 4u * 256u) {
+            /* byte i / 256 replaced by i % 256 */
+            w = (raw & ~(0xFFu << 8u * (i / 256u))) | (i % 256u) << 8u * (i / 256u);
+        } else {
+            j = i - 4u * 256u;   /* bits j / 32 < j % 32 of different bytes */
+            if (j / 32u >= j % 32u || j / 32u / 8u == j % 32u / 8u)
+                continue;
+            w = raw ^ 1u << (j / 32u) ^ 1u << (j % 32u);
+        }
+        if (w == raw)
+            continue;
+        p = w == SFS_NONE ? SFS_NONE : sfs_word_dec(fs, ek, w);
+        if (p == SFS_NONE || (p < SFS_LOST && names_key(fs, kind, key, p))) {
+            found = p;
+            n++;
+        }
+    }
+    return n == 1u ? found : SFS_LOST;
+}
+
 /* The newest L1 sector of each of L1 indices idx[0..n-1] on the device,
  * by sequence number, into ppn[] (SFS_NONE where it maps nothing,
  * TF_EMPTY; SFS_LOST where none is found): for an L2 word that is lost.
@@ -621,6 +673,9 @@ static void rebuild(steadyfs *fs, uint8_t kind, uint32_t m, uint32_t old)
          * again, not a page lost: a new inode or chunk may get it) */
         if (kind == TK_MAP1 ? !may_be_mapped(fs, key) : key >= fs->geo.n_l1)
             w = SFS_NONE;
+        /* (a word the damage changed a little: its tag checked there) */
+        else if (w == SFS_LOST && old != SFS_LOST)
+            w = sfs_word_fix(fs, kind, key, sfs_get32(fs->buf + 4u * i));
         /* (kind - 1: TK_DATA under an L1 sector, TK_MAP1 under an L2) */
         else if (w != SFS_NONE && w != SFS_LOST &&
                  (sfs_rd_tag_in(fs, kind == TK_MAP1 ? sfs_copy_of(fs, w) : w, &t, 1) < 0 ||
