@@ -88,13 +88,15 @@ int sfs_xc_word(steadyfs *fs, uint32_t lvl, uint32_t map, uint32_t key, uint32_t
     if (i == 4) {
         i = xc_victim(fs, lvl);
         fs->cache.xc_key[i] = SFS_NONE;
-        rc = sfs_rd_words(fs, map, (key & ~3u) % fs->geo.e1, 4, fs->cache.xc_val[i]);
+        /* (a NAND page past its ECC: its raw words, each checked below) */
+        rc = sfs_rd_words_in(fs, map, (key & ~3u) % fs->geo.e1, 4, fs->cache.xc_val[i], 1);
         if (rc)
             return rc;
         memcpy(raw, fs->cache.xc_val[i], sizeof raw);
         xc_checked(fs, lvl, key & ~3u, fs->cache.xc_val[i]);
         /* a word the damage changed a little (a small read on NOR and
-         * MRAM has no CRC): put right where one value explains it */
+         * MRAM has no CRC; a NAND page past its ECC hands its raw words
+         * back): put right where one value explains it */
         for (k = 0; k < 4; k++)
             if (fs->cache.xc_val[i][k] == SFS_LOST && raw[k] != SFS_LOST)
                 fs->cache.xc_val[i][k] = sfs_word_fix(fs, lvl ? TK_MAP2 : TK_MAP1, (key & ~3u) + k, raw[k]);

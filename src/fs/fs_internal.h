@@ -424,7 +424,15 @@ void sfs_bit_set(uint8_t *map, uint32_t i, int on);
 int sfs_rd_tag_in(steadyfs *fs, uint32_t ppn, sfs_tag *t, int damaged_ok);
 static inline int sfs_rd_tag(steadyfs *fs, uint32_t ppn, sfs_tag *t) { return sfs_rd_tag_in(fs, ppn, t, 0); }
 int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t);
-int sfs_rd_words(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t *out);
+/* n 32-bit words from word idx of sector ppn's payload (a small read; no
+ * CRC).  damaged_ok: also the raw words of a page whose read failed its
+ * ECC (its unit is queued for refresh) -- for map words only, each of
+ * which carries its own check (sfs_word_dec); else such a page is EIO. */
+int sfs_rd_words_in(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t *out, int damaged_ok);
+static inline int sfs_rd_words(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t *out)
+{
+    return sfs_rd_words_in(fs, ppn, idx, n, out, 0);
+}
 /* The sector with its tag as on the medium (sfs_stride bytes into buf, the
  * spare tag into spare): a device code, not checked. */
 int sfs_rd_raw(steadyfs *fs, uint32_t ppn, uint8_t *buf, uint8_t *spare);

@@ -183,7 +183,7 @@ int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t)
     return rc;
 }
 
-int sfs_rd_words(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t *out)
+int sfs_rd_words_in(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t *out, int damaged_ok)
 {
 #if SFS_LE
     /* the words as on media are the words in RAM: read in place */
@@ -191,7 +191,11 @@ int sfs_rd_words(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t 
     if (n > 64)
         return STEADYFS_EINVAL;
     rc = rd(fs, ppn, idx * 4u, (uint8_t *)out, 4 * n, NULL, 0);
-    return rc < 0 ? rd_failed(fs, ppn, rc) : 0;
+    if (rc < 0 && !(damaged_ok && rc == SBD_ERR_ECC))
+        return rd_failed(fs, ppn, rc);
+    if (rc < 0)
+        (void)rd_failed(fs, ppn, rc);   /* (the raw words; the unit queued for refresh) */
+    return 0;
 #else
     uint8_t w[256];
     uint32_t i;
@@ -199,8 +203,10 @@ int sfs_rd_words(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t 
     if (n > 64)
         return STEADYFS_EINVAL;
     rc = rd(fs, ppn, idx * 4u, w, 4 * n, NULL, 0);
-    if (rc < 0)
+    if (rc < 0 && !(damaged_ok && rc == SBD_ERR_ECC))
         return rd_failed(fs, ppn, rc);
+    if (rc < 0)
+        (void)rd_failed(fs, ppn, rc);   /* (the raw words; the unit queued for refresh) */
     for (i = 0; i < n; i++)
         out[i] = sfs_get32(w + 4 * i);
     return 0;

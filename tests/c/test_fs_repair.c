@@ -412,6 +412,10 @@ static const char *const case_name[] = {"the fullest bucket of /d", "the inode s
 
 /* Damage for case c (draw seed); lost[ino] set for each inode sector hit.
  * Returns the sectors damaged. */
+/* The random draws take the L2 sector among their candidates too (a
+ * soak's option, STEADYFS_REPAIR_L2; one draw of make test below) */
+static int with_l2;
+
 static uint32_t hit(tdev *t, int c, uint64_t *rng, uint8_t *lost)
 {
     uint32_t cand[600], n = 0, i, k, d, best = 0, bestn = 0, ppn, picks, done = 0;
@@ -473,7 +477,7 @@ static uint32_t hit(tdev *t, int c, uint64_t *rng, uint8_t *lost)
                 cand[n++] = ppn | 0x80000000u | i << 20;
         /* the L2 sector too, with STEADYFS_REPAIR_L2 (a soak's option: it
          * would change the draws make test runs) */
-        if (getenv("STEADYFS_REPAIR_L2") && t->fs.root[0] != SFS_NONE)
+        if ((getenv("STEADYFS_REPAIR_L2") || with_l2) && t->fs.root[0] != SFS_NONE)
             cand[n++] = t->fs.root[0];
     }
     picks = c == C_RANDOM ? 1 + tdev_rand(rng, 4) : 1;
@@ -1302,6 +1306,15 @@ int main(void)
      * as a directory until lost words stopped counting as buckets) */
     if (seeds < 998)
         run_case("mt29f1g01", BLOCKS, C_RANDOM, 998, 0);
+    /* (draw 9075 with the L2 sector among the candidates: it and an inode
+     * sector past their ECC, and replay takes in an L1 merge the
+     * checkpoint did not hold, which looks the L1 sector it replaces up
+     * through the L2 sector -- every mount failed with EIO, the whole
+     * volume unreadable, until a lookup read the map words of a page past
+     * its ECC raw, each checked: media.c sfs_rd_words_in) */
+    with_l2 = 1;
+    run_case("mt29f1g01", BLOCKS, C_RANDOM, 9075, 1);
+    with_l2 = 0;
     /* MRAM: no ECC, damage is a sector whose data CRC fails */
     for (c = C_BUCKET; c < C_RANDOM; c++)
         run_case("em064lx", 0, c, 1, c == C_L1);
