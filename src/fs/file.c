@@ -104,7 +104,7 @@ static int slot_chunk(steadyfs *fs, struct sfs_open *p, uint32_t slot, uint32_t 
     rc = sfs_lookup(fs, sfs_shared_lpn(fs, p->ino, 0), 1, &ippn);
     if (rc || ippn == SFS_NONE)
         return rc ? rc : STEADYFS_ECORRUPT;
-    rc = sfs_rd_words(fs, ippn, (SFS_INODE_HDR + 2 * base) / 4, (n + 1u) / 2u, w);
+    rc = sfs_rd_words_live(fs, ippn, (SFS_INODE_HDR + 2 * base) / 4, (n + 1u) / 2u, w);
     if (rc)
         return rc;
     cw_drop(fs, p);
@@ -345,7 +345,7 @@ static uint32_t npages(const steadyfs *fs, uint64_t size)
 static int read_page(steadyfs *fs, uint32_t ppn, uint32_t lpn, uint32_t ino, uint32_t pg)
 {
     sfs_tag t;
-    int rc = sfs_rd_sector(fs, ppn, fs->buf, &t);
+    int rc = sfs_rd_live(fs, ppn, fs->buf, &t);
     /* (a copy that keeps no owner passes: a build before TF_OWNED made it) */
     if (rc >= 0 && (t.kind != TK_DATA || t.key != lpn || t.fpage != (uint16_t)pg ||
                     (sfs_tag_whose(&t) != ino && sfs_tag_whose(&t) != OWNER_GC)))

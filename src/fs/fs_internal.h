@@ -919,6 +919,11 @@ static inline int sfs_xc_has(const steadyfs *fs, uint32_t lvl, uint32_t key)
     return 0;
 }
 #endif
+/* Sector ppn as sfs_rd_sector reads it, or, where that fails on damage
+ * and collection has copied the sector, its copy (cache.c). */
+int sfs_rd_live(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t);
+/* The same for sfs_rd_words (an inode sector's chunk list, cache.c). */
+int sfs_rd_words_live(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t *out);
 int sfs_rd_buf(steadyfs *fs, uint32_t ppn);      /* sector ppn into fs->buf (payload) */
 int sfs_dc_get(const steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t *ino);
 void sfs_dc_put(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint32_t ino);

@@ -171,7 +171,7 @@ int sfs_chunk_get(steadyfs *fs, uint32_t ino, uint32_t slot, int working, uint32
     if (rc || ippn == SFS_NONE)
         return rc;
     /* one word of the inode sector's chunk list */
-    rc = sfs_rd_words(fs, ippn, (SFS_INODE_HDR + 2 * slot) / 4, 1, &w);
+    rc = sfs_rd_words_live(fs, ippn, (SFS_INODE_HDR + 2 * slot) / 4, 1, &w);
     if (rc)
         return rc;
     *chunk = sfs_chunk_dec(fs, ino, slot, slot & 1u ? w >> 16 : w & 0xFFFFu);

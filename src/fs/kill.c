@@ -78,7 +78,7 @@ static int scavenge(steadyfs *fs, uint32_t ino)
         if (sfs_lookup(fs, sfs_shared_lpn(fs, i, 0), 0, &ppn))
             return fs->dead ? STEADYFS_EIO : 0;
         for (tries = 0; tries < 3 && rc && ppn != SFS_NONE && !fs->dead; tries++)
-            rc = sfs_rd_words(fs, ppn, 0, 4, w);
+            rc = sfs_rd_words_live(fs, ppn, 0, 4, w);
         if (fs->dead)
             return STEADYFS_EIO;
         /* (a sector that stays unreadable, a lost page's copy -- zeros --
@@ -89,7 +89,7 @@ static int scavenge(steadyfs *fs, uint32_t ino)
         /* its chunk list: u16 entries after the header, 128 a read */
         for (j = 0; j < fs->geo.cmax; j += 2u * n) {
             n = (fs->geo.cmax - j + 1u) / 2u < 64u ? (fs->geo.cmax - j + 1u) / 2u : 64u;
-            if (sfs_rd_words(fs, ppn, SFS_INODE_HDR / 4u + j / 2u, n, w))
+            if (sfs_rd_words_live(fs, ppn, SFS_INODE_HDR / 4u + j / 2u, n, w))
                 return fs->dead ? STEADYFS_EIO : 0;   /* (read a moment ago: none dies) */
             for (k = 0; k < 2u * n && j + k < fs->geo.cmax; k++) {
                 /* (an entry whose check fails lists nothing: tags, below) */

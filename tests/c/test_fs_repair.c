@@ -488,8 +488,11 @@ static uint32_t hit(tdev *t, int c, uint64_t *rng, uint8_t *lost)
             printf("    damaged: sector %u (%s %u)\n", cand[k] & 0xFFFFFu,
                    cand[k] >> 31 ? "an L1 sector" : (cand[k] >> 20) ? "the inode sector of" : "a bucket",
                    (cand[k] >> 20) & 0x7FFu);
+        /* (an inode sector collection has copied is whole in its copy,
+         * which reads take where the original fails: cache.c sfs_rd_live;
+         * draw 11040 with the L2 sector, a symlink) */
         if ((cand[k] >> 20) && !(cand[k] >> 31))
-            lost[cand[k] >> 20] = 1;
+            lost[cand[k] >> 20] = sfs_copy_of(&t->fs, cand[k] & 0xFFFFFu) == (cand[k] & 0xFFFFFu);
         if (cand[k] >> 31)
             l1_hit[(cand[k] >> 20) & 0x7FFu] = 1;
         /* (STEADYFS_REPAIR_ANYBYTE, a soak's option: on NOR and MRAM the
@@ -1165,6 +1168,75 @@ static void churn_damaged_l1(const char *dev, uint32_t blocks)
     tdev_close(&t);
 }
 
+/* A sector collection has copied stays readable where it was until its
+ * record retires, and the map word still names it meanwhile ("reads need
+ * no record", DESIGN §6).  Damage to that original while its copy is
+ * whole: /y's inode sector and one of its data pages, each with a copy.
+ * Before, /y's open failed (EIO) and the page read EIO until the sweep
+ * rewrote their L1 sectors; now a read that fails there reads the copy
+ * (cache.c sfs_rd_buf, file.c read_page). */
+static void copied_original(const char *dev, uint32_t blocks)
+{
+    static uint8_t a[40 * 2048], back[2048];
+    uint32_t i, k, iy, ip = SFS_NONE, cp, dp = SFS_NONE, dcp = SFS_NONE, dpg = 0, ino[2], pay, c;
+    int fd;
+    tdev t;
+    for (i = 0; i < sizeof a; i++)
+        a[i] = (uint8_t)(i * 19u + 7u);
+    two_files(&t, dev, blocks, "/x", "/y", a, sizeof a, ino);
+    iy = ino[1];
+    pay = t.fs.geo.payload;
+    /* records to /c until /y's inode sector and one of its data pages
+     * have copies that their map words do not name yet */
+    fd = steadyfs_open(&t.fs, "/c", STEADYFS_O_RDWR);
+    CHECK(fd >= 0);
+    for (i = 0; fd >= 0 && i < 20000u; i++) {
+        ip = place(&t, iy, 0);
+        cp = sfs_copy_of(&t.fs, ip);
+        if (cp != ip && dp == SFS_NONE) {
+            CHECK_EQ(sfs_rd_buf(&t.fs, ip), 0);
+            for (k = 1; k < 40u && dp == SFS_NONE; k++) {
+                c = sfs_list_get(&t.fs, t.fs.buf, iy, k / t.fs.geo.C);
+                if (c < t.fs.geo.n_c && !sfs_lookup(&t.fs, sfs_chunk_lpn(&t.fs, c, k), 0, &dp) &&
+                    (dcp = sfs_copy_of(&t.fs, dp)) != dp)
+                    dpg = k;
+                else
+                    dp = SFS_NONE;
+            }
+        }
+        if (cp != ip && dp != SFS_NONE)
+            break;
+        dp = SFS_NONE;
+        CHECK_EQ(steadyfs_seek(&t.fs, fd, (int64_t)(i % 48u) * pay, STEADYFS_SEEK_SET), (int64_t)(i % 48u) * pay);
+        CHECK_EQ(steadyfs_write(&t.fs, fd, a, pay), (int)pay);
+        CHECK_EQ(steadyfs_sync(&t.fs, fd), 0);
+    }
+    CHECK(dp != SFS_NONE);
+    if (dp == SFS_NONE) {
+        tdev_close(&t);
+        return;
+    }
+    /* the cut (no unmount: the records stay as they are), the originals
+     * damaged meanwhile */
+    damage(&t, ip);
+    damage(&t, dp);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    CHECK(sfs_copy_of(&t.fs, place(&t, iy, 0)) != place(&t, iy, 0));
+    fd = steadyfs_open(&t.fs, "/y", STEADYFS_O_RDONLY);
+    CHECK(fd >= 0);
+    if (fd >= 0) {
+        CHECK_EQ(steadyfs_seek(&t.fs, fd, (int64_t)dpg * pay, STEADYFS_SEEK_SET), (int64_t)dpg * pay);
+        CHECK_EQ(steadyfs_read(&t.fs, fd, back, pay), (int)pay);
+        CHECK(!memcmp(back, a + dpg * pay, pay));
+        CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+    }
+    CHECK_EQ(pages_bad(&t, "/y", a, sizeof a, "originals damaged, copies whole"), 0);
+    printf("  %s, /y's inode sector and page %u damaged where they were, their copies whole (after %u records): "
+           "/y opens and reads back\n",
+           dev, dpg, i);
+    tdev_close(&t);
+}
+
 /* Every word of the L2 sector that names an L1 sector changed (on NOR and
  * MRAM a byte each: its check fails, it reads lost).  Before, each such L1
  * sector's pages were lost for good: reads of them failed, and the next
@@ -1346,6 +1418,7 @@ int main(void)
     churn_damaged_l1("mt29f1g01", BLOCKS);
     churn_damaged_l1("mt25q128", 1024);
     churn_damaged_l1("em064lx", 0);
+    copied_original("mt29f1g01", BLOCKS);
     damaged_l2("mt25q128", 0, 1);
     damaged_l2("mt25q128", 0, 2);
     damaged_l2("em064lx", 0, 1);
