@@ -148,27 +148,30 @@ void sfs_xc_keep(steadyfs *fs, uint32_t lvl, uint32_t key, const uint8_t *sector
 }
 #endif
 
+/* Where to read again after a read of ppn failed with rc: its copy, if it
+ * failed on damage where a map word still names it and collection has
+ * copied it (the word names the original until the sweep rewrites its L1
+ * sector: reads need no record, DESIGN.md §6), else SFS_NONE. */
+static uint32_t copy_to_read(steadyfs *fs, uint32_t ppn, int rc)
+{
+    if (rc >= 0 || fs->dead || sfs_copy_of(fs, ppn) == ppn)
+        return SFS_NONE;
+    sfs_budget_void(fs);   /* (fault handling: outside the bound) */
+    return sfs_copy_of(fs, ppn);
+}
+
 int sfs_rd_live(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t)
 {
     int rc = sfs_rd_sector(fs, ppn, buf, t);
-    /* damaged where a map word still names it, and collection has copied
-     * it (the word names the original until the sweep rewrites its L1
-     * sector: reads need no record, DESIGN.md §6): the copy is whole */
-    if (rc < 0 && !fs->dead && sfs_copy_of(fs, ppn) != ppn) {
-        sfs_budget_void(fs);   /* (fault handling: outside the bound) */
-        rc = sfs_rd_sector(fs, sfs_copy_of(fs, ppn), buf, t);
-    }
-    return rc;
+    uint32_t c = copy_to_read(fs, ppn, rc);
+    return c == SFS_NONE ? rc : sfs_rd_sector(fs, c, buf, t);
 }
 
 int sfs_rd_words_live(steadyfs *fs, uint32_t ppn, uint32_t idx, uint32_t n, uint32_t *out)
 {
     int rc = sfs_rd_words(fs, ppn, idx, n, out);
-    if (rc < 0 && !fs->dead && sfs_copy_of(fs, ppn) != ppn) {
-        sfs_budget_void(fs);   /* (as sfs_rd_live) */
-        rc = sfs_rd_words(fs, sfs_copy_of(fs, ppn), idx, n, out);
-    }
-    return rc;
+    uint32_t c = copy_to_read(fs, ppn, rc);
+    return c == SFS_NONE ? rc : sfs_rd_words(fs, c, idx, n, out);
 }
 
 int sfs_rd_buf(steadyfs *fs, uint32_t ppn)

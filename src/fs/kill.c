@@ -51,14 +51,14 @@ static int chunk_whose_is(steadyfs *fs, uint32_t c, uint32_t ino)
  * program: chunk allocation passes it over, and so does this.)  Another
  * file whose inode sector cannot be located (a damaged map sector, rebuilt
  * later) stops it: then nothing dies here (those chunks stay used; fsck
- * names them, and a repair frees what no file's tags claim).  One whose inode sector
- * stays unreadable after three tries, is a lost page's copy (it reads as
- * zeros), or whose header or a list entry fails its check (a small read
- * carries no CRC on NOR and MRAM) lists nothing, but its chunks' tags
- * name it, so they stay: steadyfs_repair rebuilds that file from them
- * (before the twenty-sixth session they died here with ino's).  The
- * sector buffer is a bit per chunk meanwhile; the lists, words and tags
- * are small reads.  Once per such kill, a read or two an inode and a
+ * names them, and a repair frees what no file's tags claim).  One whose
+ * inode sector stays unreadable after three tries, is a lost page's copy
+ * (it reads as zeros), or whose header or a list entry fails its check (a
+ * small read carries no CRC on NOR and MRAM) lists nothing, but its
+ * chunks' tags name it, so they stay: steadyfs_repair rebuilds that file
+ * from them (before the twenty-sixth session they died here with ino's).
+ * The sector buffer is a bit per chunk meanwhile; the lists, words and
+ * tags are small reads.  Once per such kill, a read or two an inode and a
  * chunk: fault handling, outside the bound. */
 static int scavenge(steadyfs *fs, uint32_t ino)
 {

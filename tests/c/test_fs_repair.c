@@ -371,6 +371,22 @@ static uint32_t place(tdev *t, uint32_t ino, uint32_t k)
  * its page (sim_flip_bits), on MRAM (no ECC) a byte of its payload
  * changed in the image (docs/SIM-IMAGE.md: data XOR the erased byte, page
  * by page with the spare after each), so its data CRC fails. */
+/* A formatted, mounted device (what most tests below start from). */
+static void fresh_fs(tdev *t, const char *dev, uint32_t blocks, uint64_t seed)
+{
+    CHECK_EQ(tdev_open(t, dev, blocks, seed), 0);
+    CHECK_EQ(steadyfs_format(&t->fs, &t->cfg), 0);
+    CHECK_EQ(steadyfs_mount(&t->fs, &t->cfg), 0);
+}
+
+/* A test's file bytes: byte i is i * mul + add. */
+static void fill_bytes(uint8_t *a, uint32_t len, uint32_t mul, uint32_t add)
+{
+    uint32_t i;
+    for (i = 0; i < len; i++)
+        a[i] = (uint8_t)(i * mul + add);
+}
+
 static void damage_at(tdev *t, uint32_t ppn, uint32_t byte)
 {
     const sbd_geometry *g = &t->dev.bd.geo;
@@ -687,9 +703,7 @@ static void last_commit(const char *dev, uint32_t blocks)
         v1[i] = (uint8_t)(i * 13u + 1u);
         v2[i] = (uint8_t)(i * 7u + 5u);
     }
-    CHECK_EQ(tdev_open(&t, dev, blocks, 11), 0);
-    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
-    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    fresh_fs(&t, dev, blocks, 11);
     fd = steadyfs_open(&t.fs, "/f", STEADYFS_O_RDWR | STEADYFS_O_CREAT);
     CHECK(fd >= 0);
     CHECK_EQ(steadyfs_write(&t.fs, fd, v1, sizeof v1), (int)sizeof v1);
@@ -765,11 +779,8 @@ static void changed_word(const char *dev, uint32_t blocks)
     sfs_tag tg;
     int fd;
     tdev t;
-    for (i = 0; i < sizeof a; i++)
-        a[i] = (uint8_t)(i * 7u + 3u);
-    CHECK_EQ(tdev_open(&t, dev, blocks, 3), 0);
-    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
-    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    fill_bytes(a, sizeof a, 7u, 3u);
+    fresh_fs(&t, dev, blocks, 3);
     fd = steadyfs_open(&t.fs, "/a", STEADYFS_O_RDWR | STEADYFS_O_CREAT);
     CHECK_EQ(steadyfs_write(&t.fs, fd, a, sizeof a), (int)sizeof a);
     CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
@@ -831,9 +842,7 @@ static void two_files(tdev *t, const char *dev, uint32_t blocks, const char *fir
     steadyfs_stat st;
     uint32_t i;
     int fd;
-    CHECK_EQ(tdev_open(t, dev, blocks, 3), 0);
-    CHECK_EQ(steadyfs_format(&t->fs, &t->cfg), 0);
-    CHECK_EQ(steadyfs_mount(&t->fs, &t->cfg), 0);
+    fresh_fs(t, dev, blocks, 3);
     for (i = 0; i < 2; i++) {
         fd = steadyfs_open(&t->fs, i ? second : first, STEADYFS_O_RDWR | STEADYFS_O_CREAT);
         CHECK_EQ(steadyfs_write(&t->fs, fd, a, len), (int)len);
@@ -862,8 +871,7 @@ static void changed_entry(const char *dev, uint32_t blocks)
     uint32_t i, ia, ib, s, cb = CHUNK_NONE, ca = CHUNK_NONE, ippn, w, bad = 0, pay, ino[2];
     int fd, rc;
     tdev t;
-    for (i = 0; i < sizeof a; i++)
-        a[i] = (uint8_t)(i * 11u + 1u);
+    fill_bytes(a, sizeof a, 11u, 1u);
     two_files(&t, dev, blocks, "/a", "/b", a, sizeof a, ino);
     ia = ino[0];
     ib = ino[1];
@@ -928,8 +936,7 @@ static void scavenge_spares(const char *dev, uint32_t blocks)
     uint32_t i, ix, iy, l1, yppn, ino[2];
     steadyfs_repair_report rep;
     tdev t;
-    for (i = 0; i < sizeof a; i++)
-        a[i] = (uint8_t)(i * 5u + 9u);
+    fill_bytes(a, sizeof a, 5u, 9u);
     two_files(&t, dev, blocks, "/x", "/y", a, sizeof a, ino);
     ix = ino[0];
     iy = ino[1];
@@ -973,8 +980,7 @@ static void scavenge_spares_open(const char *dev, uint32_t blocks)
     steadyfs_stat st;
     int fw, fv;
     tdev t;
-    for (i = 0; i < sizeof a; i++)
-        a[i] = (uint8_t)(i * 11u + 5u);
+    fill_bytes(a, sizeof a, 11u, 5u);
     two_files(&t, dev, blocks, "/x", "/y", a, sizeof a, ino);
     ix = ino[0];
     CHECK_EQ(sfs_l1_locate(&t.fs, sfs_shared_lpn(&t.fs, ix, 0) / t.fs.geo.e1, &l1), 0);
@@ -1032,8 +1038,7 @@ static void orphan_lost(const char *dev, uint32_t blocks)
     uint32_t i, ino[2], ippn, lost;
     int fd;
     tdev t;
-    for (i = 0; i < sizeof a; i++)
-        a[i] = (uint8_t)(i * 13u + 1u);
+    fill_bytes(a, sizeof a, 13u, 1u);
     two_files(&t, dev, blocks, "/o", "/y", a, sizeof a, ino);
     fd = steadyfs_open(&t.fs, "/o", STEADYFS_O_RDONLY);
     CHECK(fd >= 0);
@@ -1082,9 +1087,7 @@ static void churn_damaged_l1(const char *dev, uint32_t blocks)
     steadyfs_info info;
     int fs_, fc, rc;
     tdev t;
-    CHECK_EQ(tdev_open(&t, dev, blocks, 11), 0);
-    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
-    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    fresh_fs(&t, dev, blocks, 11);
     pay = t.fs.geo.payload;
     CHECK(pay <= sizeof a);
     CHECK_EQ(steadyfs_info_get(&t.fs, &info), 0);
@@ -1181,8 +1184,7 @@ static void copied_original(const char *dev, uint32_t blocks)
     uint32_t i, k, iy, ip = SFS_NONE, cp, dp = SFS_NONE, dcp = SFS_NONE, dpg = 0, ino[2], pay, c;
     int fd;
     tdev t;
-    for (i = 0; i < sizeof a; i++)
-        a[i] = (uint8_t)(i * 19u + 7u);
+    fill_bytes(a, sizeof a, 19u, 7u);
     two_files(&t, dev, blocks, "/x", "/y", a, sizeof a, ino);
     iy = ino[1];
     pay = t.fs.geo.payload;
@@ -1254,11 +1256,8 @@ static void damaged_l2(const char *dev, uint32_t blocks, uint32_t bytes)
     steadyfs_repair_report rep;
     int fd;
     tdev t;
-    for (i = 0; i < sizeof a; i++)
-        a[i] = (uint8_t)(i * 3u + 7u);
-    CHECK_EQ(tdev_open(&t, dev, blocks, 3), 0);
-    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
-    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    fill_bytes(a, sizeof a, 3u, 7u);
+    fresh_fs(&t, dev, blocks, 3);
     pay = t.fs.geo.payload;
     /* (each file at most a fifth of the capacity) */
     CHECK_EQ(steadyfs_info_get(&t.fs, &info), 0);
