@@ -419,6 +419,18 @@ static void set_at(tdev *t, uint32_t ppn, uint32_t byte, uint8_t v)
     ((uint8_t *)t->image)[off] = (uint8_t)(v ^ g->erased_byte);
 }
 
+/* Word i of map sector ppn made lost for good on a medium without ECC:
+ * two of its bytes changed (each XOR 0x24), which no candidate of
+ * map.c sfs_word_fix explains (one byte replaced, or two bits of
+ * different bytes flipped), so its sector must be found another way.
+ * (One changed byte is put right since the twenty-seventh session: a test
+ * that needs the word lost changes two.) */
+static void lose_word(tdev *t, uint32_t ppn, uint32_t i)
+{
+    damage_at(t, ppn, 4u * i);
+    damage_at(t, ppn, 4u * i + 2u);
+}
+
 /* (C_L2 after C_RANDOM: a case's number seeds its draw, and the random
  * draws stay the ones earlier sessions' soaks named) */
 enum { C_BUCKET, C_FILE_INODE, C_DIR_INODE, C_ROOT_INODE, C_L1, C_RANDOM, C_L2 };
@@ -946,7 +958,7 @@ static void scavenge_spares(const char *dev, uint32_t blocks)
     CHECK_EQ(sfs_lookup(&t.fs, sfs_shared_lpn(&t.fs, iy, 0), 0, &yppn), 0);
     CHECK(yppn < SFS_LOST);
     CHECK_EQ(steadyfs_unmount(&t.fs), 0);
-    damage_at(&t, l1, 4u * (sfs_shared_lpn(&t.fs, ix, 0) % t.fs.geo.e1));
+    lose_word(&t, l1, sfs_shared_lpn(&t.fs, ix, 0) % t.fs.geo.e1);
     damage_at(&t, yppn, 12u);
     CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
     CHECK_EQ(steadyfs_unlink(&t.fs, "/x"), 0);
@@ -986,7 +998,7 @@ static void scavenge_spares_open(const char *dev, uint32_t blocks)
     CHECK_EQ(sfs_l1_locate(&t.fs, sfs_shared_lpn(&t.fs, ix, 0) / t.fs.geo.e1, &l1), 0);
     CHECK(l1 < SFS_LOST);
     CHECK_EQ(steadyfs_unmount(&t.fs), 0);
-    damage_at(&t, l1, 4u * (sfs_shared_lpn(&t.fs, ix, 0) % t.fs.geo.e1));
+    lose_word(&t, l1, sfs_shared_lpn(&t.fs, ix, 0) % t.fs.geo.e1);
     t.cfg.hold_buf = hb;
     CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
     pay = t.fs.geo.payload;
