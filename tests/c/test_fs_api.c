@@ -552,6 +552,70 @@ static void test_handover(const char *profile)
     tdev_close(&t);
 }
 
+/* Handles used wrongly and sizes past the limit: every call answers with
+ * its error and changes nothing on the device (no program, no erase);
+ * tell follows the position.  (`make test` had never called
+ * steadyfs_tell, nor a close, sync or truncate with a bad handle, nor a
+ * truncate past the largest file: a coverage build of the C tests.) */
+static void test_bad_handles(void)
+{
+    static uint8_t a[5000], b[16];
+    uint64_t progs, erases;
+    int fd, ro, dd, bad[4], i;
+    fill(a, sizeof a, 9);
+    fd = steadyfs_open(FS, "/h", STEADYFS_O_RDWR | STEADYFS_O_CREAT);
+    CHECK(fd >= 0);
+    CHECK_EQ(steadyfs_write(FS, fd, a, sizeof a), (int)sizeof a);
+    CHECK_EQ(steadyfs_tell(FS, fd), 5000);
+    CHECK_EQ(steadyfs_seek(FS, fd, 100, STEADYFS_SEEK_SET), 100);
+    CHECK_EQ(steadyfs_tell(FS, fd), 100);
+    CHECK_EQ(steadyfs_close(FS, fd), 0);
+    ro = steadyfs_open(FS, "/h", STEADYFS_O_RDONLY);
+    dd = steadyfs_opendir(FS, "/");
+    CHECK(ro >= 0 && dd >= 0);
+    progs = T.dev.stats.progs;
+    erases = T.dev.stats.erases;
+    /* a free slot of the table (fd's, if ro did not take it), none at all,
+     * one past the table, a directory's */
+    for (bad[0] = 0; bad[0] < (int)T.cfg.open_max && (bad[0] == ro || bad[0] == dd); bad[0]++)
+        ;
+    bad[1] = -1;
+    bad[2] = (int)T.cfg.open_max;
+    bad[3] = dd;
+    for (i = 0; i < 4; i++) {
+        if ((i == 0 && bad[0] == (int)T.cfg.open_max) || (i == 3 && dd == ro))
+            continue;   /* (no free slot; a directory handle numbered as ro) */
+        CHECK_EQ(steadyfs_close(FS, bad[i]), STEADYFS_EBADF);
+        CHECK_EQ(steadyfs_sync(FS, bad[i]), STEADYFS_EBADF);
+        CHECK_EQ(steadyfs_tell(FS, bad[i]), STEADYFS_EBADF);
+        CHECK_EQ(steadyfs_size(FS, bad[i]), STEADYFS_EBADF);
+        CHECK_EQ(steadyfs_seek(FS, bad[i], 0, STEADYFS_SEEK_SET), STEADYFS_EBADF);
+        CHECK_EQ(steadyfs_read(FS, bad[i], b, sizeof b), STEADYFS_EBADF);
+        CHECK_EQ(steadyfs_write(FS, bad[i], b, sizeof b), STEADYFS_EBADF);
+        CHECK_EQ(steadyfs_truncate(FS, bad[i], 10), STEADYFS_EBADF);
+    }
+    /* read-only: no truncate; past the largest file: EFBIG; bad seeks */
+    CHECK_EQ(steadyfs_truncate(FS, ro, 10), STEADYFS_EBADF);
+    CHECK_EQ(steadyfs_seek(FS, ro, 0, 99), STEADYFS_EINVAL);
+    CHECK_EQ(steadyfs_seek(FS, ro, -1, STEADYFS_SEEK_SET), STEADYFS_EINVAL);
+    CHECK_EQ(steadyfs_seek(FS, ro, -5001, STEADYFS_SEEK_END), STEADYFS_EINVAL);
+    CHECK_EQ(steadyfs_tell(FS, ro), 0);
+    fd = steadyfs_open(FS, "/h", STEADYFS_O_RDWR);
+    CHECK(fd >= 0);
+    CHECK_EQ(steadyfs_truncate(FS, fd, (uint64_t)T.fs.geo.maxpg * T.fs.geo.payload + 1u), STEADYFS_EFBIG);
+    CHECK_EQ(T.dev.stats.progs, progs);
+    CHECK_EQ(T.dev.stats.erases, erases);
+    /* and the file is as it was */
+    CHECK_EQ(steadyfs_size(FS, fd), 5000);
+    CHECK_EQ(steadyfs_seek(FS, fd, 4990, STEADYFS_SEEK_SET), 4990);
+    CHECK_EQ(steadyfs_read(FS, fd, b, sizeof b), 10);
+    CHECK(!memcmp(b, a + 4990, 10));
+    CHECK_EQ(steadyfs_close(FS, fd), 0);
+    CHECK_EQ(steadyfs_close(FS, ro), 0);
+    CHECK_EQ(steadyfs_closedir(FS, dd), 0);
+    CHECK_EQ(steadyfs_unlink(FS, "/h"), 0);
+}
+
 int main(void)
 {
     CHECK_EQ(tdev_open(&T, "mt29f1g01", 64, 1), 0);
@@ -565,6 +629,7 @@ int main(void)
     test_dirs();
     test_dot_names();
     test_truncate_seek();
+    test_bad_handles();
     test_many_and_full();
     CHECK_EQ(steadyfs_unmount(FS), 0);
     tdev_close(&T);
