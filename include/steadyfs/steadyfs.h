@@ -645,7 +645,10 @@ int steadyfs_stat_path(steadyfs *fs, const char *path, steadyfs_stat *st);
 int steadyfs_unlink(steadyfs *fs, const char *path);
 /* Atomic; replaces an existing target (a file, or an empty directory when
  * the source is a directory); a replaced file that is open lives on,
- * nameless, until its last close. */
+ * nameless, until its last close.  The root is neither moved nor
+ * replaced, and a directory open with steadyfs_opendir() is not moved
+ * while it is (STEADYFS_EBUSY; the 9P server holds a directory open only
+ * within one readdir request). */
 int steadyfs_rename(steadyfs *fs, const char *from, const char *to);
 int steadyfs_mkdir(steadyfs *fs, const char *path);
 int steadyfs_rmdir(steadyfs *fs, const char *path);

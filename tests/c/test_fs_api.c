@@ -616,6 +616,27 @@ static void test_bad_handles(void)
     CHECK_EQ(steadyfs_unlink(FS, "/h"), 0);
 }
 
+/* Paths that name nothing to create and moves the header refuses: the
+ * errors it states, nothing programmed (`make test` had run none). */
+static void test_bad_names(void)
+{
+    uint64_t progs;
+    int dd;
+    CHECK_EQ(steadyfs_mkdir(FS, "/bn"), 0);
+    progs = T.dev.stats.progs;
+    CHECK_EQ(steadyfs_open(FS, "", STEADYFS_O_RDWR | STEADYFS_O_CREAT), STEADYFS_EINVAL);
+    CHECK_EQ(steadyfs_open(FS, "/", STEADYFS_O_RDWR | STEADYFS_O_CREAT), STEADYFS_EISDIR);
+    CHECK_EQ(steadyfs_rename(FS, "/bn", "/"), STEADYFS_EBUSY);
+    CHECK_EQ(steadyfs_rename(FS, "/", "/bn2"), STEADYFS_EBUSY);
+    dd = steadyfs_opendir(FS, "/bn");
+    CHECK(dd >= 0);
+    CHECK_EQ(steadyfs_rename(FS, "/bn", "/bn2"), STEADYFS_EBUSY);
+    CHECK_EQ(T.dev.stats.progs, progs);
+    CHECK_EQ(steadyfs_closedir(FS, dd), 0);
+    CHECK_EQ(steadyfs_rename(FS, "/bn", "/bn2"), 0);
+    CHECK_EQ(steadyfs_rmdir(FS, "/bn2"), 0);
+}
+
 int main(void)
 {
     CHECK_EQ(tdev_open(&T, "mt29f1g01", 64, 1), 0);
@@ -630,6 +651,7 @@ int main(void)
     test_dot_names();
     test_truncate_seek();
     test_bad_handles();
+    test_bad_names();
     test_many_and_full();
     CHECK_EQ(steadyfs_unmount(FS), 0);
     tdev_close(&T);
