@@ -1,6 +1,7 @@
 /* steadyfs API semantics on the simulated NAND: files, directories, long
  * names, rename, truncate, seek, many files, persistence across remount,
- * and a full device. */
+ * a full device, handles and names used wrongly, the format's file size
+ * limit. */
 #include <stdio.h>
 #include <string.h>
 
@@ -637,6 +638,43 @@ static void test_bad_names(void)
     CHECK_EQ(steadyfs_rmdir(FS, "/bn2"), 0);
 }
 
+/* The format's file size limit (cfg.file_pages_log2, which no test had
+ * set): a write stops at it (short), then EFBIG, as a truncate or a write
+ * past it; the file keeps what fitted; a mount with another limit is
+ * refused (a format field), with the same one it reads back. */
+static void test_file_limit(void)
+{
+    static uint8_t a[40000], b[40000];
+    tdev t;
+    int fd;
+    fill(a, sizeof a, 12);
+    CHECK_EQ(tdev_open(&t, "mt29f1g01", 64, 3), 0);
+    t.cfg.file_pages_log2 = 4;   /* 16 sectors */
+    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    CHECK_EQ(t.fs.geo.maxpg, 16u);
+    fd = steadyfs_open(&t.fs, "/big", STEADYFS_O_RDWR | STEADYFS_O_CREAT);
+    CHECK(fd >= 0);
+    CHECK_EQ(steadyfs_write(&t.fs, fd, a, sizeof a), (int32_t)(16u * t.fs.geo.payload));
+    CHECK_EQ(steadyfs_write(&t.fs, fd, a, 1), STEADYFS_EFBIG);
+    CHECK_EQ(steadyfs_truncate(&t.fs, fd, 16u * t.fs.geo.payload + 1u), STEADYFS_EFBIG);
+    CHECK_EQ(steadyfs_seek(&t.fs, fd, 1000000, STEADYFS_SEEK_SET), 1000000);
+    CHECK_EQ(steadyfs_write(&t.fs, fd, a, 10), STEADYFS_EFBIG);
+    CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    t.cfg.file_pages_log2 = 5;
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), STEADYFS_EINVAL);
+    t.cfg.file_pages_log2 = 4;
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    fd = steadyfs_open(&t.fs, "/big", STEADYFS_O_RDONLY);
+    CHECK_EQ(steadyfs_size(&t.fs, fd), (int64_t)(16u * t.fs.geo.payload));
+    CHECK_EQ(steadyfs_read(&t.fs, fd, b, sizeof b), (int32_t)(16u * t.fs.geo.payload));
+    CHECK(!memcmp(a, b, 16u * t.fs.geo.payload));
+    CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    tdev_close(&t);
+}
+
 int main(void)
 {
     CHECK_EQ(tdev_open(&T, "mt29f1g01", 64, 1), 0);
@@ -656,6 +694,7 @@ int main(void)
     CHECK_EQ(steadyfs_unmount(FS), 0);
     tdev_close(&T);
     test_sector_buf();
+    test_file_limit();
     test_handover("mt29f1g01");
     test_handover("em064lx");
     return check_done("test_fs_api");
