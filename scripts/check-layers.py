@@ -78,8 +78,8 @@ def main(argv: list[str]) -> int:
             owner = defined_in.get(sym)
             if owner and owner != name and name in table and owner in table and table[owner] > table[name]:
                 errors.append(f"{name} (layer {table[name]}) uses {sym} of {owner} (layer {table[owner]})")
-    for e in errors:
-        print("check-layers: " + e, file=sys.stderr)
+    for err in errors:
+        print("check-layers: " + err, file=sys.stderr)
     if errors:
         return 1
     print(f"layers: {len(objs)} files of the core in {len(set(table.values()))} layers, every call downward")

@@ -119,6 +119,7 @@ def test_plan_ring_sizes_retention_and_wear() -> None:
     assert (rs.records_min, rs.records_max) == (62 * 32 + 1, 63 * 32)
     assert rs.retention_s == pytest.approx(rs.records_min * 4096 / 1e6)
     assert rs.erase_interval_s == pytest.approx(64 * 32 * 4096 / 1e6)
+    assert rs.erase_interval_s is not None
     assert rs.lifetime_days == pytest.approx(100_000 * rs.erase_interval_s / 86400)
     assert ring_size("em064lx", 4096, 16, 1e6).lifetime_days is None   # MRAM does not wear
     r = steady("plan", "--device", "mt29f1g01", "--rate", "1M", "--ring", "--ring-units", "64",
