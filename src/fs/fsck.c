@@ -671,6 +671,29 @@ static void scan_dir(fck *c, uint32_t dir)
     }
 }
 
+/* The mapped pages of chunk ch, slot s of file ino, as a read takes them
+ * (file.c read_page): each sector's tag names that file page and that
+ * file (or a collection copy that keeps no owner).  A tag whose CRC holds
+ * but which names another page or file makes the read fail with EIO, so
+ * fsck says so too (the image fuzzer found a clean fsck where a read
+ * failed: an owner byte changed with the tag's CRC made to match). */
+static void file_pages(fck *c, uint32_t ino, uint32_t s, uint32_t ch)
+{
+    steadyfs *fs = c->fs;
+    uint32_t k, pg, ppn, whose;
+    sfs_tag t;
+    for (k = s ? 0u : 1u; k < fs->geo.C; k++) {
+        pg = s * fs->geo.C + k;
+        if (sfs_lookup(fs, sfs_chunk_lpn(fs, ch, pg), 1, &ppn) || ppn >= SFS_LOST ||
+            sfs_rd_tag_in(fs, ppn, &t, 1) < 0 || t.kind != TK_DATA)
+            continue;   /* (none, or what reach() reported already) */
+        whose = sfs_tag_whose(&t);
+        if (t.fpage != (uint16_t)pg || (whose != ino && whose != OWNER_GC))
+            say(c, 1, "file inode %u: page %u's sector %u names page %u of %u (a read fails there)", ino, pg,
+                ppn, t.fpage, whose);
+    }
+}
+
 /* Every file's chunk list (its inode sector and its pending chunk
  * entries): each chunk listed once, used, not dying; the pages mapped in
  * them extend the file's highest page.  Every used chunk that is not
@@ -706,6 +729,7 @@ static void check_chunks(fck *c)
             setbit(c->cown, ch);
             if (c->cpg[ch] && c->maxp[ino] < s * fs->geo.C + c->cpg[ch])
                 c->maxp[ino] = s * fs->geo.C + c->cpg[ch];
+            file_pages(c, ino, s, ch);
         }
     }
     for (ch = 0; ch < fs->geo.n_c; ch++)
