@@ -671,27 +671,25 @@ static void scan_dir(fck *c, uint32_t dir)
     }
 }
 
-/* The mapped pages of chunk ch, slot s of file ino, as a read takes them
- * (file.c read_page): each sector's tag names that file page and that
+/* Page pg of file ino, logical page lpn, as a read takes it (file.c
+ * read_page): if mapped, its sector's tag names that file page and that
  * file (or a collection copy that keeps no owner).  A tag whose CRC holds
  * but which names another page or file makes the read fail with EIO, so
- * fsck says so too (the image fuzzer found a clean fsck where a read
- * failed: an owner byte changed with the tag's CRC made to match). */
-static void file_pages(fck *c, uint32_t ino, uint32_t s, uint32_t ch)
+ * fsck says so too (the image fuzzer found clean checks where a read
+ * failed: an owner byte changed and the tag's CRC made to match, in a
+ * chunk's page and in page 0, which the shared table holds). */
+static void file_page(fck *c, uint32_t ino, uint32_t pg, uint32_t lpn)
 {
     steadyfs *fs = c->fs;
-    uint32_t k, pg, ppn, whose;
+    uint32_t ppn, whose;
     sfs_tag t;
-    for (k = s ? 0u : 1u; k < fs->geo.C; k++) {
-        pg = s * fs->geo.C + k;
-        if (sfs_lookup(fs, sfs_chunk_lpn(fs, ch, pg), 1, &ppn) || ppn >= SFS_LOST ||
-            sfs_rd_tag_in(fs, ppn, &t, 1) < 0 || t.kind != TK_DATA)
-            continue;   /* (none, or what reach() reported already) */
-        whose = sfs_tag_whose(&t);
-        if (t.fpage != (uint16_t)pg || (whose != ino && whose != OWNER_GC))
-            say(c, 1, "file inode %u: page %u's sector %u names page %u of %u (a read fails there)", ino, pg,
-                ppn, t.fpage, whose);
-    }
+    if (sfs_lookup(fs, lpn, 1, &ppn) || ppn >= SFS_LOST || sfs_rd_tag_in(fs, ppn, &t, 1) < 0 ||
+        t.kind != TK_DATA)
+        return;   /* (none, or what reach() reported already) */
+    whose = sfs_tag_whose(&t);
+    if (t.fpage != (uint16_t)pg || (whose != ino && whose != OWNER_GC))
+        say(c, 1, "file inode %u: page %u's sector %u names page %u of %u (a read fails there)", ino, pg, ppn,
+            t.fpage, whose);
 }
 
 /* Every file's chunk list (its inode sector and its pending chunk
@@ -701,7 +699,7 @@ static void file_pages(fck *c, uint32_t ino, uint32_t s, uint32_t ch)
 static void check_chunks(fck *c)
 {
     steadyfs *fs = c->fs;
-    uint32_t ino, s, ch;
+    uint32_t ino, s, ch, k;
     sfs_inode in;
     for (ino = 1; ino < fs->cfg.max_inodes; ino++) {
         if (!bit(c->imap, ino) || sfs_inode_read(fs, ino, 1, &in, NULL) || in.type != STEADYFS_TYPE_FILE)
@@ -709,6 +707,7 @@ static void check_chunks(fck *c)
         if (c->maxp[ino] > 1)
             say(c, 1, "file inode %u: shared-table sector %u mapped (a file has only page 0 there)",
                 ino, c->maxp[ino]);
+        file_page(c, ino, 0, sfs_shared_lpn(fs, ino, 1));
         sfs_inode_chunks(fs, ino, 0, 0);
         for (s = 0; s < fs->geo.cmax; s++) {
             ch = sfs_list_get(fs, fs->buf, ino, s);
@@ -729,7 +728,8 @@ static void check_chunks(fck *c)
             setbit(c->cown, ch);
             if (c->cpg[ch] && c->maxp[ino] < s * fs->geo.C + c->cpg[ch])
                 c->maxp[ino] = s * fs->geo.C + c->cpg[ch];
-            file_pages(c, ino, s, ch);
+            for (k = s ? 0u : 1u; k < fs->geo.C; k++)
+                file_page(c, ino, s * fs->geo.C + k, sfs_chunk_lpn(fs, ch, s * fs->geo.C + k));
         }
     }
     for (ch = 0; ch < fs->geo.n_c; ch++)
