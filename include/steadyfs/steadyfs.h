@@ -625,7 +625,10 @@ int steadyfs_open(steadyfs *fs, const char *path, int flags);
 int steadyfs_close(steadyfs *fs, int fd);
 /* Bytes read (0 at end of file) or an error. */
 int32_t steadyfs_read(steadyfs *fs, int fd, void *buf, uint32_t len);
-/* Bytes written (all of len unless an error after some progress) or an error. */
+/* Bytes written (all of len unless an error after some progress: then the
+ * bytes done, the position past them) or an error (nothing written; or
+ * EIO where the device is gone, or where an O_DSYNC write's commit failed:
+ * nothing of it is durable). */
 int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len);
 /* New position or an error.  Seeking past the end is allowed; a later write
  * there leaves a hole that reads as zeros. */

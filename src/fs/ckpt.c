@@ -438,6 +438,19 @@ static int followed(steadyfs *fs, uint32_t h, uint32_t ppn, const sfs_tag *t)
     return 0;
 }
 
+/* The tag at ppn for replay: 0, 1 (a page past its ECC whose tag holds),
+ * ECORRUPT (torn, erased, damaged: not a sector of the log), or EIO: the
+ * device returned no bytes, three times.  That is not the log's end: the
+ * mount fails and can be tried again.  (Taken as the end, a transient read
+ * error dropped every commit after that sector -- test_fs_io_errors.) */
+static int tag_at(steadyfs *fs, uint32_t ppn, sfs_tag *t)
+{
+    int rc = STEADYFS_EIO, tries;
+    for (tries = 0; tries < 3 && rc == STEADYFS_EIO && !fs->dead; tries++)
+        rc = sfs_rd_tag_in(fs, ppn, t, 1);
+    return rc;
+}
+
 /* Replay the log after the checkpoint, in sequence order: each next
  * sector is at the host head or at the collection head.  The tag last read
  * at each head is kept until that head moves on, so every replayed sector
@@ -469,9 +482,10 @@ static int replay(steadyfs *fs)
                             i++;
                         tread = 1;
                         tat = fs->log.thread_next * fs->geo.P + i;
-                        tok = i < fs->geo.P && sfs_rd_tag(fs, tat, &tseen) >= 0;
-                        if (fs->dead)
+                        rc = i < fs->geo.P ? tag_at(fs, tat, &tseen) : STEADYFS_ECORRUPT;
+                        if (rc == STEADYFS_EIO || fs->dead)
                             return STEADYFS_EIO;
+                        tok = rc == 0;
                     }
                     if (tok && tseen.seq == exp) {
                         sfs_enter_thread(fs);
@@ -488,8 +502,8 @@ static int replay(steadyfs *fs)
                 ppn = b * fs->geo.P + *idx;
             }
             if (at[h] != ppn) {
-                rc = sfs_rd_tag_in(fs, ppn, &seen[h], 1);
-                if (rc < 0 && fs->dead)
+                rc = tag_at(fs, ppn, &seen[h]);
+                if (rc == STEADYFS_EIO || (rc < 0 && fs->dead))
                     return rc;
                 at[h] = ppn;
                 ok[h] = rc == 0 || (rc == 1 && followed(fs, h, ppn, &seen[h]));

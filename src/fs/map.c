@@ -273,7 +273,7 @@ restart:
 /* Effect of a map sector written at ppn (run time and replay alike). */
 int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
 {
-    uint32_t i, old;
+    uint32_t i, k, old;
     int rc;
     if (t->flags & TF_EMPTY)
         ppn = SFS_NONE;   /* maps nothing: the parent entry becomes none */
@@ -308,9 +308,14 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
             if (old == SFS_NONE)
                 continue;
             /* (the sector before damaged: its word stays counted, which
-             * collection finds dead, gc.c finish) */
-            rc = sfs_xc_word(fs, 0, old, q->key, &w);
-            if (rc && fs->dead)
+             * collection finds dead, gc.c finish; a read the device
+             * returned no bytes for, three times, fails the mount, which
+             * can be tried again -- taken as damage, it left a unit
+             * counting one sector too many: test_fs_io_errors) */
+            rc = STEADYFS_EIO;
+            for (k = 0; k < 3u && rc == STEADYFS_EIO && !fs->dead; k++)
+                rc = sfs_xc_word(fs, 0, old, q->key, &w);
+            if (rc && (fs->dead || rc == STEADYFS_EIO))
                 return rc;
             if (!rc)
                 sfs_count_dec(fs, w);
@@ -708,9 +713,17 @@ static int merge(steadyfs *fs, uint8_t kind, uint32_t m, struct sfs_trim *tr, sf
             continue;
         }
         fs->cache.buf_ppn = SFS_NONE;
+        /* (a read that fails is tried twice more before the sector counts
+         * as damaged: a transient device error -- SBD_ERR_IO, no bytes
+         * read -- passes, where a rebuild from the undefined buffer lost
+         * every word it could not confirm: on mt25q128 one such error in a
+         * cold merge of L1 sector 0 made every inode sector unreachable) */
+        for (i = 0; i < 3u && old != SFS_NONE && !fs->dead; i++)
+            if ((rc = sfs_rd_sector(fs, old, fs->buf, &t)) != STEADYFS_EIO)
+                break;
         if (old == SFS_NONE) {
             memset(fs->buf, 0xFF, fs->geo.payload);
-        } else if ((rc = sfs_rd_sector(fs, old, fs->buf, &t)) < 0) {
+        } else if (rc < 0) {
             /* damaged (a lost word names it, or its bytes fail): what
              * can be confirmed of it is kept, the rest is lost, so that
              * the map goes on being written and collection goes on */

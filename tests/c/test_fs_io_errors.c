@@ -1,0 +1,221 @@
+/* Transient device read errors (SBD_ERR_IO: a transport or host error
+ * that returns no bytes, which the device models never inject): a wrapper
+ * around the simulated device fails one read in N with it, during random
+ * overwrites + sync of 12 files on each medium.  Every call either
+ * succeeds or fails with EIO; a write that fails after some bytes returns
+ * their count and leaves the position past them (steadyfs.h), and then
+ * the file holds the old bytes with exactly those replaced once committed;
+ * a write that returns EIO moved nothing.  Read back with the errors off,
+ * each file is its last committed state, after a remount too, and fsck is
+ * clean.  Before the twenty-eighth session an EIO after some pages
+ * returned EIO with the position moved on and the pages committed by the
+ * next sync or close (an appender retrying wrote them twice), and one
+ * such error in a merge's read of the old map sector made it rebuild the
+ * sector from an undefined buffer: on mt25q128, every inode sector lost.
+ * Not covered yet: the errors at mount (replay takes a failed tag read for
+ * the log's end; DESIGN.md §10). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fs_testdev.h"
+
+static const sbd_ops *inner_ops;
+static void *inner_ctx;
+static uint64_t err_rng;
+static uint32_t fail_1_in;
+static uint64_t injected;
+
+static int wrap_read(void *ctx, uint32_t block, uint32_t off, void *buf, uint32_t len, void *spare,
+                     uint32_t spare_len)
+{
+    (void)ctx;
+    if (fail_1_in && tdev_rand(&err_rng, fail_1_in) == 0) {
+        injected++;
+        /* (no bytes: what the buffers hold is undefined) */
+        if (buf && len)
+            memset(buf, 0xA5, len);
+        if (spare && spare_len)
+            memset(spare, 0xA5, spare_len);
+        return SBD_ERR_IO;
+    }
+    return inner_ops->read(inner_ctx, block, off, buf, len, spare, spare_len);
+}
+static int w_prog(void *c, uint32_t b, uint32_t o, const void *buf, uint32_t l, const void *s, uint32_t sl)
+{
+    (void)c;
+    return inner_ops->prog(inner_ctx, b, o, buf, l, s, sl);
+}
+static int w_erase(void *c, uint32_t b, uint32_t n)
+{
+    (void)c;
+    return inner_ops->erase(inner_ctx, b, n);
+}
+static int w_sync(void *c)
+{
+    (void)c;
+    return inner_ops->sync(inner_ctx);
+}
+static int w_is_bad(void *c, uint32_t b)
+{
+    (void)c;
+    return inner_ops->is_bad(inner_ctx, b);
+}
+static int w_mark_bad(void *c, uint32_t b)
+{
+    (void)c;
+    return inner_ops->mark_bad(inner_ctx, b);
+}
+static int w_progv(void *c, uint32_t b, uint32_t o, const sbd_iov *iov, uint32_t n)
+{
+    (void)c;
+    return inner_ops->progv(inner_ctx, b, o, iov, n);
+}
+
+#define NF 12
+#define FSZ (40u * 2048u)
+static uint8_t model[NF][FSZ], want[NF][FSZ], buf[FSZ];
+static uint32_t msize[NF], wsize[NF];
+
+/* File f read with the errors off: its size and bytes into buf. */
+static int32_t read_back(tdev *t, const char *name)
+{
+    uint32_t save = fail_1_in;
+    int32_t n;
+    int fd;
+    fail_1_in = 0;
+    fd = steadyfs_open(&t->fs, name, STEADYFS_O_RDONLY);
+    n = fd >= 0 ? steadyfs_read(&t->fs, fd, buf, FSZ) : fd;
+    if (fd >= 0)
+        CHECK_EQ(steadyfs_close(&t->fs, fd), 0);
+    fail_1_in = save;
+    return n;
+}
+
+static void run(const char *dev, uint64_t seed, uint32_t ops, uint32_t one_in)
+{
+    static uint8_t fsck_work[1u << 20];
+    steadyfs_fsck_report rep;
+    sbd wbd;
+    sbd_ops wops;
+    tdev t;
+    uint64_t rng = seed * 7919u + 3u;
+    uint32_t i, f, eio = 0, bad = 0;
+    char name[16];
+    memset(model, 0, sizeof model);
+    memset(msize, 0, sizeof msize);
+    err_rng = seed * 104729u + 1u;
+    injected = 0;
+    fail_1_in = 0;
+    CHECK_EQ(tdev_open(&t, dev, 0, seed), 0);
+    inner_ops = t.dev.bd.ops;
+    inner_ctx = t.dev.bd.ctx;
+    wops = *inner_ops;
+    wops.read = wrap_read;
+    wops.prog = w_prog;
+    wops.erase = w_erase;
+    wops.sync = w_sync;
+    wops.is_bad = w_is_bad;
+    wops.mark_bad = w_mark_bad;
+    wops.progv = inner_ops->progv ? w_progv : NULL;
+    wbd = t.dev.bd;
+    wbd.ops = &wops;
+    wbd.ctx = NULL;
+    t.cfg.bd = &wbd;
+    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    fail_1_in = one_in;
+    for (i = 0; i < ops && !bad; i++) {
+        uint32_t off, len, k, q;
+        int32_t w, n;
+        int64_t pos;
+        int fd, rc, rc2;
+        f = tdev_rand(&rng, NF);
+        snprintf(name, sizeof name, "/f%u", f);
+        fd = steadyfs_open(&t.fs, name, STEADYFS_O_RDWR | STEADYFS_O_CREAT);
+        if (fd < 0) {
+            CHECK_EQ(fd, STEADYFS_EIO);
+            eio++;
+            continue;
+        }
+        off = tdev_rand(&rng, FSZ - 1u);
+        len = 1u + tdev_rand(&rng, 6000u);
+        if (off + len > FSZ)
+            len = FSZ - off;
+        for (q = 0; q < len; q++)
+            buf[q] = (uint8_t)tdev_rand(&rng, 256);
+        CHECK_EQ(steadyfs_seek(&t.fs, fd, off, STEADYFS_SEEK_SET), (int64_t)off);
+        w = steadyfs_write(&t.fs, fd, buf, len);
+        pos = steadyfs_tell(&t.fs, fd);
+        k = w > 0 ? (uint32_t)w : 0;
+        if (w < 0) {
+            CHECK_EQ(w, STEADYFS_EIO);
+            eio++;
+        }
+        if (pos != (int64_t)(off + k)) {
+            printf("  %s seed %llu op %u: write %d of %u at %u, position %lld\n", dev, (unsigned long long)seed,
+                   i, w, len, off, (long long)pos);
+            bad++;
+        }
+        /* committed, the file is the old bytes with buf[0..k) at off */
+        memcpy(want[f], model[f], FSZ);
+        wsize[f] = msize[f];
+        memcpy(want[f] + off, buf, k);
+        if (k && off + k > wsize[f])
+            wsize[f] = off + k;
+        rc = steadyfs_sync(&t.fs, fd);
+        rc2 = steadyfs_close(&t.fs, fd);
+        if (rc)
+            eio++;
+        CHECK(rc == 0 || rc == STEADYFS_EIO);
+        CHECK(rc2 == 0 || rc2 == STEADYFS_EIO);
+        /* the written state; where the sync or close failed, perhaps still the old */
+        n = read_back(&t, name);
+        if (n == (int32_t)wsize[f] && !memcmp(buf, want[f], wsize[f])) {
+            memcpy(model[f], want[f], FSZ);
+            msize[f] = wsize[f];
+        } else if (!((rc || rc2) && n == (int32_t)msize[f] && !memcmp(buf, model[f], msize[f]))) {
+            printf("  %s seed %llu op %u: %s holds neither its old state nor the written one (read %d; "
+                   "write %d of %u at %u)\n",
+                   dev, (unsigned long long)seed, i, name, n, w, len, off);
+            bad++;
+        }
+    }
+    fail_1_in = 0;
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    for (f = 0; f < NF; f++) {
+        int32_t n;
+        snprintf(name, sizeof name, "/f%u", f);
+        n = read_back(&t, name);
+        if (!msize[f] && n == STEADYFS_ENOENT)
+            continue;
+        if (n != (int32_t)msize[f] || memcmp(buf, model[f], msize[f])) {
+            printf("  %s seed %llu: %s after a remount: read %d of %u, differs\n", dev, (unsigned long long)seed,
+                   name, n, msize[f]);
+            bad++;
+        }
+    }
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    CHECK(steadyfs_fsck_work_size(&t.cfg) <= sizeof fsck_work);
+    CHECK_EQ(steadyfs_fsck(&t.fs, &t.cfg, fsck_work, sizeof fsck_work, NULL, NULL, &rep), 0);
+    CHECK_EQ(bad, 0);
+    if (!bad)
+            printf("  %s seed %llu: %u calls, 1 read in %u failed (%llu errors), %u calls EIO; every file its last "
+               "committed state, after a remount too; fsck clean\n",
+               dev, (unsigned long long)seed, ops, one_in, (unsigned long long)injected, eio);
+    tdev_close(&t);
+}
+
+int main(void)
+{
+    uint64_t s;
+    printf("test_fs_io_errors:\n");
+    for (s = 1; s <= 2; s++) {
+        run("mt29f1g01", s, 3000, 300);
+        run("mt25q128", s, 3000, 300);
+        run("em064lx", s, 3000, 300);
+    }
+    return check_done("test_fs_io_errors");
+}
