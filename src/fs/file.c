@@ -692,17 +692,16 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
     }
     if (done && !(o->acc & SFS_ACC_NOMTIME))
         touched(fs, p);   /* one clock reading per call */
-    /* O_DSYNC: what a short write wrote is committed too */
     /* An error after some pages (a transient read error of a page read
      * back, no room): a short write of the bytes done, as steadyfs.h says,
-     * and the position is past them -- so a caller that writes the rest
-     * next writes it where it belongs.  (Until the twenty-eighth session
-     * an EIO there was returned as EIO with the position moved on and the
-     * pages written, which the next sync or close committed: an appender
-     * retrying the record wrote its first pages twice.)  EIO only where
-     * the device is gone (a power cut: nothing more is written), or where
-     * an O_DSYNC write's commit failed: then nothing of it is durable,
-     * and the caller must see the error. */
+     * with the position past them, so a caller that writes the rest next
+     * writes it where it belongs; an O_DSYNC write commits what it wrote.
+     * (Until the twenty-eighth session an EIO there was returned as EIO
+     * with the position moved on and the pages written, which the next
+     * sync or close committed: an appender retrying the record wrote its
+     * first pages twice.)  EIO only where the device is gone (a power cut:
+     * nothing more is written), or where an O_DSYNC write's commit failed:
+     * then nothing of it is durable, and the caller must see the error. */
     if ((o->acc & SFS_ACC_DSYNC) && p->dirty && (rc != STEADYFS_EIO || !fs->dead)) {
         int rc2 = commit_now(fs, p);
         if (rc2) {
