@@ -140,6 +140,11 @@
  *     beyond what it reports (a short write returns the bytes written).
  *     EIO after a power loss: every later call returns EIO until the device
  *     is powered and mounted again.
+ *   - A device read that returns no bytes (SBD_ERR_IO: a bus, link or host
+ *     error) is tried three times in all.  One that persists fails the
+ *     call with EIO, as above, and is never taken for damaged media:
+ *     nothing is rebuilt, marked lost or skipped for it, and a mount that
+ *     meets it fails with EIO and can simply be tried again.
  *   - create, unlink, mkdir, rmdir and rename are each atomic and durable
  *     when they return: after a cut the name is either fully old or fully
  *     new.  rename replaces an existing target atomically.
@@ -592,7 +597,8 @@ uint32_t steadyfs_sector_buf_size(const steadyfs_config *cfg);
  * Leaves fs unmounted. */
 int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg);
 /* Attach: reads the newest checkpoint and replays what followed it.  Reads a
- * bounded number of sectors; writes nothing. */
+ * bounded number of sectors; writes nothing.  EIO where the device returns
+ * no bytes for a sector it needs (try again; nothing is lost). */
 int steadyfs_mount(steadyfs *fs, const steadyfs_config *cfg);
 /* Commits every open handle (as close would) and detaches, with a
  * checkpoint last where this mount wrote anything since the one before:

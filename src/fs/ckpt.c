@@ -440,15 +440,13 @@ static int followed(steadyfs *fs, uint32_t h, uint32_t ppn, const sfs_tag *t)
 
 /* The tag at ppn for replay: 0, 1 (a page past its ECC whose tag holds),
  * ECORRUPT (torn, erased, damaged: not a sector of the log), or EIO: the
- * device returned no bytes, three times.  That is not the log's end: the
- * mount fails and can be tried again.  (Taken as the end, a transient read
- * error dropped every commit after that sector -- test_fs_io_errors.) */
+ * device returns no bytes for it (media.c rd has tried again).  That is
+ * not the log's end: the mount fails and can be tried again.  (Taken as
+ * the end, a transient read error dropped every commit after that sector
+ * -- test_fs_io_errors.) */
 static int tag_at(steadyfs *fs, uint32_t ppn, sfs_tag *t)
 {
-    int rc = STEADYFS_EIO, tries;
-    for (tries = 0; tries < 3 && rc == STEADYFS_EIO && !fs->dead; tries++)
-        rc = sfs_rd_tag_in(fs, ppn, t, 1);
-    return rc;
+    return sfs_rd_tag_in(fs, ppn, t, 1);
 }
 
 /* Replay the log after the checkpoint, in sequence order: each next
@@ -746,11 +744,15 @@ int sfs_ckpt_mount(steadyfs *fs)
                 hi = mid;
         }
         for (;;) {
-            rc = sfs_rd_sector(fs, sfs_anchor_unit(fs, a) * fs->geo.P + lo, fs->buf, &t);
+            rc = sfs_rd_sector_in(fs, sfs_anchor_unit(fs, a) * fs->geo.P + lo, fs->buf, &t, 1);
             if (rc >= 0 && t.kind == TK_CKPT && t.seq == base + lo)
                 break;
-            if (rc < 0 && fs->dead)
-                return rc;
+            /* (a sector the device returns no bytes for is not torn: the
+             * one before it is an older checkpoint, whose log collection
+             * may since have erased -- the mount fails and can be tried
+             * again; test_fs_io_errors mounts with errors on) */
+            if (rc == SFS_NO_BYTES || (rc < 0 && fs->dead))
+                return STEADYFS_EIO;
             /* only the newest sector can be torn, and before a checkpoint
              * may come its relocation sector: two steps back at most */
             if (rc >= 0)

@@ -715,7 +715,10 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
      * bound is an aligned write's or one that is never light, bound.c
      * write_lights) */
     rc = sfs_end_write(fs, rc, done < len ? SFS_END_SHORT : kind);
-    return rc ? rc : (int32_t)done;
+    /* (the end of the call's housekeeping -- a merge, collection's pace --
+     * may fail where the device returns no bytes; the bytes done stand,
+     * with the position past them, as above) */
+    return rc && !(done && !fs->dead) ? rc : (int32_t)done;
 }
 
 int64_t steadyfs_seek(steadyfs *fs, int fd, int64_t off, int whence)

@@ -62,10 +62,12 @@ typedef uint32_t sfs_mode;
 #define SFS_MODE_GC 4u       /* collection's own programs: keeps 3, no catch-up, no debt */
 #define SFS_DAMAGED (-1008)       /* (repair.c's walk) a sector that cannot be read: uncorrectable,
                                      a lost page's copy, or its map word lost */
+#define SFS_NO_BYTES (-1009)      /* (sfs_rd_sector_in) the device returned no bytes: not damage */
 #define SFS_NEED_CKPT (-1006)     /* a checkpoint first (replay_max sectors since the last,
                                      a head in a unit none named, units in LIMBO) */
 #define SFS_NEED_ROOM (-1007)     /* the host head needs a unit and erased units are
                                      short: collection's catch-up, then the move */
+#define SFS_READ_TRIES 3u         /* device reads that return no bytes (SBD_ERR_IO) before the read fails (media.c rd) */
 #define SFS_Q_TARGET 3u           /* erased blocks kept ready (erase-ahead) */
 #define SFS_ERASE_COOL 2u         /* records after an erase-ahead that are not light (sfs_end) */
 #define SFS_BACKLOG_PROG 2u       /* gc.backlog per program beyond a record's two (sfs_end) */
@@ -423,7 +425,17 @@ void sfs_bit_set(uint8_t *map, uint32_t i, int on);
  * program's (replay ends there). */
 int sfs_rd_tag_in(steadyfs *fs, uint32_t ppn, sfs_tag *t, int damaged_ok);
 static inline int sfs_rd_tag(steadyfs *fs, uint32_t ppn, sfs_tag *t) { return sfs_rd_tag_in(fs, ppn, t, 0); }
-int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t);
+/* A whole sector: the device's correction count (>= 0), ECORRUPT (CRC),
+ * EIO (past its ECC, or no bytes).  With no_bytes_apart, a read the
+ * device returns no bytes for (SBD_ERR_IO after media.c rd's tries: the
+ * link or the device, not the page) is SFS_NO_BYTES instead, for a caller
+ * that takes a sector it cannot read for damaged (rebuilds it, marks its
+ * page lost, falls back past it): it fails with EIO instead. */
+int sfs_rd_sector_in(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t, int no_bytes_apart);
+static inline int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t)
+{
+    return sfs_rd_sector_in(fs, ppn, buf, t, 0);
+}
 /* n 32-bit words from word idx of sector ppn's payload (a small read; no
  * CRC).  damaged_ok: also the raw words of a page whose read failed its
  * ECC (its unit is queued for refresh) -- for map words only, each of

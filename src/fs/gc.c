@@ -86,22 +86,22 @@ static int live_of(steadyfs *fs, uint32_t ppn, const sfs_tag *t, struct sfs_pend
 }
 
 /* A live data sector at ppn into fs->buf to be copied: 0,
- * or 1 if its bytes are gone -- uncorrectable after two more tries (a
- * transient error passes), or its data CRC fails (a lost page's copy, or
- * damage no ECC saw) -- and the copy must say so (TF_LOST): the map goes
- * on naming a sector of the page, and every read of it is EIO, where
- * skipping it would leave the map naming a sector that is erased and
- * written again with other data.  Or an error. */
+ * or 1 if its bytes are gone -- uncorrectable, or its data CRC fails (a
+ * lost page's copy, or damage no ECC saw) -- and the copy must say so
+ * (TF_LOST): the map goes on naming a sector of the page, and every read
+ * of it is EIO, where skipping it would leave the map naming a sector
+ * that is erased and written again with other data.  Or an error: EIO
+ * where the device returns no bytes for it (a link error that outlasts
+ * the media layer's tries is not the page's loss; the call fails and
+ * collection reads it again later). */
 static int read_live(steadyfs *fs, uint32_t ppn)
 {
     sfs_tag seen;
-    int rc = STEADYFS_EIO, tries;
-    for (tries = 0; tries < 3 && rc == STEADYFS_EIO && !fs->dead; tries++)
-        rc = sfs_rd_sector(fs, ppn, fs->buf, &seen);
+    int rc = sfs_rd_sector_in(fs, ppn, fs->buf, &seen, 1);
     if (rc >= 0)
         return 0;
     if (fs->dead || (rc != STEADYFS_EIO && rc != STEADYFS_ECORRUPT))
-        return rc;
+        return rc == SFS_NO_BYTES ? STEADYFS_EIO : rc;
     memset(fs->buf, 0, fs->geo.payload);
     fs->cache.buf_ppn = SFS_NONE;
     return 1;

@@ -70,14 +70,14 @@ static int scavenge(steadyfs *fs, uint32_t ino)
     fs->cache.buf_ppn = SFS_NONE;
     memset(seen, 0, (fs->geo.n_c + 7u) / 8u);
     for (i = 1; i < fs->cfg.max_inodes; i++) {
-        int rc = 1, tries;
+        int rc = 1;
         if (i == ino || !sfs_bit(fs->ibm, i))
             continue;
         /* where its inode sector is cannot be told (a damaged map
          * sector, rebuilt later): it may list any chunk, so none dies */
         if (sfs_lookup(fs, sfs_shared_lpn(fs, i, 0), 0, &ppn))
             return fs->dead ? STEADYFS_EIO : 0;
-        for (tries = 0; tries < 3 && rc && ppn != SFS_NONE && !fs->dead; tries++)
+        if (ppn != SFS_NONE)
             rc = sfs_rd_words_live(fs, ppn, 0, 4, w);
         if (fs->dead)
             return STEADYFS_EIO;

@@ -273,7 +273,7 @@ restart:
 /* Effect of a map sector written at ppn (run time and replay alike). */
 int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
 {
-    uint32_t i, k, old;
+    uint32_t i, old;
     int rc;
     if (t->flags & TF_EMPTY)
         ppn = SFS_NONE;   /* maps nothing: the parent entry becomes none */
@@ -309,12 +309,10 @@ int sfs_apply_map(steadyfs *fs, const sfs_tag *t, uint32_t ppn)
                 continue;
             /* (the sector before damaged: its word stays counted, which
              * collection finds dead, gc.c finish; a read the device
-             * returned no bytes for, three times, fails the mount, which
-             * can be tried again -- taken as damage, it left a unit
-             * counting one sector too many: test_fs_io_errors) */
-            rc = STEADYFS_EIO;
-            for (k = 0; k < 3u && rc == STEADYFS_EIO && !fs->dead; k++)
-                rc = sfs_xc_word(fs, 0, old, q->key, &w);
+             * returns no bytes for fails the mount, which can be tried
+             * again -- taken as damage, it left a unit counting one sector
+             * too many: test_fs_io_errors) */
+            rc = sfs_xc_word(fs, 0, old, q->key, &w);
             if (rc && (fs->dead || rc == STEADYFS_EIO))
                 return rc;
             if (!rc)
@@ -713,21 +711,21 @@ static int merge(steadyfs *fs, uint8_t kind, uint32_t m, struct sfs_trim *tr, sf
             continue;
         }
         fs->cache.buf_ppn = SFS_NONE;
-        /* (a read that fails is tried twice more before the sector counts
-         * as damaged: a transient device error -- SBD_ERR_IO, no bytes
-         * read -- passes, where a rebuild from the undefined buffer lost
-         * every word it could not confirm: on mt25q128 one such error in a
-         * cold merge of L1 sector 0 made every inode sector unreachable) */
-        for (i = 0; i < 3u && old != SFS_NONE && !fs->dead; i++)
-            if ((rc = sfs_rd_sector(fs, old, fs->buf, &t)) != STEADYFS_EIO)
-                break;
         if (old == SFS_NONE) {
             memset(fs->buf, 0xFF, fs->geo.payload);
-        } else if (rc < 0) {
+        } else if ((rc = sfs_rd_sector_in(fs, old, fs->buf, &t, 1)) < 0) {
             /* damaged (a lost word names it, or its bytes fail): what
              * can be confirmed of it is kept, the rest is lost, so that
-             * the map goes on being written and collection goes on */
-            if (fs->dead || (rc != STEADYFS_EIO && rc != STEADYFS_ECORRUPT))
+             * the map goes on being written and collection goes on.  Not
+             * a sector the device returns no bytes for: the call fails
+             * (a rebuild from the undefined buffer lost every word it
+             * could not confirm: on mt25q128 one such error in a cold
+             * merge of L1 sector 0 made every inode sector unreachable) */
+            if (rc == SFS_NO_BYTES)
+                rc = STEADYFS_EIO;
+            else if (!fs->dead && (rc == STEADYFS_EIO || rc == STEADYFS_ECORRUPT))
+                rc = 0;
+            if (rc)
                 break;
             rebuild(fs, kind, m, old >= fs->geo.nblocks * fs->geo.P ? SFS_LOST : old);
             rc = 0;

@@ -74,11 +74,17 @@ static uint32_t where(const steadyfs *fs, uint32_t ppn, uint32_t off, uint32_t *
 
 /* One read at byte off of sector ppn: n bytes into buf, sn of the spare
  * area into spare (every read of this file; each device operation is
- * spent against the budget). */
+ * spent against the budget).  A device operation that returns no bytes
+ * (SBD_ERR_IO: a bus, link or host error, not the page's) is tried again,
+ * SFS_READ_TRIES times in all: a transient error then passes in every
+ * caller, where each had taken it for damage in its own way (a merge
+ * rebuilt a map sector from an undefined buffer, mount fell back to an
+ * older checkpoint: test_fs_io_errors).  One that stays is returned;
+ * sfs_rd_sector_in tells it from damage. */
 static int rd(steadyfs *fs, uint32_t ppn, uint32_t off, uint8_t *buf, uint32_t n, uint8_t *spare,
               uint32_t sn)
 {
-    uint32_t db, doff, k;
+    uint32_t db, doff, k, tries;
     int rc;
     /* (a word of a damaged map may name no sector of this device:
      * SFS_LOST, or raw bits; nothing to read there) */
@@ -90,9 +96,14 @@ static int rd(steadyfs *fs, uint32_t ppn, uint32_t off, uint8_t *buf, uint32_t n
         k = where(fs, ppn, off, &db, &doff);
         if (k > n)
             k = n;
-        rc = sbd_read(fs->cfg.bd, db, doff, buf, k, spare, sn);
-        fs->log.call_io += STEADYFS_ERASELESS_MEDIA;   /* (read by sfs_end on MRAM only) */
-        sfs_budget_spend(fs, SFS_SPEND_READ, 1);
+        for (tries = 1;; tries++) {
+            rc = sbd_read(fs->cfg.bd, db, doff, buf, k, spare, sn);
+            fs->log.call_io += STEADYFS_ERASELESS_MEDIA;   /* (read by sfs_end on MRAM only) */
+            sfs_budget_spend(fs, SFS_SPEND_READ, 1);
+            if (rc != SBD_ERR_IO || tries == SFS_READ_TRIES)
+                break;
+            sfs_budget_void(fs);   /* (fault handling is outside the bound) */
+        }
         off += k;
         if (buf)
             buf += k;
@@ -164,7 +175,7 @@ int sfs_rd_tag_in(steadyfs *fs, uint32_t ppn, sfs_tag *t, int damaged_ok)
     return lost;
 }
 
-int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t)
+int sfs_rd_sector_in(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t, int no_bytes_apart)
 {
     uint8_t raw[SFS_TAG_SIZE];
     int rc, rc2;
@@ -172,6 +183,8 @@ int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t)
         fs->cache.buf_ppn = SFS_NONE;
     rc = rd(fs, ppn, 0, buf, sfs_stride(fs), fs->geo.tag_inline ? NULL : raw,
             fs->geo.tag_inline ? 0 : SFS_TAG_SIZE);
+    if (rc == SBD_ERR_IO && no_bytes_apart)
+        return sfs_dev_err(fs, rc), SFS_NO_BYTES;
     if (rc < 0)
         return rd_failed(fs, ppn, rc);
     sfs_note_flips(fs, ppn, rc);

@@ -175,8 +175,15 @@ static int chunk_owner(rp *r, uint32_t c, uint32_t ino, uint32_t *slot, uint32_t
         rc = sfs_lookup(fs, lpn, 1, &ppn);
         if (rc && !damaged(fs, rc))
             return rc;
-        if (rc || ppn >= SFS_LOST ||
-            sfs_rd_tag_in(fs, sfs_copy_of(fs, ppn), &t, 1) < 0 || t.kind != TK_DATA || t.key != lpn)
+        if (rc || ppn >= SFS_LOST)
+            continue;
+        /* (a tag the device returns no bytes for fails the repair, which
+         * the next mount runs again: taken for none, a chunk of the file
+         * would count as nobody's) */
+        rc = sfs_rd_tag_in(fs, sfs_copy_of(fs, ppn), &t, 1);
+        if (rc == STEADYFS_EIO)
+            return rc;
+        if (rc < 0 || t.kind != TK_DATA || t.key != lpn)
             continue;
         /* (a committed collection copy: owner OWNER_GC, a relocation's
          * with COPY, a wear-levelling move's without; with TF_OWNED its
@@ -449,12 +456,11 @@ static int unnamed_lost(rp *r, uint32_t ino)
         rc = sfs_lookup(fs, sfs_shared_lpn(fs, ino, 1), 1, &ppn);
         if (rc)
             return damaged(fs, rc) ? 0 : rc;
-        if (ppn < SFS_LOST && sfs_rd_tag_in(fs, sfs_copy_of(fs, ppn), &t, 1) >= 0 && t.kind == TK_DATA &&
-            t.key == sfs_shared_lpn(fs, ino, 1)) {
+        rc = ppn < SFS_LOST ? sfs_rd_tag_in(fs, sfs_copy_of(fs, ppn), &t, 1) : STEADYFS_ECORRUPT;
+        if (rc == STEADYFS_EIO || fs->dead)
+            return STEADYFS_EIO;   /* (no bytes: the next mount's repair tries again) */
+        if (rc >= 0 && t.kind == TK_DATA && t.key == sfs_shared_lpn(fs, ino, 1))
             dir = sfs_tag_whose(&t) == OWNER_NS;
-        }
-        if (fs->dead)
-            return STEADYFS_EIO;
     }
     if (!dir && ppn == SFS_NONE) {
         /* no page 0, no bucket, and no chunk whose tags name it: nothing

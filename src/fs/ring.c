@@ -67,19 +67,24 @@ static int tag_is(const steadyfs *fs, const sfs_tag *t, uint64_t n, uint32_t i)
 }
 
 /* The record number whose first sector is at the start of ring unit u
- * (this lap or an earlier one), or RING_NONE (erased, torn, not ours). */
-static uint64_t unit_first(steadyfs *fs, uint32_t u)
+ * (this lap or an earlier one) into *n, or RING_NONE (erased, torn, not
+ * ours): 0, or EIO where the device returns no bytes for it (taken for
+ * an unwritten unit, it would move the end back and let the next append
+ * erase newer records). */
+static int unit_first(steadyfs *fs, uint32_t u, uint64_t *n)
 {
     const struct sfs_ring *r = fs->ring;
     sfs_tag t;
-    uint64_t n;
-    if (sfs_rd_tag(fs, (fs->geo.nblocks + u) * fs->geo.P, &t) < 0 || t.kind != TK_RING ||
-        t.seq % r->k)
-        return RING_NONE;
-    n = t.seq / r->k;
-    if (n % r->rpu || (n / r->rpu) % r->units != u || !tag_is(fs, &t, n, 0))
-        return RING_NONE;
-    return n;
+    int rc = sfs_rd_tag(fs, (fs->geo.nblocks + u) * fs->geo.P, &t);
+    *n = RING_NONE;
+    if (rc < 0)
+        return rc == STEADYFS_ECORRUPT ? 0 : rc;
+    if (t.kind != TK_RING || t.seq % r->k)
+        return 0;
+    if (t.seq / r->k % r->rpu || (t.seq / r->k / r->rpu) % r->units != u || !tag_is(fs, &t, t.seq / r->k, 0))
+        return 0;
+    *n = t.seq / r->k;
+    return 0;
 }
 
 /* Good units in the ring. */
@@ -165,10 +170,12 @@ int sfs_ring_mount(steadyfs *fs)
      * prefix (written in order since the ring passed the first unit); if
      * the first good unit holds none, the ring is new, or the newest is
      * the last good unit and the first was being started */
-    n0 = unit_first(fs, good_unit(r, 0));
+    if ((rc = unit_first(fs, good_unit(r, 0), &n0)) != 0)
+        return rc;
     if (n0 == RING_NONE) {
         h = good_unit(r, ngood - 1u);
-        nh = unit_first(fs, h);
+        if ((rc = unit_first(fs, h, &nh)) != 0)
+            return rc;
         if (nh == RING_NONE) {
             r->next = floor;
             return 0;
@@ -178,14 +185,17 @@ int sfs_ring_mount(steadyfs *fs)
         hi = ngood;   /* predicate true at lo, false at hi and past it */
         while (hi - lo > 1u) {
             uint32_t mid = lo + (hi - lo) / 2u;
-            uint64_t n = unit_first(fs, good_unit(r, mid));
+            uint64_t n;
+            if ((rc = unit_first(fs, good_unit(r, mid), &n)) != 0)
+                return rc;
             if (n != RING_NONE && n >= n0)
                 lo = mid;
             else
                 hi = mid;
         }
         h = good_unit(r, lo);
-        nh = unit_first(fs, h);
+        if ((rc = unit_first(fs, h, &nh)) != 0)
+            return rc;
         if (nh == RING_NONE)
             return STEADYFS_ECORRUPT;
     }
