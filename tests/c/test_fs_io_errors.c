@@ -30,73 +30,13 @@
 
 #include "check.h"
 #include "fs_testdev.h"
-
-static const sbd_ops *inner_ops;
-static void *inner_ctx;
-static uint64_t err_rng;
-static uint32_t fail_1_in;
-static uint64_t injected;
-
-static uint32_t burst_left;
-/* the reads a window fails, by their number since reads_seen was reset */
-static uint64_t reads_seen, window_at = UINT64_MAX, window_len;
+#include "read_errors.h"
 
 #define BURST_MAX 6u          /* reads a burst fails, 1..BURST_MAX */
 #define REMOUNT_EVERY 50u     /* calls between mounts without unmount */
 #define EVERY_READ_EVERY 500u /* calls between mounts failed at each of their reads in turn */
 
-static int wrap_read(void *ctx, uint32_t block, uint32_t off, void *buf, uint32_t len, void *spare,
-                     uint32_t spare_len)
-{
-    (void)ctx;
-    if (reads_seen++ - window_at < window_len) {
-        injected++;
-        return SBD_ERR_IO;
-    }
-    if (fail_1_in && !burst_left && tdev_rand(&err_rng, fail_1_in) == 0)
-        burst_left = 1u + tdev_rand(&err_rng, BURST_MAX);
-    if (fail_1_in && burst_left) {
-        burst_left--;
-        injected++;
-        /* (no bytes: what the buffers hold is undefined) */
-        if (buf && len)
-            memset(buf, 0xA5, len);
-        if (spare && spare_len)
-            memset(spare, 0xA5, spare_len);
-        return SBD_ERR_IO;
-    }
-    return inner_ops->read(inner_ctx, block, off, buf, len, spare, spare_len);
-}
-static int w_prog(void *c, uint32_t b, uint32_t o, const void *buf, uint32_t l, const void *s, uint32_t sl)
-{
-    (void)c;
-    return inner_ops->prog(inner_ctx, b, o, buf, l, s, sl);
-}
-static int w_erase(void *c, uint32_t b, uint32_t n)
-{
-    (void)c;
-    return inner_ops->erase(inner_ctx, b, n);
-}
-static int w_sync(void *c)
-{
-    (void)c;
-    return inner_ops->sync(inner_ctx);
-}
-static int w_is_bad(void *c, uint32_t b)
-{
-    (void)c;
-    return inner_ops->is_bad(inner_ctx, b);
-}
-static int w_mark_bad(void *c, uint32_t b)
-{
-    (void)c;
-    return inner_ops->mark_bad(inner_ctx, b);
-}
-static int w_progv(void *c, uint32_t b, uint32_t o, const sbd_iov *iov, uint32_t n)
-{
-    (void)c;
-    return inner_ops->progv(inner_ctx, b, o, iov, n);
-}
+static read_errors RE;
 
 #define NF 12
 #define FSZ (40u * 2048u)
@@ -106,15 +46,15 @@ static uint32_t msize[NF], wsize[NF];
 /* File f read with the errors off: its size and bytes into buf. */
 static int32_t read_back(tdev *t, const char *name)
 {
-    uint32_t save = fail_1_in;
+    uint32_t save = RE.one_in;
     int32_t n;
     int fd;
-    fail_1_in = 0;
+    RE.one_in = 0;
     fd = steadyfs_open(&t->fs, name, STEADYFS_O_RDONLY);
     n = fd >= 0 ? steadyfs_read(&t->fs, fd, buf, FSZ) : fd;
     if (fd >= 0)
         CHECK_EQ(steadyfs_close(&t->fs, fd), 0);
-    fail_1_in = save;
+    RE.one_in = save;
     return n;
 }
 
@@ -147,20 +87,18 @@ struct mount_reads {
 
 static uint32_t every_read(tdev *t, const char *dev, uint64_t seed, uint32_t op, struct mount_reads *mr)
 {
-    uint32_t save = fail_1_in, f, bad = 0;
+    uint32_t save = RE.one_in, f, bad = 0;
     uint64_t r, n;
-    fail_1_in = 0;
-    burst_left = 0;
-    reads_seen = 0;
+    RE.one_in = 0;
+    RE.burst_left = 0;
+    read_errors_window(&RE, 0, 0);
     CHECK_EQ(steadyfs_mount(&t->fs, &t->cfg), 0);
-    n = reads_seen;
+    n = RE.reads;
     for (r = 0; r < n && !bad; r++) {
         int rc;
-        reads_seen = 0;
-        window_at = r;
-        window_len = 3;
+        read_errors_window(&RE, r, 3);
         rc = steadyfs_mount(&t->fs, &t->cfg);
-        window_at = UINT64_MAX;
+        read_errors_window(&RE, 0, 0);
         if (rc == STEADYFS_EIO) {
             mr->failed++;
             continue;
@@ -172,7 +110,7 @@ static uint32_t every_read(tdev *t, const char *dev, uint64_t seed, uint32_t op,
     CHECK_EQ(steadyfs_mount(&t->fs, &t->cfg), 0);
     mr->reads += n;
     mr->rounds++;
-    fail_1_in = save;
+    RE.one_in = save;
     return bad;
 }
 
@@ -180,8 +118,6 @@ static void run(const char *dev, uint64_t seed, uint32_t ops, uint32_t one_in)
 {
     static uint8_t fsck_work[1u << 20];
     steadyfs_fsck_report rep;
-    sbd wbd;
-    sbd_ops wops;
     tdev t;
     uint64_t rng = seed * 7919u + 3u;
     uint32_t i, f, eio = 0, bad = 0, mount_eio = 0;
@@ -189,28 +125,13 @@ static void run(const char *dev, uint64_t seed, uint32_t ops, uint32_t one_in)
     char name[16];
     memset(model, 0, sizeof model);
     memset(msize, 0, sizeof msize);
-    err_rng = seed * 104729u + 1u;
-    injected = 0;
-    burst_left = 0;
-    fail_1_in = 0;
     CHECK_EQ(tdev_open(&t, dev, 0, seed), 0);
-    inner_ops = t.dev.bd.ops;
-    inner_ctx = t.dev.bd.ctx;
-    wops = *inner_ops;
-    wops.read = wrap_read;
-    wops.prog = w_prog;
-    wops.erase = w_erase;
-    wops.sync = w_sync;
-    wops.is_bad = w_is_bad;
-    wops.mark_bad = w_mark_bad;
-    wops.progv = inner_ops->progv ? w_progv : NULL;
-    wbd = t.dev.bd;
-    wbd.ops = &wops;
-    wbd.ctx = NULL;
-    t.cfg.bd = &wbd;
+    read_errors_wrap(&RE, &t.dev.bd, seed);
+    RE.burst_max = BURST_MAX;
+    t.cfg.bd = &RE.bd;
     CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
     CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
-    fail_1_in = one_in;
+    RE.one_in = one_in;
     for (i = 0; i < ops && !bad; i++) {
         uint32_t off, len, k, q;
         int32_t w, n;
@@ -280,8 +201,8 @@ static void run(const char *dev, uint64_t seed, uint32_t ops, uint32_t one_in)
             bad++;
         }
     }
-    fail_1_in = 0;
-    burst_left = 0;
+    RE.one_in = 0;
+    RE.burst_left = 0;
     bad += every_read(&t, dev, seed, ops, &mr);
     CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
     CHECK_EQ(steadyfs_unmount(&t.fs), 0);
@@ -297,7 +218,7 @@ static void run(const char *dev, uint64_t seed, uint32_t ops, uint32_t one_in)
                "mounts without unmount (%u tried again after EIO); every file its last committed state after "
                "each, and after a mount whose k-th read failed, for every k (%u times, %llu mounts, %u failed "
                "with EIO); fsck clean\n",
-               dev, (unsigned long long)seed, ops, BURST_MAX, one_in, (unsigned long long)injected, eio,
+               dev, (unsigned long long)seed, ops, BURST_MAX, one_in, (unsigned long long)RE.injected, eio,
                ops / REMOUNT_EVERY, mount_eio, mr.rounds, (unsigned long long)mr.reads, mr.failed);
     tdev_close(&t);
 }

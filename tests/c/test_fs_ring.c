@@ -22,6 +22,7 @@
 
 #include "check.h"
 #include "fs_testdev.h"
+#include "read_errors.h"
 #include "host/fs_bound.h"
 #include "fs/fs_internal.h"
 
@@ -277,6 +278,55 @@ static void cuts(const char *dev, uint32_t blocks)
            (unsigned long long)ops, (unsigned long long)stride, checked, in_flight_kept);
 }
 
+/* A mount whose k-th device read returns no bytes for good (three
+ * times: all the media layer's tries), for every k, on a ring two and a
+ * half laps on and not unmounted: the mount fails with EIO, or it finds
+ * the same span with every record in it exact.  (Until the twenty-ninth
+ * session the search for the newest unit took a unit whose first tag
+ * could not be read for an unwritten one.) */
+static void read_errors_at_mount(const char *dev, uint32_t blocks)
+{
+    static read_errors re;
+    uint64_t first, next, f2, n2, k, reads, n;
+    uint32_t rpu, failed = 0, mounted = 0, bad = 0;
+    char when[80];
+    setup(dev, blocks, 3, 3);
+    rpu = T.fs.geo.P / RING_K;
+    CHECK_EQ(stream(0, 7ull * rpu + rpu / 2u), 7ull * rpu + rpu / 2u);
+    CHECK_EQ(steadyfs_ring_span(&T.fs, &first, &next), 0);
+    read_errors_wrap(&re, &T.dev.bd, 3);
+    T.cfg.bd = &re.bd;
+    read_errors_window(&re, 0, 0);
+    CHECK_EQ(steadyfs_mount(&T.fs, &T.cfg), 0);
+    reads = re.reads;
+    for (k = 0; k < reads && !bad; k++) {
+        int rc;
+        read_errors_window(&re, k, 3);
+        rc = steadyfs_mount(&T.fs, &T.cfg);
+        read_errors_window(&re, 0, 0);
+        if (rc == STEADYFS_EIO) {
+            failed++;
+            continue;
+        }
+        CHECK_EQ(rc, 0);
+        mounted++;
+        snprintf(when, sizeof when, "%s, read %llu of a mount failed", dev, (unsigned long long)k);
+        CHECK_EQ(steadyfs_ring_span(&T.fs, &f2, &n2), 0);
+        bad += f2 != first || n2 != next;
+        for (n = f2; n < n2 && !bad; n++)
+            bad += !rec_ok(n, when);
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(steadyfs_mount(&T.fs, &T.cfg), 0);
+    CHECK_EQ(stream(next, 1), next + 1u);
+    CHECK_EQ(steadyfs_unmount(&T.fs), 0);
+    CHECK_EQ(tdev_fsck(&T, &T.fs, dev), 0);
+    printf("%s: a mount of a ring %llu records on whose k-th read failed, for every k of %llu: %u failed "
+           "with EIO, %u found the same %llu records\n", dev, (unsigned long long)next,
+           (unsigned long long)reads, failed, mounted, (unsigned long long)(next - first));
+    tdev_close(&T);
+}
+
 /* Power cuts and program/erase failures together (NAND): a unit that
  * fails right before a cut holds the newest records while its successor
  * holds none yet -- mount must not take the end from the good units alone
@@ -425,6 +475,9 @@ int main(void)
     cuts("mt29f1g01", 96);
     cuts("em064lx", 0);
     cuts("mt25q128", 0);
+    read_errors_at_mount("mt29f1g01", 96);
+    read_errors_at_mount("mt25q128", 0);
+    read_errors_at_mount("em064lx", 0);
     failures();
     cuts_and_failures();
     /* without a ring: the ring's calls and bounds refuse */
