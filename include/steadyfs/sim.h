@@ -114,6 +114,11 @@ typedef struct sim_faults {
     uint32_t wear_limit;      /* erase count after which program/erase of a
                                  block fails (0: profile endurance, ~0u: never) */
     uint32_t fail_ppm;        /* random program/erase failure chance per op */
+    /* Reads that return no bytes (SBD_ERR_IO: a bus, link or host error,
+     * not the medium's): per read, the chance that a burst of 1 ..
+     * read_io_burst (0: 1) consecutive failed reads starts. */
+    uint32_t read_io_ppm;
+    uint32_t read_io_burst;
 } sim_faults;
 
 enum sim_op { SIM_OP_READ = 0, SIM_OP_PROG = 1, SIM_OP_ERASE = 2, SIM_OP_SYNC = 3 };
@@ -127,6 +132,7 @@ typedef struct sim_stats {
     uint64_t reads, progs, erases, syncs;
     uint64_t read_bytes, prog_bytes;
     uint64_t power_cuts;
+    uint64_t read_errors;     /* reads failed by faults.read_io_ppm */
 } sim_stats;
 
 /* One simulated device.  Treat as opaque except the documented fields. */
@@ -146,6 +152,7 @@ typedef struct sim_dev {
     uint64_t rng_time;        /* timing jitter PRNG */
     uint64_t rng_fault;       /* fault PRNG */
     uint64_t pe_ops;          /* program/erase ops since power up */
+    uint32_t read_io_left;    /* reads the current SBD_ERR_IO burst still fails */
     uint8_t powered;
     uint8_t sd_state[512];    /* SD FTL timing state (sim_sd.c) */
 } sim_dev;

@@ -37,6 +37,7 @@ U32 = 0xFFFFFFFF
 FILE_MAX_MIN, FILE_MAX_MAX = 6000, 1 << 20
 SECTOR_SIZE_MAX = 8192   # src/host/torture.h TORTURE_SECTOR_MAX
 HANDLES_MAX = 8          # src/host/torture.h TORTURE_HANDLES_MAX
+READ_ERRORS_MAX = 100000  # src/host/main/torture_main.c --read-errors
 
 
 def _problem(args: argparse.Namespace) -> str | None:
@@ -69,6 +70,10 @@ def _problem(args: argparse.Namespace) -> str | None:
         return f"--powercut {pc}: want 'every', a number N (a cut every N program/erase ops) or 0"
     if args.spinand and args.device != "mt29f1g01":
         return f"--spinand: the SPI NAND driver runs on the mt29f1g01 device, not {args.device}"
+    if not 0 <= args.read_errors <= READ_ERRORS_MAX:
+        return f"--read-errors {args.read_errors}: want 0..{READ_ERRORS_MAX} reads in a million"
+    if args.read_errors and args.spinand:
+        return "--read-errors: the simulated device fails its reads, not the SPI chip model (drop --spinand)"
     return None
 
 
@@ -127,6 +132,8 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--fill", str(args.fill)]
     if args.fsck:
         argv.append("--fsck")
+    if args.read_errors:
+        argv += ["--read-errors", str(args.read_errors)]
     argv.append("--no-faults" if args.no_faults else "--faults")
     if args.spinand:
         argv.append("--spinand")
@@ -186,6 +193,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "PERCENT of the live limit (0..90; 0: none): collection copies it under "
                         "the cuts and it is checked after each; near the limit files stop "
                         "growing and no new name is made, e.g. 65 with --file-max 100000")
+    p.add_argument("--read-errors", type=int, default=0, metavar="PPM",
+                   help="per device read, the chance in a million that a burst of 1-6 reads "
+                        "returns no bytes (a bus or host error, SBD_ERR_IO; the file system tries "
+                        "a read 3 times); a call that fails with EIO for it is checked as a cut "
+                        f"is: mounted again, its files as before the call or after it (0..{READ_ERRORS_MAX}; "
+                        "0: none), e.g. 2000")
     p.add_argument("--fsck", action="store_true",
                    help="run fsck on the device after every cut's mount and at the end; an "
                         "error it finds is a failure")

@@ -75,7 +75,8 @@ class Geometry(ctypes.Structure):
 class Stats(ctypes.Structure):
     _fields_ = [
         (n, ctypes.c_uint64)
-        for n in ("reads", "progs", "erases", "syncs", "read_bytes", "prog_bytes", "power_cuts")
+        for n in ("reads", "progs", "erases", "syncs", "read_bytes", "prog_bytes", "power_cuts",
+                  "read_errors")
     ]
 
     def as_dict(self) -> dict[str, int]:
@@ -91,6 +92,8 @@ class Faults(ctypes.Structure):
         ("reserved", ctypes.c_uint16),
         ("wear_limit", ctypes.c_uint32),
         ("fail_ppm", ctypes.c_uint32),
+        ("read_io_ppm", ctypes.c_uint32),
+        ("read_io_burst", ctypes.c_uint32),
     ]
 
 

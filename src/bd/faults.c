@@ -1,7 +1,8 @@
 /*
  * Fault injection, deterministic from faults.seed: power cuts on the Nth
  * program/erase, transient and persistent bit errors, wear-out and random
- * program/erase failures, and factory bad blocks at format time.
+ * program/erase failures, reads that return no bytes (bursts of
+ * SBD_ERR_IO), and factory bad blocks at format time.
  */
 #include "bd/sim_internal.h"
 
@@ -13,6 +14,21 @@ void sim_set_faults(sim_dev *d, const sim_faults *f)
      * same call sequence give the same effects */
     d->rng_fault = d->faults.seed ^ 0xFA17FA17FA17FA17ull;
     d->pe_ops = 0;
+    d->read_io_left = 0;
+}
+
+int sim_fault_read_io(sim_dev *d)
+{
+    uint32_t most = d->faults.read_io_burst ? d->faults.read_io_burst : 1u;
+    /* (no draw while off: the other faults' sequence stays as it was) */
+    if (!d->read_io_left && d->faults.read_io_ppm &&
+        sim_rng_next(&d->rng_fault) % 1000000u < d->faults.read_io_ppm)
+        d->read_io_left = 1u + (uint32_t)(sim_rng_next(&d->rng_fault) % most);
+    if (!d->read_io_left)
+        return 0;
+    d->read_io_left--;
+    d->stats.read_errors++;
+    return 1;
 }
 
 int sim_fault_cut_next(const sim_dev *d)

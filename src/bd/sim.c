@@ -87,6 +87,14 @@ static int sim_read_op(void *ctx, uint32_t block, uint32_t off, void *buf, uint3
     rc = check_span(d, block, off, len, spare_len, d->bd.geo.read_size);
     if (rc || (!buf && len) || (!spare && spare_len))
         return finish(d, SIM_OP_READ, block, off, len, 0, rc ? rc : SBD_ERR_INVAL);
+    if (sim_fault_read_io(d)) {
+        /* the bus or the host failed: no bytes, the buffers undefined */
+        if (len)
+            memset(buf, 0xA5, len);
+        if (spare_len)
+            memset(spare, 0xA5, spare_len);
+        return finish(d, SIM_OP_READ, block, off, len, 0, SBD_ERR_IO);
+    }
     switch (d->prof->kind) {
     case SIM_NAND:
         rc = sim_nand_read(d, block, off, buf, len, spare, spare_len);

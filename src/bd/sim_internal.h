@@ -136,6 +136,9 @@ int sim_fault_pe_fails(sim_dev *d, uint32_t block);
 /* Transient read errors: flips bits of buf (one codeword per call) per
  * faults.flip_ppm; returns the number of bits flipped. */
 uint32_t sim_fault_read_flips(sim_dev *d, uint8_t *cw, uint32_t cw_len);
+/* 1 when this read returns no bytes (SBD_ERR_IO), per faults.read_io_ppm
+ * and read_io_burst. */
+int sim_fault_read_io(sim_dev *d);
 /* Place factory bad blocks at format. */
 void sim_fault_place_bad(sim_dev *d, uint64_t seed);
 

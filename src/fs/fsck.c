@@ -262,6 +262,19 @@ static void visit_l1(fck *c, uint32_t m, uint32_t l1w)
         pend = fs->pend[j].type == PT_L1 && fs->pend[j].key / e == m;
     if (!have1 && !pend)
         return;
+    /* a committed change that left the sector it replaced counted (PF_OLD:
+     * its word could not be read at the commit, map.c sfs_apply_commit)
+     * counts that sector until the merge reads the word: the word here */
+    for (j = 0; have1 && j < fs->npend; j++) {
+        const struct sfs_pend *p = &fs->pend[j];
+        uint32_t old;
+        if (p->type != PT_L1 || p->key / e != m || !(p->flags & PF_OLD))
+            continue;
+        old = sfs_map_get(fs, c->b1, m * e, p->key % e);
+        old = old < SFS_LOST ? sfs_copy_of(fs, old) : SFS_NONE;
+        if (old < fs->geo.nblocks * fs->geo.P && c->cnt[old / fs->geo.P] < 255)
+            c->cnt[old / fs->geo.P]++;
+    }
     /* the range as sfs_lookup sees it: the L1 words, then the committed
      * pending changes on top */
     if (!have1)

@@ -107,6 +107,26 @@ static int read_live(steadyfs *fs, uint32_t ppn)
     return 1;
 }
 
+/* Unit b, counted live after collection examined every sector, was
+ * freed: a pending change whose replaced sector stayed counted (PF_OLD)
+ * and lies in b has had that count taken, and its merge must not uncount
+ * it again -- in b, erased and written again by then, that would count
+ * one live sector too few, and collection finishes a unit whose count
+ * reaches 0 without examining the rest.  Where the word cannot be read,
+ * the flag goes too: a count one too high only delays that unit. */
+static void old_freed(steadyfs *fs, uint32_t b)
+{
+    uint32_t i, l1, w;
+    for (i = 0; i < fs->npend; i++) {
+        struct sfs_pend *p = &fs->pend[i];
+        if (p->type != PT_L1 || !(p->flags & PF_OLD))
+            continue;
+        if (sfs_l1_locate(fs, p->key / fs->geo.e1, &l1) || l1 >= SFS_LOST ||
+            sfs_xc_word(fs, 0, l1, p->key, &w) || (w < SFS_LOST && sfs_blk(fs, sfs_copy_of(fs, w)) == b))
+            p->flags &= (uint8_t)~PF_OLD;
+    }
+}
+
 /* Collection is done with the unit of a slot: every sector examined. */
 static int finish(steadyfs *fs, uint32_t *victim, sfs_mode mode)
 {
@@ -126,10 +146,13 @@ static int finish(steadyfs *fs, uint32_t *victim, sfs_mode mode)
     }
     if (fs->blk[*victim]) {
         /* every sector examined, yet counted live: the count drifted
-         * (a bug); nothing here is reachable, so free it */
+         * (a bug), or it holds a sector a commit replaced that stays
+         * counted until its L1 sector's merge (PF_OLD: the word could not
+         * be read at the commit); nothing here is reachable, so free it */
         fs->live -= fs->blk[*victim];
         fs->blk[*victim] = 0;
         fs->gc.drift++;
+        old_freed(fs, *victim);
     }
     if (!sfs_reloc_end(fs, *victim))
         sfs_reloc_empty(fs, *victim);

@@ -657,6 +657,8 @@ static void arm(tctx *t)
         f.flip_bits = (uint16_t)(t->dev.bd.geo.ecc_bits / 2);
         f.fail_ppm = 1500;
     }
+    f.read_io_ppm = t->o->read_errors;
+    f.read_io_burst = 6;   /* the media layer tries 3 times: longer bursts reach the calls */
     sim_set_faults(&t->dev, &f);
     t->armed = 1;
 }
@@ -671,14 +673,19 @@ static void disarm(tctx *t)
 }
 
 /* After a cut: power on, mount, and find the model state the device is in. */
-static int recover(tctx *t)
+/* After a cut (cut 1), or a call that failed with EIO for a device read
+ * that returned no bytes (cut 0: nothing was lost, but what the call left
+ * on the medium is checked as a cut's -- the files as before the call or
+ * after it): mount again without unmount, check, go on. */
+static int recover(tctx *t, int cut)
 {
     int rc;
-    t->r->cuts++;
-    if (t->o->spinand)
-        sim_spinand_power_restore(&t->chip);
+    if (!cut)
+        t->r->read_error_stops++;
+    else if (t->o->spinand)
+        t->r->cuts++, sim_spinand_power_restore(&t->chip);
     else
-        sim_power_restore(&t->dev);
+        t->r->cuts++, sim_power_restore(&t->dev);
     disarm(t);
     keep_stats(t);
     if (t->o->spinand && (rc = spinand_init(&t->drv, &t->dcfg)) != 0) {
@@ -1428,6 +1435,8 @@ void steady_torture_replay(const steady_torture_opts *o, uint64_t ops, FILE *out
         fprintf(out, " --fill %lu", (unsigned long)o->fill);
     if (o->fsck)
         fprintf(out, " --fsck");
+    if (o->read_errors)
+        fprintf(out, " --read-errors %lu", (unsigned long)o->read_errors);
     if (o->profile_file)
         fprintf(out, " --profile-file %s", o->profile_file);
     fprintf(out, "%s%s\n", o->faults ? "" : " --no-faults", o->spinand ? " --spinand" : "");
@@ -1470,13 +1479,22 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
     }
     arm(t);
     for (t->op = 0; t->op < o->ops && !r->failures; t->op++) {
+        uint64_t read_errors_before = t->dev.stats.read_errors;
         mcopy(&t->pre, &t->cur);
         mcopy(&t->post, &t->cur);
         rc = do_op(t, &ok, &what);
         if (t->fs.dead || (rc == STEADYFS_EIO && t->dev.stats.power_cuts > r->cuts)) {
             if (o->verbose)
                 fprintf(out, "op %llu %s: power cut\n", (unsigned long long)t->op, what);
-            if (recover(t))
+            if (recover(t, 1))
+                break;
+            continue;
+        }
+        if (rc == STEADYFS_EIO && t->dev.stats.read_errors > read_errors_before) {
+            if (o->verbose)
+                fprintf(out, "op %llu %s: EIO after a read that returned no bytes\n", (unsigned long long)t->op,
+                        what);
+            if (recover(t, 0))
                 break;
             continue;
         }
@@ -1586,6 +1604,11 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
     if (o->ring_units)
         fprintf(out, "record ring: %llu appends, next record %llu\n",
                 (unsigned long long)t->ring_appends, (unsigned long long)t->ring_next);
+    r->read_errors = t->dev.stats.read_errors;
+    if (o->read_errors)
+        fprintf(out, "read errors: %llu reads returned no bytes; %llu calls failed with EIO for them, each "
+                "mounted again and checked as after a cut\n",
+                (unsigned long long)r->read_errors, (unsigned long long)r->read_error_stops);
     fprintf(out, "%llu power cuts, %llu checks, %llu failures\n", (unsigned long long)r->cuts,
             (unsigned long long)r->checks, (unsigned long long)r->failures);
     if (r->failures)

@@ -49,6 +49,11 @@ typedef struct steady_torture_opts {
                              (0: 2), 2..TORTURE_HANDLES_MAX.  More handles make
                              transactions smaller (steadyfs.h "Durability"):
                              --pending-max gives them room */
+    uint32_t read_errors; /* per device read, the chance in a million that a
+                             burst of 1-6 reads returns no bytes (SBD_ERR_IO:
+                             a bus or host error); a call that fails with EIO
+                             then is checked as a cut is: mounted again, the
+                             files as before the call or after it (0: none) */
 } steady_torture_opts;
 
 typedef struct steady_torture_result {
@@ -66,6 +71,8 @@ typedef struct steady_torture_result {
     uint32_t largest_file;   /* the largest file the model held, in bytes */
     uint64_t setattrs, symlinks;   /* --meta: those calls that succeeded */
     uint64_t held;                 /* --hold: writes that left their last sector held */
+    /* --read-errors: reads failed, and calls that failed with EIO for them */
+    uint64_t read_errors, read_error_stops;
 } steady_torture_result;
 
 /* Runs the torture; prints progress and the final line

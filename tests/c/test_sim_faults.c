@@ -1,5 +1,6 @@
 /* Fault injection: torn program/erase determinism for a seed, power-cut
- * state, MRAM torn writes, wear-out and random program/erase failures. */
+ * state, MRAM torn writes, wear-out and random program/erase failures,
+ * reads that return no bytes. */
 #include "check.h"
 #include "sim_fixture.h"
 
@@ -169,8 +170,48 @@ static void test_wear(void)
     fx_close(&f);
 }
 
+/* Reads that return no bytes (SBD_ERR_IO) in bursts of 1..read_io_burst:
+ * every read of the device, each medium; counted in the stats; none at 0,
+ * where the other faults' draws stay as they were. */
+static void test_read_io(void)
+{
+    static const char *devs[] = {"mt29f1g01", "mt25q128", "em064lx"};
+    uint8_t spare[64];
+    unsigned d;
+    for (d = 0; d < 3; d++) {
+        fixture f;
+        sim_faults fl;
+        uint32_t i, failed = 0, run = 0, longest = 0;
+        CHECK_EQ(fx_open(&f, devs[d], 32, SIM_TYPICAL, 7), 0);
+        memset(&fl, 0, sizeof fl);
+        fl.seed = 3;
+        fl.read_io_ppm = 100000;   /* a burst starts at one read in ten */
+        fl.read_io_burst = 4;
+        sim_set_faults(&f.d, &fl);
+        for (i = 0; i < 2000; i++) {
+            int rc = sbd_read(&f.d.bd, 1, 0, buf, 256, f.d.bd.geo.spare_size ? spare : NULL,
+                              f.d.bd.geo.spare_size ? 16u : 0u);
+            CHECK(rc == SBD_ERR_IO || rc >= 0);
+            failed += rc == SBD_ERR_IO;
+            run = rc == SBD_ERR_IO ? run + 1u : 0u;
+            longest = run > longest ? run : longest;
+        }
+        CHECK_EQ(f.d.stats.read_errors, failed);
+        /* about 2000 x (0.1 x 2.5) / (1 + 0.1 x 2.5) = 400 reads in bursts of 1-4 */
+        CHECK(failed > 250 && failed < 550);
+        CHECK(longest >= 2 && longest <= 8);
+        fl.read_io_ppm = 0;
+        sim_set_faults(&f.d, &fl);
+        for (i = 0; i < 200; i++)
+            CHECK(sbd_read(&f.d.bd, 1, 0, buf, 256, NULL, 0) >= 0);
+        CHECK_EQ(f.d.stats.read_errors, failed);
+        fx_close(&f);
+    }
+}
+
 int main(void)
 {
+    test_read_io();
     test_torn_program();
     test_torn_erase();
     test_mram_torn();

@@ -91,7 +91,7 @@ def test_unknown_command_one_line() -> None:
     "replay: steady torture --device mt29f1g01 --seed 5 --ops 40 --powercut every",
     "replay: steady torture --device mt29f1g01 --seed 7 --ops 40 --powercut 3 --blocks 64 "
     "--no-faults",
-    "replay: steady torture --device em064lx --seed 9 --ops 40 --powercut 0",
+    "replay: steady torture --device em064lx --seed 9 --ops 40 --powercut 0 --read-errors 2000",
     "replay: steady torture --device mt25q128 --seed 11 --ops 40 --powercut 200 "
     "--pending-max 12 --file-max 100000 --meta --fsck",
 ])

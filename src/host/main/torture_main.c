@@ -11,7 +11,7 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: steady-torture --device PROFILE [--seed N] [--ops N] "
-                    "[--powercut every|N|0] [--blocks N] [--erase-mult M] [--sector-size BYTES] [--ring-units N] [--pending-max K] [--file-max BYTES] [--meta] [--hold] [--handles N] [--fill PERCENT] [--fsck] [--faults|--no-faults] [--spinand] [--verbose]\n"
+                    "[--powercut every|N|0] [--blocks N] [--erase-mult M] [--sector-size BYTES] [--ring-units N] [--pending-max K] [--file-max BYTES] [--meta] [--hold] [--handles N] [--fill PERCENT] [--read-errors PPM] [--fsck] [--faults|--no-faults] [--spinand] [--verbose]\n"
                     "       [--profile-def KIND:NAME:N0,N1,... [--profile-file FILE]]\n");
     return 2;
 }
@@ -82,6 +82,10 @@ int main(int argc, char **argv)
             if (num(a, v, 2, TORTURE_HANDLES_MAX, &x))
                 return 2;
             o.handles = (uint32_t)x, i++;
+        } else if (!strcmp(a, "--read-errors") && v) {
+            if (num(a, v, 0, 100000, &x))
+                return 2;
+            o.read_errors = (uint32_t)x, i++;
         } else if (!strcmp(a, "--fill") && v) {
             if (num(a, v, 0, 90, &x))
                 return 2;
@@ -123,6 +127,11 @@ int main(int argc, char **argv)
             o.profile_file = v, i++;
         else
             return usage();
+    }
+    if (o.read_errors && o.spinand) {
+        fprintf(stderr, "steady torture: --read-errors: the simulated device fails its reads, not the SPI "
+                "chip model (drop --spinand)\n");
+        return 2;
     }
     return steady_torture_run(&o, &r, stdout) ? 1 : 0;
 }
