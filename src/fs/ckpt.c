@@ -423,7 +423,9 @@ static int resume(steadyfs *fs, uint32_t b, uint32_t *idx)
  * at the other head's slot.  Then it was programmed whole and damaged
  * since, and skipping it would end replay there and drop every commit
  * after it; a torn program is the log's last, so its page is left out as
- * before (DESIGN.md §6, "A page lost to an uncorrectable error"). */
+ * before (DESIGN.md §6, "A page lost to an uncorrectable error").  1, 0,
+ * or EIO where a tag that would tell returns no bytes (the mount fails and
+ * can be tried again: taken for none, it ended replay there). */
 static int followed(steadyfs *fs, uint32_t h, uint32_t ppn, const sfs_tag *t)
 {
     uint32_t cand[2], i, nb, ob = h ? fs->log.head_block : fs->log.gh_block;
@@ -432,9 +434,13 @@ static int followed(steadyfs *fs, uint32_t h, uint32_t ppn, const sfs_tag *t)
     nb = sfs_next_unit(fs, (int)h);
     cand[0] = ppn % fs->geo.P + 1u < fs->geo.P ? ppn + 1u : nb != SFS_NONE ? nb * fs->geo.P : SFS_NONE;
     cand[1] = ob != SFS_NONE && oi < fs->geo.P ? ob * fs->geo.P + oi : SFS_NONE;
-    for (i = 0; i < 2; i++)
-        if (cand[i] != SFS_NONE && cand[i] != ppn && sfs_rd_tag(fs, cand[i], &n) == 0 && n.seq > t->seq)
+    for (i = 0; i < 2; i++) {
+        int rc = cand[i] != SFS_NONE && cand[i] != ppn ? sfs_rd_tag(fs, cand[i], &n) : STEADYFS_ECORRUPT;
+        if (rc == STEADYFS_EIO)
+            return rc;
+        if (rc == 0 && n.seq > t->seq)
             return 1;
+    }
     return 0;
 }
 
@@ -504,7 +510,10 @@ static int replay(steadyfs *fs)
                 if (rc == STEADYFS_EIO || (rc < 0 && fs->dead))
                     return rc;
                 at[h] = ppn;
-                ok[h] = rc == 0 || (rc == 1 && followed(fs, h, ppn, &seen[h]));
+                ok[h] = rc == 0;
+                if (rc == 1 && (rc = followed(fs, h, ppn, &seen[h])) < 0)
+                    return rc;
+                ok[h] |= rc == 1;
                 if (fs->dead)
                     return STEADYFS_EIO;
             }

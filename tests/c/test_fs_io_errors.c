@@ -223,6 +223,76 @@ static void run(const char *dev, uint64_t seed, uint32_t ops, uint32_t one_in)
     tdev_close(&t);
 }
 
+/* Entries in the root directory, or an error. */
+static int32_t root_entries(tdev *t)
+{
+    steadyfs_dirent e;
+    int32_t n = 0;
+    int dd = steadyfs_opendir(&t->fs, "/"), rc;
+    if (dd < 0)
+        return dd;
+    while ((rc = steadyfs_readdir(&t->fs, dd, &e)) == 1)
+        n++;
+    CHECK_EQ(steadyfs_closedir(&t->fs, dd), 0);
+    return rc < 0 ? rc : n;
+}
+
+/* A format over an earlier file system whose k-th read fails for good,
+ * for every k (on a small device, restored between them): it fails with
+ * EIO and the earlier file system is still there, whole, or it succeeds
+ * and mounts empty.  (Its scan of the earlier anchors numbers the new
+ * checkpoints P + 1 past every one it reads, so a sector it cannot read is
+ * outnumbered through its neighbours: every such format succeeds.) */
+static void format_every_read(const char *dev, uint32_t blocks)
+{
+    static read_errors re;
+    tdev t;
+    uint8_t *saved;
+    uint64_t k, n;
+    uint32_t f, failed = 0, formatted = 0;
+    char name[16];
+    CHECK_EQ(tdev_open(&t, dev, blocks, 9), 0);
+    read_errors_wrap(&re, &t.dev.bd, 9);
+    t.cfg.bd = &re.bd;
+    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    for (f = 0; f < 5; f++) {
+        int fd;
+        snprintf(name, sizeof name, "/old%u", f);
+        fd = steadyfs_open(&t.fs, name, STEADYFS_O_RDWR | STEADYFS_O_CREAT);
+        CHECK(fd >= 0);
+        CHECK_EQ(steadyfs_write(&t.fs, fd, name, 5), 5);
+        CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+    }
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    saved = malloc((size_t)t.image_len);
+    CHECK(saved != NULL);
+    if (!saved)
+        return;
+    memcpy(saved, t.image, (size_t)t.image_len);
+    read_errors_window(&re, 0, 0);
+    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
+    n = re.reads;
+    for (k = 0; k < n; k++) {
+        int rc;
+        memcpy(t.image, saved, (size_t)t.image_len);
+        read_errors_window(&re, k, 3);
+        rc = steadyfs_format(&t.fs, &t.cfg);
+        read_errors_window(&re, 0, 0);
+        CHECK(rc == 0 || rc == STEADYFS_EIO);
+        failed += rc == STEADYFS_EIO;
+        formatted += rc == 0;
+        CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+        CHECK_EQ(root_entries(&t), rc == 0 ? 0 : 5);
+        CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    }
+    printf("  %s: a format over an earlier file system whose k-th read failed, for every k of %llu: %u "
+           "failed with EIO (the earlier one whole), %u formatted (empty)\n", dev, (unsigned long long)n, failed,
+           formatted);
+    free(saved);
+    tdev_close(&t);
+}
+
 int main(void)
 {
     uint64_t s;
@@ -232,5 +302,8 @@ int main(void)
         run("mt25q128", s, 3000, 300);
         run("em064lx", s, 3000, 300);
     }
+    format_every_read("mt29f1g01", 64);
+    format_every_read("mt25q128", 512);
+    format_every_read("em064lx", 64);
     return check_done("test_fs_io_errors");
 }

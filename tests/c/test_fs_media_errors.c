@@ -26,6 +26,7 @@
 
 #include "check.h"
 #include "fs_testdev.h"
+#include "read_errors.h"
 
 #define NFILES 48
 #define FILE_MAX (24u * 1024u)
@@ -106,6 +107,34 @@ static int check_static(tdev *t, uint32_t *bad_pages)
     return ok;
 }
 
+/* /r after the replay window: every rewritten page but victim reads back
+ * new, victim fails with EIO. */
+static void replayed_ok(tdev *t, uint32_t victim)
+{
+    static uint8_t buf[PAGE];
+    uint32_t pg, i;
+    int fd = steadyfs_open(&t->fs, "/r", STEADYFS_O_RDONLY);
+    CHECK(fd >= 0);
+    for (pg = 0; pg < R_PAGES && fd >= 0; pg++) {
+        int32_t rc;
+        CHECK_EQ(steadyfs_seek(&t->fs, fd, (int64_t)pg * PAGE, STEADYFS_SEEK_SET), (int64_t)pg * PAGE);
+        rc = steadyfs_read(&t->fs, fd, buf, PAGE);
+        if (pg == victim) {
+            CHECK_EQ(rc, STEADYFS_EIO);
+            continue;
+        }
+        CHECK_EQ(rc, (int)PAGE);
+        for (i = 0; i < PAGE && buf[i] == byte_of(200, pg * PAGE + i); i++)
+            ;
+        if (i < PAGE)
+            fprintf(stderr, "/r page %u: not its synced bytes (%s)\n", pg,
+                    buf[i] == byte_of(100, pg * PAGE + i) ? "its old ones" : "other ones");
+        CHECK_EQ(i, PAGE);
+    }
+    if (fd >= 0)
+        CHECK_EQ(steadyfs_close(&t->fs, fd), 0);
+}
+
 /* A page damaged in the log mount replays (after the last checkpoint):
  * the pages of /r rewritten one O_DSYNC write each (each durable on
  * return, its commit in its own tag), power lost right after the last,
@@ -116,6 +145,9 @@ static int check_static(tdev *t, uint32_t *bad_pages)
 static void replay_window(tdev *t, uint64_t *rng)
 {
     static uint8_t buf[PAGE];
+    static read_errors re;
+    uint64_t k, n = 0;
+    uint32_t mount_eio = 0;
     uint32_t pg, i, blk, hit = SFS_PAGE_NONE, owner = 0, victim = 1u + tdev_rand(rng, R_PAGES - 3u);
     uint64_t best = 0;
     steadyfs_stat st;
@@ -155,28 +187,31 @@ static void replay_window(tdev *t, uint64_t *rng)
                            t->dev.bd.geo.ecc_bits + 1u),
              0);
     CHECK_EQ(steadyfs_mount(&t->fs, &t->cfg), 0);
-    fd = steadyfs_open(&t->fs, "/r", STEADYFS_O_RDONLY);
-    CHECK(fd >= 0);
-    for (pg = 0; pg < R_PAGES && fd >= 0; pg++) {
-        int32_t rc;
-        CHECK_EQ(steadyfs_seek(&t->fs, fd, (int64_t)pg * PAGE, STEADYFS_SEEK_SET), (int64_t)pg * PAGE);
-        rc = steadyfs_read(&t->fs, fd, buf, PAGE);
-        if (pg == victim) {
-            CHECK_EQ(rc, STEADYFS_EIO);
-            continue;
-        }
-        CHECK_EQ(rc, (int)PAGE);
-        for (i = 0; i < PAGE && buf[i] == byte_of(200, pg * PAGE + i); i++)
-            ;
-        if (i < PAGE)
-            fprintf(stderr, "/r page %u: not its synced bytes (%s)\n", pg,
-                    buf[i] == byte_of(100, pg * PAGE + i) ? "its old ones" : "other ones");
-        CHECK_EQ(i, PAGE);
+    replayed_ok(t, victim);
+    /* and a mount whose k-th read returns no bytes for good (all three of
+     * the media layer's tries), for every k: it fails with EIO, or replays
+     * past the damaged page as above (a neighbour's tag that tells whether
+     * the log goes on after it, taken for none, ended replay there) */
+    read_errors_wrap(&re, &t->dev.bd, 5);
+    t->cfg.bd = &re.bd;
+    read_errors_window(&re, 0, 0);
+    CHECK_EQ(steadyfs_mount(&t->fs, &t->cfg), 0);
+    n = re.reads;
+    for (k = 0; k < n; k++) {
+        int rc;
+        read_errors_window(&re, k, 3);
+        rc = steadyfs_mount(&t->fs, &t->cfg);
+        read_errors_window(&re, 0, 0);
+        CHECK(rc == 0 || rc == STEADYFS_EIO);
+        mount_eio += rc != 0;
+        if (!rc)
+            replayed_ok(t, victim);
     }
-    printf("  replay window: page %u of %u synced pages damaged (sector %u), the others read back\n", victim,
-           R_PAGES, hit);
-    if (fd >= 0)
-        CHECK_EQ(steadyfs_close(&t->fs, fd), 0);
+    t->cfg.bd = &t->dev.bd;
+    CHECK_EQ(steadyfs_mount(&t->fs, &t->cfg), 0);
+    printf("  replay window: page %u of %u synced pages damaged (sector %u), the others read back; also "
+           "after a mount whose k-th read failed, for every k of %llu (%u failed with EIO)\n", victim, R_PAGES, hit,
+           (unsigned long long)n, mount_eio);
     CHECK_EQ(steadyfs_unmount(&t->fs), 0);
 }
 
