@@ -348,6 +348,9 @@ typedef struct steadyfs {
      * reach the first 128 bytes (bytes: 32), so the fields most code uses
      * come first (about 500 B less code than in topic order). */
     uint8_t mounted, dead, rm;
+    uint8_t no_bytes;   /* device reads that returned no bytes (SBD_ERR_IO) every
+                           time the media layer tried them, since mount, up to
+                           255: the repair makes no fix after one (repair.c) */
     steadyfs_config cfg;
     uint8_t *buf;
     struct sfs_pend *pend;

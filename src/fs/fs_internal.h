@@ -432,6 +432,15 @@ static inline int sfs_rd_tag(steadyfs *fs, uint32_t ppn, sfs_tag *t) { return sf
  * that takes a sector it cannot read for damaged (rebuilds it, marks its
  * page lost, falls back past it): it fails with EIO instead. */
 int sfs_rd_sector_in(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t, int no_bytes_apart);
+/* Has a device read returned no bytes (after media.c rd's tries) since
+ * fs->no_bytes was `before`?  For fault handling that judges sectors by
+ * many reads (a map sector's rebuild, the repair's walk): a read that
+ * failed so says nothing of the sector, and the verdicts are not acted
+ * on.  255 (saturated) always counts: a device failing that often. */
+static inline int sfs_no_bytes_since(const steadyfs *fs, uint8_t before)
+{
+    return fs->no_bytes != before || fs->no_bytes == 255u;
+}
 static inline int sfs_rd_sector(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t)
 {
     return sfs_rd_sector_in(fs, ppn, buf, t, 0);

@@ -721,6 +721,7 @@ static int merge(steadyfs *fs, uint8_t kind, uint32_t m, struct sfs_trim *tr, sf
              * (a rebuild from the undefined buffer lost every word it
              * could not confirm: on mt25q128 one such error in a cold
              * merge of L1 sector 0 made every inode sector unreachable) */
+            uint8_t no_bytes = fs->no_bytes;
             if (rc == SFS_NO_BYTES)
                 rc = STEADYFS_EIO;
             else if (!fs->dead && (rc == STEADYFS_EIO || rc == STEADYFS_ECORRUPT))
@@ -728,6 +729,12 @@ static int merge(steadyfs *fs, uint8_t kind, uint32_t m, struct sfs_trim *tr, sf
             if (rc)
                 break;
             rebuild(fs, kind, m, old >= fs->geo.nblocks * fs->geo.P ? SFS_LOST : old);
+            /* (a tag its words are checked against returned no bytes: the
+             * word would be taken for lost; the call fails instead) */
+            if (sfs_no_bytes_since(fs, no_bytes)) {
+                rc = STEADYFS_EIO;
+                break;
+            }
             rc = 0;
         }
         /* the sectors committed changes replaced that still count (PF_OLD):

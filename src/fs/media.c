@@ -100,6 +100,8 @@ static int rd(steadyfs *fs, uint32_t ppn, uint32_t off, uint8_t *buf, uint32_t n
             rc = sbd_read(fs->cfg.bd, db, doff, buf, k, spare, sn);
             fs->log.call_io += STEADYFS_ERASELESS_MEDIA;   /* (read by sfs_end on MRAM only) */
             sfs_budget_spend(fs, SFS_SPEND_READ, 1);
+            if (rc == SBD_ERR_IO && tries == SFS_READ_TRIES && fs->no_bytes < 255u)
+                fs->no_bytes++;
             if (rc != SBD_ERR_IO || tries == SFS_READ_TRIES)
                 break;
             sfs_budget_void(fs);   /* (fault handling is outside the bound) */

@@ -23,6 +23,7 @@ typedef struct rp {
     uint8_t *listed;    /* a bit per chunk: a readable inode sector (or its pending
                            chunk entries) lists it */
     uint32_t lf;        /* /lost+found's inode, 0 until one is needed */
+    uint8_t no_bytes0;  /* fs->no_bytes when the repair began */
 } rp;
 
 /* A sector that cannot be read for what it should hold (uncorrectable, a
@@ -55,10 +56,15 @@ static int readable_dir(steadyfs *fs, uint32_t ino)
 
 /* A fix's call frame: a removal's mode (a full device can still be put
  * right), armed in test builds with the bound of the namespace call that
- * does at least its work (budget.c). */
-static int fix_begin(steadyfs *fs, steadyfs_call like)
+ * does at least its work (budget.c).  EIO, no fix, once a device read has
+ * returned no bytes since the repair began: the walk takes a sector it
+ * cannot read for damaged, and that one may be whole (a link or host
+ * error, SBD_ERR_IO); the repair can be run again (after a remount where
+ * 255 such reads were counted). */
+static int fix_begin(const rp *r, steadyfs_call like)
 {
-    int rc = sfs_begin(fs, 4);
+    steadyfs *fs = r->fs;
+    int rc = sfs_no_bytes_since(fs, r->no_bytes0) ? STEADYFS_EIO : sfs_begin(fs, 4);
     if (!rc && like != STEADYFS_CALL_COUNT)   /* (COUNT: a search no call's bound covers) */
         sfs_budget_arm(fs, like, 1);
     return rc;
@@ -76,16 +82,16 @@ static int fix_end(steadyfs *fs, uint32_t txn, int rc, uint32_t *count)
 
 /* What a fix changed in RAM alone (dying chunks, live counts), committed
  * by a checkpoint in a call frame of its own. */
-static int checkpoint_fix(steadyfs *fs, uint32_t *count)
+static int checkpoint_fix(const rp *r, uint32_t *count)
 {
-    int rc = fix_begin(fs, STEADYFS_CALL_UNLINK);
-    return rc ? rc : fix_end(fs, 0, sfs_ckpt_write(fs), count);
+    int rc = fix_begin(r, STEADYFS_CALL_UNLINK);
+    return rc ? rc : fix_end(r->fs, 0, sfs_ckpt_write(r->fs), count);
 }
 
 static int reset_bucket(rp *r, uint32_t dir, uint32_t d)
 {
     uint32_t txn = 0;
-    int rc = fix_begin(r->fs, STEADYFS_CALL_UNLINK);
+    int rc = fix_begin(r, STEADYFS_CALL_UNLINK);
     if (!rc)
         rc = sfs_dir_reset(r->fs, dir, d, &txn);
     return fix_end(r->fs, txn, rc, &r->rep->buckets_reset);
@@ -97,7 +103,7 @@ static int remove_entry(rp *r, uint32_t dir, const steadyfs_dirent *e, int kill)
 {
     steadyfs *fs = r->fs;
     uint32_t txn = 0;
-    int rc = fix_begin(fs, STEADYFS_CALL_UNLINK);
+    int rc = fix_begin(r, STEADYFS_CALL_UNLINK);
     if (rc)
         return rc;
     rc = sfs_dir_remove2(fs, dir, e->name, e->name_len, &txn, kill ? 0 : TF_COMMIT);
@@ -110,7 +116,7 @@ static int remove_entry(rp *r, uint32_t dir, const steadyfs_dirent *e, int kill)
 static int rebuild_dir(rp *r, uint32_t ino, uint32_t parent)
 {
     struct sfs_where w;
-    int rc = fix_begin(r->fs, STEADYFS_CALL_MKDIR);
+    int rc = fix_begin(r, STEADYFS_CALL_MKDIR);
     if (rc)
         return rc;
     memset(&w, 0, sizeof w);
@@ -297,10 +303,10 @@ static int rebuild_file(rp *r, uint32_t ino, uint32_t parent)
     }
     if (!rc && n) {
         r->rep->chunks_freed += n;
-        rc = checkpoint_fix(fs, &n);
+        rc = checkpoint_fix(r, &n);
     }
     if (!rc)
-        rc = fix_begin(fs, STEADYFS_CALL_COUNT);
+        rc = fix_begin(r, STEADYFS_CALL_COUNT);
     if (rc)
         return rc;
     do {
@@ -334,7 +340,7 @@ static int free_orphans(rp *r, uint32_t *fixed)
         return 0;
     r->rep->chunks_freed += n;
     (*fixed)++;
-    return checkpoint_fix(fs, &n);
+    return checkpoint_fix(r, &n);
 }
 
 static void put_dec(char *out, uint32_t *len, uint32_t v)
@@ -395,7 +401,7 @@ static int reconnect(rp *r, uint32_t ino, uint8_t type)
             rc = STEADYFS_EEXIST;
     }
     if (!rc)
-        rc = fix_begin(fs, STEADYFS_CALL_RENAME);
+        rc = fix_begin(r, STEADYFS_CALL_RENAME);
     if (rc)
         return rc;
     rc = sfs_dir_insert2(fs, r->lf, name, len, ino, type, &txn, type == STEADYFS_TYPE_DIR ? 0 : TF_COMMIT);
@@ -470,7 +476,7 @@ static int unnamed_lost(rp *r, uint32_t ino)
         if (rc < 0)
             return rc;
         if (!rc) {
-            rc = fix_begin(fs, STEADYFS_CALL_UNLINK);
+            rc = fix_begin(r, STEADYFS_CALL_UNLINK);
             if (!rc)
                 rc = sfs_kill_lost(fs, ino, STEADYFS_TYPE_FILE);
             rc = fix_end(fs, 0, rc, &r->rep->lost_removed);
@@ -504,7 +510,7 @@ static int scrub_map(rp *r, uint32_t *fixed)
                 rc = rc > 0 ? 0 : rc;
                 continue;
             }
-            rc = fix_begin(fs, STEADYFS_CALL_UNLINK);
+            rc = fix_begin(r, STEADYFS_CALL_UNLINK);
             if (!rc)
                 rc = sfs_room(fs, 0, fs->rm);
             if (!rc)
@@ -593,7 +599,7 @@ static int settle_lost(rp *r, uint32_t *fixed)
                 rc = rc < 0 ? rc : 0;
                 continue;
             }
-            rc = fix_begin(fs, STEADYFS_CALL_UNLINK);
+            rc = fix_begin(r, STEADYFS_CALL_UNLINK);
             if (!rc)
                 rc = sfs_room(fs, 0, fs->rm);
             if (!rc)
@@ -783,7 +789,7 @@ static int recount(rp *r, uint32_t *fixed)
         return 0;
     r->rep->counts_fixed += wrong;
     (*fixed)++;
-    return checkpoint_fix(fs, &wrong);
+    return checkpoint_fix(r, &wrong);
 }
 
 uint32_t steadyfs_repair_work_size(const steadyfs *fs)
@@ -815,6 +821,7 @@ int steadyfs_repair(steadyfs *fs, void *work, uint32_t work_size, steadyfs_repai
     r.counts = r.named + ((3u * nb + 3u) & ~3u);
     r.listed = r.counts + ((fs->geo.nblocks + 3u) & ~3u);
     r.lf = 0;
+    r.no_bytes0 = fs->no_bytes;
     /* each pass that changes something leaves less to fix (a bucket, an
      * entry, an inode sector, a cut-off inode: at most a few of each per
      * inode); a pass that fixes nothing ends it */
@@ -844,6 +851,6 @@ int steadyfs_repair(steadyfs *fs, void *work, uint32_t work_size, steadyfs_repai
      * the repair (replay reads a rebuilt map sector's old words from the
      * damaged one, where the repair's merge read them rebuilt) */
     if (!rc && passes)
-        rc = checkpoint_fix(fs, &fixed);
+        rc = checkpoint_fix(&r, &fixed);
     return rc;
 }

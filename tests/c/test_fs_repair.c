@@ -31,6 +31,7 @@
 #include "check.h"
 #include "fs/fs_internal.h"
 #include "fs_testdev.h"
+#include "read_errors.h"
 
 #define NMAX 128
 #define FILE_MAX 12288u
@@ -543,8 +544,9 @@ static void run_case(const char *dev, uint32_t blocks, int c, uint64_t seed, int
     static uint8_t lost[4096];
     steadyfs_repair_report rep, again;
     uint64_t rng = seed * 0x9E3779B97F4A7C15ull + (uint64_t)c;
-    uint64_t pe0, pe_repair;
-    uint32_t moved, sectors, k, cut_runs = 0, eio = 0, eio2 = 0, lostw = 0;
+    uint64_t pe0, pe_repair, reads_repair, r, stride;
+    uint32_t moved, sectors, k, cut_runs = 0, eio = 0, eio2 = 0, lostw = 0, read_runs = 0, read_eio = 0;
+    static read_errors re;
     void *saved;
     tdev t;
     memset(lost, 0, sizeof lost);
@@ -555,14 +557,18 @@ static void run_case(const char *dev, uint32_t blocks, int c, uint64_t seed, int
     build(&t, &rng);
     CHECK_EQ(steadyfs_unmount(&t.fs), 0);
     sectors = hit(&t, c, &rng, lost);
+    read_errors_wrap(&re, &t.dev.bd, seed);
+    t.cfg.bd = &re.bd;   /* (no errors yet: it counts the repair's reads) */
     CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
     saved = malloc((size_t)t.image_len);
     CHECK(saved != NULL);
     memcpy(saved, t.image, (size_t)t.image_len);
     memcpy(hot_saved, hot_bytes, sizeof hot_saved);
     pe0 = t.dev.pe_ops;
+    read_errors_window(&re, 0, 0);
     CHECK_EQ(repair(&t, &rep), 0);
     pe_repair = t.dev.pe_ops - pe0;
+    reads_repair = re.reads;
     moved = verify(&t, lost, case_name[c], &eio);
     {
         char what[120];
@@ -630,6 +636,42 @@ static void run_case(const char *dev, uint32_t blocks, int c, uint64_t seed, int
     }
     if (cuts)
         printf("  cut at each of its %u programs and erases: every next repair ended clean\n", cut_runs);
+    /* the same repair with its r-th device read returning no bytes for
+     * good (all three of the media layer's tries), for every r (every
+     * stride-th where there are many): it fails with EIO or succeeds, and
+     * a repair after it gives what the repair without errors gave -- the
+     * walk takes a sector it cannot read for damaged, and made fixes on
+     * that verdict (a whole file removed or given up for lost) before the
+     * twenty-ninth session */
+    stride = reads_repair > 20u ? (reads_repair + 19u) / 20u : 1u;
+    for (r = 0; cuts && r < reads_repair; r += stride) {
+        int rc;
+        memcpy(t.image, saved, (size_t)t.image_len);
+        CHECK_EQ(sim_init(&t.dev, t.dev.prof, blocks, t.image, t.image_len, SIM_TYPICAL, seed, 0), 0);
+        CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+        memcpy(hot_bytes, hot_saved, sizeof hot_saved);
+        read_errors_window(&re, r, 3);
+        rc = repair(&t, &rep);
+        read_errors_window(&re, 0, 0);
+        CHECK(rc == STEADYFS_EIO || rc == 0);
+        read_eio += rc != 0;
+        CHECK_EQ(steadyfs_unmount(&t.fs) < 0 && rc == 0, 0);
+        CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+        CHECK_EQ(repair(&t, &rep), 0);
+        (void)verify(&t, lost, "after a repair that met a read error", &eio2);
+        if (eio2 != eio)
+            printf("    read %llu failed (repair %d): %u file pages read EIO after the next repair, %u without\n",
+                   (unsigned long long)r, rc, eio2, eio);
+        CHECK_EQ(eio2, eio);
+        CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+        CHECK_EQ(fsck_errors(&t, &lostw), 0);
+        read_runs++;
+    }
+    if (cuts)
+        printf("  with its r-th of %llu reads failed, every %llu-th r: %u repairs, %u failed with EIO; every "
+               "next repair gave the same files\n", (unsigned long long)reads_repair, (unsigned long long)stride,
+               read_runs, read_eio);
+    t.cfg.bd = &t.dev.bd;
     free(saved);
     tdev_close(&t);
 }
