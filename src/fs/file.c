@@ -718,7 +718,9 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
     /* (the end of the call's housekeeping -- a merge, collection's pace --
      * may fail where the device returns no bytes; the bytes done stand,
      * with the position past them, as above) */
-    return rc && !(done && !fs->dead) ? rc : (int32_t)done;
+    if (done && !fs->dead)
+        rc = 0;
+    return rc ? rc : (int32_t)done;
 }
 
 int64_t steadyfs_seek(steadyfs *fs, int fd, int64_t off, int whence)

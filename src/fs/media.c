@@ -185,10 +185,10 @@ int sfs_rd_sector_in(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t, int n
         fs->cache.buf_ppn = SFS_NONE;
     rc = rd(fs, ppn, 0, buf, sfs_stride(fs), fs->geo.tag_inline ? NULL : raw,
             fs->geo.tag_inline ? 0 : SFS_TAG_SIZE);
-    if (rc == SBD_ERR_IO && no_bytes_apart)
-        return sfs_dev_err(fs, rc), SFS_NO_BYTES;
-    if (rc < 0)
-        return rd_failed(fs, ppn, rc);
+    if (rc < 0) {
+        int err = rd_failed(fs, ppn, rc);
+        return rc == SBD_ERR_IO && no_bytes_apart ? SFS_NO_BYTES : err;
+    }
     sfs_note_flips(fs, ppn, rc);
     rc2 = tag_unpack(fs, fs->geo.tag_inline ? buf + fs->geo.payload : raw, t);
     if (rc2)

@@ -75,15 +75,15 @@ static int unit_first(steadyfs *fs, uint32_t u, uint64_t *n)
 {
     const struct sfs_ring *r = fs->ring;
     sfs_tag t;
+    uint64_t first;
     int rc = sfs_rd_tag(fs, (fs->geo.nblocks + u) * fs->geo.P, &t);
     *n = RING_NONE;
     if (rc < 0)
         return rc == STEADYFS_ECORRUPT ? 0 : rc;
-    if (t.kind != TK_RING || t.seq % r->k)
-        return 0;
-    if (t.seq / r->k % r->rpu || (t.seq / r->k / r->rpu) % r->units != u || !tag_is(fs, &t, t.seq / r->k, 0))
-        return 0;
-    *n = t.seq / r->k;
+    first = t.seq / r->k;
+    if (t.kind == TK_RING && !(t.seq % r->k) && !(first % r->rpu) && (first / r->rpu) % r->units == u &&
+        tag_is(fs, &t, first, 0))
+        *n = first;
     return 0;
 }
 

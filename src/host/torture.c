@@ -672,7 +672,6 @@ static void disarm(tctx *t)
     t->armed = 0;
 }
 
-/* After a cut: power on, mount, and find the model state the device is in. */
 /* After a cut (cut 1), or a call that failed with EIO for a device read
  * that returned no bytes (cut 0: nothing was lost, but what the call left
  * on the medium is checked as a cut's -- the files as before the call or
@@ -680,12 +679,15 @@ static void disarm(tctx *t)
 static int recover(tctx *t, int cut)
 {
     int rc;
-    if (!cut)
+    if (!cut) {
         t->r->read_error_stops++;
-    else if (t->o->spinand)
-        t->r->cuts++, sim_spinand_power_restore(&t->chip);
-    else
-        t->r->cuts++, sim_power_restore(&t->dev);
+    } else {
+        t->r->cuts++;
+        if (t->o->spinand)
+            sim_spinand_power_restore(&t->chip);
+        else
+            sim_power_restore(&t->dev);
+    }
     disarm(t);
     keep_stats(t);
     if (t->o->spinand && (rc = spinand_init(&t->drv, &t->dcfg)) != 0) {
