@@ -104,8 +104,12 @@ cross: $(ARM_OBJS) $(FW_FS_OBJS)
 test-c: $(TEST_BINS)
 	@scripts/run-ctests.sh $(TEST_BINS)
 
+# The Python tests run PYTEST_JOBS at a time (pytest-xdist; default: the
+# machine's cores), a test file's tests together in one worker, so a
+# module's fixtures (a guest run, a server) are made once.
+PYTEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 test-py: setup lib
-	$(PY) -m pytest -q tests/py
+	$(PY) -m pytest -q -n $(PYTEST_JOBS) --dist loadfile tests/py
 
 # The package as a user installs it (in test-py too, ~1 min): a fresh venv,
 # `pip install` of a copy of the tree, docs/PYTHON.md's examples run.
