@@ -349,8 +349,9 @@ typedef struct steadyfs {
      * come first (about 500 B less code than in topic order). */
     uint8_t mounted, dead, rm;
     uint8_t no_bytes;   /* device reads that returned no bytes (SBD_ERR_IO) every
-                           time the media layer tried them, since mount, up to
-                           255: the repair makes no fix after one (repair.c) */
+                           time the media layer tried them, since the call
+                           began (or the mount), up to 255: a map sector's
+                           rebuild and the repair act on no verdict after one */
     steadyfs_config cfg;
     uint8_t *buf;
     struct sfs_pend *pend;

@@ -33,6 +33,9 @@ int sfs_begin(steadyfs *fs, int modify)
     fs->cache.buf_ppn = SFS_NONE;   /* the caller owns the buffer between calls */
     fs->rm = (uint8_t)(modify >> 1);   /* 2 a commit, 4 a removal: DESIGN.md §6 */
     fs->room.step = 0;   /* a round a failed call left is not resumed */
+    /* (counted a call at a time: the reads before it cannot make this
+     * call's rebuilds fail, however many a long-mounted device met) */
+    fs->no_bytes = 0;
     return 0;
 }
 

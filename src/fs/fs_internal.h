@@ -436,7 +436,8 @@ int sfs_rd_sector_in(steadyfs *fs, uint32_t ppn, uint8_t *buf, sfs_tag *t, int n
  * fs->no_bytes was `before`?  For fault handling that judges sectors by
  * many reads (a map sector's rebuild, the repair's walk): a read that
  * failed so says nothing of the sector, and the verdicts are not acted
- * on.  255 (saturated) always counts: a device failing that often. */
+ * on.  255 (saturated) always counts: a device failing that often in one
+ * call (sfs_begin counts from 0). */
 static inline int sfs_no_bytes_since(const steadyfs *fs, uint8_t before)
 {
     return fs->no_bytes != before || fs->no_bytes == 255u;

@@ -23,7 +23,8 @@ typedef struct rp {
     uint8_t *listed;    /* a bit per chunk: a readable inode sector (or its pending
                            chunk entries) lists it */
     uint32_t lf;        /* /lost+found's inode, 0 until one is needed */
-    uint8_t no_bytes0;  /* fs->no_bytes when the repair began */
+    uint8_t no_bytes0;  /* fs->no_bytes when the repair began, or after the
+                           last fix's start (sfs_begin counts from 0) */
 } rp;
 
 /* A sector that cannot be read for what it should hold (uncorrectable, a
@@ -59,12 +60,14 @@ static int readable_dir(steadyfs *fs, uint32_t ino)
  * does at least its work (budget.c).  EIO, no fix, once a device read has
  * returned no bytes since the repair began: the walk takes a sector it
  * cannot read for damaged, and that one may be whole (a link or host
- * error, SBD_ERR_IO); the repair can be run again (after a remount where
- * 255 such reads were counted). */
-static int fix_begin(const rp *r, steadyfs_call like)
+ * error, SBD_ERR_IO); the repair can be run again.  (sfs_begin counts
+ * such reads from 0 again: the ones before it were judged here.) */
+static int fix_begin(rp *r, steadyfs_call like)
 {
     steadyfs *fs = r->fs;
     int rc = sfs_no_bytes_since(fs, r->no_bytes0) ? STEADYFS_EIO : sfs_begin(fs, 4);
+    if (!rc)
+        r->no_bytes0 = fs->no_bytes;
     if (!rc && like != STEADYFS_CALL_COUNT)   /* (COUNT: a search no call's bound covers) */
         sfs_budget_arm(fs, like, 1);
     return rc;
@@ -82,7 +85,7 @@ static int fix_end(steadyfs *fs, uint32_t txn, int rc, uint32_t *count)
 
 /* What a fix changed in RAM alone (dying chunks, live counts), committed
  * by a checkpoint in a call frame of its own. */
-static int checkpoint_fix(const rp *r, uint32_t *count)
+static int checkpoint_fix(rp *r, uint32_t *count)
 {
     int rc = fix_begin(r, STEADYFS_CALL_UNLINK);
     return rc ? rc : fix_end(r->fs, 0, sfs_ckpt_write(r->fs), count);
@@ -153,7 +156,7 @@ static int listed_chunks(rp *r, uint32_t *lost)
     return 0;
 }
 
-static int orphan(const rp *r, uint32_t c)
+static int orphan(rp *r, uint32_t c)
 {
     const steadyfs *fs = r->fs;
     return sfs_bit(fs->chunk.used, c) && !sfs_bit(fs->chunk.dying, c) && !sfs_bit(r->listed, c);

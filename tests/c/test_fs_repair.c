@@ -432,6 +432,101 @@ static void lose_word(tdev *t, uint32_t ppn, uint32_t i)
     damage_at(t, ppn, 4u * i + 2u);
 }
 
+/* A device that has met many reads that return no bytes since its mount
+ * (a flaky link, months of uptime) must still rebuild a damaged map
+ * sector when a later call merges it.  The media layer counts such reads
+ * (fs->no_bytes, saturating at 255) so that a rebuild or a repair acts on
+ * no verdict a failed read made; until the thirtieth session the count
+ * ran from the mount, so after 255 of them every rebuild failed with EIO
+ * until the next mount: here the overwrites of /s, whose L1 sector is
+ * damaged, failed.  Now each call counts from 0. */
+static void errors_long_before(const char *dev, uint32_t blocks)
+{
+    static uint8_t a[2048];
+    read_errors re;
+    steadyfs_stat st;
+    uint32_t i, pay, pages, l1, lpn, sino, failed = 0, eio = 0, wrong = 0;
+    int fd, rc;
+    tdev t;
+    CHECK_EQ(tdev_open(&t, dev, blocks, 5), 0);
+    read_errors_wrap(&re, &t.dev.bd, 5);
+    t.cfg.bd = &re.bd;
+    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    pay = t.fs.geo.payload;
+    CHECK(pay <= sizeof a);
+    {
+        steadyfs_info info;
+        CHECK_EQ(steadyfs_info_get(&t.fs, &info), 0);
+        pages = (uint32_t)(info.capacity / 5u / pay);   /* (merged many times over) */
+    }
+    fd = steadyfs_open(&t.fs, "/s", STEADYFS_O_RDWR | STEADYFS_O_CREAT);
+    CHECK(fd >= 0);
+    for (i = 0; i < pages; i++) {
+        fill_bytes(a, pay, 3u, i);
+        CHECK_EQ(steadyfs_write(&t.fs, fd, a, pay), (int)pay);
+    }
+    CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+    CHECK_EQ(steadyfs_stat_path(&t.fs, "/s", &st), 0);
+    sino = (uint32_t)st.id;
+    {
+        uint32_t c, pg = pages / 2u;
+        CHECK_EQ(sfs_rd_buf(&t.fs, place(&t, sino, 0)), 0);
+        c = sfs_list_get(&t.fs, t.fs.buf, sino, pg / t.fs.geo.C);
+        CHECK(c < t.fs.geo.n_c);
+        lpn = sfs_chunk_lpn(&t.fs, c, pg);
+    }
+    CHECK_EQ(sfs_l1_locate(&t.fs, lpn / t.fs.geo.e1, &l1), 0);
+    CHECK(l1 < SFS_LOST);
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    damage(&t, l1);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    /* 300 reads of /s whose every device read returns no bytes (each
+     * fails with EIO) */
+    fd = steadyfs_open(&t.fs, "/s", STEADYFS_O_RDWR);
+    CHECK(fd >= 0);
+    read_errors_window(&re, 0, UINT64_MAX);
+    for (i = 0; fd >= 0 && i < 300u; i++) {
+        CHECK_EQ(steadyfs_seek(&t.fs, fd, (int64_t)(i % pages) * pay, STEADYFS_SEEK_SET),
+                 (int64_t)(i % pages) * pay);
+        eio += steadyfs_read(&t.fs, fd, a, pay) == STEADYFS_EIO;
+    }
+    read_errors_window(&re, 0, 0);
+    CHECK_EQ(eio, 300u);
+    /* every page of /s overwritten, synced every 16: the merges of /s's
+     * L1 sectors rebuild the damaged one */
+    CHECK_EQ(steadyfs_seek(&t.fs, fd, 0, STEADYFS_SEEK_SET), 0);
+    for (i = 0; fd >= 0 && i < pages; i++) {
+        fill_bytes(a, pay, 5u, i);
+        rc = steadyfs_write(&t.fs, fd, a, pay);
+        failed += rc != (int)pay;
+        if (i % 16u == 15u)
+            failed += steadyfs_sync(&t.fs, fd) != 0;
+    }
+    if (fd >= 0)
+        CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    fd = steadyfs_open(&t.fs, "/s", STEADYFS_O_RDONLY);
+    CHECK(fd >= 0);
+    for (i = 0; fd >= 0 && i < pages; i++) {
+        static uint8_t back[2048];
+        fill_bytes(a, pay, 5u, i);
+        wrong += steadyfs_read(&t.fs, fd, back, pay) != (int)pay || memcmp(a, back, pay) != 0;
+    }
+    if (fd >= 0)
+        CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
+    printf("  %s: an L1 sector damaged, 300 calls failed by reads that returned no bytes, then %u pages "
+           "overwritten: %u calls failed, %u pages read back other than written\n",
+           dev, pages, failed, wrong);
+    CHECK_EQ(failed, 0u);
+    CHECK_EQ(wrong, 0u);
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    CHECK_EQ(tdev_fsck(&t, &t.fs, "after the errors long before"), 0);
+    t.cfg.bd = &t.dev.bd;
+    tdev_close(&t);
+}
+
 /* (C_L2 after C_RANDOM: a case's number seeds its draw, and the random
  * draws stay the ones earlier sessions' soaks named) */
 enum { C_BUCKET, C_FILE_INODE, C_DIR_INODE, C_ROOT_INODE, C_L1, C_RANDOM, C_L2 };
@@ -1498,6 +1593,9 @@ int main(void)
     damaged_l2("mt25q128", 0, 2);
     damaged_l2("em064lx", 0, 1);
     damaged_l2("em064lx", 0, 2);
+    errors_long_before("mt29f1g01", BLOCKS);
+    errors_long_before("mt25q128", 1024);
+    errors_long_before("em064lx", 0);
     printf("  files whose inode sector was lost, read back after the repair: %u, %u of them shorter (a chunk "
            "no file could be told to own)\n",
            rebuilt_files, rebuilt_short);
