@@ -1,8 +1,9 @@
 /* Device reads that return no bytes (SBD_ERR_IO: a bus, link or host
  * error, which the device models never inject): a wrapper around a block
- * device that fails reads in bursts at a rate, or a window of reads by
- * their number, and passes everything else to the device it wraps.
- * Shared by test_fs_io_errors and test_fs_ring. */
+ * device that fails reads in bursts at a rate, a window of reads by their
+ * number, or every read of an address range, and passes everything else
+ * to the device it wraps.  Shared by test_fs_io_errors, test_fs_ring and
+ * test_fs_repair. */
 #ifndef STEADYFS_TEST_READ_ERRORS_H
 #define STEADYFS_TEST_READ_ERRORS_H
 
@@ -24,13 +25,16 @@ typedef struct read_errors {
     uint64_t window_at;      /* reads window_at .. + window_len - 1 fail */
     uint64_t window_len;
     uint64_t injected;       /* reads failed */
+    uint32_t at_block;       /* reads of block at_block at byte offsets */
+    uint32_t at_lo, at_hi;   /* at_lo .. at_hi - 1 fail (at_hi 0: none) */
 } read_errors;
 
 static int re_read(void *ctx, uint32_t block, uint32_t off, void *buf, uint32_t len, void *spare,
                    uint32_t spare_len)
 {
     read_errors *w = ctx;
-    int fail = w->reads++ - w->window_at < w->window_len;
+    int fail = w->reads++ - w->window_at < w->window_len ||
+               (block == w->at_block && off < w->at_hi && off + (len ? len : 1u) > w->at_lo);
     if (!fail && w->one_in && !w->burst_left && tdev_rand(&w->rng, w->one_in) == 0)
         w->burst_left = 1u + tdev_rand(&w->rng, w->burst_max);
     if (!fail && w->one_in && w->burst_left) {
@@ -102,6 +106,15 @@ static inline void read_errors_wrap(read_errors *w, const sbd *inner, uint64_t s
     w->bd = *inner;
     w->bd.ops = &w->ops;
     w->bd.ctx = w;
+}
+
+/* Fail every read that touches bytes lo .. hi - 1 of block b (hi 0:
+ * none), as a link that fails on one address would. */
+static inline void read_errors_at(read_errors *w, uint32_t b, uint32_t lo, uint32_t hi)
+{
+    w->at_block = b;
+    w->at_lo = lo;
+    w->at_hi = hi;
 }
 
 /* Fail the n reads from the k-th on, counted from now (n 0: none). */
