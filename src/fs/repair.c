@@ -156,7 +156,7 @@ static int listed_chunks(rp *r, uint32_t *lost)
     return 0;
 }
 
-static int orphan(rp *r, uint32_t c)
+static int orphan(const rp *r, uint32_t c)
 {
     const steadyfs *fs = r->fs;
     return sfs_bit(fs->chunk.used, c) && !sfs_bit(fs->chunk.dying, c) && !sfs_bit(r->listed, c);
