@@ -368,6 +368,19 @@ static uint32_t place(tdev *t, uint32_t ino, uint32_t k)
     return ppn;
 }
 
+/* The logical page of file page pg (>= 1: in a chunk) of the file at path. */
+static uint32_t chunk_page_lpn(tdev *t, const char *path, uint32_t pg)
+{
+    steadyfs_stat st;
+    uint32_t ino, c;
+    CHECK_EQ(steadyfs_stat_path(&t->fs, path, &st), 0);
+    ino = (uint32_t)st.id;
+    CHECK_EQ(sfs_rd_buf(&t->fs, place(t, ino, 0)), 0);
+    c = sfs_list_get(&t->fs, t->fs.buf, ino, pg / t->fs.geo.C);
+    CHECK(c < t->fs.geo.n_c);
+    return sfs_chunk_lpn(&t->fs, c, pg);
+}
+
 /* Sector ppn damaged: on NAND more bit errors than the ECC corrects in
  * its page (sim_flip_bits), on MRAM (no ECC) a byte of its payload
  * changed in the image (docs/SIM-IMAGE.md: data XOR the erased byte, page
@@ -444,8 +457,7 @@ static void errors_long_before(const char *dev, uint32_t blocks)
 {
     static uint8_t a[2048];
     read_errors re;
-    steadyfs_stat st;
-    uint32_t i, pay, pages, l1, lpn, sino, failed = 0, eio = 0, wrong = 0;
+    uint32_t i, pay, pages, l1, lpn, failed = 0, eio = 0, wrong = 0;
     int fd, rc;
     tdev t;
     CHECK_EQ(tdev_open(&t, dev, blocks, 5), 0);
@@ -467,15 +479,7 @@ static void errors_long_before(const char *dev, uint32_t blocks)
         CHECK_EQ(steadyfs_write(&t.fs, fd, a, pay), (int)pay);
     }
     CHECK_EQ(steadyfs_close(&t.fs, fd), 0);
-    CHECK_EQ(steadyfs_stat_path(&t.fs, "/s", &st), 0);
-    sino = (uint32_t)st.id;
-    {
-        uint32_t c, pg = pages / 2u;
-        CHECK_EQ(sfs_rd_buf(&t.fs, place(&t, sino, 0)), 0);
-        c = sfs_list_get(&t.fs, t.fs.buf, sino, pg / t.fs.geo.C);
-        CHECK(c < t.fs.geo.n_c);
-        lpn = sfs_chunk_lpn(&t.fs, c, pg);
-    }
+    lpn = chunk_page_lpn(&t, "/s", pages / 2u);
     CHECK_EQ(sfs_l1_locate(&t.fs, lpn / t.fs.geo.e1, &l1), 0);
     CHECK(l1 < SFS_LOST);
     CHECK_EQ(steadyfs_unmount(&t.fs), 0);
@@ -1264,13 +1268,7 @@ static void churn_damaged_l1(const char *dev, uint32_t blocks, uint32_t bytes)
     CHECK_EQ(steadyfs_stat_path(&t.fs, "/s", &st), 0);
     sino = (uint32_t)st.id;
     /* the L1 sector of /s's page spages / 2 (its chunk, after the first) */
-    {
-        uint32_t c, pg = spages / 2u;
-        CHECK_EQ(sfs_rd_buf(&t.fs, place(&t, sino, 0)), 0);
-        c = sfs_list_get(&t.fs, t.fs.buf, sino, pg / t.fs.geo.C);
-        CHECK(c < t.fs.geo.n_c);
-        lpn = sfs_chunk_lpn(&t.fs, c, pg);
-    }
+    lpn = chunk_page_lpn(&t, "/s", spages / 2u);
     CHECK_EQ(sfs_l1_locate(&t.fs, lpn / t.fs.geo.e1, &l1), 0);
     CHECK(l1 < SFS_LOST);
     CHECK_EQ(sfs_rd_buf(&t.fs, l1), 0);
