@@ -12,6 +12,7 @@ CC       ?= cc
 CLANG    ?= clang
 ARM_CC   ?= arm-none-eabi-gcc
 PY       := .venv/bin/python
+NPROC    := $(shell nproc 2>/dev/null || echo 1)
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CSTD     := -std=c11
@@ -107,7 +108,7 @@ test-c: $(TEST_BINS)
 # The Python tests run PYTEST_JOBS at a time (pytest-xdist; default: the
 # machine's cores), a test file's tests together in one worker, so a
 # module's fixtures (a guest run, a server) are made once.
-PYTEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+PYTEST_JOBS ?= $(NPROC)
 test-py: setup lib
 	$(PY) -m pytest -q -n $(PYTEST_JOBS) --dist loadfile tests/py
 
@@ -121,8 +122,10 @@ test-package: setup
 # they run after the Python tests.
 TEST_EXTRA ?=
 
+# The builds run one job per core (NPROC), after setup has installed the
+# packages they need.
 test: setup
-	$(MAKE) --no-print-directory build layers clang-check cross firmware
+	$(MAKE) -j$(NPROC) --no-print-directory build layers clang-check cross firmware fuzz-build
 	$(MAKE) --no-print-directory test-c
 	$(MAKE) --no-print-directory fuzz-short
 	$(MAKE) --no-print-directory test-py
@@ -226,16 +229,9 @@ fuzz-corpus: $(BUILD)/fuzz/p9_corpus_gen
 	@mkdir -p tests/fuzz/corpus/fuzz_p9_wire tests/fuzz/corpus/fuzz_frame
 	$(BUILD)/fuzz/p9_corpus_gen tests/fuzz/corpus/fuzz_p9_wire tests/fuzz/corpus/fuzz_frame
 
+# (the harnesses run FUZZ_JOBS at a time: scripts/run-fuzzers.sh)
 fuzz-short fuzz-soak: fuzz-build
-	@secs=$(if $(filter fuzz-soak,$@),$(FUZZ_SOAK_S),$(FUZZ_SHORT_S)); \
-	for h in $(FUZZERS); do \
-	    mkdir -p $(BUILD)/fuzz/found-$$h; \
-	    echo "  $$h: $$secs s"; \
-	    $(BUILD)/fuzz/$$h -max_total_time=$$secs -timeout=5 -rss_limit_mb=1024 -print_final_stats=1 \
-	        -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/found-$$h tests/fuzz/corpus/$$h \
-	        2>$(BUILD)/fuzz/$$h.log || { tail -40 $(BUILD)/fuzz/$$h.log; exit 1; }; \
-	    grep -E 'stat::number_of_executed_units|stat::new_units_added' $(BUILD)/fuzz/$$h.log | sed 's/^/    /'; \
-	done
+	@scripts/run-fuzzers.sh $(BUILD) $(if $(filter fuzz-soak,$@),$(FUZZ_SOAK_S),$(FUZZ_SHORT_S)) $(FUZZERS)
 
 # ---- the adversary's documented soak (issue 12 item 6): make soak-adversary ----
 # 10^7 write calls in worst timing at 75 % of the live limit (make test runs
