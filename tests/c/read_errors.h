@@ -25,16 +25,20 @@ typedef struct read_errors {
     uint64_t window_at;      /* reads window_at .. + window_len - 1 fail */
     uint64_t window_len;
     uint64_t injected;       /* reads failed */
-    uint32_t at_block;       /* reads of block at_block at byte offsets */
-    uint32_t at_lo, at_hi;   /* at_lo .. at_hi - 1 fail (at_hi 0: none) */
+    uint32_t at_block;       /* the next at_left reads of block at_block */
+    uint32_t at_lo, at_hi;   /* that touch bytes at_lo .. at_hi - 1 fail */
+    uint32_t at_left;
 } read_errors;
 
 static int re_read(void *ctx, uint32_t block, uint32_t off, void *buf, uint32_t len, void *spare,
                    uint32_t spare_len)
 {
     read_errors *w = ctx;
-    int fail = w->reads++ - w->window_at < w->window_len ||
-               (block == w->at_block && off < w->at_hi && off + (len ? len : 1u) > w->at_lo);
+    int fail = w->reads++ - w->window_at < w->window_len;
+    if (!fail && w->at_left && block == w->at_block && off < w->at_hi && off + (len ? len : 1u) > w->at_lo) {
+        w->at_left--;
+        fail = 1;
+    }
     if (!fail && w->one_in && !w->burst_left && tdev_rand(&w->rng, w->one_in) == 0)
         w->burst_left = 1u + tdev_rand(&w->rng, w->burst_max);
     if (!fail && w->one_in && w->burst_left) {
@@ -108,13 +112,15 @@ static inline void read_errors_wrap(read_errors *w, const sbd *inner, uint64_t s
     w->bd.ctx = w;
 }
 
-/* Fail every read that touches bytes lo .. hi - 1 of block b (hi 0:
- * none), as a link that fails on one address would. */
-static inline void read_errors_at(read_errors *w, uint32_t b, uint32_t lo, uint32_t hi)
+/* Fail the next n reads that touch bytes lo .. hi - 1 of block b (n 0:
+ * none; UINT32_MAX: every one), as a link that fails on one address
+ * would. */
+static inline void read_errors_at(read_errors *w, uint32_t b, uint32_t lo, uint32_t hi, uint32_t n)
 {
     w->at_block = b;
     w->at_lo = lo;
     w->at_hi = hi;
+    w->at_left = n;
 }
 
 /* Fail the n reads from the k-th on, counted from now (n 0: none). */
