@@ -5,6 +5,9 @@
 # order given.  Usage: run-fuzzers.sh BUILD SECS HARNESS...
 # Exit 1 with the harness's log tail when one finds a crash or fails.
 set -uo pipefail
+if [ $# -lt 3 ] || ! [[ $2 =~ ^[0-9]+$ ]]; then
+    echo "usage: run-fuzzers.sh BUILD SECS HARNESS... (SECS a whole number)" >&2; exit 2
+fi
 build=$1; secs=$2; shift 2
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
 for h in "$@"; do
