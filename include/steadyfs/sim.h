@@ -176,6 +176,10 @@ void sim_power_restore(sim_dev *d);
 /* Flip nbits bits of a page's stored data (retention errors), seeded. */
 int sim_flip_bits(sim_dev *d, uint32_t block, uint32_t page, uint32_t nbits);
 uint32_t sim_erase_count(const sim_dev *d, uint32_t block);
+/* Tests: set a block's erase count, a block that wore faster than the
+ * others (with faults.wear_limit at or below it, its next program or
+ * erase fails).  0 or SBD_ERR_RANGE. */
+int sim_wear_block(sim_dev *d, uint32_t block, uint32_t erases);
 
 /* Deterministic durations for worst-case bound calculators.  The models
  * time every operation with this same arithmetic (sim_time.c), so a bound

@@ -324,3 +324,11 @@ uint32_t sim_erase_count(const sim_dev *d, uint32_t block)
         return 0;
     return sim_blk(d, block)->erase_count;
 }
+
+int sim_wear_block(sim_dev *d, uint32_t block, uint32_t erases)
+{
+    if (block >= d->bd.geo.block_count)
+        return SBD_ERR_RANGE;
+    sim_blk(d, block)->erase_count = erases;
+    return 0;
+}

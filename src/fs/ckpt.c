@@ -264,28 +264,107 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
     return 0;
 }
 
+/* Erase anchor area unit u: three tries.  0, SFS_EFAIL (a grown bad
+ * unit) or an error. */
+static int anchor_erase_unit(steadyfs *fs, uint32_t u)
+{
+    int rc = SFS_EFAIL, k;
+    for (k = 0; k < 3 && rc == SFS_EFAIL; k++)
+        rc = sfs_erase(fs, u);
+    sfs_note_erase(fs);
+    return rc;
+}
+
+/* Good units of the anchor area (the ring's and its spares). */
+static uint32_t anchor_good(const steadyfs *fs)
+{
+    uint32_t b, n = 0;
+    for (b = 0; b < sfs_reserved(fs); b++)
+        n += !(fs->anchor.bad >> b & 1u);
+    return n;
+}
+
+/* Mark anchor area unit u bad, on the device (mount's ring, fs.c
+ * find_anchors, leaves it out from then on) and in anchor.bad: 0, or EIO
+ * where the device keeps no bad-block marks (a Linux file or disk: mount
+ * would find the unit in its ring again). */
+static int anchor_mark_bad(steadyfs *fs, uint32_t u)
+{
+    if (sbd_mark_bad(fs->cfg.bd, u * fs->geo.dev_per_block) < 0)
+        return STEADYFS_EIO;
+    fs->anchor.bad |= 1u << u;
+    return 0;
+}
+
+/* The unit of anchor ring slot a went bad (its erase failed three times):
+ * retire it, and go on with the good units left, as long as two are; the
+ * ring's current slot becomes the slot of unit `keep`.  The ring is the
+ * first sfs_anchors() good units of the anchor area, so a spare (the
+ * first good unit past the ring) joins it at its end: it is erased first,
+ * and a spare that fails is marked bad too.  The units keep their order
+ * and the spare is an erased slot, which is all mount's search asks
+ * (anchor_newest: after the newest slot only older, erased or torn ones;
+ * a cut before the mark finds the failing unit as the slot after the
+ * newest, which mount already allows).  Before 2026-12-01 an anchor unit
+ * that went bad was EIO for every later checkpoint: a device that lost
+ * one of its 16 anchor units took no more changes, though the anchors,
+ * written 2.8-3.3 times as often as the other units (DESIGN.md §5), are
+ * the likeliest to wear out.  0 or EIO. */
+static int anchor_retire(steadyfs *fs, uint32_t a, uint32_t keep)
+{
+    uint32_t u = sfs_anchor_unit(fs, a), i;
+    int rc;
+    while (anchor_good(fs) > sfs_anchors(fs)) {
+        uint32_t spare = sfs_anchor_unit(fs, sfs_anchors(fs));
+        rc = anchor_erase_unit(fs, spare);
+        if (!rc)
+            break;
+        if (rc != SFS_EFAIL)
+            return rc;
+        rc = anchor_mark_bad(fs, spare);
+        if (rc)
+            return rc;
+    }
+    if (anchor_good(fs) < 3u)
+        return STEADYFS_EIO;   /* a ring needs two units */
+    rc = anchor_mark_bad(fs, u);
+    if (rc)
+        return rc;
+    for (i = 0; i < sfs_anchors(fs); i++)
+        if (sfs_anchor_unit(fs, i) == keep)
+            fs->anchor.cur = i;
+    return 0;
+}
+
+/* Erase the unit of anchor ring slot a (the next one, before the ring
+ * moves there): 0, SFS_EFAIL if it went bad (retire it), or an error. */
+static int anchor_erase(steadyfs *fs, uint32_t a)
+{
+    return anchor_erase_unit(fs, sfs_anchor_unit(fs, a));
+}
+
 /* A failing anchor program.  Never erase the unit that holds the newest
  * durable checkpoint: while this unit holds none yet (a fresh unit: its
  * first sectors, a relocation sector at most before the checkpoint) that
  * is the other one, so this unit is erased again and retried from sector
- * 0; further on, it is this one, so switch. */
-/* Erase the unit of anchor ring slot a.  Anchors stay where mount looks
- * for them: a failing erase is retried, never retired (a worn-out anchor
- * is EIO). */
-static int anchor_erase(steadyfs *fs, uint32_t a)
-{
-    int rc = SFS_EFAIL, k;
-    for (k = 0; k < 3 && rc == SFS_EFAIL; k++)
-        rc = sfs_erase(fs, sfs_anchor_unit(fs, a));
-    sfs_note_erase(fs);
-    return rc == SFS_EFAIL ? STEADYFS_EIO : rc;
-}
-
+ * 0 -- or, if it went bad, retired, the ring going back to the slot before
+ * it (the newest checkpoint's), full, so the next program moves on;
+ * further on, it is this one, so switch. */
 static int anchor_failed(steadyfs *fs)
 {
     int rc;
     if (!fs->anchor.has_ckpt) {
+        uint32_t n = sfs_anchors(fs), prev = sfs_anchor_unit(fs, (fs->anchor.cur + n - 1u) % n);
         rc = anchor_erase(fs, fs->anchor.cur);
+        if (rc == SFS_EFAIL) {
+            rc = anchor_retire(fs, fs->anchor.cur, prev);
+            if (rc)
+                return rc;
+            fs->anchor.has_ckpt = 1;
+            fs->anchor.next_idx = fs->geo.P;
+            fs->anchor.dirty_next = 1;
+            return 0;
+        }
         if (rc)
             return rc;
         fs->anchor.next_idx = 0;
@@ -324,9 +403,15 @@ static int anchor_prog(steadyfs *fs, uint8_t kind, uint32_t *ppn)
 
 int sfs_ckpt_write(steadyfs *fs)
 {
-    uint32_t i, ppn;
+    uint32_t i, ppn, bad = fs->anchor.bad;
     int rc, tries;
+    /* (three failed programs, not counting those that retired a unit:
+     * units wearing out together fail one after another) */
     for (tries = 0; tries < 3; tries++) {
+        if (fs->anchor.bad != bad) {
+            bad = fs->anchor.bad;
+            tries = 0;
+        }
         if (fs->anchor.next_idx >= fs->geo.P) {
             /* the ring's next unit: the oldest, erased ahead or now */
             uint32_t next = (fs->anchor.cur + 1u) % sfs_anchors(fs);
@@ -334,6 +419,13 @@ int sfs_ckpt_write(steadyfs *fs)
                 if (fs->log.erase_budget)
                     fs->log.erase_budget--;
                 rc = anchor_erase(fs, next);
+                if (rc == SFS_EFAIL) {
+                    /* gone bad: retired, the ring's next is another unit */
+                    rc = anchor_retire(fs, next, sfs_anchor_unit(fs, fs->anchor.cur));
+                    if (rc)
+                        return rc;
+                    continue;
+                }
                 if (rc)
                     return rc;
                 fs->anchor.dirty_next = 0;

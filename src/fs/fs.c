@@ -360,10 +360,19 @@ int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
     fs->live_max = sfs_live_limit(fs);
     for (b = 0; b < fs->geo.n_l2; b++)
         fs->root[b] = SFS_NONE;
-    for (b = 0; b < sfs_anchors(fs); b++) {
-        rc = sfs_erase(fs, sfs_anchor_unit(fs, b));
+    for (b = 0; b < sfs_anchors(fs);) {
+        uint32_t u = sfs_anchor_unit(fs, b);
+        rc = sfs_erase(fs, u);
+        if (rc == SFS_EFAIL) {
+            /* gone bad, unmarked: marked now and out of the ring, as mount
+             * will find it (the next good unit takes its slot) */
+            if (sbd_mark_bad(fs->cfg.bd, u * fs->geo.dev_per_block) < 0 || find_anchors(fs))
+                return STEADYFS_EIO;
+            continue;
+        }
         if (rc)
             return rc;
+        b++;
     }
     rc = sfs_ring_format(fs);   /* (its bad units go into the first checkpoint) */
     if (rc)

@@ -1,0 +1,311 @@
+/* Anchor units that go bad (DESIGN.md §5, "Anchor units that go bad").
+ * The anchor ring's units take a checkpoint every replay_max sectors, so
+ * they wear 2.8-3.3 times as fast as the units collection rotates, and a
+ * unit of it may also fail early.  Up to 2026-12-01 the first anchor unit
+ * whose erase failed made every later checkpoint EIO: the device took no
+ * more changes.  Now the unit is marked bad and the ring goes on with the
+ * good units left (a spare of the anchor area joining it), down to two.
+ *
+ * On mt29f1g01 (256 units: a ring of 4 and 2 spares) and mt25q128 (the
+ * whole part: 4 and 2), a logger of 4 KiB O_DSYNC records in 128 KiB files
+ * (the oldest of 6 unlinked as each starts) runs while one anchor unit
+ * after another is worn out (sim_wear_block): the ring's next unit before
+ * its erase (the switch's erase fails), or just after its erase ahead (the
+ * switch's first program fails, the unit holds no checkpoint yet and its
+ * erase fails).  No write may fail while three good units are left; each
+ * retirement is followed by a remount, every acknowledged record must read
+ * back and fsck must be clean.  With two left, the next failure is EIO,
+ * and the records stay readable.  Then, on mt29f1g01, power cuts at every
+ * program and erase of the calls around one retirement: mount, fsck clean,
+ * every acknowledged record intact, and the log goes on. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fs/fs_internal.h"
+#include "fs_testdev.h"
+
+#define REC 4096u
+#define FILE_RECS 32u
+#define KEPT 6u
+#define WORN 1000000u   /* faults.wear_limit: only the blocks worn on purpose reach it */
+
+static steadyfs scratch;   /* fsck's context: the mounted one stays as it is */
+
+typedef struct logger {
+    uint32_t acked;   /* records written and acknowledged */
+    int fd;
+} logger;
+
+static void fill_rec(uint8_t *b, uint32_t r)
+{
+    uint32_t i;
+    for (i = 0; i < REC; i++)
+        b[i] = (uint8_t)(r * 131u + i * 7u + (i >> 8));
+}
+
+/* The next record (a new file first every FILE_RECS): 0 or the error. */
+static int log_one(tdev *t, logger *l)
+{
+    static uint8_t b[REC];
+    uint32_t r = l->acked;
+    char name[32];
+    int rc;
+    if (r % FILE_RECS == 0 || l->fd < 0) {
+        if (l->fd >= 0) {
+            rc = steadyfs_close(&t->fs, l->fd);
+            l->fd = -1;
+            if (rc)
+                return rc;
+        }
+        if (r % FILE_RECS == 0 && r / FILE_RECS >= KEPT) {
+            snprintf(name, sizeof name, "/r%u", r / FILE_RECS - KEPT);
+            rc = steadyfs_unlink(&t->fs, name);
+            if (rc && rc != STEADYFS_ENOENT)   /* (done before a cut, maybe) */
+                return rc;
+        }
+        snprintf(name, sizeof name, "/r%u", r / FILE_RECS);
+        l->fd = steadyfs_open(&t->fs, name, STEADYFS_O_WRONLY | STEADYFS_O_CREAT | STEADYFS_O_DSYNC);
+        if (l->fd < 0)
+            return l->fd;
+        if (steadyfs_seek(&t->fs, l->fd, (r % FILE_RECS) * REC, STEADYFS_SEEK_SET) != (int64_t)(r % FILE_RECS) * REC)
+            return STEADYFS_EIO;
+    }
+    fill_rec(b, r);
+    rc = steadyfs_write(&t->fs, l->fd, b, REC);
+    if (rc != (int)REC)
+        return rc < 0 ? rc : STEADYFS_EIO;
+    l->acked++;
+    return 0;
+}
+
+/* Every acknowledged record of the files kept reads back (one more may be
+ * there: a write cut after its commit). */
+static void check_records(tdev *t, const logger *l, const char *when)
+{
+    static uint8_t want[REC], got[REC];
+    uint32_t last = l->acked / FILE_RECS, f, r, bad = 0;
+    for (f = last >= KEPT - 1u ? last - (KEPT - 1u) : 0u; f <= last; f++) {
+        uint32_t n = l->acked - f * FILE_RECS < FILE_RECS ? l->acked - f * FILE_RECS : FILE_RECS;
+        steadyfs_stat st;
+        char name[32];
+        int fd;
+        snprintf(name, sizeof name, "/r%u", f);
+        if (!n) {
+            continue;   /* (not created yet, maybe) */
+        }
+        if (steadyfs_stat_path(&t->fs, name, &st) || st.size < (uint64_t)n * REC ||
+            st.size > (uint64_t)(n + 1u) * REC) {
+            bad++;
+            continue;
+        }
+        fd = steadyfs_open(&t->fs, name, STEADYFS_O_RDONLY);
+        if (fd < 0) {
+            bad++;
+            continue;
+        }
+        for (r = 0; r < n; r++) {
+            fill_rec(want, f * FILE_RECS + r);
+            if (steadyfs_read(&t->fs, fd, got, REC) != (int)REC || memcmp(got, want, REC))
+                bad++;
+        }
+        steadyfs_close(&t->fs, fd);
+    }
+    if (bad)
+        fprintf(stderr, "%s: %u records or files wrong (%u acknowledged)\n", when, bad, l->acked);
+    CHECK_EQ(bad, 0u);
+}
+
+/* Wear out anchor area unit u: every device block of it. */
+static void wear_unit(tdev *t, uint32_t u)
+{
+    uint32_t k;
+    for (k = 0; k < t->fs.geo.dev_per_block; k++)
+        CHECK_EQ(sim_wear_block(&t->dev, u * t->fs.geo.dev_per_block + k, WORN), 0);
+}
+
+static void remount_and_check(tdev *t, logger *l, const char *when)
+{
+    if (l->fd >= 0)
+        steadyfs_close(&t->fs, l->fd);
+    l->fd = -1;
+    steadyfs_unmount(&t->fs);
+    CHECK_EQ(steadyfs_mount(&t->fs, &t->cfg), 0);
+    check_records(t, l, when);
+    CHECK_EQ(tdev_fsck(t, &scratch, when), 0);
+}
+
+/* Records until the ring has moved past `slots` more units, or an error. */
+static int log_until_switches(tdev *t, logger *l, uint32_t slots, uint32_t cap)
+{
+    uint32_t seen = t->fs.anchor.cur, moved = 0, i;
+    int rc = 0;
+    for (i = 0; i < cap && moved < slots; i++) {
+        rc = log_one(t, l);
+        if (rc)
+            return rc;
+        if (t->fs.anchor.cur != seen) {
+            seen = t->fs.anchor.cur;
+            moved++;
+        }
+    }
+    return moved >= slots ? 0 : -1;
+}
+
+static void wear_out_ring(const char *dev, uint32_t blocks)
+{
+    tdev t;
+    sim_faults fl;
+    logger l = {0, -1};
+    uint32_t k, good, ring0;
+    char when[96];
+    CHECK_EQ(tdev_open(&t, dev, blocks, 1), 0);
+    t.cfg.open_max = 2;
+    memset(&fl, 0, sizeof fl);
+    fl.wear_limit = WORN;
+    sim_set_faults(&t.dev, &fl);
+    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    ring0 = sfs_anchors(&t.fs);
+    good = ring0 + SFS_ANCHOR_SPARE;
+    CHECK_EQ(log_until_switches(&t, &l, ring0 + 1u, 200000u), 0);
+    for (k = 0;; k++) {
+        uint32_t n = sfs_anchors(&t.fs), next = (t.fs.anchor.cur + 1u) % n, u;
+        uint32_t bad0 = t.fs.anchor.bad, i;
+        int rc = 0;
+        if (k % 2u) {
+            /* just after its erase ahead: the switch programs it first */
+            for (i = 0; i < 200000u && t.fs.anchor.dirty_next && !rc; i++)
+                rc = log_one(&t, &l);
+            CHECK_EQ(rc, 0);
+            next = (t.fs.anchor.cur + 1u) % sfs_anchors(&t.fs);
+        }
+        u = sfs_anchor_unit(&t.fs, next);
+        wear_unit(&t, u);
+        for (i = 0; i < 200000u && t.fs.anchor.bad == bad0 && !rc; i++)
+            rc = log_one(&t, &l);
+        snprintf(when, sizeof when, "%s: anchor unit %u worn (%s)", dev, u, k % 2u ? "erased ahead" : "before its erase");
+        if (good == 2u) {
+            /* two left: the ring cannot lose one more */
+            CHECK_EQ(rc, STEADYFS_EIO);
+            CHECK_EQ(t.fs.anchor.bad, bad0);
+            printf("%s: with 2 good anchor units left, EIO after %u records\n", when, l.acked);
+            l.fd = -1;   /* (the handle is the failed context's) */
+            memset(&t.fs, 0, sizeof t.fs);
+            CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+            check_records(&t, &l, when);
+            CHECK_EQ(tdev_fsck(&t, &scratch, when), 0);
+            break;
+        }
+        CHECK_EQ(rc, 0);
+        CHECK(t.fs.anchor.bad == (bad0 | 1u << u));
+        good--;
+        CHECK_EQ(sfs_anchors(&t.fs), good < ring0 ? good : ring0);
+        remount_and_check(&t, &l, when);
+        CHECK_EQ(sfs_anchors(&t.fs), good < ring0 ? good : ring0);
+        /* the ring goes round twice on what is left */
+        CHECK_EQ(log_until_switches(&t, &l, 2u * sfs_anchors(&t.fs) + 1u, 400000u), 0);
+        remount_and_check(&t, &l, when);
+        printf("%s: retired, ring of %u, %u records so far\n", when, sfs_anchors(&t.fs), l.acked);
+    }
+    CHECK_EQ(good, 2u);
+    tdev_close(&t);
+}
+
+/* Power cuts at each program and erase from just before a retirement. */
+static void cuts_around_retirement(void)
+{
+    tdev t;
+    sim_faults fl;
+    logger l = {0, -1}, l0;
+    sim_dev d0;
+    steadyfs fs0;
+    void *img0, *work0;
+    static uint8_t sec0[4096];
+    uint32_t u, span = 0, k, cuts = 0, i, bad0;
+    uint64_t ops0;
+    int rc = 0;
+    CHECK_EQ(tdev_open(&t, "mt29f1g01", 256, 2), 0);
+    t.cfg.open_max = 2;
+    memset(&fl, 0, sizeof fl);
+    fl.wear_limit = WORN;
+    sim_set_faults(&t.dev, &fl);
+    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    CHECK_EQ(log_until_switches(&t, &l, sfs_anchors(&t.fs) + 1u, 200000u), 0);
+    /* the current anchor unit nearly full: the switch is a record or two away */
+    for (i = 0; i < 200000u && t.fs.anchor.next_idx + 1u < t.fs.geo.P && !rc; i++)
+        rc = log_one(&t, &l);
+    CHECK_EQ(rc, 0);
+    u = sfs_anchor_unit(&t.fs, (t.fs.anchor.cur + 1u) % sfs_anchors(&t.fs));
+    wear_unit(&t, u);
+    /* the state to cut from */
+    img0 = malloc((size_t)t.image_len);
+    CHECK(img0 != NULL);
+    if (!img0)
+        return;
+    memcpy(img0, t.image, (size_t)t.image_len);
+    work0 = malloc(t.cfg.work_size);
+    CHECK(work0 != NULL);
+    if (!work0)
+        return;
+    memcpy(work0, t.work, t.cfg.work_size);
+    memcpy(sec0, t.sector, sizeof sec0);
+    d0 = t.dev;
+    fs0 = t.fs;
+    l0 = l;
+    ops0 = t.dev.pe_ops;
+    bad0 = t.fs.anchor.bad;
+    /* how many programs and erases the retirement is away, and 8 records more */
+    for (i = 0; i < 1000u && t.fs.anchor.bad == bad0 && !rc; i++)
+        rc = log_one(&t, &l);
+    CHECK_EQ(rc, 0);
+    CHECK(t.fs.anchor.bad != bad0);
+    for (i = 0; i < 8u && !rc; i++)
+        rc = log_one(&t, &l);
+    CHECK_EQ(rc, 0);
+    span = (uint32_t)(t.dev.pe_ops - ops0);
+    for (k = 1; k <= span; k++) {
+        char when[64];
+        memcpy(t.image, img0, (size_t)t.image_len);
+        memcpy(t.work, work0, t.cfg.work_size);
+        memcpy(t.sector, sec0, sizeof sec0);
+        t.dev = d0;
+        t.fs = fs0;
+        l = l0;
+        fl.powercut_after = k;   /* (sim_set_faults counts from 0 again) */
+        sim_set_faults(&t.dev, &fl);
+        for (i = 0; i < 1000u && !log_one(&t, &l); i++)
+            ;
+        CHECK(t.dev.stats.power_cuts > d0.stats.power_cuts);
+        cuts++;
+        fl.powercut_after = 0;
+        sim_set_faults(&t.dev, &fl);
+        sim_power_restore(&t.dev);
+        snprintf(when, sizeof when, "cut at program/erase %u of %u around a retirement", k, span);
+        memset(&t.fs, 0, sizeof t.fs);
+        l.fd = -1;
+        CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+        CHECK_EQ(tdev_fsck(&t, &scratch, when), 0);
+        check_records(&t, &l, when);
+        /* the log goes on, and the ring with it (the worn unit retired
+         * now if the cut came first) */
+        CHECK_EQ(log_until_switches(&t, &l, sfs_anchors(&t.fs) + 1u, 200000u), 0);
+        CHECK(t.fs.anchor.bad & 1u << u);
+        remount_and_check(&t, &l, when);
+    }
+    printf("anchor retire: %u power cuts at each program and erase around a retirement (unit %u)\n", cuts, u);
+    CHECK(cuts >= 4u);
+    free(img0);
+    free(work0);
+    tdev_close(&t);
+}
+
+int main(void)
+{
+    wear_out_ring("mt29f1g01", 256);
+    wear_out_ring("mt25q128", 0);
+    cuts_around_retirement();
+    return check_done("test_fs_anchor_retire");
+}
