@@ -1,0 +1,175 @@
+/* End of life (DESIGN.md §6, "End of life, measured").  Every unit of a
+ * 128-unit mt29f1g01 wears out at its 20th erase (faults.wear_limit).  A
+ * logger of 4 KiB O_DSYNC records in 256 KiB files, the oldest of 8
+ * unlinked as each new one starts (2 MB live), runs until a call fails.
+ *
+ * 1. As the device is: the anchor ring, written a sector per replay_max
+ *    (2.8-3.6 times as often as the other units), wears out first; its
+ *    units are retired down to two, then a checkpoint fails: EIO.  The
+ *    data units must have used a third of their endurance by then (they
+ *    used a tenth before 2026-12-01: ties in the greedy victim went to the
+ *    lowest units, which wore out while others stayed fresh, and the first
+ *    worn anchor unit was EIO).
+ * 2. With the anchor area kept fresh (its erase counts set back to 0, as if
+ *    its units lasted longer): the data units decide, units go bad one
+ *    after another and the capacity shrinks with them; a write may fail
+ *    only with ENOSPC once the live data no longer fits the good units'
+ *    live limit, and by then they must have used 90 % of their endurance.
+ * In both, the failing call is EIO or ENOSPC, never anything else; after a
+ * remount every acknowledged record of the kept files reads back and fsck
+ * is clean. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fs/fs_internal.h"
+#include "fs_testdev.h"
+
+#define REC 4096u
+#define FILE_RECS 64u
+#define KEPT 8u
+#define LIMIT 20u
+
+static steadyfs scratch;   /* fsck's context */
+
+static void fill_rec(uint8_t *b, uint32_t r)
+{
+    uint32_t i;
+    for (i = 0; i < REC; i++)
+        b[i] = (uint8_t)(r * 29u + i * 13u + (i >> 9));
+}
+
+/* The logger until a call fails: the records acknowledged, *err the error. */
+static uint32_t run_logger(tdev *t, int fresh_anchors, int *err)
+{
+    static uint8_t b[REC];
+    uint32_t r, a;
+    int fd = -1, rc = 0;
+    for (r = 0;; r++) {
+        char name[32];
+        if (fresh_anchors && r % 256u == 0)
+            for (a = 0; a < sfs_reserved(&t->fs) * t->fs.geo.dev_per_block; a++)
+                sim_wear_block(&t->dev, a, 0);
+        if (r % FILE_RECS == 0) {
+            if (fd >= 0 && (rc = steadyfs_close(&t->fs, fd)) != 0)
+                break;
+            fd = -1;
+            if (r / FILE_RECS >= KEPT) {
+                snprintf(name, sizeof name, "/log%u", r / FILE_RECS - KEPT);
+                if ((rc = steadyfs_unlink(&t->fs, name)) != 0)
+                    break;
+            }
+            snprintf(name, sizeof name, "/log%u", r / FILE_RECS);
+            fd = steadyfs_open(&t->fs, name, STEADYFS_O_WRONLY | STEADYFS_O_CREAT | STEADYFS_O_DSYNC);
+            if (fd < 0) {
+                rc = fd;
+                break;
+            }
+        }
+        fill_rec(b, r);
+        rc = steadyfs_write(&t->fs, fd, b, REC);
+        if (rc != (int)REC) {
+            rc = rc < 0 ? rc : STEADYFS_EIO;
+            break;
+        }
+        rc = 0;
+    }
+    *err = rc;
+    return r;
+}
+
+/* After a remount: the kept files hold every acknowledged record (an
+ * unlink or a create cut short by the failure aside). */
+static void check_kept(tdev *t, uint32_t acked)
+{
+    static uint8_t want[REC], got[REC];
+    uint32_t last = acked / FILE_RECS, f, r, bad = 0;
+    for (f = last >= KEPT - 1u ? last - (KEPT - 1u) : 0u; f <= last; f++) {
+        uint32_t n = acked - f * FILE_RECS < FILE_RECS ? acked - f * FILE_RECS : FILE_RECS;
+        char name[32];
+        int fd;
+        if (!n)
+            continue;
+        snprintf(name, sizeof name, "/log%u", f);
+        fd = steadyfs_open(&t->fs, name, STEADYFS_O_RDONLY);
+        if (fd < 0) {
+            bad++;
+            continue;
+        }
+        for (r = 0; r < n; r++) {
+            fill_rec(want, f * FILE_RECS + r);
+            if (steadyfs_read(&t->fs, fd, got, REC) != (int)REC || memcmp(got, want, REC))
+                bad++;
+        }
+        steadyfs_close(&t->fs, fd);
+    }
+    CHECK_EQ(bad, 0u);
+}
+
+static uint32_t good_anchors(const steadyfs *fs)
+{
+    uint32_t b, n = 0;
+    for (b = 0; b < sfs_reserved(fs); b++)
+        n += !(fs->anchor.bad >> b & 1u);
+    return n;
+}
+
+static void end_of_life(int fresh_anchors)
+{
+    tdev t;
+    sim_faults fl;
+    uint32_t recs, b, nbad = 0, live, live_max;
+    uint64_t erases = 0, usable = 0;
+    int err;
+    CHECK_EQ(tdev_open(&t, "mt29f1g01", 128, 1), 0);
+    t.cfg.open_max = 1;
+    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    memset(&fl, 0, sizeof fl);
+    fl.wear_limit = LIMIT;
+    sim_set_faults(&t.dev, &fl);
+    recs = run_logger(&t, fresh_anchors, &err);
+    live = t.fs.live;
+    live_max = t.fs.live_max;
+    /* the data units' endurance used: their erases (a failing erase of a
+     * worn unit is not one) against LIMIT each */
+    for (b = sfs_reserved(&t.fs); b < t.fs.geo.nblocks; b++) {
+        uint32_t c = sim_erase_count(&t.dev, b);
+        if (c == 0)
+            continue;   /* factory bad */
+        usable++;
+        erases += c < LIMIT ? c : LIMIT;
+        nbad += sbd_is_bad(&t.dev.bd, b) > 0;
+    }
+    printf("end of life (%s): %u records (%.1f MB) until %s; data units %.0f %% of their endurance used, %u of %u "
+           "gone bad; live %u of %u sectors; anchor area %u good of %u\n",
+           fresh_anchors ? "anchor area kept fresh" : "as the device is", recs, recs * (double)REC / 1e6,
+           steadyfs_strerror(err), 100.0 * (double)erases / (double)(usable * LIMIT), nbad, (unsigned)usable, live,
+           live_max, good_anchors(&t.fs), sfs_reserved(&t.fs));
+    CHECK(err == STEADYFS_EIO || err == STEADYFS_ENOSPC);
+    if (fresh_anchors) {
+        CHECK_EQ(err, STEADYFS_ENOSPC);
+        CHECK(10u * erases >= 9u * usable * LIMIT);
+    } else {
+        CHECK(3u * erases >= usable * LIMIT);
+    }
+    (void)live;
+    (void)live_max;
+    /* what a user finds after the failure (and a power cut) */
+    memset(&t.fs, 0, sizeof t.fs);
+    fl.wear_limit = 0xFFFFFFFFu;   /* (reads only from here on) */
+    sim_set_faults(&t.dev, &fl);
+    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    check_kept(&t, recs);
+    CHECK_EQ(tdev_fsck(&t, &scratch, "end of life"), 0);
+    steadyfs_unmount(&t.fs);
+    tdev_close(&t);
+}
+
+int main(void)
+{
+    end_of_life(0);
+    end_of_life(1);
+    return check_done("test_fs_end_of_life");
+}
