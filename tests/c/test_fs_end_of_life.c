@@ -12,9 +12,10 @@
  *    worn anchor unit was EIO).
  * 2. With the anchor area kept fresh (its erase counts set back to 0, as if
  *    its units lasted longer): the data units decide, units go bad one
- *    after another and the capacity shrinks with them; a write may fail
- *    only with ENOSPC once the live data no longer fits the good units'
- *    live limit, and by then they must have used 90 % of their endurance.
+ *    after another and the capacity shrinks with them, and a call may fail
+ *    only once they have used 90 % of their endurance (ENOSPC when the
+ *    live data no longer fits the good units' live limit, or EIO when an
+ *    O_DSYNC write's commit finds only units that fail their programs).
  * In both, the failing call is EIO or ENOSPC, never anything else; after a
  * remount every acknowledged record of the kept files reads back and fsck
  * is clean. */
@@ -27,9 +28,13 @@
 #include "fs_testdev.h"
 
 #define REC 4096u
-#define FILE_RECS 64u
-#define KEPT 8u
-#define LIMIT 20u
+
+/* the defaults; STEADYFS_EOL_DEVICE, _UNITS, _LIMIT, _FILE_RECS and _KEPT
+ * run other shapes (the endurance floors are asserted for the defaults
+ * only: smaller files wear the anchor ring faster, DESIGN.md §5) */
+static const char *device = "mt29f1g01";
+static uint32_t UNITS = 128u, LIMIT = 20u, FILE_RECS = 64u, KEPT = 8u;
+static int defaults = 1;
 
 static steadyfs scratch;   /* fsck's context */
 
@@ -39,6 +44,8 @@ static void fill_rec(uint8_t *b, uint32_t r)
     for (i = 0; i < REC; i++)
         b[i] = (uint8_t)(r * 29u + i * 13u + (i >> 9));
 }
+
+static const char *failed_call;   /* the call that failed */
 
 /* The logger until a call fails: the records acknowledged, *err the error. */
 static uint32_t run_logger(tdev *t, int fresh_anchors, int *err)
@@ -52,15 +59,18 @@ static uint32_t run_logger(tdev *t, int fresh_anchors, int *err)
             for (a = 0; a < sfs_reserved(&t->fs) * t->fs.geo.dev_per_block; a++)
                 sim_wear_block(&t->dev, a, 0);
         if (r % FILE_RECS == 0) {
+            failed_call = "close";
             if (fd >= 0 && (rc = steadyfs_close(&t->fs, fd)) != 0)
                 break;
             fd = -1;
             if (r / FILE_RECS >= KEPT) {
                 snprintf(name, sizeof name, "/log%u", r / FILE_RECS - KEPT);
+                failed_call = "unlink";
                 if ((rc = steadyfs_unlink(&t->fs, name)) != 0)
                     break;
             }
             snprintf(name, sizeof name, "/log%u", r / FILE_RECS);
+            failed_call = "create";
             fd = steadyfs_open(&t->fs, name, STEADYFS_O_WRONLY | STEADYFS_O_CREAT | STEADYFS_O_DSYNC);
             if (fd < 0) {
                 rc = fd;
@@ -68,6 +78,7 @@ static uint32_t run_logger(tdev *t, int fresh_anchors, int *err)
             }
         }
         fill_rec(b, r);
+        failed_call = "write";
         rc = steadyfs_write(&t->fs, fd, b, REC);
         if (rc != (int)REC) {
             rc = rc < 0 ? rc : STEADYFS_EIO;
@@ -122,7 +133,7 @@ static void end_of_life(int fresh_anchors)
     uint32_t recs, b, nbad = 0, live, live_max;
     uint64_t erases = 0, usable = 0;
     int err;
-    CHECK_EQ(tdev_open(&t, "mt29f1g01", 128, 1), 0);
+    CHECK_EQ(tdev_open(&t, device, UNITS, 1), 0);
     t.cfg.open_max = 1;
     CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
     CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
@@ -135,25 +146,23 @@ static void end_of_life(int fresh_anchors)
     /* the data units' endurance used: their erases (a failing erase of a
      * worn unit is not one) against LIMIT each */
     for (b = sfs_reserved(&t.fs); b < t.fs.geo.nblocks; b++) {
-        uint32_t c = sim_erase_count(&t.dev, b);
+        uint32_t d = b * t.fs.geo.dev_per_block, c = sim_erase_count(&t.dev, d);
         if (c == 0)
             continue;   /* factory bad */
         usable++;
         erases += c < LIMIT ? c : LIMIT;
-        nbad += sbd_is_bad(&t.dev.bd, b) > 0;
+        nbad += sbd_is_bad(&t.dev.bd, d) > 0;
     }
-    printf("end of life (%s): %u records (%.1f MB) until %s; data units %.0f %% of their endurance used, %u of %u "
+    printf("end of life (%s): %u records (%.1f MB) until %s (%s); data units %.0f %% of their endurance used, %u of %u "
            "gone bad; live %u of %u sectors; anchor area %u good of %u\n",
            fresh_anchors ? "anchor area kept fresh" : "as the device is", recs, recs * (double)REC / 1e6,
-           steadyfs_strerror(err), 100.0 * (double)erases / (double)(usable * LIMIT), nbad, (unsigned)usable, live,
+           steadyfs_strerror(err), failed_call, 100.0 * (double)erases / (double)(usable * LIMIT), nbad, (unsigned)usable, live,
            live_max, good_anchors(&t.fs), sfs_reserved(&t.fs));
     CHECK(err == STEADYFS_EIO || err == STEADYFS_ENOSPC);
-    if (fresh_anchors) {
-        CHECK_EQ(err, STEADYFS_ENOSPC);
+    if (fresh_anchors)
         CHECK(10u * erases >= 9u * usable * LIMIT);
-    } else {
+    else if (defaults)
         CHECK(3u * erases >= usable * LIMIT);
-    }
     (void)live;
     (void)live_max;
     /* what a user finds after the failure (and a power cut) */
@@ -167,8 +176,29 @@ static void end_of_life(int fresh_anchors)
     tdev_close(&t);
 }
 
+static uint32_t env_u32(const char *name, uint32_t dflt)
+{
+    const char *v = getenv(name);
+    if (!v)
+        return dflt;
+    defaults = 0;
+    return (uint32_t)strtoul(v, NULL, 0);
+}
+
 int main(void)
 {
+    if (getenv("STEADYFS_EOL_DEVICE")) {
+        device = getenv("STEADYFS_EOL_DEVICE");
+        defaults = 0;
+    }
+    UNITS = env_u32("STEADYFS_EOL_UNITS", UNITS);
+    LIMIT = env_u32("STEADYFS_EOL_LIMIT", LIMIT);
+    FILE_RECS = env_u32("STEADYFS_EOL_FILE_RECS", FILE_RECS);
+    KEPT = env_u32("STEADYFS_EOL_KEPT", KEPT);
+    if (!FILE_RECS || KEPT < 2u) {
+        fprintf(stderr, "test_fs_end_of_life: STEADYFS_EOL_FILE_RECS >= 1 and STEADYFS_EOL_KEPT >= 2\n");
+        return 2;
+    }
     end_of_life(0);
     end_of_life(1);
     return check_done("test_fs_end_of_life");
