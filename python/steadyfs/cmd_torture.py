@@ -38,6 +38,7 @@ FILE_MAX_MIN, FILE_MAX_MAX = 6000, 1 << 20
 SECTOR_SIZE_MAX = 8192   # src/host/torture.h TORTURE_SECTOR_MAX
 HANDLES_MAX = 8          # src/host/torture.h TORTURE_HANDLES_MAX
 READ_ERRORS_MAX = 100000  # src/host/main/torture_main.c --read-errors
+WEAR_LIMIT_MAX = 1000000  # src/host/main/torture_main.c --wear-limit
 
 
 def _problem(args: argparse.Namespace) -> str | None:
@@ -74,6 +75,8 @@ def _problem(args: argparse.Namespace) -> str | None:
         return f"--read-errors {args.read_errors}: want 0..{READ_ERRORS_MAX} reads in a million"
     if args.read_errors and args.spinand:
         return "--read-errors: the simulated device fails its reads, not the SPI chip model (drop --spinand)"
+    if not 0 <= args.wear_limit <= WEAR_LIMIT_MAX:
+        return f"--wear-limit {args.wear_limit}: want 0..{WEAR_LIMIT_MAX} erases (0: the part's endurance)"
     return None
 
 
@@ -134,6 +137,8 @@ def _run(args: argparse.Namespace) -> int:
         argv.append("--fsck")
     if args.read_errors:
         argv += ["--read-errors", str(args.read_errors)]
+    if args.wear_limit:
+        argv += ["--wear-limit", str(args.wear_limit)]
     argv.append("--no-faults" if args.no_faults else "--faults")
     if args.spinand:
         argv.append("--spinand")
@@ -199,6 +204,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "a read 3 times); a call that fails with EIO for it is checked as a cut "
                         f"is: mounted again, its files as before the call or after it (0..{READ_ERRORS_MAX}; "
                         "0: none), e.g. 2000")
+    p.add_argument("--wear-limit", type=int, default=0, metavar="N",
+                   help="units wear out at their Nth erase (0: the part's endurance, 100 000 on "
+                        "NAND and NOR), so a long run meets anchor units retired and data units "
+                        "gone bad under the cuts, and ends worn out: an ENOSPC or EIO once the "
+                        "units have used 90 %% of it, or an EIO once an anchor-area unit has "
+                        "reached it, is checked as a cut is and ends the run, e.g. 40 with "
+                        "--blocks 128")
     p.add_argument("--fsck", action="store_true",
                    help="run fsck on the device after every cut's mount and at the end; an "
                         "error it finds is a failure")

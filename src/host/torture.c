@@ -659,6 +659,7 @@ static void arm(tctx *t)
     }
     f.read_io_ppm = t->o->read_errors;
     f.read_io_burst = 6;   /* the media layer tries 3 times: longer bursts reach the calls */
+    f.wear_limit = t->o->wear_limit;
     sim_set_faults(&t->dev, &f);
     t->armed = 1;
 }
@@ -667,6 +668,7 @@ static void disarm(tctx *t)
 {
     sim_faults f;
     memset(&f, 0, sizeof f);
+    f.wear_limit = t->o->wear_limit;   /* (worn units stay worn) */
     sim_set_faults(&t->dev, &f);
     t->chip.cut_after_xfers = 0;
     t->armed = 0;
@@ -675,13 +677,39 @@ static void disarm(tctx *t)
 /* After a cut (cut 1), or a call that failed with EIO for a device read
  * that returned no bytes (cut 0: nothing was lost, but what the call left
  * on the medium is checked as a cut's -- the files as before the call or
- * after it): mount again without unmount, check, go on. */
+ * after it), or the call that found the device worn out (cut 2, checked
+ * the same way): mount again without unmount, check, go on. */
+/* --wear-limit: has the device reached its end?  A unit of the anchor
+ * area at the limit (the checkpoints' ring loses units down to two, then
+ * fails), or the other units at 90 % of it on average (they fail their
+ * programs and erases one after another). */
+static int wear_end(tctx *t)
+{
+    uint32_t wl = t->o->wear_limit, b, n = 0;
+    /* (the anchor area: A + 2 units, steadyfs.h) */
+    uint32_t anchor_blocks = (t->fs.geo.anchors + 2u) * t->fs.geo.dev_per_block;
+    uint64_t sum = 0;
+    for (b = 0; b < t->dev.bd.geo.block_count; b++) {
+        uint32_t c = sim_erase_count(&t->dev, b);
+        if (b < anchor_blocks) {
+            if (c >= wl)
+                return 1;
+            continue;
+        }
+        if (!c && sbd_is_bad(&t->dev.bd, b) > 0)
+            continue;   /* factory bad */
+        sum += c < wl ? c : wl;
+        n++;
+    }
+    return n && 10u * sum >= 9u * (uint64_t)n * wl;
+}
+
 static int recover(tctx *t, int cut)
 {
     int rc;
     if (!cut) {
         t->r->read_error_stops++;
-    } else {
+    } else if (cut == 1) {
         t->r->cuts++;
         if (t->o->spinand)
             sim_spinand_power_restore(&t->chip);
@@ -1439,6 +1467,8 @@ void steady_torture_replay(const steady_torture_opts *o, uint64_t ops, FILE *out
         fprintf(out, " --fsck");
     if (o->read_errors)
         fprintf(out, " --read-errors %lu", (unsigned long)o->read_errors);
+    if (o->wear_limit)
+        fprintf(out, " --wear-limit %lu", (unsigned long)o->wear_limit);
     if (o->profile_file)
         fprintf(out, " --profile-file %s", o->profile_file);
     fprintf(out, "%s%s\n", o->faults ? "" : " --no-faults", o->spinand ? " --spinand" : "");
@@ -1499,6 +1529,13 @@ int steady_torture_run(const steady_torture_opts *o, steady_torture_result *r, F
             if (recover(t, 0))
                 break;
             continue;
+        }
+        if ((rc == STEADYFS_EIO || rc == STEADYFS_ENOSPC) && o->wear_limit && wear_end(t)) {
+            fprintf(out, "%s: device worn out after %llu ops (%s: %s; wear limit %u erases)\n", o->device,
+                    (unsigned long long)t->op, what, steadyfs_strerror(rc), (unsigned)o->wear_limit);
+            r->worn_out = 1;
+            recover(t, 2);   /* (checked as after a cut; a failure is recorded) */
+            break;
         }
         if (rc == STEADYFS_EIO && t->armed) {
             fail(t, what, "EIO without a power cut", rc, 0);

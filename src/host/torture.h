@@ -54,6 +54,13 @@ typedef struct steady_torture_opts {
                              a bus or host error); a call that fails with EIO
                              then is checked as a cut is: mounted again, the
                              files as before the call or after it (0: none) */
+    uint32_t wear_limit;  /* units wear out at that erase count (sim_faults
+                             wear_limit; 0: the profile's endurance), so a long
+                             run meets anchor units retired and data units gone
+                             bad under the cuts, and ends worn out: an ENOSPC or
+                             an EIO once the units have used 90 % of it, or an
+                             EIO once an anchor-area unit has reached it, is the
+                             device's end, checked as a cut is */
 } steady_torture_opts;
 
 typedef struct steady_torture_result {

@@ -1356,6 +1356,18 @@ static void copied_original(const char *dev, uint32_t blocks)
     for (i = 0; fd >= 0 && i < 20000u; i++) {
         ip = place(&t, iy, 0);
         cp = sfs_copy_of(&t.fs, ip);
+        /* the unit of /y's inode sector as the next greedy victim: the
+         * rule takes it once it is the emptiest, which /c's churn, whose
+         * units die whole, puts off for tens of thousands of records
+         * since ties go to the unit written longest ago (gc.c
+         * pick_victim); collection may take any closed unit (static wear
+         * levelling does), so it is named here as pick_victim names one */
+        if (cp == ip && t.fs.gc.victim == SFS_NONE && sfs_closed(&t.fs, ip / t.fs.geo.P) &&
+            ip / t.fs.geo.P != t.fs.gc.wl_victim && sfs_reloc_room(&t.fs)) {
+            t.fs.gc.victim = ip / t.fs.geo.P;
+            t.fs.gc.idx = 0;
+            t.fs.gc.c0 = t.fs.blk[t.fs.gc.victim];
+        }
         if (cp != ip && dp == SFS_NONE) {
             CHECK_EQ(sfs_rd_buf(&t.fs, ip), 0);
             for (k = 1; k < 40u && dp == SFS_NONE; k++) {

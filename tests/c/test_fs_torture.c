@@ -23,19 +23,22 @@ static void replay_lines(void)
         int every, faults;
         uint32_t pending_max, file_max;
         int meta, fsck;
-        uint32_t read_errors;
+        uint32_t read_errors, wear_limit;
         const char *want;
     } c[] = {
-        {"mt29f1g01", 5, 0, 0, 1, 1, 0, 0, 0, 0, 0,
+        {"mt29f1g01", 5, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0,
          "replay: steady torture --device mt29f1g01 --seed 5 --ops 40 --powercut every\n"},
-        {"mt29f1g01", 7, 3, 64, 0, 0, 0, 0, 0, 0, 0,
+        {"mt29f1g01", 7, 3, 64, 0, 0, 0, 0, 0, 0, 0, 0,
          "replay: steady torture --device mt29f1g01 --seed 7 --ops 40 --powercut 3 --blocks 64 "
          "--no-faults\n"},
-        {"em064lx", 9, 0, 0, 0, 1, 0, 0, 0, 0, 2000,
+        {"em064lx", 9, 0, 0, 0, 1, 0, 0, 0, 0, 2000, 0,
          "replay: steady torture --device em064lx --seed 9 --ops 40 --powercut 0 --read-errors 2000\n"},
-        {"mt25q128", 11, 200, 0, 0, 1, 12, 100000, 1, 1, 0,
+        {"mt25q128", 11, 200, 0, 0, 1, 12, 100000, 1, 1, 0, 0,
          "replay: steady torture --device mt25q128 --seed 11 --ops 40 --powercut 200 "
          "--pending-max 12 --file-max 100000 --meta --fsck\n"},
+        {"mt29f1g01", 13, 20, 0, 0, 1, 0, 0, 0, 1, 0, 12,
+         "replay: steady torture --device mt29f1g01 --seed 13 --ops 40 --powercut 20 --fsck "
+         "--wear-limit 12\n"},
     };
     unsigned i;
     for (i = 0; i < sizeof c / sizeof c[0]; i++) {
@@ -54,6 +57,7 @@ static void replay_lines(void)
         o.meta = c[i].meta;
         o.fsck = c[i].fsck;
         o.read_errors = c[i].read_errors;
+        o.wear_limit = c[i].wear_limit;
         steady_torture_replay(&o, 40, f);
         fclose(f);
         CHECK(buf && !strcmp(buf, c[i].want));
@@ -249,6 +253,20 @@ int main(void)
         o.hold = s;
         r = run_clean(&o);
         CHECK(r.cuts >= 10);
+    }
+    /* units that wear out at their 12th erase (--wear-limit 12): data
+     * units gone bad and anchor units retired under the cuts, spares
+     * joining the anchor ring, until the device's end, which the run must
+     * meet and check as a cut (an EIO once an anchor-area unit is at the
+     * limit, or an ENOSPC or EIO once the units are at 90 % of it): NAND
+     * and NOR */
+    for (d = 0; d < 2; d++) {
+        steady_torture_opts o = on_medium(d, 1800 + d, 100000);
+        steady_torture_result r;
+        o.wear_limit = 12;
+        r = run_clean(&o);
+        CHECK(r.worn_out);
+        CHECK(r.cuts >= 50);
     }
     /* cuts within every few programs while collection relocates a
      * victim, with a table small for its open files (many merges and

@@ -63,6 +63,8 @@ def test_bench_zero_parameter(param: str) -> None:
     (["--handles", "9"], "--handles 9"),
     (["--handles", "1"], "--handles 1"),
     (["--device", "mt29f1g01", "--handles", "8", "--pending-max", "8"], "--handles 8 --pending-max 8"),
+    (["--wear-limit", "-1"], "--wear-limit -1"),
+    (["--wear-limit", "2000000"], "--wear-limit 2000000"),
 ])
 def test_torture_bad_input(args: list[str], needle: str) -> None:
     assert_one_line_error(steady("torture", *args), needle)
@@ -94,6 +96,8 @@ def test_unknown_command_one_line() -> None:
     "replay: steady torture --device em064lx --seed 9 --ops 40 --powercut 0 --read-errors 2000",
     "replay: steady torture --device mt25q128 --seed 11 --ops 40 --powercut 200 "
     "--pending-max 12 --file-max 100000 --meta --fsck",
+    "replay: steady torture --device mt29f1g01 --seed 13 --ops 40 --powercut 20 --fsck "
+    "--wear-limit 12",
 ])
 def test_torture_replay_line_runs_as_printed(line: str) -> None:
     words = shlex.split(line.removeprefix("replay: "))
@@ -108,7 +112,7 @@ def test_torture_binary_refuses_bad_numbers() -> None:
     exe = cmd_torture.binary()
     if not exe.exists():
         pytest.skip("steady-torture not built")
-    for args in (["--ops", "-5"], ["--powercut", "sometimes"], ["--seed", "x"]):
+    for args in (["--ops", "-5"], ["--powercut", "sometimes"], ["--seed", "x"], ["--wear-limit", "x"]):
         r = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=30)
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
 

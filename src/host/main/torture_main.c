@@ -11,7 +11,7 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: steady-torture --device PROFILE [--seed N] [--ops N] "
-                    "[--powercut every|N|0] [--blocks N] [--erase-mult M] [--sector-size BYTES] [--ring-units N] [--pending-max K] [--file-max BYTES] [--meta] [--hold] [--handles N] [--fill PERCENT] [--read-errors PPM] [--fsck] [--faults|--no-faults] [--spinand] [--verbose]\n"
+                    "[--powercut every|N|0] [--blocks N] [--erase-mult M] [--sector-size BYTES] [--ring-units N] [--pending-max K] [--file-max BYTES] [--meta] [--hold] [--handles N] [--fill PERCENT] [--read-errors PPM] [--wear-limit N] [--fsck] [--faults|--no-faults] [--spinand] [--verbose]\n"
                     "       [--profile-def KIND:NAME:N0,N1,... [--profile-file FILE]]\n");
     return 2;
 }
@@ -86,6 +86,10 @@ int main(int argc, char **argv)
             if (num(a, v, 0, 100000, &x))
                 return 2;
             o.read_errors = (uint32_t)x, i++;
+        } else if (!strcmp(a, "--wear-limit") && v) {
+            if (num(a, v, 0, 1000000u, &x))
+                return 2;
+            o.wear_limit = (uint32_t)x, i++;
         } else if (!strcmp(a, "--fill") && v) {
             if (num(a, v, 0, 90, &x))
                 return 2;
