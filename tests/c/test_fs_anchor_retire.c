@@ -12,7 +12,8 @@
  * after another is worn out (sim_wear_block): the ring's next unit before
  * its erase (the switch's erase fails), or just after its erase ahead (the
  * switch's first program fails, the unit holds no checkpoint yet and its
- * erase fails).  No write may fail while three good units are left; each
+ * erase fails), the first time with the spare that would join worn out
+ * too (it is marked bad and the next one joins).  No write may fail while three good units are left; each
  * retirement is followed by a remount, every acknowledged record must read
  * back and fsck must be clean.  With two left, the next failure is EIO,
  * and the records stay readable.  Then, on mt29f1g01, power cuts at every
@@ -171,7 +172,7 @@ static void wear_out_ring(const char *dev, uint32_t blocks)
     good = ring0 + SFS_ANCHOR_SPARE;
     CHECK_EQ(log_until_switches(&t, &l, ring0 + 1u, 200000u), 0);
     for (k = 0;; k++) {
-        uint32_t n = sfs_anchors(&t.fs), next = (t.fs.anchor.cur + 1u) % n, u;
+        uint32_t n = sfs_anchors(&t.fs), next = (t.fs.anchor.cur + 1u) % n, u, spare;
         uint32_t bad0 = t.fs.anchor.bad, i;
         int rc = 0;
         if (k % 2u) {
@@ -183,6 +184,13 @@ static void wear_out_ring(const char *dev, uint32_t blocks)
         }
         u = sfs_anchor_unit(&t.fs, next);
         wear_unit(&t, u);
+        /* the first time, the spare that would join is worn out too: it
+         * fails its erase, is marked bad, and the next spare joins */
+        spare = SFS_NONE;
+        if (k == 0u) {
+            spare = sfs_anchor_unit(&t.fs, sfs_anchors(&t.fs));
+            wear_unit(&t, spare);
+        }
         for (i = 0; i < 200000u && t.fs.anchor.bad == bad0 && !rc; i++)
             rc = log_one(&t, &l);
         snprintf(when, sizeof when, "%s: anchor unit %u worn (%s)", dev, u, k % 2u ? "erased ahead" : "before its erase");
@@ -199,8 +207,8 @@ static void wear_out_ring(const char *dev, uint32_t blocks)
             break;
         }
         CHECK_EQ(rc, 0);
-        CHECK(t.fs.anchor.bad == (bad0 | 1u << u));
-        good--;
+        CHECK(t.fs.anchor.bad == (bad0 | 1u << u | (spare != SFS_NONE ? 1u << spare : 0u)));
+        good -= spare != SFS_NONE ? 2u : 1u;
         CHECK_EQ(sfs_anchors(&t.fs), good < ring0 ? good : ring0);
         remount_and_check(&t, &l, when);
         CHECK_EQ(sfs_anchors(&t.fs), good < ring0 ? good : ring0);
