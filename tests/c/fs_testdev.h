@@ -90,4 +90,25 @@ static inline int tdev_fsck(tdev *t, steadyfs *ctx, const char *when)
     return rc ? -1 : (int)rep.errors;
 }
 
+/* A log file's records read back: the records first .. first + n - 1,
+ * each `size` bytes, as fill(buf, record) makes them, from the start of
+ * the file `name`; the records wrong or missing (n + 1 if it cannot be
+ * opened).  size <= 4096. */
+static inline uint32_t tdev_records_bad(steadyfs *fs, const char *name, uint32_t first, uint32_t n,
+                                        uint32_t size, void (*fill)(uint8_t *, uint32_t))
+{
+    static uint8_t want[4096], got[4096];
+    uint32_t r, bad = 0;
+    int fd = steadyfs_open(fs, name, STEADYFS_O_RDONLY);
+    if (fd < 0 || size > sizeof want)
+        return n + 1u;
+    for (r = 0; r < n; r++) {
+        fill(want, first + r);
+        if (steadyfs_read(fs, fd, got, size) != (int)size || memcmp(got, want, size))
+            bad++;
+    }
+    steadyfs_close(fs, fd);
+    return bad;
+}
+
 #endif

@@ -85,37 +85,38 @@ static int log_one(tdev *t, logger *l)
  * there: a write cut after its commit). */
 static void check_records(tdev *t, const logger *l, const char *when)
 {
-    static uint8_t want[REC], got[REC];
-    uint32_t last = l->acked / FILE_RECS, f, r, bad = 0;
+    uint32_t last = l->acked / FILE_RECS, f, bad = 0;
     for (f = last >= KEPT - 1u ? last - (KEPT - 1u) : 0u; f <= last; f++) {
         uint32_t n = l->acked - f * FILE_RECS < FILE_RECS ? l->acked - f * FILE_RECS : FILE_RECS;
         steadyfs_stat st;
         char name[32];
-        int fd;
         snprintf(name, sizeof name, "/r%u", f);
-        if (!n) {
+        if (!n)
             continue;   /* (not created yet, maybe) */
-        }
         if (steadyfs_stat_path(&t->fs, name, &st) || st.size < (uint64_t)n * REC ||
             st.size > (uint64_t)(n + 1u) * REC) {
             bad++;
             continue;
         }
-        fd = steadyfs_open(&t->fs, name, STEADYFS_O_RDONLY);
-        if (fd < 0) {
-            bad++;
-            continue;
-        }
-        for (r = 0; r < n; r++) {
-            fill_rec(want, f * FILE_RECS + r);
-            if (steadyfs_read(&t->fs, fd, got, REC) != (int)REC || memcmp(got, want, REC))
-                bad++;
-        }
-        steadyfs_close(&t->fs, fd);
+        bad += tdev_records_bad(&t->fs, name, f * FILE_RECS, n, REC, fill_rec);
     }
     if (bad)
         fprintf(stderr, "%s: %u records or files wrong (%u acknowledged)\n", when, bad, l->acked);
     CHECK_EQ(bad, 0u);
+}
+
+/* A fresh device whose blocks wear out only where worn on purpose,
+ * formatted and mounted. */
+static void open_formatted(tdev *t, const char *dev, uint32_t blocks, uint64_t seed)
+{
+    sim_faults fl;
+    CHECK_EQ(tdev_open(t, dev, blocks, seed), 0);
+    t->cfg.open_max = 2;
+    memset(&fl, 0, sizeof fl);
+    fl.wear_limit = WORN;
+    sim_set_faults(&t->dev, &fl);
+    CHECK_EQ(steadyfs_format(&t->fs, &t->cfg), 0);
+    CHECK_EQ(steadyfs_mount(&t->fs, &t->cfg), 0);
 }
 
 /* Wear out anchor area unit u: every device block of it. */
@@ -157,17 +158,10 @@ static int log_until_switches(tdev *t, logger *l, uint32_t slots, uint32_t cap)
 static void wear_out_ring(const char *dev, uint32_t blocks)
 {
     tdev t;
-    sim_faults fl;
     logger l = {0, -1};
     uint32_t k, good, ring0;
     char when[96];
-    CHECK_EQ(tdev_open(&t, dev, blocks, 1), 0);
-    t.cfg.open_max = 2;
-    memset(&fl, 0, sizeof fl);
-    fl.wear_limit = WORN;
-    sim_set_faults(&t.dev, &fl);
-    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
-    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+    open_formatted(&t, dev, blocks, 1);
     ring0 = sfs_anchors(&t.fs);
     good = ring0 + SFS_ANCHOR_SPARE;
     CHECK_EQ(log_until_switches(&t, &l, ring0 + 1u, 200000u), 0);
@@ -234,13 +228,9 @@ static void cuts_around_retirement(void)
     uint32_t u, span = 0, k, cuts = 0, i, bad0;
     uint64_t ops0;
     int rc = 0;
-    CHECK_EQ(tdev_open(&t, "mt29f1g01", 256, 2), 0);
-    t.cfg.open_max = 2;
+    open_formatted(&t, "mt29f1g01", 256, 2);
     memset(&fl, 0, sizeof fl);
     fl.wear_limit = WORN;
-    sim_set_faults(&t.dev, &fl);
-    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
-    CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
     CHECK_EQ(log_until_switches(&t, &l, sfs_anchors(&t.fs) + 1u, 200000u), 0);
     /* the current anchor unit nearly full: the switch is a record or two away */
     for (i = 0; i < 200000u && t.fs.anchor.next_idx + 1u < t.fs.geo.P && !rc; i++)

@@ -94,26 +94,14 @@ static uint32_t run_logger(tdev *t, int fresh_anchors, int *err)
  * unlink or a create cut short by the failure aside). */
 static void check_kept(tdev *t, uint32_t acked)
 {
-    static uint8_t want[REC], got[REC];
-    uint32_t last = acked / FILE_RECS, f, r, bad = 0;
+    uint32_t last = acked / FILE_RECS, f, bad = 0;
     for (f = last >= KEPT - 1u ? last - (KEPT - 1u) : 0u; f <= last; f++) {
         uint32_t n = acked - f * FILE_RECS < FILE_RECS ? acked - f * FILE_RECS : FILE_RECS;
         char name[32];
-        int fd;
         if (!n)
             continue;
         snprintf(name, sizeof name, "/log%u", f);
-        fd = steadyfs_open(&t->fs, name, STEADYFS_O_RDONLY);
-        if (fd < 0) {
-            bad++;
-            continue;
-        }
-        for (r = 0; r < n; r++) {
-            fill_rec(want, f * FILE_RECS + r);
-            if (steadyfs_read(&t->fs, fd, got, REC) != (int)REC || memcmp(got, want, REC))
-                bad++;
-        }
-        steadyfs_close(&t->fs, fd);
+        bad += tdev_records_bad(&t->fs, name, f * FILE_RECS, n, REC, fill_rec);
     }
     CHECK_EQ(bad, 0u);
 }
