@@ -32,6 +32,12 @@
 #define KEPT 6u
 #define WORN 1000000u   /* faults.wear_limit: only the blocks worn on purpose reach it */
 
+/* STEADYFS_RETIRE_SEED: another draw -- the device's seed, and records
+ * logged before each unit is worn (seed x 37), so that it goes bad at
+ * other places of the ring and of the log */
+static uint64_t device_seed = 1;
+
+
 static steadyfs scratch;   /* fsck's context: the mounted one stays as it is */
 
 typedef struct logger {
@@ -79,6 +85,14 @@ static int log_one(tdev *t, logger *l)
         return rc < 0 ? rc : STEADYFS_EIO;
     l->acked++;
     return 0;
+}
+
+/* (STEADYFS_RETIRE_SEED's records before a unit is worn) */
+static void log_skew(tdev *t, logger *l)
+{
+    uint32_t i;
+    for (i = 0; i < (uint32_t)(device_seed - 1u) * 37u; i++)
+        CHECK_EQ(log_one(t, l), 0);
 }
 
 /* Every acknowledged record of the files kept reads back (one more may be
@@ -161,14 +175,17 @@ static void wear_out_ring(const char *dev, uint32_t blocks)
     logger l = {0, -1};
     uint32_t k, good, ring0;
     char when[96];
-    open_formatted(&t, dev, blocks, 1);
+    open_formatted(&t, dev, blocks, device_seed);
     ring0 = sfs_anchors(&t.fs);
-    good = ring0 + SFS_ANCHOR_SPARE;
+    for (k = 0, good = 0; k < sfs_reserved(&t.fs); k++)
+        good += !(t.fs.anchor.bad >> k & 1u);   /* (a factory bad unit there: one fewer) */
     CHECK_EQ(log_until_switches(&t, &l, ring0 + 1u, 200000u), 0);
     for (k = 0;; k++) {
-        uint32_t n = sfs_anchors(&t.fs), next = (t.fs.anchor.cur + 1u) % n, u, spare;
-        uint32_t bad0 = t.fs.anchor.bad, i;
+        uint32_t n, next, u, spare, bad0 = t.fs.anchor.bad, i;
         int rc = 0;
+        log_skew(&t, &l);
+        n = sfs_anchors(&t.fs);
+        next = (t.fs.anchor.cur + 1u) % n;
         if (k % 2u) {
             /* just after its erase ahead: the switch programs it first */
             for (i = 0; i < 200000u && t.fs.anchor.dirty_next && !rc; i++)
@@ -228,10 +245,11 @@ static void cuts_around_retirement(void)
     uint32_t u, span = 0, k, cuts = 0, i, bad0;
     uint64_t ops0;
     int rc = 0;
-    open_formatted(&t, "mt29f1g01", 256, 2);
+    open_formatted(&t, "mt29f1g01", 256, device_seed + 1u);
     memset(&fl, 0, sizeof fl);
     fl.wear_limit = WORN;
     CHECK_EQ(log_until_switches(&t, &l, sfs_anchors(&t.fs) + 1u, 200000u), 0);
+    log_skew(&t, &l);
     /* the current anchor unit nearly full: the switch is a record or two away */
     for (i = 0; i < 200000u && t.fs.anchor.next_idx + 1u < t.fs.geo.P && !rc; i++)
         rc = log_one(&t, &l);
@@ -302,6 +320,8 @@ static void cuts_around_retirement(void)
 
 int main(void)
 {
+    if (getenv("STEADYFS_RETIRE_SEED"))
+        device_seed = strtoull(getenv("STEADYFS_RETIRE_SEED"), NULL, 0);
     wear_out_ring("mt29f1g01", 256);
     wear_out_ring("mt25q128", 0);
     cuts_around_retirement();
