@@ -145,6 +145,12 @@
  *     call with EIO, as above, and is never taken for damaged media:
  *     nothing is rebuilt, marked lost or skipped for it, and a mount that
  *     meets it fails with EIO and can simply be tried again.
+ *   - Units that go bad: a data unit's capacity leaves with it (writes
+ *     stop with ENOSPC where the good units' live limit is reached); an
+ *     anchor unit (below, "Space") is retired and a spare of the anchor
+ *     area takes its place, down to a ring of two.  With fewer good
+ *     anchor units left, a call that must write a checkpoint returns EIO:
+ *     the device is at its end, and what was committed stays readable.
  *   - create, unlink, mkdir, rmdir and rename are each atomic and durable
  *     when they return: after a cut the name is either fully old or fully
  *     new.  rename replaces an existing target atomically.
@@ -172,8 +178,10 @@
  * paced by writes; steadyfs_gc_step() lets idle time get ahead.  Space:
  * capacity (steadyfs_info) is fill_permille of the sectors outside a
  * reserve of A + 2 anchor-area units (a ring of A = nblocks / 64, 2 to
- * 16, takes the checkpoints on media that erase, so that they wear no
- * faster than the rest: docs/SPEC.md §9) and 6 collection units -- less (by a quarter
+ * 16, takes the checkpoints on media that erase, spreading their wear,
+ * which is still 3-11 times the other units' as files get smaller and
+ * ends the device's life first: docs/SPEC.md §9, DESIGN.md §5 "End of
+ * life") and 6 collection units -- less (by a quarter
  * at most) where collection would then net under P/8 sectors a victim,
  * with the units relocation records hold (mt25q128, em064lx: DESIGN.md
  * §6); writes and creates
