@@ -275,15 +275,6 @@ static int anchor_erase_unit(steadyfs *fs, uint32_t u)
     return rc;
 }
 
-/* Good units of the anchor area (the ring's and its spares). */
-static uint32_t anchor_good(const steadyfs *fs)
-{
-    uint32_t b, n = 0;
-    for (b = 0; b < sfs_reserved(fs); b++)
-        n += !(fs->anchor.bad >> b & 1u);
-    return n;
-}
-
 /* Mark anchor area unit u bad, on the device (mount's ring, fs.c
  * find_anchors, leaves it out from then on) and in anchor.bad: 0, or EIO
  * where the device keeps no bad-block marks (a Linux file or disk: mount
@@ -314,7 +305,7 @@ static int anchor_retire(steadyfs *fs, uint32_t a, uint32_t keep)
 {
     uint32_t u = sfs_anchor_unit(fs, a), i;
     int rc;
-    while (anchor_good(fs) > sfs_anchors(fs)) {
+    while (sfs_anchor_good(fs) > sfs_anchors(fs)) {
         uint32_t spare = sfs_anchor_unit(fs, sfs_anchors(fs));
         rc = anchor_erase_unit(fs, spare);
         if (!rc)
@@ -325,7 +316,7 @@ static int anchor_retire(steadyfs *fs, uint32_t a, uint32_t keep)
         if (rc)
             return rc;
     }
-    if (anchor_good(fs) < 3u)
+    if (sfs_anchor_good(fs) < 3u)
         return STEADYFS_EIO;   /* a ring needs two units */
     rc = anchor_mark_bad(fs, u);
     if (rc)

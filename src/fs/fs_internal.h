@@ -968,6 +968,8 @@ uint32_t sfs_anchors(const steadyfs *fs);
 /* The unit of anchor ring slot i (< sfs_anchors): the i-th good unit of
  * the anchor area (anchor.bad: a bit per bad unit there).  log.c. */
 uint32_t sfs_anchor_unit(const steadyfs *fs, uint32_t i);
+/* Good units of the anchor area: the ring's and its spares.  log.c. */
+uint32_t sfs_anchor_good(const steadyfs *fs);
 /* Sweep steps a completed relocation record calls for: ceil(n_l1 / R). */
 static inline uint32_t sfs_sweep_per_record(const steadyfs *fs)
 {

@@ -229,11 +229,17 @@ static uint32_t find_state(steadyfs *fs, uint8_t s)
     return SFS_NONE;
 }
 
-uint32_t sfs_anchors(const steadyfs *fs)
+uint32_t sfs_anchor_good(const steadyfs *fs)
 {
     uint32_t b, good = 0;
     for (b = 0; b < sfs_reserved(fs); b++)
         good += !(fs->anchor.bad >> b & 1u);
+    return good;
+}
+
+uint32_t sfs_anchors(const steadyfs *fs)
+{
+    uint32_t good = sfs_anchor_good(fs);
     return good < fs->geo.anchors ? good : fs->geo.anchors;
 }
 

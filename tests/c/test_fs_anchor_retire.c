@@ -177,8 +177,7 @@ static void wear_out_ring(const char *dev, uint32_t blocks)
     char when[96];
     open_formatted(&t, dev, blocks, device_seed);
     ring0 = sfs_anchors(&t.fs);
-    for (k = 0, good = 0; k < sfs_reserved(&t.fs); k++)
-        good += !(t.fs.anchor.bad >> k & 1u);   /* (a factory bad unit there: one fewer) */
+    good = sfs_anchor_good(&t.fs);   /* (a factory bad unit there: one fewer) */
     CHECK_EQ(log_until_switches(&t, &l, ring0 + 1u, 200000u), 0);
     for (k = 0;; k++) {
         uint32_t n, next, u, spare, bad0 = t.fs.anchor.bad, i;

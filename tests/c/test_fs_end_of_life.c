@@ -106,14 +106,6 @@ static void check_kept(tdev *t, uint32_t acked)
     CHECK_EQ(bad, 0u);
 }
 
-static uint32_t good_anchors(const steadyfs *fs)
-{
-    uint32_t b, n = 0;
-    for (b = 0; b < sfs_reserved(fs); b++)
-        n += !(fs->anchor.bad >> b & 1u);
-    return n;
-}
-
 static void end_of_life(int fresh_anchors)
 {
     tdev t;
@@ -145,7 +137,7 @@ static void end_of_life(int fresh_anchors)
            "gone bad; live %u of %u sectors; anchor area %u good of %u\n",
            fresh_anchors ? "anchor area kept fresh" : "as the device is", recs, recs * (double)REC / 1e6,
            steadyfs_strerror(err), failed_call, 100.0 * (double)erases / (double)(usable * LIMIT), nbad, (unsigned)usable, live,
-           live_max, good_anchors(&t.fs), sfs_reserved(&t.fs));
+           live_max, sfs_anchor_good(&t.fs), sfs_reserved(&t.fs));
     CHECK(err == STEADYFS_EIO || err == STEADYFS_ENOSPC);
     if (fresh_anchors)
         CHECK(10u * erases >= 9u * usable * LIMIT);
