@@ -231,6 +231,71 @@ static void wear_out_ring(const char *dev, uint32_t blocks)
     tdev_close(&t);
 }
 
+/* Format over anchor-area units whose erase fails (worn out, not marked):
+ * format marks each one bad and the next good unit takes its slot, as
+ * mount will find them (before the thirty-first session format returned
+ * the internal SFS_EFAIL).  Unit 1, then units 0, 2 and 4 as well (four
+ * of the area's six bad: a ring of two), each time two laps of the ring
+ * logged, remounted, every record read back and fsck clean; then all but
+ * one unit bad: format fails with EIO, a public code. */
+static void format_over_worn(const char *dev, uint32_t blocks)
+{
+    static const uint32_t worn_sets[][4] = {{1u, SFS_NONE}, {0u, 2u, 4u, SFS_NONE}};
+    tdev t;
+    uint32_t w, k, ring0, area, good0, bad, dpb;
+    char when[96];
+    open_formatted(&t, dev, blocks, device_seed);
+    ring0 = sfs_anchors(&t.fs);
+    area = sfs_reserved(&t.fs);
+    good0 = sfs_anchor_good(&t.fs);
+    dpb = t.fs.geo.dev_per_block;
+    CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    for (w = 0; w < 2u; w++) {
+        logger l = {0, -1};
+        uint32_t want = 0, good, nworn = 0;
+        for (k = 0; worn_sets[w][k] != SFS_NONE; k++) {
+            uint32_t u = worn_sets[w][k], i;
+            if (sbd_is_bad(t.cfg.bd, u * dpb))
+                continue;   /* (a factory bad unit) */
+            for (i = 0; i < dpb; i++)
+                CHECK_EQ(sim_wear_block(&t.dev, u * dpb + i, WORN), 0);
+            want |= 1u << u;
+            nworn++;
+        }
+        memset(&t.fs, 0, sizeof t.fs);
+        CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), 0);
+        bad = t.fs.anchor.bad;
+        CHECK((bad & want) == want);
+        for (k = 0; k < area; k++)
+            CHECK_EQ(sbd_is_bad(t.cfg.bd, k * dpb) != 0, (bad >> k & 1u) != 0);
+        good = sfs_anchor_good(&t.fs);
+        CHECK(good <= good0);
+        CHECK_EQ(sfs_anchors(&t.fs), good < ring0 ? good : ring0);
+        for (k = 0; k < sfs_anchors(&t.fs); k++)
+            CHECK_EQ(bad >> sfs_anchor_unit(&t.fs, k) & 1u, 0u);
+        CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+        CHECK_EQ(t.fs.anchor.bad, bad);
+        snprintf(when, sizeof when, "%s: format over %u more worn anchor units", dev, nworn);
+        CHECK_EQ(log_until_switches(&t, &l, 2u * sfs_anchors(&t.fs) + 1u, 400000u), 0);
+        remount_and_check(&t, &l, when);
+        printf("%s: ring of %u (bad mask 0x%x), %u records, two laps\n", when, sfs_anchors(&t.fs), bad, l.acked);
+        if (l.fd >= 0)
+            CHECK_EQ(steadyfs_close(&t.fs, l.fd), 0);
+        CHECK_EQ(steadyfs_unmount(&t.fs), 0);
+    }
+    /* all but one good: no ring of two can be formatted */
+    for (k = 0; k < area; k++) {
+        uint32_t i;
+        if (k == area - 1u || sbd_is_bad(t.cfg.bd, k * dpb))
+            continue;
+        for (i = 0; i < dpb; i++)
+            CHECK_EQ(sim_wear_block(&t.dev, k * dpb + i, WORN), 0);
+    }
+    memset(&t.fs, 0, sizeof t.fs);
+    CHECK_EQ(steadyfs_format(&t.fs, &t.cfg), STEADYFS_EIO);
+    tdev_close(&t);
+}
+
 /* Power cuts at each program and erase from just before a retirement. */
 static void cuts_around_retirement(void)
 {
@@ -324,5 +389,7 @@ int main(void)
     wear_out_ring("mt29f1g01", 256);
     wear_out_ring("mt25q128", 0);
     cuts_around_retirement();
+    format_over_worn("mt29f1g01", 256);
+    format_over_worn("mt25q128", 0);
     return check_done("test_fs_anchor_retire");
 }
