@@ -53,9 +53,8 @@
  *   each term rounded up to 4.  The dense logical space (docs/SPEC.md §3):
  *   P    = sectors per erase unit; E = largest power of two <= sector
  *          payload / 4 (512 on NAND);
- *   live = fill_permille / 1000 * (nblocks - (A + 2) - 6) * P, A the
- *          anchor units (nblocks / 64, 2 to 16, on media that erase; 2
- *          without: docs/SPEC.md §9);
+ *   live = fill_permille / 1000 * (nblocks - (A + 2) - 6) * P, A = 2
+ *          the anchor ring's units (docs/SPEC.md §9);
  *   C    = chunk size, the smallest power of two >= 8 with
  *          (payload - 64) / 2 * C >= live;
  *   S    = smallest power of two >= 1 + dir_pages (2 at least);
@@ -146,11 +145,12 @@
  *     nothing is rebuilt, marked lost or skipped for it, and a mount that
  *     meets it fails with EIO and can simply be tried again.
  *   - Units that go bad: a data unit's capacity leaves with it (writes
- *     stop with ENOSPC where the good units' live limit is reached); an
- *     anchor unit (below, "Space") is retired and a spare of the anchor
- *     area takes its place, down to a ring of two.  With fewer good
- *     anchor units left, a call that must write a checkpoint returns EIO:
- *     the device is at its end, and what was committed stays readable.
+ *     stop with ENOSPC where the good units' live limit is reached), and
+ *     so does a unit the checkpoints were in (their next one takes over);
+ *     an anchor unit (below, "Space") is retired and a spare of the anchor
+ *     area takes its place, twice.  With fewer than two good anchor units
+ *     left, a call that must write a checkpoint returns EIO: the device
+ *     is at its end, and what was committed stays readable.
  *   - create, unlink, mkdir, rmdir and rename are each atomic and durable
  *     when they return: after a cut the name is either fully old or fully
  *     new.  rename replaces an existing target atomically.
@@ -177,10 +177,10 @@
  * steadyfs_bound() states the bound per call kind.  Garbage collection is
  * paced by writes; steadyfs_gc_step() lets idle time get ahead.  Space:
  * capacity (steadyfs_info) is fill_permille of the sectors outside a
- * reserve of A + 2 anchor-area units (a ring of A = nblocks / 64, 2 to
- * 16, takes the checkpoints on media that erase, spreading their wear,
- * which is still 3-11 times the other units' as files get smaller and
- * ends the device's life first: docs/SPEC.md §9, DESIGN.md §5 "End of
+ * reserve of 4 anchor-area units (a ring of 2 and their spares), on media
+ * that erase the 2 units the checkpoints take from the pool in turn (so
+ * they wear as the data do, and the device's life ends when its units
+ * have used their endurance: docs/SPEC.md §9, DESIGN.md §5 "End of
  * life") and 6 collection units -- less (by a quarter
  * at most) where collection would then net under P/8 sectors a victim,
  * with the units relocation records hold (mt25q128, em064lx: DESIGN.md
@@ -245,7 +245,7 @@ enum steadyfs_err {
 /* Open flags. */
 /* The on-media format this build reads and writes (docs/SPEC.md); an image
  * of any other version is refused with STEADYFS_EFORMAT. */
-#define STEADYFS_FORMAT_VERSION 17
+#define STEADYFS_FORMAT_VERSION 18
 
 /* Build option: 1 (default) compiles in what only media without erase
  * use (MRAM: a maybe-live bit per sector, the host head going on in a
@@ -435,13 +435,19 @@ typedef struct steadyfs {
     struct {
         uint32_t retire[4];
     } health;
-    /* The anchor ring that holds checkpoints (sfs_anchors units; bad:
-     * the anchor area's bad units, a bit each; cur: the ring slot in use;
-     * dirty_next: the next slot's unit still needs its erase). */
+    /* The anchor ring (sfs_anchors units; bad: the anchor area's bad
+     * units, a bit each; cur: the ring slot in use; dirty_next: the next
+     * slot's unit still needs its erase), and on media that erase the
+     * pool unit checkpoints go to (unit, its next sector idx, last: the
+     * sector of its newest durable checkpoint, 0xFF none yet; spare: the
+     * unit held erased for the next; keep, keep_last: where the newest
+     * durable checkpoint is while unit holds none; 0xFFFF: no unit). */
     struct {
         uint32_t bad, cur, next_idx, dirty_next, epoch;
-        uint32_t has_ckpt;   /* the current unit holds a durable checkpoint */
+        uint32_t has_ckpt;   /* the current ring unit holds a durable record */
         uint64_t seq;
+        uint16_t unit, spare, keep;
+        uint8_t idx, last, keep_last;
     } anchor;
     /* Chunks: used and dying bitmaps (n_c bits each), the next chunk to
      * try, the trim cursor (the next L1 index a trim step looks at) and the
@@ -862,8 +868,8 @@ const char *steadyfs_call_name(steadyfs_call call);
  * verifies every invariant of docs/SPEC.md §9 and every checksum it can
  * reach, reports each finding through cb, and leaves fs unmounted.  It
  * never writes to the device (steadyfs_repair below puts right what
- * media damage did to the namespace).  Checked: the current anchor's
- * checkpoints (sequence, payload CRC, header) and that the sectors after
+ * media damage did to the namespace).  Checked: the current checkpoint
+ * unit's checkpoints (sequence, payload CRC, header) and that the sectors after
  * them are erased; the checkpoint state (pending changes, roots, block
  * table states, bad units against the device, retire list, inode bitmap);
  * every sector the map reaches through L2, L1 and pending changes (in
@@ -893,7 +899,7 @@ const char *steadyfs_call_name(steadyfs_call call);
  * Messages are one line each, "error: ..." (counted in errors) or
  * "note: ..." (counted in notes).  Notes are states a power cut leaves
  * and the file system handles: a single torn checkpoint at the end of the
- * current anchor unit (indistinguishable from damage to that one sector;
+ * current checkpoint unit (indistinguishable from damage to that one sector;
  * mount uses the previous checkpoint), and a free unit the device reports
  * bad (an erase failed after the last checkpoint; the next erase retires
  * it). */
@@ -904,7 +910,7 @@ typedef struct steadyfs_fsck_report {
     uint32_t live_sectors;  /* sectors the map reaches (data, inodes, map) */
     uint32_t data_sectors;  /* of which data and inode sectors */
     uint32_t map_sectors;   /* of which L1 and L2 map sectors */
-    uint32_t checkpoints;   /* valid checkpoints in the current anchor unit */
+    uint32_t checkpoints;   /* valid checkpoints in the current checkpoint unit */
     uint32_t bad_blocks;    /* units retired as bad */
     uint32_t notes;         /* harmless findings of a power cut: a torn
                                checkpoint (mount steps over it), a unit marked

@@ -30,8 +30,10 @@ typedef union acc {
         double t1;      /* in a window: episodes of L1-level map sectors its
                            work starts (by_episodes()) */
         double rec;     /* in a window: records after the first */
+        double pt;      /* media that erase: pointer records in the anchor ring,
+                           one a checkpoint-unit switch (ckpt.c ck_switch) */
     };
-    double v[10];   /* the same, for add() */
+    double v[11];   /* the same, for add() */
 } acc;
 
 typedef struct model {
@@ -83,7 +85,7 @@ static double log2_up(uint32_t x)
 static void add(acc *a, const acc *b, double times)
 {
     uint32_t i;
-    for (i = 0; i < 10; i++)
+    for (i = 0; i < 11; i++)
         a->v[i] += b->v[i] * times;
 }
 
@@ -92,7 +94,7 @@ static void add(acc *a, const acc *b, double times)
 static void vmax(acc *a, const acc *b)
 {
     uint32_t i;
-    for (i = 0; i < 10; i++)
+    for (i = 0; i < 11; i++)
         if (b->v[i] > a->v[i])
             a->v[i] = b->v[i];
 }
@@ -523,7 +525,20 @@ static void settle(const model *m, acc *a, double calls, double lights, double a
      * checkpoint named) */
     a->ck += window ? a->sec / (m->R - 1.0) + 1 + (m->thread ? 1 : 4) * mv
                     : dv(m, a->sec, m->R) + 1 + (m->thread ? 1 : 3) * mv;
-    a->e += mv + dv(m, 2 * a->ck, m->P) + 1;
+    if (m->erases) {
+        /* checkpoints in pool units (format 18): a switch every P / 2
+         * checkpoints at most (a relocation sector before each), each a
+         * pointer record, a read that the unit taken is erased, and an
+         * erase where none was held or queued; the anchor ring's own
+         * erase once in P switches, where the erase ahead has not done it
+         * (log.c sfs_erase_ahead) */
+        double sw = dv(m, 2 * a->ck, m->P) + 1;
+        a->pt += sw;
+        rds(m, a, sw);
+        a->e += mv + sw + dv(m, sw, m->P) + 1;
+    } else {
+        a->e += mv + dv(m, 2 * a->ck, m->P) + 1;
+    }
 }
 
 /* Writing n bytes (steadyfs_write): the sectors it touches, each with its
@@ -600,10 +615,17 @@ static void call_cost(const model *m, const steadyfs *fs, steadyfs_call call, ui
          * the one erased ahead), then a binary search in that unit; the
          * slot before it, where the newest holds no checkpoint yet: its
          * first tag and its last sector's */
-        rds(m, a, (1 + la > 2 + la1 ? 1 + la : 2 + la1) + lg + 1 + 2);
+        if (m->erases)
+            /* media that erase (format 18): the newest pointer in that
+             * unit, a binary search in the unit it names, where the
+             * checkpoint unit and the ring go on (erased) */
+            rds(m, a, (1 + la > 2 + la1 ? 1 + la : 2 + la1) + 2 * lg + 2);
+        else
+            rds(m, a, (1 + la > 2 + la1 ? 1 + la : 2 + la1) + lg + 1 + 2);
         rd(m, a, 2 * 3 + 1);            /* newest valid checkpoint, two back (a torn one and
-                                           its relocation sector); both anchors; the
-                                           relocation sector it names */
+                                           its relocation sector); both anchors (with
+                                           erase: the kept unit's, which the pointer
+                                           names); the relocation sector it names */
         rds(m, a, (double)m->R * 3 + 2 + !m->erases);  /* replay: a tag per sector (+ one
                                            per head at the end, and where the host head may
                                            have gone on in the closed unit named for it),
@@ -911,7 +933,7 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
      * the limit with the pool but not the R + 1 held units, so v creeps up:
      * the s stated here first falls short at 453 bad units on mt29f1g01,
      * 136 on mt25q128, 18 on em064lx (DESIGN.md §7) */
-    closed = fs->geo.nblocks - sfs_reserved(fs);
+    closed = fs->geo.nblocks - sfs_reserved(fs) - (m->erases ? SFS_CK_UNITS : 0u);
     fs->geo.usable = closed;
     v = sfs_live_limit(fs);
     m->s = sfs_pace_steps(fs, closed, v);
@@ -942,7 +964,7 @@ static double up(double x)
  * counts, else they are whole already. */
 static void priced(const model *m, const acc *a, int round_up, steadyfs_cost *out)
 {
-    double sectors = a->sec + 2 * a->ck;
+    double sectors = a->sec + 2 * a->ck + a->pt;
     out->reads = clamp32(round_up ? up(a->r) : a->r);
     out->progs = clamp32(round_up ? up(sectors * m->pps) : sectors * m->pps);
     out->erases = m->erases ? clamp32(round_up ? up(a->e) : a->e) : 0u;

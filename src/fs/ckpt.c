@@ -2,14 +2,18 @@
  *
  * A checkpoint is one sector holding everything RAM knows: the block table,
  * the map roots, the pending map changes (uncommitted ones included), the
- * inode bitmap and the log head.  Checkpoints are appended to the units of
- * the anchor ring in turn (sfs_anchors: 2, or one for every 64 units of a
- * medium that erases, at most 16); when one is full the next (erased
- * ahead of time) takes over.  Mount finds the newest unit by a binary
- * search over the ring and the newest checkpoint by one over that unit
- * (sequence numbers rise by one per sector), then replays the
- * at most replay_max sectors written to the head block after it.  Nothing
- * on mount depends on the device size or the number of files. */
+ * inode bitmap and the log head.  On media that erase (format 18) they are
+ * appended to a unit taken from the pool like any other, which goes back
+ * to the pool when the next one takes over, so they wear as the data do;
+ * the two units of the anchor ring hold only a pointer record for each
+ * such unit, written before its first checkpoint (DESIGN.md §5).  Without
+ * erase the ring's units take the checkpoints themselves, in turn.  Mount
+ * finds the ring's newest unit, the newest pointer in it (or checkpoint,
+ * without erase) and the newest checkpoint in the unit it names, each by
+ * a binary search (sequence numbers rise by one per sector in a unit),
+ * then replays the at most replay_max sectors written to the heads after
+ * it.  Nothing on mount depends on the device size or the number of
+ * files. */
 #include <stddef.h>
 
 #include "fs/fs_internal.h"
@@ -48,7 +52,10 @@
  * carries a check of it and of its key above the sector number's bits
  * (SPEC §4, fs_internal.h sfs_map_get); 17: a chunk-list entry carries
  * a check of its chunk, inode and slot above the chunk number's bits
- * (SPEC §5, fs_internal.h sfs_chunk_dec) */
+ * (SPEC §5, fs_internal.h sfs_chunk_dec); 18: on media that erase the
+ * checkpoints (and their relocation sectors) go to a pool unit in the
+ * block table as 0xF9, with the next one held erased as 0xFA, and the
+ * anchor ring of two units holds TK_PTR records naming it (SPEC §7, §9) */
 #define CKPT_VERSION SFS_CKPT_VERSION
 #define CKPT_HDR SFS_CKPT_HDR
 
@@ -196,9 +203,8 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
     if (fs->ring)
         fs->ring->next = sfs_get64(b + 148);   /* (mount's search goes on from it) */
     fs->reloc.table = sfs_get32(b + 128);
-    if (fs->reloc.table != SFS_NONE &&
-        (fs->reloc.table / fs->geo.P >= sfs_reserved(fs) || (fs->anchor.bad >> (fs->reloc.table / fs->geo.P) & 1u)))
-        return STEADYFS_ECORRUPT;   /* (a relocation sector is in an anchor unit) */
+    if (fs->reloc.table != SFS_NONE && fs->reloc.table / fs->geo.P >= fs->geo.nblocks)
+        return STEADYFS_ECORRUPT;   /* (in the checkpoint's unit: sfs_ckpt_mount) */
     if (--fs->log.gh_block == SFS_NONE) {
         fs->log.gh_idx = fs->geo.P;   /* (the fields as loaded are ignored) */
         fs->log.gh_count = 0;
@@ -211,7 +217,7 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
     fs->log.nqueued = fs->log.nfree = fs->log.nlimbo = 0;
     for (i = 0, nn = 0, ng = 0; i < fs->geo.nblocks; i++) {
         uint8_t s = b[o + i];
-        if (s > fs->geo.P && (s < BS_HEAD || s > BS_MOVED || s == BS_LIMBO))
+        if (s > fs->geo.P && (s < BS_HEAD || s > (sfs_ck_pool(fs) ? BS_CKNEXT : BS_MOVED) || s == BS_LIMBO))
             return STEADYFS_ECORRUPT;
         fs->blk[i] = 0;   /* counts nothing: set_state counts s */
         sfs_set_state(fs, i, s);
@@ -368,78 +374,219 @@ static int anchor_failed(steadyfs *fs)
     return 0;
 }
 
-/* Program fs->buf as the anchor's next sector, of kind `kind`, at *ppn:
- * 0, SFS_RETRY after a failed program (anchor_failed made room to try
- * again), or an error. */
-static int anchor_prog(steadyfs *fs, uint8_t kind, uint32_t *ppn)
+/* A program of the anchor ring or the checkpoint unit done. */
+static void ck_programmed(steadyfs *fs)
+{
+    fs->anchor.seq++;
+    fs->log.call_ops++;   /* a call with a checkpoint is not light (sfs_end) */
+    if (STEADYFS_WITH_HOLD)
+        fs->log.call_marks |= SFS_MARK_KEPT;
+}
+
+/* Program fs->buf as the anchor's next sector, of kind `kind` (its tag's
+ * key, aux and txn: a pointer's, TK_PTR), at *ppn: 0, SFS_RETRY after a failed
+ * program (anchor_failed made room to try again), or an error. */
+static int anchor_prog(steadyfs *fs, uint8_t kind, uint32_t key, uint32_t aux, uint32_t txn, uint32_t *ppn)
 {
     sfs_tag t;
     int rc;
     memset(&t, 0, sizeof t);
     t.kind = kind;
-    t.key = fs->anchor.epoch;
+    t.key = key;
+    t.aux = aux;
+    t.txn = txn;
     t.seq = fs->anchor.seq;
     *ppn = sfs_anchor_unit(fs, fs->anchor.cur) * fs->geo.P + fs->anchor.next_idx++;
     rc = sfs_prog_sector(fs, *ppn, fs->buf, &t);
     if (rc == SFS_EFAIL)
         return (rc = anchor_failed(fs)) != 0 ? rc : SFS_RETRY;
-    if (!rc) {
-        fs->anchor.seq++;
-        fs->log.call_ops++;   /* a call with a checkpoint is not light (sfs_end) */
-        if (STEADYFS_WITH_HOLD)
-            fs->log.call_marks |= SFS_MARK_KEPT;
-    }
+    if (!rc)
+        ck_programmed(fs);
     return rc;
+}
+
+/* The unit the next checkpoint sector goes to. */
+static uint32_t ck_unit(const steadyfs *fs)
+{
+    return sfs_ck_pool(fs) ? fs->anchor.unit : sfs_anchor_unit(fs, fs->anchor.cur);
+}
+
+/* Program fs->buf, of kind `kind`, as the checkpoint unit's next sector at
+ * *ppn: 0, SFS_RETRY after a failed program, or an error.  On media that
+ * erase a failed program sends the next try to another unit (this one
+ * goes back to the pool at the switch, and its erase tells whether it
+ * went bad: log.c erase_free). */
+static int ck_prog(steadyfs *fs, uint8_t kind, uint32_t *ppn)
+{
+    sfs_tag t;
+    int rc;
+    if (!sfs_ck_pool(fs))
+        return anchor_prog(fs, kind, fs->anchor.epoch, 0, 0, ppn);
+    memset(&t, 0, sizeof t);
+    t.kind = kind;
+    t.key = fs->anchor.epoch;
+    t.seq = fs->anchor.seq;
+    *ppn = (uint32_t)fs->anchor.unit * fs->geo.P + fs->anchor.idx++;
+    rc = sfs_prog_sector(fs, *ppn, fs->buf, &t);
+    if (rc == SFS_EFAIL) {
+        fs->anchor.idx = (uint8_t)fs->geo.P;
+        return SFS_RETRY;
+    }
+    if (!rc)
+        ck_programmed(fs);
+    return rc;
+}
+
+/* The anchor ring's next sector: on to its next unit, erased now if the
+ * erase ahead has not, when the current one is full.  0, SFS_RETRY (a
+ * unit retired: try again), or an error. */
+static int ring_room(steadyfs *fs)
+{
+    uint32_t next;
+    int rc;
+    if (fs->anchor.next_idx < fs->geo.P)
+        return 0;
+    /* the ring's next unit: the oldest, erased ahead or now */
+    next = (fs->anchor.cur + 1u) % sfs_anchors(fs);
+    if (fs->anchor.dirty_next) {
+        if (fs->log.erase_budget)
+            fs->log.erase_budget--;
+        rc = anchor_erase(fs, next);
+        if (rc == SFS_EFAIL) {
+            /* gone bad: retired, the ring's next is another unit */
+            rc = anchor_retire(fs, next, sfs_anchor_unit(fs, fs->anchor.cur));
+            return rc ? rc : SFS_RETRY;
+        }
+        if (rc)
+            return rc;
+        fs->anchor.dirty_next = 0;
+    }
+    fs->anchor.cur = next;
+    fs->anchor.next_idx = 0;
+    fs->anchor.dirty_next = 1;
+    fs->anchor.has_ckpt = 0;
+    return 0;
+}
+
+/* The pointer record's payload (DESIGN.md §5): its fields are in its tag
+ * too (key, aux, seq), which is what mount reads. */
+#define PTR_MAGIC 0x31504653u   /* "SFP1" */
+
+/* Media that erase: checkpoints move to another unit -- the one held
+ * erased for it, else one of the queue or a free one erased now -- named
+ * in the anchor ring by a pointer record before its first checkpoint.  A
+ * cut between the two leaves a pointer whose unit holds no checkpoint of
+ * its sequence: mount takes the newest checkpoint of the unit the pointer
+ * names as kept (the one before, full when it was left), and the unit it
+ * left becomes LIMBO, free once a checkpoint in the new one is durable.
+ * 0, SFS_RETRY, or an error. */
+static int ck_switch(steadyfs *fs)
+{
+    uint32_t u = fs->anchor.spare, keep, keep_last, ppn, k;
+    int rc;
+    for (k = 0;; k++) {
+        if (u == SFS_NO_UNIT) {
+            rc = sfs_take_erased(fs, &u);
+            if (rc)
+                return rc;
+        }
+        /* (what a cut left in a unit the newest checkpoint calls erased:
+         * back to the pool, to be erased there) */
+        rc = sfs_rd_erased(fs, u * fs->geo.P);
+        if (rc < 0)
+            return rc;
+        if (rc)
+            break;
+        if (u == fs->anchor.spare)
+            fs->anchor.spare = SFS_NO_UNIT;
+        sfs_set_state(fs, u, BS_FREE);
+        u = SFS_NO_UNIT;
+        if (k >= 2u)
+            return STEADYFS_EIO;
+    }
+    rc = ring_room(fs);
+    if (rc)
+        return rc;
+    if (fs->anchor.last != SFS_NO_SECTOR) {
+        keep = fs->anchor.unit;
+        keep_last = fs->anchor.last;
+    } else {
+        keep = fs->anchor.keep;
+        keep_last = fs->anchor.keep_last;
+    }
+    if (keep == SFS_NO_UNIT)
+        keep = SFS_NONE;
+    memset(fs->buf, 0, fs->geo.payload);
+    fs->cache.buf_ppn = SFS_NONE;
+    sfs_put32(fs->buf, PTR_MAGIC);
+    sfs_put32(fs->buf + 4, CKPT_VERSION);
+    sfs_put32(fs->buf + 8, u);
+    sfs_put32(fs->buf + 12, keep);
+    sfs_put32(fs->buf + 16, keep_last);
+    sfs_put32(fs->buf + 24, fs->geo.vol);
+    rc = anchor_prog(fs, TK_PTR, u, keep, keep_last, &ppn);
+    if (rc)
+        return rc;
+    fs->anchor.has_ckpt = 1;   /* (the ring's unit holds a durable pointer) */
+    if (fs->anchor.unit != SFS_NO_UNIT)
+        sfs_set_state(fs, fs->anchor.unit, BS_LIMBO);
+    if (u == fs->anchor.spare)
+        fs->anchor.spare = SFS_NO_UNIT;
+    sfs_set_state(fs, u, BS_CKPT);
+    fs->anchor.keep = (uint16_t)keep;
+    fs->anchor.keep_last = (uint8_t)keep_last;
+    fs->anchor.unit = (uint16_t)u;
+    fs->anchor.idx = 0;
+    fs->anchor.last = SFS_NO_SECTOR;
+    return 0;
 }
 
 int sfs_ckpt_write(steadyfs *fs)
 {
-    uint32_t i, ppn, bad = fs->anchor.bad;
+    uint32_t i, ppn, bad = fs->anchor.bad, pool = (uint32_t)sfs_ck_pool(fs);
     int rc, tries;
     /* (three failed programs, not counting those that retired a unit:
      * units wearing out together fail one after another) */
     for (tries = 0; tries < 3; tries++) {
+        uint32_t want_reloc;
         if (fs->anchor.bad != bad) {
             bad = fs->anchor.bad;
             tries = 0;
         }
-        if (fs->anchor.next_idx >= fs->geo.P) {
-            /* the ring's next unit: the oldest, erased ahead or now */
-            uint32_t next = (fs->anchor.cur + 1u) % sfs_anchors(fs);
-            if (fs->anchor.dirty_next) {
-                if (fs->log.erase_budget)
-                    fs->log.erase_budget--;
-                rc = anchor_erase(fs, next);
-                if (rc == SFS_EFAIL) {
-                    /* gone bad: retired, the ring's next is another unit */
-                    rc = anchor_retire(fs, next, sfs_anchor_unit(fs, fs->anchor.cur));
-                    if (rc)
-                        return rc;
-                    continue;
-                }
-                if (rc)
-                    return rc;
-                fs->anchor.dirty_next = 0;
-            }
-            fs->anchor.cur = next;
-            fs->anchor.next_idx = 0;
-            fs->anchor.dirty_next = 1;
-            fs->anchor.has_ckpt = 0;
-        }
-        /* The relocation records, when they changed, or when their sector
-         * is in another anchor unit (erased in its turn): their sector
-         * first, in the same unit as the checkpoint that names it */
         if (!fs->reloc.nrec && !fs->reloc.owed) {
             fs->reloc.table = SFS_NONE;
             fs->reloc.changed = 0;
-        } else if (fs->reloc.changed || fs->reloc.table / fs->geo.P != sfs_anchor_unit(fs, fs->anchor.cur)) {
-            if (fs->anchor.next_idx + 2u > fs->geo.P) {
+        }
+        /* The relocation records, when they changed, or when their sector
+         * is in another unit (erased in its turn): their sector first, in
+         * the same unit as the checkpoint that names it */
+        want_reloc = (fs->reloc.nrec || fs->reloc.owed) &&
+                     (fs->reloc.changed || pool || fs->reloc.table / fs->geo.P != ck_unit(fs));
+        if (pool) {
+            if (fs->anchor.unit == SFS_NO_UNIT || fs->anchor.idx + 1u + want_reloc > fs->geo.P) {
+                rc = ck_switch(fs);
+                if (rc == SFS_RETRY)
+                    continue;
+                if (rc)
+                    return rc;
+            }
+            want_reloc = (fs->reloc.nrec || fs->reloc.owed) &&
+                         (fs->reloc.changed || fs->reloc.table / fs->geo.P != ck_unit(fs));
+        } else {
+            rc = ring_room(fs);
+            if (rc == SFS_RETRY)
+                continue;
+            if (rc)
+                return rc;
+            if (want_reloc && fs->anchor.next_idx + 2u > fs->geo.P) {
                 fs->anchor.next_idx = fs->geo.P;   /* no room for both: the next unit */
                 tries--;
                 continue;
             }
-            sfs_reloc_save(fs, fs->buf);   /* (buf_ppn: anchor_prog's program drops it) */
-            rc = anchor_prog(fs, TK_RELOC, &ppn);
+        }
+        if (want_reloc) {
+            sfs_reloc_save(fs, fs->buf);   /* (buf_ppn: the program drops it) */
+            rc = ck_prog(fs, TK_RELOC, &ppn);
             if (rc == SFS_RETRY)
                 continue;
             if (rc)
@@ -447,15 +594,21 @@ int sfs_ckpt_write(steadyfs *fs)
             fs->reloc.table = ppn;
             fs->reloc.changed = 0;
         }
+        /* the unit the next switch takes, held erased ahead where the
+         * queue has one to spare (else the switch takes one then) */
+        if (pool && fs->anchor.spare == SFS_NO_UNIT)
+            fs->anchor.spare = (uint16_t)sfs_hold_erased(fs);
         sfs_name_next(fs);
         serialize(fs, fs->buf);
-        rc = anchor_prog(fs, TK_CKPT, &ppn);
+        rc = ck_prog(fs, TK_CKPT, &ppn);
         if (rc == SFS_RETRY)
             continue;
         if (rc)
             return rc;
         fs->anchor.epoch++;
-        fs->anchor.has_ckpt = 1;
+        fs->anchor.has_ckpt |= !pool;
+        fs->anchor.last = (uint8_t)(ppn % fs->geo.P);
+        fs->anchor.keep = SFS_NO_UNIT;
         fs->stats.ckpt++;
         fs->log.need_ckpt = 0;
         fs->log.since_ckpt = 0;
@@ -469,14 +622,15 @@ int sfs_ckpt_write(steadyfs *fs)
     return STEADYFS_EIO;
 }
 
-/* Checkpoint in anchor ring slot a at index i (sequence base + i)? */
-static int anchor_ok(steadyfs *fs, uint32_t a, uint32_t i, uint64_t base)
+/* Sector i of unit u a checkpoint or its relocation sector of sequence
+ * base + i?  1, 0, or an error. */
+static int unit_ok(steadyfs *fs, uint32_t u, uint32_t i, uint64_t base)
 {
     sfs_tag t;
-    int rc = sfs_rd_tag(fs, sfs_anchor_unit(fs, a) * fs->geo.P + i, &t);
+    int rc = sfs_rd_tag(fs, u * fs->geo.P + i, &t);
     if (rc < 0)
         return rc == STEADYFS_ECORRUPT ? 0 : rc;
-    return t.kind >= TK_CKPT && t.seq == base + i;   /* an anchor kind (none is above TK_RELOC) */
+    return (t.kind == TK_CKPT || t.kind == TK_RELOC) && t.seq == base + i;
 }
 
 /* Where the log resumes in one head after a replay: never program over a
@@ -808,69 +962,150 @@ static int anchor_newest(steadyfs *fs, uint32_t *a, sfs_tag *t)
     return 0;
 }
 
+/* The newest checkpoint of unit u, whose first sector has sequence base:
+ * a binary search (from its last sector first where the unit was `full`
+ * when left: a failed program may have ended it early), then that sector
+ * read into fs->buf, up to two back -- only the newest sector can be torn,
+ * and a relocation sector may come before it.  0 (*at, its tag *t),
+ * ECORRUPT: none there (the caller may fall back), or an error that fails
+ * the mount: EIO where the device returns no bytes (not torn: the one
+ * before it is an older checkpoint whose log collection may since have
+ * erased; the mount can be tried again -- test_fs_io_errors mounts with
+ * errors on). */
+static int newest_ckpt(steadyfs *fs, uint32_t u, uint64_t base, int full, uint32_t *at, sfs_tag *t)
+{
+    uint32_t lo = 0, hi = fs->geo.P, mid, back = 0;
+    int rc;
+    if (full && unit_ok(fs, u, fs->geo.P - 1u, base) > 0)
+        lo = fs->geo.P - 1u;
+    while (hi - lo > 1) {
+        mid = (lo + hi) / 2;
+        rc = unit_ok(fs, u, mid, base);
+        if (rc < 0)
+            return rc;
+        if (rc)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    for (;;) {
+        rc = sfs_rd_sector_in(fs, u * fs->geo.P + lo, fs->buf, t, 1);
+        if (rc >= 0 && t->kind == TK_CKPT && t->seq == base + lo) {
+            *at = lo;
+            return 0;
+        }
+        if (rc == SFS_NO_BYTES || (rc < 0 && fs->dead))
+            return STEADYFS_EIO;
+        if (lo == 0 || ++back > 2)
+            return STEADYFS_ECORRUPT;
+        lo--;
+    }
+}
+
+/* A unit of the log (not the anchor area, not past the log) or none? */
+static int pool_unit(const steadyfs *fs, uint32_t u)
+{
+    return u >= sfs_reserved(fs) && u < fs->geo.nblocks;
+}
+
+/* Media that erase: the newest pointer of anchor ring slot a, whose first
+ * tag is *t (anchor_newest): a binary search over the slot's sectors, each
+ * a pointer with a sequence number at or above the first's (the slot was
+ * erased before its first; only the sector after the newest may be torn).
+ * *at its index, *t its tag. */
+static int newest_ptr(steadyfs *fs, uint32_t a, sfs_tag *t, uint32_t *at)
+{
+    uint32_t lo = 0, hi = fs->geo.P, mid, u = sfs_anchor_unit(fs, a);
+    uint64_t base = t->seq;
+    sfs_tag tm;
+    int rc;
+    if (t->kind != TK_PTR) {
+        /* an earlier format's checkpoint: its version says so */
+        rc = sfs_rd_sector(fs, u * fs->geo.P, fs->buf, &tm);
+        if (rc >= 0 && tm.kind == TK_CKPT && sfs_get32(fs->buf) == CKPT_MAGIC && sfs_get32(fs->buf + 4) != CKPT_VERSION)
+            return STEADYFS_EFORMAT;
+        return rc < 0 && rc != STEADYFS_ECORRUPT ? rc : STEADYFS_ECORRUPT;
+    }
+    while (hi - lo > 1) {
+        mid = (lo + hi) / 2;
+        rc = sfs_rd_tag(fs, u * fs->geo.P + mid, &tm);
+        if (rc < 0 && rc != STEADYFS_ECORRUPT)
+            return rc;
+        if (rc >= 0 && tm.kind == TK_PTR && tm.seq >= base) {
+            lo = mid;
+            *t = tm;
+        } else {
+            hi = mid;
+        }
+    }
+    *at = lo;
+    return 0;
+}
+
 int sfs_ckpt_mount(steadyfs *fs)
 {
-    sfs_tag tk, t;
-    int rc, back = 0, fell = 0;
-    uint32_t lo, hi, mid, a;
+    sfs_tag tk, t, tp = {0};
+    int rc, fell = 0;
+    uint32_t lo = 0, a, u = SFS_NONE, plo = 0, left = SFS_NONE, i, nck = 0;
     uint64_t cseq;
     rc = anchor_newest(fs, &a, &tk);
     if (rc)
         return rc;
-    for (;;) {
-        uint64_t base = tk.seq;
-        lo = 0;
-        hi = fs->geo.P;
-        /* (the slot before the newest was full when the ring went on, but
-         * for a failed program: its last sectors first) */
-        if (fell == 1 && anchor_ok(fs, a, fs->geo.P - 1u, base) > 0)
-            lo = fs->geo.P - 1u;
-        while (hi - lo > 1) {
-            mid = (lo + hi) / 2;
-            rc = anchor_ok(fs, a, mid, base);
-            if (rc < 0)
-                return rc;
-            if (rc)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        for (;;) {
-            rc = sfs_rd_sector_in(fs, sfs_anchor_unit(fs, a) * fs->geo.P + lo, fs->buf, &t, 1);
-            if (rc >= 0 && t.kind == TK_CKPT && t.seq == base + lo)
-                break;
-            /* (a sector the device returns no bytes for is not torn: the
-             * one before it is an older checkpoint, whose log collection
-             * may since have erased -- the mount fails and can be tried
-             * again; test_fs_io_errors mounts with errors on) */
+    if (sfs_ck_pool(fs)) {
+        uint32_t keep;
+        rc = newest_ptr(fs, a, &tk, &plo);
+        if (rc)
+            return rc;
+        tp = tk;
+        u = tk.key;
+        keep = tk.aux;
+        if (!pool_unit(fs, u) || (keep != SFS_NONE && (!pool_unit(fs, keep) || keep == u)))
+            return STEADYFS_ECORRUPT;
+        rc = newest_ckpt(fs, u, tk.seq + 1u, 0, &lo, &t);
+        if (rc && rc != STEADYFS_ECORRUPT)
+            return rc;
+        if (rc) {
+            /* the pointer's unit holds no checkpoint of its sequence yet (a
+             * switch cut short): the kept unit's newest durable one, which
+             * the pointer names (tag txn), older than the pointer */
+            if (keep == SFS_NONE || tk.txn >= fs->geo.P)
+                return STEADYFS_ECORRUPT;
+            left = u;
+            u = keep;
+            lo = tk.txn;
+            rc = sfs_rd_sector_in(fs, u * fs->geo.P + lo, fs->buf, &t, 1);
             if (rc == SFS_NO_BYTES || (rc < 0 && fs->dead))
                 return STEADYFS_EIO;
-            /* only the newest sector can be torn, and before a checkpoint
-             * may come its relocation sector: two steps back at most */
-            if (rc >= 0)
-                rc = STEADYFS_ECORRUPT;
-            if (lo == 0 || ++back > 2)
-                break;
-            lo--;
+            if (rc < 0 || t.kind != TK_CKPT || t.seq >= tk.seq)
+                return rc < 0 && rc != STEADYFS_ECORRUPT ? rc : STEADYFS_ECORRUPT;
         }
-        if (rc >= 0)
-            break;
-        /* no checkpoint in the newest slot's first sectors (a switch cut
-         * short): the slot before it, once */
-        if (fell++)
-            return STEADYFS_ECORRUPT;
-        a = (a + sfs_anchors(fs) - 1u) % sfs_anchors(fs);
-        rc = anchor_first(fs, a, &tk);
-        if (rc <= 0)
-            return rc < 0 ? rc : STEADYFS_ECORRUPT;
-        back = 0;
+    } else {
+        for (;;) {
+            rc = newest_ckpt(fs, sfs_anchor_unit(fs, a), tk.seq, fell, &lo, &t);
+            if (rc != STEADYFS_ECORRUPT)
+                break;
+            /* no checkpoint in the newest slot's first sectors (a switch cut
+             * short): the slot before it, once */
+            if (fell++)
+                return STEADYFS_ECORRUPT;
+            a = (a + sfs_anchors(fs) - 1u) % sfs_anchors(fs);
+            rc = anchor_first(fs, a, &tk);
+            if (rc <= 0)
+                return rc < 0 ? rc : STEADYFS_ECORRUPT;
+        }
+        if (rc)
+            return rc;
     }
-    cseq = t.seq;   /* base + lo */
+    cseq = t.seq;
     sfs_reloc_reset(fs);
     rc = deserialize(fs, fs->buf);
     if (rc)
         return rc;
     if (fs->reloc.table != SFS_NONE) {
+        /* in the checkpoint's unit, before it */
+        if (fs->reloc.table / fs->geo.P != (sfs_ck_pool(fs) ? u : sfs_anchor_unit(fs, a)) &&
+            (sfs_ck_pool(fs) || fs->reloc.table / fs->geo.P >= sfs_reserved(fs)))
+            return STEADYFS_ECORRUPT;
         rc = sfs_rd_sector(fs, fs->reloc.table, fs->buf, &t);
         if (rc < 0)
             return rc;
@@ -883,8 +1118,45 @@ int sfs_ckpt_mount(steadyfs *fs)
     fs->anchor.cur = a;
     fs->anchor.has_ckpt = 1;
     fs->anchor.seq = cseq + 1;
-    fs->anchor.next_idx = lo + 1;
     fs->anchor.dirty_next = fs->cfg.bd->geo.needs_erase;
+    if (sfs_ck_pool(fs)) {
+        /* the ring goes on after the newest pointer; checkpoints after the
+         * newest in their unit.  The block table: that unit as the
+         * checkpoints', at most one held for the next; a unit the pointer
+         * named but a cut kept from its first checkpoint goes back to the
+         * pool to be erased (a sector of it may have been programmed). */
+        if (tp.seq + 1u > fs->anchor.seq)
+            fs->anchor.seq = tp.seq + 1u;
+        fs->anchor.next_idx = plo + 1u;
+        fs->anchor.unit = (uint16_t)u;
+        /* (a kept unit was left: the next checkpoint moves on) */
+        fs->anchor.idx = (uint8_t)(left != SFS_NONE ? fs->geo.P : lo + 1u);
+        fs->anchor.last = (uint8_t)lo;
+        fs->anchor.keep = fs->anchor.spare = SFS_NO_UNIT;
+        if (fs->blk[u] != BS_CKPT)
+            return STEADYFS_ECORRUPT;
+        if (left != SFS_NONE && (fs->blk[left] == BS_QUEUED || fs->blk[left] == BS_CKNEXT))
+            sfs_set_state(fs, left, BS_FREE);
+        for (i = 0; i < fs->geo.nblocks; i++) {
+            nck += fs->blk[i] == BS_CKPT;
+            if (fs->blk[i] == BS_CKNEXT) {
+                if (fs->anchor.spare != SFS_NO_UNIT)
+                    return STEADYFS_ECORRUPT;
+                fs->anchor.spare = (uint16_t)i;
+            }
+        }
+        if (nck != 1u)
+            return STEADYFS_ECORRUPT;
+        if (fs->anchor.idx < fs->geo.P) {
+            rc = sfs_rd_erased(fs, u * fs->geo.P + fs->anchor.idx);
+            if (rc < 0)
+                return rc;
+            if (!rc)
+                fs->anchor.idx = (uint8_t)fs->geo.P;   /* torn leftovers: the next unit */
+        }
+    } else {
+        fs->anchor.next_idx = lo + 1;
+    }
     if (fs->anchor.next_idx < fs->geo.P && fs->cfg.bd->geo.needs_erase) {
         rc = sfs_rd_erased(fs, sfs_anchor_unit(fs, a) * fs->geo.P + fs->anchor.next_idx);
         if (rc < 0)

@@ -82,6 +82,8 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     memset(fs, 0, sizeof *fs);
     sfs_budget_void(fs);
     sfs_cache_drop(fs);
+    fs->anchor.unit = fs->anchor.spare = fs->anchor.keep = SFS_NO_UNIT;
+    fs->anchor.last = fs->anchor.keep_last = SFS_NO_SECTOR;
     fs->cfg = *cfg;
     g = &cfg->bd->geo;
     if (!STEADYFS_ERASELESS_MEDIA && !g->needs_erase)
@@ -152,11 +154,11 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     }
     fs->geo.P = bbytes / stride;   /* (beside: the unit's tail is not used) */
     fs->geo.nblocks = g->block_count / fs->geo.dev_per_block;
-    /* the anchor ring: a unit for every 64 where units wear (2 to
-     * SFS_ANCHORS_MAX), 2 where they do not (fs_internal.h sfs_anchors);
-     * counted on the whole device, so that probe finds it without
-     * knowing the record ring's size */
-    fs->geo.anchors = fs->geo.nblocks / 64u;
+    /* the anchor ring: two units (fs_internal.h sfs_anchors; on media
+     * that erase it holds pointers to the pool unit the checkpoints go
+     * to, written once a unit of checkpoints); at the device's start, so
+     * that probe finds it without knowing the record ring's size */
+    fs->geo.anchors = 2u;
     /* the record ring's units are the device's last ones: the log's units
      * (geo.nblocks) end where it begins (ring.c) */
     if (!STEADYFS_WITH_HOLD && fs->cfg.hold_buf)
@@ -173,10 +175,6 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     } else if (fs->cfg.ring_sectors) {
         return STEADYFS_EINVAL;
     }
-    if (!g->needs_erase || fs->geo.anchors < 2u)
-        fs->geo.anchors = 2u;
-    if (fs->geo.anchors > SFS_ANCHORS_MAX)
-        fs->geo.anchors = SFS_ANCHORS_MAX;
     if (fs->geo.P < 8 || fs->geo.P > 128 || fs->geo.nblocks < sfs_reserved(fs) + SFS_GC_RESERVE + 4)
         return STEADYFS_EINVAL;
     fs->geo.e1 = 1u << log2u(fs->geo.payload / 4u);
@@ -334,12 +332,13 @@ int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
         uint32_t i;
         for (i = 0; i < fs->geo.P; i++) {
             if (sfs_rd_sector(fs, sfs_anchor_unit(fs, b) * fs->geo.P + i, fs->buf, &t) < 0 ||
-                t.kind != TK_CKPT)
+                (t.kind != TK_CKPT && t.kind != TK_PTR))
                 continue;
-            if (t.seq + fs->geo.P + 1 > aseq)
-                aseq = t.seq + fs->geo.P + 1;
-            if (sfs_get32(fs->buf + 108) + 1 > vol)
-                vol = sfs_get32(fs->buf + 108) + 1;
+            /* (a pointer's unit numbers its sectors on from its seq + 1) */
+            if (t.seq + 2u * fs->geo.P + 2u > aseq)
+                aseq = t.seq + 2u * fs->geo.P + 2u;
+            if (sfs_get32(fs->buf + (t.kind == TK_PTR ? 24 : 108)) + 1 > vol)
+                vol = sfs_get32(fs->buf + (t.kind == TK_PTR ? 24 : 108)) + 1;
         }
     }
     fs->dead = 0;
@@ -357,6 +356,10 @@ int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
             fs->geo.usable++;
         }
     }
+    /* the checkpoints' unit and the one held for the next are not the
+     * pool's (they come and go back in turn: SFS_CK_UNITS) */
+    if (sfs_ck_pool(fs))
+        fs->geo.usable = fs->geo.usable > SFS_CK_UNITS ? fs->geo.usable - SFS_CK_UNITS : 0;
     fs->live_max = sfs_live_limit(fs);
     for (b = 0; b < fs->geo.n_l2; b++)
         fs->root[b] = SFS_NONE;

@@ -83,7 +83,6 @@ typedef uint32_t sfs_mode;
 #define SFS_NS_AHEAD 4u           /* calls before the next expected one without optional erase */
 #define SFS_WL_PERIOD 8u         /* greedy victims per static wear-levelling pick */
 #define SFS_WL_STEP 32u           /* sectors written per static wear-levelling step (power of 2) */
-#define SFS_ANCHORS_MAX 16u       /* anchor units at most (a ring: sfs_anchors) */
 #define SFS_ANCHOR_SPARE 2u       /* units of the anchor area bad ones may take */
 #define SFS_RM_ROOM 8u            /* live sectors writes and creates leave to removals */
 #define SFS_RM_UNITS 2u           /* erased units collection leaves to removals */
@@ -107,6 +106,9 @@ typedef uint32_t sfs_mode;
 #define BS_MOVED 0xF8u    /* relocated: every live sector copied (a relocation
                              record says where); still readable, erasable
                              once the record retires (reloc.c) */
+#define BS_CKPT 0xF9u     /* media that erase: the unit checkpoints go to (format
+                             18, ckpt.c; the anchor ring names it) */
+#define BS_CKNEXT 0xFAu   /* erased, held for the next checkpoint unit */
 
 /* Chunks (format 8, DESIGN.md §4): a file's data pages >= 1 live in chunks
  * of geo.C logical pages each; the inode lists its chunks (u16, CHUNK_NONE
@@ -119,13 +121,18 @@ typedef uint32_t sfs_mode;
 #define TK_MAP1 2u
 #define TK_MAP2 3u
 #define TK_CKPT 4u
-#define TK_RELOC 5u       /* the relocation records (anchor unit, just before the
-                             checkpoint that names it) */
+#define TK_RELOC 5u       /* the relocation records (the checkpoint's unit, just
+                             before the checkpoint that names it) */
 #define TK_RING 6u        /* a record ring sector (format 15, ring.c): seq its place
                              in the ring's sector stream (record number x sectors a
                              record + its index), key / fpage the record number's
                              low 32 / high 16 bits, txn its index in the record,
                              aux the record's length; COMMIT on the record's last */
+#define TK_PTR 7u         /* media that erase (format 18): an anchor ring sector
+                             naming the checkpoint unit (key), the unit that held
+                             the newest checkpoint before it (aux, 0xFFFFFFFF:
+                             none) and the sequence number of the unit's first
+                             sector (the pointer's seq + 1) */
 
 /* Tag flags. */
 #define TF_COMMIT 0x01u   /* commits transaction (owner, txn) */
@@ -954,12 +961,18 @@ void sfs_dc_put(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint
  * §6): from the format's usable units and live limit (fs.c; steadyfs_bound
  * uses the same). */
 uint32_t sfs_pace_steps(const steadyfs *fs, uint32_t usable, uint32_t live_max);
-/* The anchor ring (format 14, DESIGN.md §5): a unit for every 64 of the
- * device on media that erase, 2 to 16 (with 2, a checkpoint every
- * replay_max sectors erased them ~23x as often as the units collection
- * rotates, on the 1024-unit mt29f1g01); 2 where nothing wears (no erase).
- * The anchor area is the first sfs_anchors + SFS_ANCHOR_SPARE units; the
- * ring is its good ones, in order. */
+/* The anchor ring (DESIGN.md §5): two units.  On media that erase
+ * (format 18) it holds only pointer records, one each time checkpoints
+ * move to another unit of the pool (sfs_ck_pool); without erase it holds
+ * the checkpoints themselves.  The anchor area is the first sfs_anchors +
+ * SFS_ANCHOR_SPARE units; the ring is its good ones, in order. */
+static inline int sfs_ck_pool(const steadyfs *fs) { return fs->cfg.bd->geo.needs_erase; }
+#define SFS_NO_UNIT 0xFFFFu   /* anchor.unit, spare, keep: none */
+#define SFS_NO_SECTOR 0xFFu   /* anchor.last: no durable checkpoint in the unit yet */
+/* Units the checkpoints hold out of the pool on media that erase: the
+ * current one and the one held erased for the next (geo.usable leaves
+ * them out). */
+#define SFS_CK_UNITS 2u
 static inline uint32_t sfs_reserved(const steadyfs *fs) { return fs->geo.anchors + SFS_ANCHOR_SPARE; }
 /* The ring's units: geo.anchors, or the area's good units where more
  * than SFS_ANCHOR_SPARE of it are bad (at least 2: find_anchors).
@@ -970,6 +983,13 @@ uint32_t sfs_anchors(const steadyfs *fs);
 uint32_t sfs_anchor_unit(const steadyfs *fs, uint32_t i);
 /* Good units of the anchor area: the ring's and its spares.  log.c. */
 uint32_t sfs_anchor_good(const steadyfs *fs);
+/* Media that erase, the checkpoints' units (ckpt.c): an erased unit of the
+ * queue, in allocation order, else a free one erased now (*u; its state
+ * stays the queue's until the caller sets it): 0, ENOSPC, or an error.
+ * sfs_hold_erased: one of the queue held as BS_CKNEXT, where it has three
+ * or more, or SFS_NO_UNIT.  log.c. */
+int sfs_take_erased(steadyfs *fs, uint32_t *u);
+uint32_t sfs_hold_erased(steadyfs *fs);
 /* Sweep steps a completed relocation record calls for: ceil(n_l1 / R). */
 static inline uint32_t sfs_sweep_per_record(const steadyfs *fs)
 {

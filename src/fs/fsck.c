@@ -492,15 +492,16 @@ static void check_counts(fck *c)
         say(c, 1, "live sectors: checkpoint and log count %u, the map reaches %u", fs->live, sum);
 }
 
-/* The current anchor unit: checkpoints 0..n-1 in sequence, each with a
- * valid payload; after them erased sectors.  A cut while a checkpoint is
- * programmed leaves one bad sector at the end (a valid tag with a bad
- * payload, or a sector neither erased nor valid): mount steps over it, so
- * that one is a note, anything else an error. */
+/* The current checkpoint unit (on media that erase a pool unit the anchor
+ * ring names; without erase, the ring's current unit): checkpoints 0..n-1
+ * in sequence, each with a valid payload; after them erased sectors.  A
+ * cut while a checkpoint is programmed leaves one bad sector at the end
+ * (a valid tag with a bad payload, or a sector neither erased nor valid):
+ * mount steps over it, so that one is a note, anything else an error. */
 static void check_anchor(fck *c)
 {
     steadyfs *fs = c->fs;
-    uint32_t a = sfs_anchor_unit(fs, fs->anchor.cur), i, badp = SFS_NONE;
+    uint32_t a = sfs_ck_pool(fs) ? fs->anchor.unit : sfs_anchor_unit(fs, fs->anchor.cur), i, badp = SFS_NONE;
     uint64_t base = 0;
     sfs_tag t;
     int rc;
@@ -513,7 +514,7 @@ static void check_anchor(fck *c)
         if (t.kind == TK_RELOC)
             continue;   /* relocation records: checked where a checkpoint names them */
         if (badp != SFS_NONE)
-            say(c, 1, "checkpoint in anchor unit %u sector %u: payload damaged", a, badp);
+            say(c, 1, "checkpoint in unit %u sector %u: payload damaged", a, badp);
         badp = SFS_NONE;
         rc = sfs_rd_sector(fs, a * fs->geo.P + i, c->b1, &t);
         if (rc < 0) {
@@ -522,17 +523,16 @@ static void check_anchor(fck *c)
         }
         if (sfs_get32(c->b1) != 0x31434653u || sfs_get32(c->b1 + 12) != fs->geo.nblocks ||
             sfs_get32(c->b1 + 108) != fs->geo.vol)
-            say(c, 1, "checkpoint in anchor unit %u sector %u: header does not match the volume",
-                a, i);
+            say(c, 1, "checkpoint in unit %u sector %u: header does not match the volume", a, i);
         c->rep->checkpoints++;
     }
     if (badp != SFS_NONE) {
-        say(c, 0, "anchor unit %u sector %u: newest checkpoint torn or damaged (payload CRC); "
+        say(c, 0, "checkpoint unit %u sector %u: newest checkpoint torn or damaged (payload CRC); "
                   "mount uses the one before", a, badp);
         c->rep->notes++;
     }
     if (!i)
-        say(c, 1, "anchor unit %u: sector 0 is not a valid checkpoint", a);
+        say(c, 1, "checkpoint unit %u: sector 0 is not a valid checkpoint", a);
     if (!fs->cfg.bd->geo.needs_erase)
         return;
     for (; i < fs->geo.P; i++)
@@ -541,11 +541,11 @@ static void check_anchor(fck *c)
             while (j < fs->geo.P && erased(c, a * fs->geo.P + j) == 1)
                 j++;
             if (j == fs->geo.P && badp == SFS_NONE) {
-                say(c, 0, "anchor unit %u sector %u: torn checkpoint (a write cut by power "
+                say(c, 0, "checkpoint unit %u sector %u: torn checkpoint (a write cut by power "
                           "loss, or damage); mount uses the one before", a, i);
                 c->rep->notes++;
             } else {
-                say(c, 1, "anchor unit %u sector %u: neither a checkpoint in sequence nor "
+                say(c, 1, "checkpoint unit %u sector %u: neither a checkpoint in sequence nor "
                           "erased", a, i);
             }
             break;
@@ -926,7 +926,18 @@ int steadyfs_probe(steadyfs *fs, steadyfs_config *cfg)
         n++;
         for (i = 0; i < fs->geo.P; i++) {
             const uint8_t *b = fs->buf;
-            if (sfs_rd_sector(fs, a * fs->geo.P + i, fs->buf, &t) < 0 || t.kind != TK_CKPT ||
+            uint32_t at = a * fs->geo.P + i;
+            /* (media that erase: a pointer names the unit checkpoints went
+             * to; any of them will do) */
+            if (sfs_rd_tag(fs, at, &t) >= 0 && t.kind == TK_PTR && t.key < fs->geo.nblocks) {
+                uint32_t u = t.key;
+                for (k = 0; k < fs->geo.P; k++)
+                    if (sfs_rd_tag(fs, u * fs->geo.P + k, &t) >= 0 && t.kind == TK_CKPT) {
+                        at = u * fs->geo.P + k;
+                        break;
+                    }
+            }
+            if (sfs_rd_sector(fs, at, fs->buf, &t) < 0 || t.kind != TK_CKPT ||
                 sfs_get32(b) != 0x31434653u || sfs_get32(b + 20) != fs->geo.sector_size ||
                 sfs_get32(b + 100) != fs->geo.dev_per_block)
                 continue;

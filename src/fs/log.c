@@ -229,6 +229,37 @@ static uint32_t find_state(steadyfs *fs, uint8_t s)
     return SFS_NONE;
 }
 
+int sfs_take_erased(steadyfs *fs, uint32_t *u)
+{
+    int rc;
+    for (;;) {
+        uint32_t b = find_state(fs, BS_QUEUED);
+        if (b != SFS_NONE) {
+            /* (the allocation cursor moves past it, as a head's move
+             * does: the checkpoints take their turn in the rotation) */
+            fs->log.alloc_cursor = (b + 1) % fs->geo.nblocks;
+            *u = b;
+            return 0;
+        }
+        b = find_state(fs, BS_FREE);
+        if (b == SFS_NONE)
+            return STEADYFS_ENOSPC;
+        rc = erase_free(fs, b);
+        if (rc < 0)
+            return rc;
+    }
+}
+
+uint32_t sfs_hold_erased(steadyfs *fs)
+{
+    uint32_t b;
+    if (fs->log.nqueued < 3u || (b = find_state(fs, BS_QUEUED)) == SFS_NONE)
+        return SFS_NO_UNIT;
+    fs->log.alloc_cursor = (b + 1) % fs->geo.nblocks;
+    set_state(fs, b, BS_CKNEXT);
+    return b;
+}
+
 uint32_t sfs_anchor_good(const steadyfs *fs)
 {
     uint32_t b, good = 0;

@@ -7,11 +7,11 @@
 
 /* The seed of a tag's CRC: the volume id, so that sectors an earlier
  * format left on an erase-less device never pass as current; not the
- * anchor units' (checkpoints, the relocation sector: read before the
- * checkpoint that holds the id). */
+ * checkpoints' (checkpoints, the relocation sector, the anchor ring's
+ * pointers: read before the checkpoint that holds the id). */
 static uint32_t tag_seed(const steadyfs *fs, uint32_t kind)
 {
-    return kind == TK_CKPT || kind == TK_RELOC ? 0u : fs->geo.vol;
+    return kind == TK_CKPT || kind == TK_RELOC || kind == TK_PTR ? 0u : fs->geo.vol;
 }
 
 /* The tag of the payload at data into p (the payload's CRC is the one
@@ -37,7 +37,7 @@ static void tag_pack(const steadyfs *fs, uint8_t *p, const sfs_tag *t, const uin
 static int tag_unpack(const steadyfs *fs, const uint8_t *p, sfs_tag *t)
 {
     uint32_t key = sfs_get32(p + 12);
-    if (p[0] == 0 || p[0] > TK_RING || sfs_get32(p + 28) != steady_crc32(tag_seed(fs, p[0]), p, 28))
+    if (p[0] == 0 || p[0] > TK_PTR || sfs_get32(p + 28) != steady_crc32(tag_seed(fs, p[0]), p, 28))
         return STEADYFS_ECORRUPT;
     /* a key outside the map is no sector of ours, whatever its CRC says:
      * replay and collection index the map with it */

@@ -87,6 +87,21 @@ static int log_one(tdev *t, logger *l)
     return 0;
 }
 
+/* A record, then CKPT_BURST checkpoints: on media that erase the anchor
+ * ring holds one pointer per unit of checkpoints (64 on mt29f1g01), so
+ * its units fill only after some 4 000 checkpoints, 90 000 sectors of
+ * records; checkpoints written directly (sfs_ckpt_write, as a call writes
+ * them) bring the ring round in seconds.  0 or the first error. */
+#define CKPT_BURST 16u
+static int log_step(tdev *t, logger *l)
+{
+    uint32_t j;
+    int rc = log_one(t, l);
+    for (j = 0; j < CKPT_BURST && !rc; j++)
+        rc = sfs_ckpt_write(&t->fs);
+    return rc;
+}
+
 /* (STEADYFS_RETIRE_SEED's records before a unit is worn) */
 static void log_skew(tdev *t, logger *l)
 {
@@ -158,7 +173,7 @@ static int log_until_switches(tdev *t, logger *l, uint32_t slots, uint32_t cap)
     uint32_t seen = t->fs.anchor.cur, moved = 0, i;
     int rc = 0;
     for (i = 0; i < cap && moved < slots; i++) {
-        rc = log_one(t, l);
+        rc = log_step(t, l);
         if (rc)
             return rc;
         if (t->fs.anchor.cur != seen) {
@@ -188,7 +203,7 @@ static void wear_out_ring(const char *dev, uint32_t blocks)
         if (k % 2u) {
             /* just after its erase ahead: the switch programs it first */
             for (i = 0; i < 200000u && t.fs.anchor.dirty_next && !rc; i++)
-                rc = log_one(&t, &l);
+                rc = log_step(&t, &l);
             CHECK_EQ(rc, 0);
             next = (t.fs.anchor.cur + 1u) % sfs_anchors(&t.fs);
         }
@@ -202,7 +217,7 @@ static void wear_out_ring(const char *dev, uint32_t blocks)
             wear_unit(&t, spare);
         }
         for (i = 0; i < 200000u && t.fs.anchor.bad == bad0 && !rc; i++)
-            rc = log_one(&t, &l);
+            rc = log_step(&t, &l);
         snprintf(when, sizeof when, "%s: anchor unit %u worn (%s)", dev, u, k % 2u ? "erased ahead" : "before its erase");
         if (good == 2u) {
             /* two left: the ring cannot lose one more */
@@ -234,13 +249,13 @@ static void wear_out_ring(const char *dev, uint32_t blocks)
 /* Format over anchor-area units whose erase fails (worn out, not marked):
  * format marks each one bad and the next good unit takes its slot, as
  * mount will find them (before the thirty-first session format returned
- * the internal SFS_EFAIL).  Unit 1, then units 0, 2 and 4 as well (four
- * of the area's six bad: a ring of two), each time two laps of the ring
- * logged, remounted, every record read back and fsck clean; then all but
- * one unit bad: format fails with EIO, a public code. */
+ * the internal SFS_EFAIL).  Unit 1, then unit 0 as well (both spares of
+ * the area's four units used: a ring of two), each time two laps of the
+ * ring logged, remounted, every record read back and fsck clean; then all
+ * but one unit bad: format fails with EIO, a public code. */
 static void format_over_worn(const char *dev, uint32_t blocks)
 {
-    static const uint32_t worn_sets[][4] = {{1u, SFS_NONE}, {0u, 2u, 4u, SFS_NONE}};
+    static const uint32_t worn_sets[][4] = {{1u, SFS_NONE}, {0u, SFS_NONE}};
     tdev t;
     uint32_t w, k, ring0, area, good0, bad, dpb;
     char when[96];
@@ -316,7 +331,7 @@ static void cuts_around_retirement(void)
     log_skew(&t, &l);
     /* the current anchor unit nearly full: the switch is a record or two away */
     for (i = 0; i < 200000u && t.fs.anchor.next_idx + 1u < t.fs.geo.P && !rc; i++)
-        rc = log_one(&t, &l);
+        rc = log_step(&t, &l);
     CHECK_EQ(rc, 0);
     u = sfs_anchor_unit(&t.fs, (t.fs.anchor.cur + 1u) % sfs_anchors(&t.fs));
     wear_unit(&t, u);
@@ -339,7 +354,7 @@ static void cuts_around_retirement(void)
     bad0 = t.fs.anchor.bad;
     /* how many programs and erases the retirement is away, and 8 records more */
     for (i = 0; i < 1000u && t.fs.anchor.bad == bad0 && !rc; i++)
-        rc = log_one(&t, &l);
+        rc = log_step(&t, &l);
     CHECK_EQ(rc, 0);
     CHECK(t.fs.anchor.bad != bad0);
     for (i = 0; i < 8u && !rc; i++)
@@ -356,7 +371,7 @@ static void cuts_around_retirement(void)
         l = l0;
         fl.powercut_after = k;   /* (sim_set_faults counts from 0 again) */
         sim_set_faults(&t.dev, &fl);
-        for (i = 0; i < 1000u && !log_one(&t, &l); i++)
+        for (i = 0; i < 1000u && !log_step(&t, &l); i++)
             ;
         CHECK(t.dev.stats.power_cuts > d0.stats.power_cuts);
         cuts++;
@@ -369,13 +384,119 @@ static void cuts_around_retirement(void)
         CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
         CHECK_EQ(tdev_fsck(&t, &scratch, when), 0);
         check_records(&t, &l, when);
-        /* the log goes on, and the ring with it (the worn unit retired
-         * now if the cut came first) */
-        CHECK_EQ(log_until_switches(&t, &l, sfs_anchors(&t.fs) + 1u, 200000u), 0);
+        /* the log goes on, and the ring with it into its next unit (the
+         * worn one retired now if the cut came first) */
+        CHECK_EQ(log_until_switches(&t, &l, 1u, 200000u), 0);
         CHECK(t.fs.anchor.bad & 1u << u);
         remount_and_check(&t, &l, when);
     }
     printf("anchor retire: %u power cuts at each program and erase around a retirement (unit %u)\n", cuts, u);
+    CHECK(cuts >= 4u);
+    free(img0);
+    free(work0);
+    tdev_close(&t);
+}
+
+/* Media that erase (format 18): power cuts at each program and erase
+ * around a move of the checkpoints to another pool unit -- the pointer
+ * record in the anchor ring, then the first checkpoint there (a cut
+ * between them: mount goes back to the unit the pointer keeps) -- and,
+ * with `worn`, the current checkpoint unit and the one held for the next
+ * both worn out, so that the checkpoint fails in each (two pointers, the
+ * second keeping the first unit) before it lands in a third, and both go
+ * back to the pool to fail their erases and be marked bad.  After every
+ * cut: mount, fsck clean, every acknowledged record intact, the
+ * checkpoints move on again. */
+static void cuts_around_switch(int worn)
+{
+    tdev t;
+    sim_faults fl;
+    logger l = {0, -1}, l0;
+    sim_dev d0;
+    steadyfs fs0;
+    void *img0, *work0;
+    static uint8_t sec0[4096];
+    uint32_t u0, s0, span, k, cuts = 0, i, moved;
+    uint64_t ops0;
+    int rc = 0;
+    open_formatted(&t, "mt29f1g01", 256, device_seed + 2u);
+    memset(&fl, 0, sizeof fl);
+    fl.wear_limit = WORN;
+    for (i = 0; i < 300u && !rc; i++)
+        rc = log_one(&t, &l);
+    /* the checkpoint unit nearly full, a unit held for the next */
+    for (i = 0; i < 10000u && !rc && (t.fs.anchor.idx + 3u < t.fs.geo.P || t.fs.anchor.spare == SFS_NO_UNIT); i++)
+        rc = i % 8u ? sfs_ckpt_write(&t.fs) : log_one(&t, &l);
+    CHECK_EQ(rc, 0);
+    u0 = t.fs.anchor.unit;
+    s0 = t.fs.anchor.spare;
+    CHECK(s0 != SFS_NO_UNIT);
+    if (worn) {
+        wear_unit(&t, u0);
+        wear_unit(&t, s0);
+    }
+    img0 = malloc((size_t)t.image_len);
+    work0 = malloc(t.cfg.work_size);
+    CHECK(img0 != NULL && work0 != NULL);
+    if (!img0 || !work0)
+        return;
+    memcpy(img0, t.image, (size_t)t.image_len);
+    memcpy(work0, t.work, t.cfg.work_size);
+    memcpy(sec0, t.sector, sizeof sec0);
+    d0 = t.dev;
+    fs0 = t.fs;
+    l0 = l;
+    ops0 = t.dev.pe_ops;
+    /* the programs and erases until a checkpoint is durable in another
+     * unit, and 4 records more */
+    for (i = 0; i < 1000u && !rc && (t.fs.anchor.unit == u0 || t.fs.anchor.last == SFS_NO_SECTOR); i++)
+        rc = i % 2u ? sfs_ckpt_write(&t.fs) : log_one(&t, &l);
+    CHECK_EQ(rc, 0);
+    CHECK(t.fs.anchor.unit != u0);
+    if (worn)
+        CHECK(t.fs.anchor.unit != s0);   /* (it failed too) */
+    for (i = 0; i < 4u && !rc; i++)
+        rc = log_one(&t, &l);
+    CHECK_EQ(rc, 0);
+    span = (uint32_t)(t.dev.pe_ops - ops0);
+    for (k = 1; k <= span; k++) {
+        char when[128];
+        memcpy(t.image, img0, (size_t)t.image_len);
+        memcpy(t.work, work0, t.cfg.work_size);
+        memcpy(t.sector, sec0, sizeof sec0);
+        t.dev = d0;
+        t.fs = fs0;
+        l = l0;
+        fl.powercut_after = k;
+        sim_set_faults(&t.dev, &fl);
+        for (i = 0; i < 1000u && !(i % 2u ? sfs_ckpt_write(&t.fs) : log_one(&t, &l)); i++)
+            ;
+        CHECK(t.dev.stats.power_cuts > d0.stats.power_cuts);
+        cuts++;
+        fl.powercut_after = 0;
+        sim_set_faults(&t.dev, &fl);
+        sim_power_restore(&t.dev);
+        snprintf(when, sizeof when, "cut at program/erase %u of %u around a checkpoint-unit switch%s", k, span,
+                 worn ? " (two units worn)" : "");
+        memset(&t.fs, 0, sizeof t.fs);
+        l.fd = -1;
+        CHECK_EQ(steadyfs_mount(&t.fs, &t.cfg), 0);
+        CHECK_EQ(tdev_fsck(&t, &scratch, when), 0);
+        check_records(&t, &l, when);
+        /* the checkpoints move on twice more */
+        for (moved = 0, i = 0, rc = 0; i < 2000u && moved < 2u && !rc; i++) {
+            uint32_t was = t.fs.anchor.unit;
+            rc = i % 2u ? sfs_ckpt_write(&t.fs) : log_one(&t, &l);
+            moved += t.fs.anchor.unit != was;
+        }
+        CHECK_EQ(rc, 0);
+        CHECK_EQ(moved, 2u);
+        remount_and_check(&t, &l, when);
+        if (worn)
+            CHECK(t.fs.blk[u0] != BS_CKPT && t.fs.blk[s0] != BS_CKPT);
+    }
+    printf("checkpoint units: %u power cuts at each program and erase around a switch%s\n", cuts,
+           worn ? ", the unit and the one held for the next worn out" : "");
     CHECK(cuts >= 4u);
     free(img0);
     free(work0);
@@ -391,5 +512,7 @@ int main(void)
     cuts_around_retirement();
     format_over_worn("mt29f1g01", 256);
     format_over_worn("mt25q128", 0);
+    cuts_around_switch(0);
+    cuts_around_switch(1);
     return check_done("test_fs_anchor_retire");
 }
