@@ -178,7 +178,7 @@
  * paced by writes; steadyfs_gc_step() lets idle time get ahead.  Space:
  * capacity (steadyfs_info) is fill_permille of the sectors outside a
  * reserve of 4 anchor-area units (a ring of 2 and their spares), on media
- * that erase the 2 units the checkpoints take from the pool in turn (so
+ * that erase the unit the checkpoints take from the pool in turn (so
  * they wear as the data do, and the device's life ends when its units
  * have used their endurance: docs/SPEC.md §9, DESIGN.md §5 "End of
  * life") and 6 collection units -- less (by a quarter
@@ -399,6 +399,9 @@ typedef struct steadyfs {
         uint32_t since_ckpt, call_ops, erase_credit, alloc_cursor;
         uint32_t call_io;   /* device accesses this call: reads, programs (a gathered run: one) */
         uint32_t nqueued, nfree, nlimbo;
+        uint32_t nheld;     /* units held erased for the next checkpoint unit (0 or 1,
+                               BS_CKNEXT: counted free, taken by a head move before an
+                               erase) */
         uint32_t head_skip;   /* slots of the host head's unit it passes: live when it
                                  entered a unit without erasing it (MRAM, log.c) */
         uint32_t thread_next, thread_skip;   /* the closed unit the last checkpoint

@@ -214,7 +214,7 @@ static int deserialize(steadyfs *fs, const uint8_t *b)
         fs->npend > fs->cfg.pending_max || fs->log.head_block >= fs->geo.nblocks ||
         fs->log.head_idx > fs->geo.P || fs->log.alloc_cursor >= fs->geo.nblocks || fs->gc.wl_cursor >= fs->geo.nblocks)
         return STEADYFS_ECORRUPT;
-    fs->log.nqueued = fs->log.nfree = fs->log.nlimbo = 0;
+    fs->log.nqueued = fs->log.nfree = fs->log.nlimbo = fs->log.nheld = 0;
     for (i = 0, nn = 0, ng = 0; i < fs->geo.nblocks; i++) {
         uint8_t s = b[o + i];
         if (s > fs->geo.P && (s < BS_HEAD || s > (sfs_ck_pool(fs) ? BS_CKNEXT : BS_MOVED) || s == BS_LIMBO))
@@ -482,8 +482,11 @@ static int ring_room(steadyfs *fs)
  * 0, SFS_RETRY, or an error. */
 static int ck_switch(steadyfs *fs)
 {
-    uint32_t u = fs->anchor.spare, keep, keep_last, ppn, k;
+    uint32_t u, keep, keep_last, ppn, k;
     int rc;
+    if (fs->anchor.spare != SFS_NO_UNIT && fs->blk[fs->anchor.spare] != BS_CKNEXT)
+        fs->anchor.spare = SFS_NO_UNIT;   /* a head took it (log.c head_move) */
+    u = fs->anchor.spare;
     for (k = 0;; k++) {
         if (u == SFS_NO_UNIT) {
             rc = sfs_take_erased(fs, &u);
@@ -541,12 +544,25 @@ static int ck_switch(steadyfs *fs)
     return 0;
 }
 
+int sfs_ckpt_switch_early(steadyfs *fs)
+{
+    int rc;
+    if (!sfs_ck_pool(fs) || fs->anchor.unit == SFS_NO_UNIT || fs->anchor.last == SFS_NO_SECTOR ||
+        fs->anchor.idx + SFS_CK_EARLY < fs->geo.P || fs->anchor.idx >= fs->geo.P ||
+        fs->anchor.spare == SFS_NO_UNIT || fs->blk[fs->anchor.spare] != BS_CKNEXT)
+        return 0;
+    rc = ck_switch(fs);
+    return rc == SFS_RETRY ? 0 : rc < 0 ? rc : 1;
+}
+
 int sfs_ckpt_write(steadyfs *fs)
 {
-    uint32_t i, ppn, bad = fs->anchor.bad, pool = (uint32_t)sfs_ck_pool(fs);
+    uint32_t i, ppn, bad = fs->anchor.bad, pool = (uint32_t)sfs_ck_pool(fs), moved = 0;
     int rc, tries;
-    /* (three failed programs, not counting those that retired a unit:
-     * units wearing out together fail one after another) */
+    /* (three failed programs, not counting those that retired a unit nor,
+     * up to SFS_CK_MOVES, those that moved the checkpoints to another pool
+     * unit: near a device's end units wearing out together fail one after
+     * another, and another unit is not the same unit tried again) */
     for (tries = 0; tries < 3; tries++) {
         uint32_t want_reloc;
         if (fs->anchor.bad != bad) {
@@ -587,8 +603,10 @@ int sfs_ckpt_write(steadyfs *fs)
         if (want_reloc) {
             sfs_reloc_save(fs, fs->buf);   /* (buf_ppn: the program drops it) */
             rc = ck_prog(fs, TK_RELOC, &ppn);
-            if (rc == SFS_RETRY)
+            if (rc == SFS_RETRY) {
+                tries -= pool && ++moved < SFS_CK_MOVES;
                 continue;
+            }
             if (rc)
                 return rc;
             fs->reloc.table = ppn;
@@ -596,13 +614,15 @@ int sfs_ckpt_write(steadyfs *fs)
         }
         /* the unit the next switch takes, held erased ahead where the
          * queue has one to spare (else the switch takes one then) */
-        if (pool && fs->anchor.spare == SFS_NO_UNIT)
+        if (pool && (fs->anchor.spare == SFS_NO_UNIT || fs->blk[fs->anchor.spare] != BS_CKNEXT))
             fs->anchor.spare = (uint16_t)sfs_hold_erased(fs);
         sfs_name_next(fs);
         serialize(fs, fs->buf);
         rc = ck_prog(fs, TK_CKPT, &ppn);
-        if (rc == SFS_RETRY)
+        if (rc == SFS_RETRY) {
+            tries -= pool && ++moved < SFS_CK_MOVES;
             continue;
+        }
         if (rc)
             return rc;
         fs->anchor.epoch++;

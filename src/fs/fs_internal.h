@@ -815,6 +815,11 @@ static inline uint32_t sfs_orphans(const steadyfs *fs) { return fs->orphans.n; }
 
 /* ckpt.c: checkpoints, anchor, mount. */
 int sfs_ckpt_write(steadyfs *fs);
+/* Media that erase: in a light call, the checkpoints moved on to the unit
+ * held for them (its pointer record: one program) when their unit is
+ * within SFS_CK_EARLY sectors of its end, so that the switch does not
+ * come in a call that is busy already.  1 done, 0 not, or an error. */
+int sfs_ckpt_switch_early(steadyfs *fs);
 int sfs_ckpt_mount(steadyfs *fs);
 
 /* inode.c-like helpers (file.c) */
@@ -970,9 +975,15 @@ static inline int sfs_ck_pool(const steadyfs *fs) { return fs->cfg.bd->geo.needs
 #define SFS_NO_UNIT 0xFFFFu   /* anchor.unit, spare, keep: none */
 #define SFS_NO_SECTOR 0xFFu   /* anchor.last: no durable checkpoint in the unit yet */
 /* Units the checkpoints hold out of the pool on media that erase: the
- * current one and the one held erased for the next (geo.usable leaves
- * them out). */
-#define SFS_CK_UNITS 2u
+ * current one (geo.usable leaves it out; the one held erased for the next
+ * counts as queued, and a head move that finds no other takes it). */
+#define SFS_CK_UNITS 1u
+/* Pool units a checkpoint may move on from, their programs failing, before
+ * its three tries count them (ckpt.c sfs_ckpt_write). */
+#define SFS_CK_MOVES 8u
+/* A light call moves the checkpoints on early, within this many sectors
+ * of their unit's end (ckpt.c sfs_ckpt_switch_early). */
+#define SFS_CK_EARLY 4u
 static inline uint32_t sfs_reserved(const steadyfs *fs) { return fs->geo.anchors + SFS_ANCHOR_SPARE; }
 /* The ring's units: geo.anchors, or the area's good units where more
  * than SFS_ANCHOR_SPARE of it are bad (at least 2: find_anchors).

@@ -533,6 +533,18 @@ static void check_anchor(fck *c)
     }
     if (!i)
         say(c, 1, "checkpoint unit %u: sector 0 is not a valid checkpoint", a);
+    if (sfs_ck_pool(fs) && fs->anchor.next_idx) {
+        /* the anchor ring's newest pointer: mount reads its tag, whose
+         * fields its payload repeats */
+        uint32_t r = sfs_anchor_unit(fs, fs->anchor.cur) * fs->geo.P + fs->anchor.next_idx - 1u;
+        sfs_tag tp;
+        /* (a sector after it torn by a cut is mount's to step over: only
+         * a valid pointer tag is checked) */
+        if (sfs_rd_tag(fs, r, &tp) >= 0 && tp.kind == TK_PTR &&
+            (sfs_rd_sector(fs, r, c->b1, &t) < 0 || sfs_get32(c->b1) != 0x31504653u ||
+             sfs_get32(c->b1 + 8) != tp.key || sfs_get32(c->b1 + 12) != tp.aux))
+            say(c, 1, "anchor ring sector %u: the newest pointer record's payload is damaged", r);
+    }
     if (!fs->cfg.bd->geo.needs_erase)
         return;
     for (; i < fs->geo.P; i++)

@@ -19,9 +19,11 @@ static void set_state(steadyfs *fs, uint32_t b, uint8_t s)
     fs->log.nqueued -= erased_state(o);
     fs->log.nfree -= (o == BS_FREE);
     fs->log.nlimbo -= (o == BS_LIMBO);
+    fs->log.nheld -= (o == BS_CKNEXT);
     fs->log.nqueued += erased_state(s);
     fs->log.nfree += (s == BS_FREE);
     fs->log.nlimbo += (s == BS_LIMBO);
+    fs->log.nheld += (s == BS_CKNEXT);
     fs->blk[b] = s;
 }
 
@@ -37,7 +39,7 @@ void sfs_note_erase(steadyfs *fs)
         fs->log.call_marks |= SFS_MARK_ERASED;
 }
 
-uint32_t sfs_free_blocks(const steadyfs *fs) { return fs->log.nqueued + fs->log.nfree + fs->log.nlimbo; }
+uint32_t sfs_free_blocks(const steadyfs *fs) { return fs->log.nqueued + fs->log.nfree + fs->log.nlimbo + fs->log.nheld; }
 
 uint32_t sfs_live_limit(const steadyfs *fs)
 {
@@ -490,6 +492,10 @@ static int head_move(steadyfs *fs, int gc)
         named = b != SFS_NONE;
         if (b == SFS_NONE)
             b = find_state(fs, BS_QUEUED);
+        /* the unit held for the next checkpoint unit before an erase in
+         * this call (the next switch takes another, or erases one then) */
+        if (b == SFS_NONE)
+            b = find_state(fs, BS_CKNEXT);
         if (b == SFS_NONE) {
             b = find_state(fs, BS_FREE);
             if (b != SFS_NONE) {
@@ -605,7 +611,8 @@ int sfs_log_reserve(steadyfs *fs, sfs_mode mode)
          * layer's to make: its catch-up first (sfs_serve), then
          * sfs_log_host_move; not for collection (SFS_MODE_GC), whose
          * merges may take the collection head instead */
-        if (!(mode & SFS_MODE_GC) && fs->log.nqueued + fs->log.nfree < host_keep(mode) && !sfs_log_can_thread(fs))
+        if (!(mode & SFS_MODE_GC) && fs->log.nqueued + fs->log.nheld + fs->log.nfree < host_keep(mode) &&
+            !sfs_log_can_thread(fs))
             return SFS_NEED_ROOM;
         rc = sfs_log_host_move(fs, mode);
         /* (the collection head took it: sfs_log_reserve_gc said where) */

@@ -311,16 +311,56 @@ static void format_over_worn(const char *dev, uint32_t blocks)
     tdev_close(&t);
 }
 
+/* The state a cut test starts from, again and again: the device image,
+ * the work area and sector buffer, the device and file-system contexts
+ * and the logger. */
+typedef struct snapshot {
+    void *img, *work;
+    uint8_t sec[4096];
+    sim_dev dev;
+    steadyfs fs;
+    logger l;
+} snapshot;
+
+static int snap_take(snapshot *s, const tdev *t, const logger *l)
+{
+    s->img = malloc((size_t)t->image_len);
+    s->work = malloc(t->cfg.work_size);
+    CHECK(s->img != NULL && s->work != NULL);
+    if (!s->img || !s->work)
+        return -1;
+    memcpy(s->img, t->image, (size_t)t->image_len);
+    memcpy(s->work, t->work, t->cfg.work_size);
+    memcpy(s->sec, t->sector, sizeof s->sec);
+    s->dev = t->dev;
+    s->fs = t->fs;
+    s->l = *l;
+    return 0;
+}
+
+static void snap_restore(const snapshot *s, tdev *t, logger *l)
+{
+    memcpy(t->image, s->img, (size_t)t->image_len);
+    memcpy(t->work, s->work, t->cfg.work_size);
+    memcpy(t->sector, s->sec, sizeof s->sec);
+    t->dev = s->dev;
+    t->fs = s->fs;
+    *l = s->l;
+}
+
+static void snap_free(snapshot *s)
+{
+    free(s->img);
+    free(s->work);
+}
+
 /* Power cuts at each program and erase from just before a retirement. */
 static void cuts_around_retirement(void)
 {
     tdev t;
     sim_faults fl;
-    logger l = {0, -1}, l0;
-    sim_dev d0;
-    steadyfs fs0;
-    void *img0, *work0;
-    static uint8_t sec0[4096];
+    logger l = {0, -1};
+    static snapshot s0;
     uint32_t u, span = 0, k, cuts = 0, i, bad0;
     uint64_t ops0;
     int rc = 0;
@@ -336,20 +376,8 @@ static void cuts_around_retirement(void)
     u = sfs_anchor_unit(&t.fs, (t.fs.anchor.cur + 1u) % sfs_anchors(&t.fs));
     wear_unit(&t, u);
     /* the state to cut from */
-    img0 = malloc((size_t)t.image_len);
-    CHECK(img0 != NULL);
-    if (!img0)
+    if (snap_take(&s0, &t, &l))
         return;
-    memcpy(img0, t.image, (size_t)t.image_len);
-    work0 = malloc(t.cfg.work_size);
-    CHECK(work0 != NULL);
-    if (!work0)
-        return;
-    memcpy(work0, t.work, t.cfg.work_size);
-    memcpy(sec0, t.sector, sizeof sec0);
-    d0 = t.dev;
-    fs0 = t.fs;
-    l0 = l;
     ops0 = t.dev.pe_ops;
     bad0 = t.fs.anchor.bad;
     /* how many programs and erases the retirement is away, and 8 records more */
@@ -363,17 +391,12 @@ static void cuts_around_retirement(void)
     span = (uint32_t)(t.dev.pe_ops - ops0);
     for (k = 1; k <= span; k++) {
         char when[64];
-        memcpy(t.image, img0, (size_t)t.image_len);
-        memcpy(t.work, work0, t.cfg.work_size);
-        memcpy(t.sector, sec0, sizeof sec0);
-        t.dev = d0;
-        t.fs = fs0;
-        l = l0;
+        snap_restore(&s0, &t, &l);
         fl.powercut_after = k;   /* (sim_set_faults counts from 0 again) */
         sim_set_faults(&t.dev, &fl);
         for (i = 0; i < 1000u && !log_step(&t, &l); i++)
             ;
-        CHECK(t.dev.stats.power_cuts > d0.stats.power_cuts);
+        CHECK(t.dev.stats.power_cuts > s0.dev.stats.power_cuts);
         cuts++;
         fl.powercut_after = 0;
         sim_set_faults(&t.dev, &fl);
@@ -392,8 +415,7 @@ static void cuts_around_retirement(void)
     }
     printf("anchor retire: %u power cuts at each program and erase around a retirement (unit %u)\n", cuts, u);
     CHECK(cuts >= 4u);
-    free(img0);
-    free(work0);
+    snap_free(&s0);
     tdev_close(&t);
 }
 
@@ -411,11 +433,8 @@ static void cuts_around_switch(int worn)
 {
     tdev t;
     sim_faults fl;
-    logger l = {0, -1}, l0;
-    sim_dev d0;
-    steadyfs fs0;
-    void *img0, *work0;
-    static uint8_t sec0[4096];
+    logger l = {0, -1};
+    static snapshot sn;
     uint32_t u0, s0, span, k, cuts = 0, i, moved;
     uint64_t ops0;
     int rc = 0;
@@ -435,17 +454,8 @@ static void cuts_around_switch(int worn)
         wear_unit(&t, u0);
         wear_unit(&t, s0);
     }
-    img0 = malloc((size_t)t.image_len);
-    work0 = malloc(t.cfg.work_size);
-    CHECK(img0 != NULL && work0 != NULL);
-    if (!img0 || !work0)
+    if (snap_take(&sn, &t, &l))
         return;
-    memcpy(img0, t.image, (size_t)t.image_len);
-    memcpy(work0, t.work, t.cfg.work_size);
-    memcpy(sec0, t.sector, sizeof sec0);
-    d0 = t.dev;
-    fs0 = t.fs;
-    l0 = l;
     ops0 = t.dev.pe_ops;
     /* the programs and erases until a checkpoint is durable in another
      * unit, and 4 records more */
@@ -461,17 +471,12 @@ static void cuts_around_switch(int worn)
     span = (uint32_t)(t.dev.pe_ops - ops0);
     for (k = 1; k <= span; k++) {
         char when[128];
-        memcpy(t.image, img0, (size_t)t.image_len);
-        memcpy(t.work, work0, t.cfg.work_size);
-        memcpy(t.sector, sec0, sizeof sec0);
-        t.dev = d0;
-        t.fs = fs0;
-        l = l0;
+        snap_restore(&sn, &t, &l);
         fl.powercut_after = k;
         sim_set_faults(&t.dev, &fl);
         for (i = 0; i < 1000u && !(i % 2u ? sfs_ckpt_write(&t.fs) : log_one(&t, &l)); i++)
             ;
-        CHECK(t.dev.stats.power_cuts > d0.stats.power_cuts);
+        CHECK(t.dev.stats.power_cuts > sn.dev.stats.power_cuts);
         cuts++;
         fl.powercut_after = 0;
         sim_set_faults(&t.dev, &fl);
@@ -498,8 +503,7 @@ static void cuts_around_switch(int worn)
     printf("checkpoint units: %u power cuts at each program and erase around a switch%s\n", cuts,
            worn ? ", the unit and the one held for the next worn out" : "");
     CHECK(cuts >= 4u);
-    free(img0);
-    free(work0);
+    snap_free(&sn);
     tdev_close(&t);
 }
 

@@ -122,7 +122,7 @@ class Image:
 
     def vol(self) -> int:
         """The volume id (tag CRC seed) from the newest checkpoint."""
-        return int(struct.unpack_from("<I", self.main(*self.newest(4, range(0, 4))), 108)[0])
+        return int(struct.unpack_from("<I", self.main(*self.newest(4)), 108)[0])
 
     def rename_entry(self, name: bytes, new: bytes) -> int:
         """Rename a directory entry in place, as an older core wrote one:
@@ -484,15 +484,18 @@ def damaged(tmp_path: Path, good: Path, name: str, how: str) -> tuple[int, dict[
         b, p = img.newest(2 if how == "map1" else 3, range(4, img.blocks))
         img.flip(b, p, 8)
     elif how == "old-checkpoint":
-        b, p = img.newest(4, range(0, 4))
+        # (format 18: on NAND the checkpoints are in a unit of the pool)
+        b, p = img.newest(4, range(0, img.blocks))
         assert p > 0
         img.flip(b, p - 1, 200)
     elif how == "new-checkpoint":
-        img.flip(*img.newest(4, range(0, 4)), 200)
+        img.flip(*img.newest(4, range(0, img.blocks)), 200)
     elif how == "anchors":
+        # the anchor ring's two units, their tags (format 18: on NAND the
+        # ring holds pointers, read by their tags alone)
         for b in range(2):
             for p in range(img.ppb):
-                img.flip(b, p, 1)
+                img.flip(b, p, img.page + 1)
     out = img.save(tmp_path / f"{name}.img")
     before = digest(out)
     code, rep = fsck(out)
@@ -506,7 +509,7 @@ def damaged(tmp_path: Path, good: Path, name: str, how: str) -> tuple[int, dict[
     ("data", "payload CRC mismatch"),
     ("tag", "tag invalid"),
     ("map1", "L1 map"),
-    ("old-checkpoint", "checkpoint in anchor unit"),
+    ("old-checkpoint", "checkpoint in unit"),
 ])
 def test_fsck_finds_damage(tmp_path: Path, good: Path, how: str, needle: str) -> None:
     code, rep = damaged(tmp_path, good, how, how)
