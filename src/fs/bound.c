@@ -534,7 +534,7 @@ static void settle(const model *m, acc *a, double calls, double lights, double a
          * (log.c sfs_erase_ahead) */
         double sw = dv(m, 2 * a->ck, m->P) + 1;
         a->pt += sw;
-        rds(m, a, sw);
+        rds(m, a, sw + mv);   /* (and a head move's: log.c head_move) */
         a->e += mv + sw + dv(m, sw, m->P) + 1;
     } else {
         a->e += mv + dv(m, 2 * a->ck, m->P) + 1;

@@ -512,6 +512,21 @@ static int head_move(steadyfs *fs, int gc)
             /* the units a checkpoint makes erasable: the caller's layer
              * writes it and calls again (the loop resumes as it was) */
             return fs->log.nlimbo ? SFS_NEED_CKPT : STEADYFS_ENOSPC;
+        /* A unit the newest checkpoint calls erased may hold what a
+         * checkpoint-unit switch cut short wrote there (ckpt.c ck_switch:
+         * its pointer is durable before the unit's first sector, but a
+         * mount that falls back to the unit kept knows only the newest
+         * attempt's unit): its sector 0 must read erased, else it goes
+         * back to be erased (one small read a move, in the bound) */
+        if (fs->cfg.bd->geo.needs_erase && !named) {
+            rc = sfs_rd_erased(fs, b * fs->geo.P);
+            if (rc < 0)
+                return rc;
+            if (!rc) {
+                set_state(fs, b, BS_FREE);
+                continue;
+            }
+        }
         fs->log.alloc_cursor = (b + 1) % fs->geo.nblocks;
         enter(fs, gc, b, 0);
         fs->log.erase_budget++;   /* a call pays for the blocks it fills */
