@@ -495,10 +495,11 @@ static int ck_switch(steadyfs *fs)
         }
         /* (what a cut left in a unit the newest checkpoint calls erased:
          * back to the pool, to be erased there) */
+        /* (a read that fails is taken for dirty: back to be erased) */
         rc = sfs_rd_erased(fs, u * fs->geo.P);
-        if (rc < 0)
+        if (rc < 0 && fs->dead)
             return rc;
-        if (rc)
+        if (rc > 0)
             break;
         if (u == fs->anchor.spare)
             fs->anchor.spare = SFS_NO_UNIT;

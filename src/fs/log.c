@@ -519,10 +519,11 @@ static int head_move(steadyfs *fs, int gc)
          * attempt's unit): its sector 0 must read erased, else it goes
          * back to be erased (one small read a move, in the bound) */
         if (fs->cfg.bd->geo.needs_erase && !named) {
+            /* (a read that fails is taken for dirty: an erase settles it) */
             rc = sfs_rd_erased(fs, b * fs->geo.P);
-            if (rc < 0)
+            if (rc < 0 && fs->dead)
                 return rc;
-            if (!rc) {
+            if (rc <= 0) {
                 set_state(fs, b, BS_FREE);
                 continue;
             }
