@@ -976,7 +976,8 @@ static inline int sfs_ck_pool(const steadyfs *fs) { return fs->cfg.bd->geo.needs
 #define SFS_NO_SECTOR 0xFFu   /* anchor.last: no durable checkpoint in the unit yet */
 /* Units the checkpoints hold out of the pool on media that erase: the
  * current one (geo.usable leaves it out; the one held erased for the next
- * counts as queued, and a head move that finds no other takes it). */
+ * is counted free in log.nheld, not queued, and a head move that finds no
+ * queued unit takes it before it would erase one). */
 #define SFS_CK_UNITS 1u
 /* Pool units a checkpoint may move on from, their programs failing, before
  * its three tries count them (ckpt.c sfs_ckpt_write). */
