@@ -237,10 +237,13 @@ static int end_call(steadyfs *fs, int rc, sfs_end_kind kind)
         erased = 1;
         fs->gc.erase_next = SFS_ERASE_NONE;
     }
+    /* (the unit held erased for the next checkpoint unit counts as one
+     * left: a head move takes it before it would erase one, log.c) */
+    uint32_t ready = fs->log.nqueued + fs->log.nheld;
     if (!fs->dead && fs->log.erase_budget && fs->log.call_ops && !no_erase &&
-        (((light || (small && fs->log.nqueued <= 1 && !held_kept)) && !kept && !ns_soon &&
-          (!fs->gc.backlog || fs->gc.backlog > SFS_BACKLOG_LIGHT || fs->log.nqueued <= 1) &&
-          fs->log.erase_credit >= (fs->log.nqueued <= 1 ? fs->geo.P / 4 : fs->geo.P / 2)) ||
+        (((light || (small && ready <= 1 && !held_kept)) && !kept && !ns_soon &&
+          (!fs->gc.backlog || fs->gc.backlog > SFS_BACKLOG_LIGHT || ready <= 1) &&
+          fs->log.erase_credit >= (ready <= 1 ? fs->geo.P / 4 : fs->geo.P / 2)) ||
          !fs->log.nqueued)) {
         uint32_t budget_before = fs->log.erase_budget;
         if (kind == SFS_END_APPEND && fs->log.nqueued >= 2 && !fs->geo.tag_inline && sfs_pace_quiet(fs, 0)) {
