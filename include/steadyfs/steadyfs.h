@@ -444,12 +444,14 @@ typedef struct steadyfs {
      * pool unit checkpoints go to (unit, its next sector idx, last: the
      * sector of its newest durable checkpoint, 0xFF none yet; spare: the
      * unit held erased for the next; keep, keep_last: where the newest
-     * durable checkpoint is while unit holds none; 0xFFFF: no unit). */
+     * durable checkpoint is while unit holds none; cut_short: a unit a
+     * switch cut short had begun, which that checkpoint calls erased;
+     * 0xFFFF: no unit). */
     struct {
         uint32_t bad, cur, next_idx, dirty_next, epoch;
         uint32_t has_ckpt;   /* the current ring unit holds a durable record */
         uint64_t seq;
-        uint16_t unit, spare, keep;
+        uint16_t unit, spare, keep, cut_short;
         uint8_t idx, last, keep_last;
     } anchor;
     /* Chunks: used and dying bitmaps (n_c bits each), the next chunk to

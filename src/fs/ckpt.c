@@ -486,6 +486,20 @@ static int ck_switch(steadyfs *fs)
     int rc;
     if (fs->anchor.spare != SFS_NO_UNIT && fs->blk[fs->anchor.spare] != BS_CKNEXT)
         fs->anchor.spare = SFS_NO_UNIT;   /* a head took it (log.c head_move) */
+    /* The unit a switch cut short had begun is still erased in the table
+     * of the newest durable checkpoint, which the pointer below keeps too:
+     * erased before it (else not yet erased, it stays so after a second
+     * cut, and the next mount calls a programmed unit erased: fsck "should
+     * be erased (queued unit)", make soak-torture nor-units8 seed 2).  The
+     * switch then takes an erased unit: no second erase. */
+    if (fs->anchor.cut_short != SFS_NO_UNIT) {
+        if (fs->blk[fs->anchor.cut_short] == BS_FREE) {
+            rc = sfs_erase_free_unit(fs, fs->anchor.cut_short);
+            if (rc)
+                return rc;
+        }
+        fs->anchor.cut_short = SFS_NO_UNIT;
+    }
     u = fs->anchor.spare;
     for (k = 0;; k++) {
         if (u == SFS_NO_UNIT) {
@@ -1153,11 +1167,13 @@ int sfs_ckpt_mount(steadyfs *fs)
         /* (a kept unit was left: the next checkpoint moves on) */
         fs->anchor.idx = (uint8_t)(left != SFS_NONE ? fs->geo.P : lo + 1u);
         fs->anchor.last = (uint8_t)lo;
-        fs->anchor.keep = fs->anchor.spare = SFS_NO_UNIT;
+        fs->anchor.keep = fs->anchor.spare = fs->anchor.cut_short = SFS_NO_UNIT;
         if (fs->blk[u] != BS_CKPT)
             return STEADYFS_ECORRUPT;
-        if (left != SFS_NONE && (fs->blk[left] == BS_QUEUED || fs->blk[left] == BS_CKNEXT))
+        if (left != SFS_NONE && (fs->blk[left] == BS_QUEUED || fs->blk[left] == BS_CKNEXT)) {
             sfs_set_state(fs, left, BS_FREE);
+            fs->anchor.cut_short = (uint16_t)left;   /* (ck_switch erases it) */
+        }
         for (i = 0; i < fs->geo.nblocks; i++) {
             nck += fs->blk[i] == BS_CKPT;
             if (fs->blk[i] == BS_CKNEXT) {

@@ -82,7 +82,7 @@ int sfs_setup(steadyfs *fs, const steadyfs_config *cfg)
     memset(fs, 0, sizeof *fs);
     sfs_budget_void(fs);
     sfs_cache_drop(fs);
-    fs->anchor.unit = fs->anchor.spare = fs->anchor.keep = SFS_NO_UNIT;
+    fs->anchor.unit = fs->anchor.spare = fs->anchor.keep = fs->anchor.cut_short = SFS_NO_UNIT;
     fs->anchor.last = fs->anchor.keep_last = SFS_NO_SECTOR;
     fs->cfg = *cfg;
     g = &cfg->bd->geo;

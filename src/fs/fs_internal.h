@@ -999,9 +999,11 @@ uint32_t sfs_anchor_good(const steadyfs *fs);
  * queue, in allocation order, else a free one erased now (*u; its state
  * stays the queue's until the caller sets it): 0, ENOSPC, or an error.
  * sfs_hold_erased: one of the queue held as BS_CKNEXT, where it has three
- * or more, or SFS_NO_UNIT.  log.c. */
+ * or more, or SFS_NO_UNIT.  sfs_erase_free_unit: free unit b erased now
+ * (queued, or lost where its erase fails): 0 or an error.  log.c. */
 int sfs_take_erased(steadyfs *fs, uint32_t *u);
 uint32_t sfs_hold_erased(steadyfs *fs);
+int sfs_erase_free_unit(steadyfs *fs, uint32_t b);
 /* Sweep steps a completed relocation record calls for: ceil(n_l1 / R). */
 static inline uint32_t sfs_sweep_per_record(const steadyfs *fs)
 {

@@ -336,6 +336,16 @@ static void sweep_map(fck *c)
     }
 }
 
+/* Unit b (any of its device blocks) marked bad on the device. */
+static int dev_bad(steadyfs *fs, uint32_t b)
+{
+    uint32_t k;
+    int bad = 0;
+    for (k = 0; k < fs->geo.dev_per_block; k++)
+        bad |= sbd_is_bad(fs->cfg.bd, b * fs->geo.dev_per_block + k) > 0;
+    return bad;
+}
+
 /* The checkpoint state mount loaded: ranges and the block table. */
 static int check_state(fck *c)
 {
@@ -359,10 +369,7 @@ static int check_state(fck *c)
         }
     for (i = 0; i < fs->geo.nblocks; i++) {
         uint8_t s = fs->blk[i];
-        int devbad = 0;
-        uint32_t k;
-        for (k = 0; k < fs->geo.dev_per_block; k++)
-            devbad |= sbd_is_bad(fs->cfg.bd, i * fs->geo.dev_per_block + k) > 0;
+        int devbad = dev_bad(fs, i);
         if ((i < sfs_reserved(fs)) != (s == BS_RESERVED))
             say(c, 1, "unit %u: state %u, but units 0..%u and only they are the anchor area", i, s,
                 sfs_reserved(fs) - 1u);
@@ -376,10 +383,14 @@ static int check_state(fck *c)
             c->rep->bad_blocks++;
             if (!devbad)
                 say(c, 1, "unit %u: retired as bad, but the device does not report it bad", i);
-        } else if (devbad && s == BS_FREE) {
+        } else if (devbad && (s == BS_FREE || s == BS_QUEUED || s == BS_CKNEXT)) {
             /* marked bad after the checkpoint (a failed erase, then a cut):
-             * its next erase fails and retires it */
-            say(c, 0, "unit %u: bad on the device, not yet retired in the table (free)", i);
+             * its next erase fails and retires it.  Queued or held: a unit
+             * a switch cut short had begun, whose erase before the next
+             * switch failed (ckpt.c ck_switch); the log reads an erased
+             * unit's first sector before it takes it, and erases it again */
+            say(c, 0, "unit %u: bad on the device, not yet retired in the table (%s)", i,
+                s == BS_FREE ? "free" : "erased");
             c->rep->notes++;
         } else if (devbad && s != BS_RESERVED) {
             say(c, 1, "unit %u: bad on the device but in use (state %u)", i, s);
@@ -477,9 +488,10 @@ static void check_counts(fck *c)
         }
         if (!fs->cfg.bd->geo.needs_erase)
             continue;
-        /* where the next programs go must read erased */
+        /* where the next programs go must read erased (a queued unit bad
+         * on the device: noted above) */
         q = s == BS_QUEUED || s == BS_NEXT || s == BS_GNEXT;
-        for (i = q ? 0 : hidx; i < fs->geo.P; i++) {
+        for (i = q ? 0 : hidx; i < fs->geo.P && !(s == BS_QUEUED && dev_bad(fs, b)); i++) {
             int e = erased(c, b * fs->geo.P + i);
             if (e != 1) {
                 say(c, 1, "unit %u index %u: should be erased (%s), is not", b, i,

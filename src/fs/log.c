@@ -252,6 +252,13 @@ int sfs_take_erased(steadyfs *fs, uint32_t *u)
     }
 }
 
+int sfs_erase_free_unit(steadyfs *fs, uint32_t b)
+{
+    int rc;
+    rc = erase_free(fs, b);
+    return rc < 0 ? rc : 0;
+}
+
 uint32_t sfs_hold_erased(steadyfs *fs)
 {
     uint32_t b;

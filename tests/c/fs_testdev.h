@@ -68,6 +68,12 @@ static inline void tdev_close(tdev *t)
  * run.  ctx is the context fsck mounts into: &t->fs (left unmounted, as
  * after a cut), or a scratch one that gets work and buffers of its own,
  * so a mounted t->fs stays as it is. */
+static inline void tdev_fsck_say(void *when, const char *msg)
+{
+    if (strncmp(msg, "note:", 5) != 0)   /* (its errors, not its notes) */
+        fprintf(stderr, "%s: fsck: %s\n", (const char *)when, msg);
+}
+
 static inline int tdev_fsck(tdev *t, steadyfs *ctx, const char *when)
 {
     steadyfs_fsck_report rep;
@@ -79,15 +85,15 @@ static inline int tdev_fsck(tdev *t, steadyfs *ctx, const char *when)
         c.work = calloc(1, c.work_size);
         c.sector_buf = calloc(1, c.sector_buf_size > 4096 ? c.sector_buf_size : 4096);
     }
-    rc = fw && c.work && c.sector_buf ? steadyfs_fsck(ctx, &c, fw, fws, NULL, NULL, &rep) : -1;
-    if (!rc && rep.errors)
-        fprintf(stderr, "%s: fsck found %u errors\n", when, rep.errors);
+    rc = fw && c.work && c.sector_buf ? steadyfs_fsck(ctx, &c, fw, fws, tdev_fsck_say, (void *)when, &rep) : -1;
+    if (rc < 0)
+        fprintf(stderr, "%s: fsck could not run (%d)\n", when, rc);
     free(fw);
     if (ctx != &t->fs) {
         free(c.work);
         free(c.sector_buf);
     }
-    return rc ? -1 : (int)rep.errors;
+    return rc < 0 ? -1 : (int)rep.errors;
 }
 
 /* A log file's records read back: the records first .. first + n - 1,
