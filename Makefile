@@ -85,7 +85,7 @@ $(BUILD)/libsteady.a: $(LIB_OBJS)
 $(BUILD)/tests/%: tests/c/%.c $(SAN_OBJS)
 	@mkdir -p $(@D)
 	@echo "  LD/san  $@"
-	@$(CC) $(SAN_CFLAGS) $< $(SAN_OBJS) -o $@ -lm
+	@$(CC) $(SAN_CFLAGS) -MMD -MP $< $(SAN_OBJS) -o $@ -lm
 
 # The adversary's variants include its source (fill, medium, victims).
 $(patsubst %,$(BUILD)/tests/test_fs_adversary_%,full nor mram greedy): tests/c/test_fs_adversary.c
@@ -328,7 +328,7 @@ soak-media: $(BUILD)/soak/test_fs_media_errors
 # `steady torture ...` execs it; tests/c/test_fs_torture.c runs it at CI size.
 $(BUILD)/steady-torture: src/host/main/torture_main.c $(SAN_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(SAN_CFLAGS) $< $(SAN_OBJS) -o $@ -lm
+	$(CC) $(SAN_CFLAGS) -MMD -MP $< $(SAN_OBJS) -o $@ -lm
 
 tools: $(BUILD)/steady-torture
 
