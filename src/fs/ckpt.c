@@ -486,12 +486,21 @@ static int ck_switch(steadyfs *fs)
     int rc;
     if (fs->anchor.spare != SFS_NO_UNIT && fs->blk[fs->anchor.spare] != BS_CKNEXT)
         fs->anchor.spare = SFS_NO_UNIT;   /* a head took it (log.c head_move) */
-    /* The unit a switch cut short had begun is still erased in the table
-     * of the newest durable checkpoint, which the pointer below keeps too:
-     * erased before it (else not yet erased, it stays so after a second
-     * cut, and the next mount calls a programmed unit erased: fsck "should
-     * be erased (queued unit)", make soak-torture nor-units8 seed 2).  The
-     * switch then takes an erased unit: no second erase. */
+    /* A unit a switch began whose checkpoint never became durable -- a
+     * cut (mount sent it back to the pool: anchor.cut_short) or a failed
+     * program there (it is still the current unit, with no checkpoint
+     * yet) -- may still be erased in the table of the newest durable
+     * checkpoint, which the pointer below keeps too: it is erased before
+     * that pointer (or retired, where a program failed in it).  Else a cut
+     * after the pointer leaves the next mount calling a programmed unit
+     * erased: fsck "should be erased (queued unit)", make soak-torture
+     * nor-units8 seed 2 and nand-h6-k16-fill-hold seed 6.  The switch then
+     * takes an erased unit: a cut-short unit costs no second erase. */
+    if (fs->anchor.unit != SFS_NO_UNIT && fs->anchor.last == SFS_NO_SECTOR) {
+        fs->anchor.cut_short = fs->anchor.unit;
+        fs->anchor.unit = SFS_NO_UNIT;
+        sfs_set_state(fs, fs->anchor.cut_short, BS_FREE);
+    }
     if (fs->anchor.cut_short != SFS_NO_UNIT) {
         if (fs->blk[fs->anchor.cut_short] == BS_FREE) {
             rc = sfs_erase_free_unit(fs, fs->anchor.cut_short);

@@ -488,14 +488,15 @@ static void check_counts(fck *c)
         }
         if (!fs->cfg.bd->geo.needs_erase)
             continue;
-        /* where the next programs go must read erased (a queued unit bad
-         * on the device: noted above) */
-        q = s == BS_QUEUED || s == BS_NEXT || s == BS_GNEXT;
-        for (i = q ? 0 : hidx; i < fs->geo.P && !(s == BS_QUEUED && dev_bad(fs, b)); i++) {
+        /* where the next programs go must read erased (a queued or held
+         * unit bad on the device: noted above) */
+        q = s == BS_QUEUED || s == BS_NEXT || s == BS_GNEXT || s == BS_CKNEXT;
+        for (i = q ? 0 : hidx; i < fs->geo.P && !((s == BS_QUEUED || s == BS_CKNEXT) && dev_bad(fs, b)); i++) {
             int e = erased(c, b * fs->geo.P + i);
             if (e != 1) {
                 say(c, 1, "unit %u index %u: should be erased (%s), is not", b, i,
-                    s == BS_QUEUED ? "queued unit" : q ? "a head's next unit" : "after the log head");
+                    s == BS_QUEUED ? "queued unit" : s == BS_CKNEXT ? "held for the checkpoints" :
+                    q ? "a head's next unit" : "after the log head");
                 break;
             }
         }
