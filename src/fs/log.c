@@ -458,6 +458,16 @@ void sfs_enter_next(steadyfs *fs, int gc)
  * replay follows the name (DESIGN.md §5).  Into any other unit (none was
  * named, a program failed, the head is new) the checkpoint that follows
  * the move is what tells replay where the head went. */
+/* Units a checkpoint-unit switch may take (ckpt.c ck_switch): queued but
+ * not named for a head, held for it, or free (erased then). */
+static uint32_t switch_units(const steadyfs *fs)
+{
+    uint32_t b, n = 0;
+    for (b = 0; b < fs->geo.nblocks; b++)
+        n += fs->blk[b] == BS_QUEUED || fs->blk[b] == BS_CKNEXT || fs->blk[b] == BS_FREE;
+    return n;
+}
+
 static int head_move(steadyfs *fs, int gc)
 {
     uint32_t *blk = gc ? &fs->log.gh_block : &fs->log.head_block;
@@ -519,6 +529,18 @@ static int head_move(steadyfs *fs, int gc)
             /* the units a checkpoint makes erasable: the caller's layer
              * writes it and calls again (the loop resumes as it was) */
             return fs->log.nlimbo ? SFS_NEED_CKPT : STEADYFS_ENOSPC;
+        /* Media that erase keep their checkpoints in a unit of the pool
+         * (ckpt.c): a checkpoint that finds it full switches to a queued,
+         * held or free unit.  The last such unit goes to a head only after
+         * a checkpoint, where units wait for one (it makes them erasable)
+         * or the checkpoints' unit is full (it switches now, to that unit,
+         * and the unit it leaves is free after it): a head that took it
+         * had left collection's emptied victims waiting for a checkpoint
+         * that found no unit, ENOSPC below the live limit (make
+         * soak-torture nand-hold-h6 seed 9, nor-hold-fill seed 7). */
+        if (!named && fs->cfg.bd->geo.needs_erase && switch_units(fs) <= 1u &&
+            (fs->log.nlimbo || fs->anchor.unit == SFS_NO_UNIT || fs->anchor.idx + 2u > fs->geo.P))
+            return SFS_NEED_CKPT;
         /* A unit the newest checkpoint calls erased may hold what a
          * checkpoint-unit switch cut short wrote there (ckpt.c ck_switch:
          * its pointer is durable before the unit's first sector, but a
