@@ -526,13 +526,14 @@ static void settle(const model *m, acc *a, double calls, double lights, double a
     a->ck += window ? a->sec / (m->R - 1.0) + 1 + (m->thread ? 1 : 4) * mv
                     : dv(m, a->sec, m->R) + 1 + (m->thread ? 1 : 3) * mv;
     if (m->erases) {
-        /* checkpoints in pool units (format 18): a switch every P / 2
-         * checkpoints at most (a relocation sector before each), each a
+        /* checkpoints in pool units (format 18): a switch every (P - 1)
+         * / 2 checkpoints at most (a relocation sector before each; a
+         * unit's last sector is not used, ckpt.c sfs_ckpt_write), each a
          * pointer record, a read that the unit taken is erased, and an
          * erase where none was held or queued; the anchor ring's own
          * erase once in P switches, where the erase ahead has not done it
          * (log.c sfs_erase_ahead) */
-        double sw = dv(m, 2 * a->ck, m->P) + 1;
+        double sw = dv(m, 2 * a->ck, m->P - 1) + 1;
         a->pt += sw;
         rds(m, a, sw + mv);   /* (and a head move's: log.c head_move) */
         a->e += mv + sw + dv(m, sw, m->P) + 1;

@@ -603,7 +603,10 @@ int sfs_ckpt_write(steadyfs *fs)
         want_reloc = (fs->reloc.nrec || fs->reloc.owed) &&
                      (fs->reloc.changed || pool || fs->reloc.table / fs->geo.P != ck_unit(fs));
         if (pool) {
-            if (fs->anchor.unit == SFS_NO_UNIT || fs->anchor.idx + 1u + want_reloc > fs->geo.P) {
+            /* (fewer than two sectors left, whether or not a relocation
+             * sector comes first: log.c head_move keeps a unit for the
+             * switch on that same test) */
+            if (fs->anchor.unit == SFS_NO_UNIT || fs->anchor.idx + 2u > fs->geo.P) {
                 rc = ck_switch(fs);
                 if (rc == SFS_RETRY)
                     continue;

@@ -533,8 +533,9 @@ static int head_move(steadyfs *fs, int gc)
          * (ckpt.c): a checkpoint that finds it full switches to a queued,
          * held or free unit.  The last such unit goes to a head only after
          * a checkpoint, where units wait for one (it makes them erasable)
-         * or the checkpoints' unit is full (it switches now, to that unit,
-         * and the unit it leaves is free after it): a head that took it
+         * or the checkpoints' unit is full (fewer than two sectors left:
+         * the checkpoint switches now, to that unit, and the unit it
+         * leaves is free after it; ckpt.c sfs_ckpt_write): a head that took it
          * had left collection's emptied victims waiting for a checkpoint
          * that found no unit, ENOSPC below the live limit (make
          * soak-torture nand-hold-h6 seed 9, nor-hold-fill seed 7). */
