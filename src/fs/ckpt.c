@@ -502,6 +502,10 @@ static int ck_switch(steadyfs *fs)
         sfs_set_state(fs, fs->anchor.cut_short, BS_FREE);
     }
     if (fs->anchor.cut_short != SFS_NO_UNIT) {
+        /* (a relocation sector the attempt wrote there goes with it: the
+         * next checkpoint writes its own, soak nand-big seed 2) */
+        if (fs->reloc.table != SFS_NONE && fs->reloc.table / fs->geo.P == fs->anchor.cut_short)
+            fs->reloc.changed = 1;
         if (fs->blk[fs->anchor.cut_short] == BS_FREE) {
             rc = sfs_erase_free_unit(fs, fs->anchor.cut_short);
             if (rc)
