@@ -453,11 +453,6 @@ void sfs_enter_next(steadyfs *fs, int gc)
         enter(fs, gc, b, 0);
 }
 
-/* Move a full head (host or collection: gc) to the next erased unit.  Into
- * the unit the last checkpoint named as its next, no checkpoint is needed:
- * replay follows the name (DESIGN.md §5).  Into any other unit (none was
- * named, a program failed, the head is new) the checkpoint that follows
- * the move is what tells replay where the head went. */
 /* Units a checkpoint-unit switch may take (ckpt.c ck_switch): queued but
  * not named for a head, held for it, or free (erased then). */
 static uint32_t switch_units(const steadyfs *fs)
@@ -468,6 +463,11 @@ static uint32_t switch_units(const steadyfs *fs)
     return n;
 }
 
+/* Move a full head (host or collection: gc) to the next erased unit.  Into
+ * the unit the last checkpoint named as its next, no checkpoint is needed:
+ * replay follows the name (DESIGN.md §5).  Into any other unit (none was
+ * named, a program failed, the head is new) the checkpoint that follows
+ * the move is what tells replay where the head went. */
 static int head_move(steadyfs *fs, int gc)
 {
     uint32_t *blk = gc ? &fs->log.gh_block : &fs->log.head_block;
@@ -538,7 +538,7 @@ static int head_move(steadyfs *fs, int gc)
          * leaves is free after it; ckpt.c sfs_ckpt_write): a head that took it
          * had left collection's emptied victims waiting for a checkpoint
          * that found no unit, ENOSPC below the live limit (make
-         * soak-torture nand-hold-h6 seed 9, nor-hold-fill seed 7). */
+         * soak-torture nand-hold-h6 seed 9, nand-big seed 10). */
         if (!named && fs->cfg.bd->geo.needs_erase && switch_units(fs) <= 1u &&
             (fs->log.nlimbo || fs->anchor.unit == SFS_NO_UNIT || fs->anchor.idx + 2u > fs->geo.P))
             return SFS_NEED_CKPT;
