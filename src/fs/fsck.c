@@ -491,7 +491,9 @@ static void check_counts(fck *c)
         /* where the next programs go must read erased (a queued or held
          * unit bad on the device: noted above) */
         q = s == BS_QUEUED || s == BS_NEXT || s == BS_GNEXT || s == BS_CKNEXT;
-        for (i = q ? 0 : hidx; i < fs->geo.P && !((s == BS_QUEUED || s == BS_CKNEXT) && dev_bad(fs, b)); i++) {
+        if ((s == BS_QUEUED || s == BS_CKNEXT) && dev_bad(fs, b))
+            continue;
+        for (i = q ? 0 : hidx; i < fs->geo.P; i++) {
             int e = erased(c, b * fs->geo.P + i);
             if (e != 1) {
                 say(c, 1, "unit %u index %u: should be erased (%s), is not", b, i,

@@ -539,7 +539,10 @@ static int head_move(steadyfs *fs, int gc)
          * had left collection's emptied victims waiting for a checkpoint
          * that found no unit, ENOSPC below the live limit (make
          * soak-torture nand-hold-h6 seed 9, nand-big seed 10). */
-        if (!named && fs->cfg.bd->geo.needs_erase && switch_units(fs) <= 1u &&
+        /* (at most two of the erased units are named for a head: the
+         * scan only where the counts leave it in doubt) */
+        if (!named && fs->cfg.bd->geo.needs_erase && fs->log.nqueued + fs->log.nheld + fs->log.nfree <= 3u &&
+            switch_units(fs) <= 1u &&
             (fs->log.nlimbo || fs->anchor.unit == SFS_NO_UNIT || fs->anchor.idx + 2u > fs->geo.P))
             return SFS_NEED_CKPT;
         /* A unit the newest checkpoint calls erased may hold what a

@@ -63,17 +63,18 @@ static inline void tdev_close(tdev *t)
     free(t->sector);
 }
 
+/* fsck's errors, each with `when` (its notes are not printed). */
+static inline void tdev_fsck_say(void *when, const char *msg)
+{
+    if (strncmp(msg, "note:", 5) != 0)
+        fprintf(stderr, "%s: fsck: %s\n", (const char *)when, msg);
+}
+
 /* fsck of t's media as they are now (what a power cut would leave):
  * the errors it found (each run printed with `when`), -1 if it could not
  * run.  ctx is the context fsck mounts into: &t->fs (left unmounted, as
  * after a cut), or a scratch one that gets work and buffers of its own,
  * so a mounted t->fs stays as it is. */
-static inline void tdev_fsck_say(void *when, const char *msg)
-{
-    if (strncmp(msg, "note:", 5) != 0)   /* (its errors, not its notes) */
-        fprintf(stderr, "%s: fsck: %s\n", (const char *)when, msg);
-}
-
 static inline int tdev_fsck(tdev *t, steadyfs *ctx, const char *when)
 {
     steadyfs_fsck_report rep;
