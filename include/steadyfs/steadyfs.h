@@ -245,7 +245,7 @@ enum steadyfs_err {
 /* Open flags. */
 /* The on-media format this build reads and writes (docs/SPEC.md); an image
  * of any other version is refused with STEADYFS_EFORMAT. */
-#define STEADYFS_FORMAT_VERSION 18
+#define STEADYFS_FORMAT_VERSION 19
 
 /* Build option: 1 (default) compiles in what only media without erase
  * use (MRAM: a maybe-live bit per sector, the host head going on in a
@@ -531,9 +531,12 @@ typedef struct steadyfs {
     /* Test builds only (DESIGN.md §7): the running call's budget from
      * steadyfs_bound and what it has spent (reads, programs, erases); a
      * call that overspends stops the test.  chk_call < 0: nothing armed,
-     * or the call met a device fault (whose handling is outside the bound). */
+     * or the call met a device fault (whose handling is outside the bound).
+     * chk_kept: the call began with a unit kept for a checkpoint-unit
+     * switch (media that erase, SFS_CK_SWITCH), so it must end with one. */
     int32_t chk_call;
     uint32_t chk_limit[3], chk_used[3];
+    uint32_t chk_kept;
     uint64_t chk_n;
 #endif
 } steadyfs;

@@ -42,6 +42,8 @@ void sfs_budget_arm(steadyfs *fs, steadyfs_call call, uint64_t n)
         return;
     fs->chk_call = (int32_t)call;
     fs->chk_n = n;
+    /* (mount has no table yet: nothing to keep) */
+    fs->chk_kept = call != STEADYFS_CALL_MOUNT && fs->blk && sfs_ck_kept(fs) && sfs_switch_units(fs) >= SFS_CK_SWITCH;
     fs->chk_limit[SFS_SPEND_READ] = c.reads;
     fs->chk_limit[SFS_SPEND_PROG] = c.progs;
     fs->chk_limit[SFS_SPEND_ERASE] = c.erases;
@@ -80,6 +82,15 @@ void sfs_budget_check(steadyfs *fs)
                     fs->chk_limit[0], fs->chk_limit[1], fs->chk_limit[2]);
             abort();
         }
+    /* The log keeps a unit for the checkpoints' next switch whatever the
+     * state (log.c head_move): a call without a device fault never takes
+     * it (one with a fault voided this check: a unit may have gone bad). */
+    if (fs->chk_kept && !fs->dead && sfs_switch_units(fs) < SFS_CK_SWITCH) {
+        fprintf(stderr, "steadyfs: call %s (n=%llu) took the unit kept for a checkpoint-unit switch "
+                "(queued %u, free %u, limbo %u, held %u)\n", steadyfs_call_name((steadyfs_call)fs->chk_call),
+                (unsigned long long)fs->chk_n, fs->log.nqueued, fs->log.nfree, fs->log.nlimbo, fs->log.nheld);
+        abort();
+    }
     fs->chk_call = -1;
 }
 #endif

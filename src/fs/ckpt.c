@@ -55,7 +55,10 @@
  * (SPEC §5, fs_internal.h sfs_chunk_dec); 18: on media that erase the
  * checkpoints (and their relocation sectors) go to a pool unit in the
  * block table as 0xF9, with the next one held erased as 0xFA, and the
- * anchor ring of two units holds TK_PTR records naming it (SPEC §7, §9) */
+ * anchor ring of two units holds TK_PTR records naming it (SPEC §7, §9);
+ * 19: offset 112 (usable units) leaves out a second unit, the one the log
+ * keeps for a checkpoint-unit switch (fs_internal.h SFS_CK_SWITCH), and
+ * the live limit at 104 is that smaller pool's (SPEC §7) */
 #define CKPT_VERSION SFS_CKPT_VERSION
 #define CKPT_HDR SFS_CKPT_HDR
 

@@ -356,8 +356,9 @@ int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
             fs->geo.usable++;
         }
     }
-    /* the checkpoints' unit and the one held for the next are not the
-     * pool's (they come and go back in turn: SFS_CK_UNITS) */
+    /* the checkpoints' unit and the one the log keeps for their next
+     * switch are not the pool's (they come and go back in turn:
+     * SFS_CK_UNITS) */
     if (sfs_ck_pool(fs))
         fs->geo.usable = fs->geo.usable > SFS_CK_UNITS ? fs->geo.usable - SFS_CK_UNITS : 0;
     fs->live_max = sfs_live_limit(fs);

@@ -525,7 +525,15 @@ int sfs_room(steadyfs *fs, uint32_t more, sfs_mode mode);
 int sfs_collect(steadyfs *fs, int (*step)(steadyfs *, sfs_mode), sfs_mode mode);
 /* One static wear-levelling step (its own victim slot); 0 nothing to do. */
 int sfs_wl_one(steadyfs *fs, sfs_mode mode);
+/* Erased or erasable units (queued, named, held, free) and those the next
+ * checkpoint makes erasable (LIMBO), less the one kept for a
+ * checkpoint-unit switch (sfs_ck_kept); sfs_ready_units: the same without
+ * LIMBO.  Every floor of the pace and the heads counts these.  log.c. */
 uint32_t sfs_free_blocks(const steadyfs *fs);
+uint32_t sfs_ready_units(const steadyfs *fs);
+/* Units a checkpoint-unit switch may take: queued (not named for a head),
+ * held (BS_CKNEXT) or free.  A scan of the table.  log.c. */
+uint32_t sfs_switch_units(const steadyfs *fs);
 /* Name an erased unit as the next unit of each head that has none (at a
  * checkpoint, which records it: DESIGN.md §5). */
 void sfs_name_next(steadyfs *fs);
@@ -974,11 +982,20 @@ uint32_t sfs_pace_steps(const steadyfs *fs, uint32_t usable, uint32_t live_max);
 static inline int sfs_ck_pool(const steadyfs *fs) { return fs->cfg.bd->geo.needs_erase; }
 #define SFS_NO_UNIT 0xFFFFu   /* anchor.unit, spare, keep: none */
 #define SFS_NO_SECTOR 0xFFu   /* anchor.last: no durable checkpoint in the unit yet */
-/* Units the checkpoints hold out of the pool on media that erase: the
- * current one (geo.usable leaves it out; the one held erased for the next
- * is counted free in log.nheld, not queued, and a head move that finds no
- * queued unit takes it before it would erase one). */
-#define SFS_CK_UNITS 1u
+/* Units the checkpoints hold out of the pool on media that erase (format
+ * 19): the current one, and SFS_CK_SWITCH units the log keeps for a switch
+ * to the next, whatever the state -- queued (not named for a head), held
+ * (BS_CKNEXT) or free.  geo.usable leaves both out, so the live limit and
+ * the pace are those of a device that many units smaller, and the log's
+ * counts of erased units (sfs_free_blocks, sfs_ready_units) leave the kept
+ * one out: a head takes the last unit a switch could use only where that
+ * smaller device would have had no unit at all, and then it has none
+ * (ENOSPC at the live limit, as there).  Format 18 kept none: with the pool
+ * empty near the live limit, a checkpoint whose unit a cut had left full
+ * found no unit to switch to (DESIGN.md §5). */
+#define SFS_CK_SWITCH 1u
+#define SFS_CK_UNITS (1u + SFS_CK_SWITCH)
+static inline uint32_t sfs_ck_kept(const steadyfs *fs) { return sfs_ck_pool(fs) ? SFS_CK_SWITCH : 0u; }
 /* Pool units a checkpoint may move on from, their programs failing, before
  * its three tries count them (ckpt.c sfs_ckpt_write). */
 #define SFS_CK_MOVES 8u

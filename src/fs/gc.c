@@ -507,7 +507,7 @@ static int catch_up(steadyfs *fs, sfs_mode mode)
 {
     uint32_t b, steps = 0, keep = 4u - (mode & SFS_MODE_KIND);
     int rc;
-    while (fs->log.nqueued + fs->log.nheld + fs->log.nfree < keep && steps < 2 * (fs->gc.s + 1)) {
+    while (sfs_ready_units(fs) < keep && steps < 2 * (fs->gc.s + 1)) {
         if (fs->log.nlimbo) {
             rc = sfs_ckpt_write(fs);   /* emptied blocks become erasable */
             if (rc)

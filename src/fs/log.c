@@ -39,7 +39,17 @@ void sfs_note_erase(steadyfs *fs)
         fs->log.call_marks |= SFS_MARK_ERASED;
 }
 
-uint32_t sfs_free_blocks(const steadyfs *fs) { return fs->log.nqueued + fs->log.nfree + fs->log.nlimbo + fs->log.nheld; }
+uint32_t sfs_ready_units(const steadyfs *fs)
+{
+    uint32_t n = fs->log.nqueued + fs->log.nfree + fs->log.nheld;
+    return n > sfs_ck_kept(fs) ? n - sfs_ck_kept(fs) : 0u;
+}
+
+uint32_t sfs_free_blocks(const steadyfs *fs)
+{
+    uint32_t n = fs->log.nqueued + fs->log.nfree + fs->log.nlimbo + fs->log.nheld;
+    return n > sfs_ck_kept(fs) ? n - sfs_ck_kept(fs) : 0u;
+}
 
 uint32_t sfs_live_limit(const steadyfs *fs)
 {
@@ -343,6 +353,23 @@ static uint32_t slots_open(const steadyfs *fs, uint32_t skip)
     return n;
 }
 
+/* Units a checkpoint-unit switch may take (ckpt.c ck_switch): queued but
+ * not named for a head, held for it, or free (erased then). */
+uint32_t sfs_switch_units(const steadyfs *fs)
+{
+    uint32_t b, n = 0;
+    for (b = 0; b < fs->geo.nblocks; b++)
+        n += fs->blk[b] == BS_QUEUED || fs->blk[b] == BS_CKNEXT || fs->blk[b] == BS_FREE;
+    return n;
+}
+
+/* At most `n` such units?  (At most two of the erased units are named for a
+ * head: the scan only where the counts leave it in doubt.) */
+static int switch_short(const steadyfs *fs, uint32_t n)
+{
+    return fs->log.nqueued + fs->log.nheld + fs->log.nfree <= n + 2u && sfs_switch_units(fs) <= n;
+}
+
 /* The erased units are down to where collection would run (sfs_gc_pace:
  * gc.low + the units records hold); within `margin` of it. */
 static int units_low(const steadyfs *fs, uint32_t margin)
@@ -358,8 +385,11 @@ void sfs_name_next(steadyfs *fs)
         if ((gc ? fs->log.gh_block : fs->log.head_block) == SFS_NONE ||
             sfs_next_unit(fs, gc) != SFS_NONE)
             continue;
-        b = find_state(fs, BS_QUEUED);   /* the unit the move would take */
-        if (b != SFS_NONE)
+        /* the unit the move would take, unless it is the last a
+         * checkpoint-unit switch could take (SFS_CK_SWITCH): the move
+         * then goes unnamed, and head_move keeps that unit */
+        b = find_state(fs, BS_QUEUED);
+                if (b != SFS_NONE && !(sfs_ck_kept(fs) && switch_short(fs, SFS_CK_SWITCH)))
             set_state(fs, b, gc ? BS_GNEXT : BS_NEXT);
     }
     /* Media without erase, erased units running low: the closed unit the
@@ -453,15 +483,6 @@ void sfs_enter_next(steadyfs *fs, int gc)
         enter(fs, gc, b, 0);
 }
 
-/* Units a checkpoint-unit switch may take (ckpt.c ck_switch): queued but
- * not named for a head, held for it, or free (erased then). */
-static uint32_t switch_units(const steadyfs *fs)
-{
-    uint32_t b, n = 0;
-    for (b = 0; b < fs->geo.nblocks; b++)
-        n += fs->blk[b] == BS_QUEUED || fs->blk[b] == BS_CKNEXT || fs->blk[b] == BS_FREE;
-    return n;
-}
 
 /* Move a full head (host or collection: gc) to the next erased unit.  Into
  * the unit the last checkpoint named as its next, no checkpoint is needed:
@@ -531,20 +552,29 @@ static int head_move(steadyfs *fs, int gc)
             return fs->log.nlimbo ? SFS_NEED_CKPT : STEADYFS_ENOSPC;
         /* Media that erase keep their checkpoints in a unit of the pool
          * (ckpt.c): a checkpoint that finds it full switches to a queued,
-         * held or free unit.  The last such unit goes to a head only after
-         * a checkpoint, where units wait for one (it makes them erasable)
-         * or the checkpoints' unit is full (fewer than two sectors left:
-         * the checkpoint switches now, to that unit, and the unit it
-         * leaves is free after it; ckpt.c sfs_ckpt_write): a head that took it
-         * had left collection's emptied victims waiting for a checkpoint
-         * that found no unit, ENOSPC below the live limit (make
-         * soak-torture nand-hold-h6 seed 9, nand-big seed 10). */
-        /* (at most two of the erased units are named for a head: the
-         * scan only where the counts leave it in doubt) */
-        if (!named && fs->cfg.bd->geo.needs_erase && fs->log.nqueued + fs->log.nheld + fs->log.nfree <= 3u &&
-            switch_units(fs) <= 1u &&
-            (fs->log.nlimbo || fs->anchor.unit == SFS_NO_UNIT || fs->anchor.idx + 2u > fs->geo.P))
-            return SFS_NEED_CKPT;
+         * held or free unit, and the log keeps one such unit whatever the
+         * state (SFS_CK_SWITCH).  A head takes the last only after a
+         * checkpoint that brings another: one that makes units waiting
+         * for it erasable (LIMBO), or one that finds its unit full (fewer
+         * than two sectors left), switches to that unit and frees the one
+         * it leaves (ckpt.c sfs_ckpt_write).  Else the move has no unit:
+         * the floors count the kept unit out (sfs_free_blocks), so this is
+         * where a device one unit smaller would have found none.  Format
+         * 18 gave that unit to the head: collection's emptied victims, or
+         * moved units waiting for the sweep, then met a checkpoint that
+         * found its unit full (a cut had torn its next sector) and no unit
+         * to switch to -- ENOSPC below the live limit (make soak-torture
+         * nand-hold-h6 seed 9, nand-big seed 10, nor-hold-fill seed 7).
+         * (The other head's named unit is no switch's: this head may take
+         * it, as where no unit is queued.) */
+        if (!named && sfs_ck_kept(fs) && (fs->blk[b] == BS_QUEUED || fs->blk[b] == BS_CKNEXT) &&
+            switch_short(fs, SFS_CK_SWITCH)) {
+            if (fs->log.nlimbo || fs->anchor.unit == SFS_NO_UNIT || fs->anchor.idx + 2u > fs->geo.P)
+                return SFS_NEED_CKPT;
+            b = sfs_next_unit(fs, !gc);
+            if (b == SFS_NONE)
+                return STEADYFS_ENOSPC;
+        }
         /* A unit the newest checkpoint calls erased may hold what a
          * checkpoint-unit switch cut short wrote there (ckpt.c ck_switch:
          * its pointer is durable before the unit's first sector, but a
@@ -660,7 +690,7 @@ int sfs_log_reserve(steadyfs *fs, sfs_mode mode)
          * layer's to make: its catch-up first (sfs_serve), then
          * sfs_log_host_move; not for collection (SFS_MODE_GC), whose
          * merges may take the collection head instead */
-        if (!(mode & SFS_MODE_GC) && fs->log.nqueued + fs->log.nheld + fs->log.nfree < host_keep(mode) &&
+        if (!(mode & SFS_MODE_GC) && sfs_ready_units(fs) < host_keep(mode) &&
             !sfs_log_can_thread(fs))
             return SFS_NEED_ROOM;
         rc = sfs_log_host_move(fs, mode);

@@ -222,6 +222,15 @@ int main(void)
         o.file_max = 200000;
         CHECK(run_clean(&o).cuts >= 100u);
     }
+    /* format 19's unit kept for the checkpoints' next switch (DESIGN.md
+     * §5), checked after every call in test builds: on format 18 a
+     * checkpoint named the last unit a switch could take for a head, and
+     * gc_step took it at op 12327 (make soak-torture nand-big seed 1) */
+    {
+        steady_torture_opts o = on_medium(0, 1, 12400);
+        o.file_max = 200000;
+        CHECK(run_clean(&o).cuts >= 100u);
+    }
     /* the held sector (steadyfs_config.hold_buf): each write's last sector
      * waits in RAM for the sync (which commits in it), the next write,
      * truncate or close; with small transactions (implicit commits that
