@@ -62,33 +62,61 @@ static uint32_t rn(uint32_t n) { return tdev_rand(&rng, n); }
 
 static tdev T;
 
+/* What a call did, from the device's and the file system's counters:
+ * device reads, programs and erases, and of the sectors programmed the
+ * data and inode sectors, collection copies, map (and relocation) sectors
+ * and checkpoints; victims begun. */
+typedef struct call_work {
+    uint64_t reads, progs, erases;
+    uint32_t data, copy, map, ckpt, victim;
+} call_work;
+
 typedef struct kind_stat {
     const char *name;
     steadyfs_call call;
     uint64_t n, count, max_ns, bound_ns;
+    call_work slowest;   /* what the slowest call of the kind did */
 } kind_stat;
 
 static kind_stat K[] = {
-    {"write_4096_sync (write + sync)", STEADYFS_CALL_WRITE_SYNC, 4096, 0, 0, 0},
-    {"write_4096_dsync (O_DSYNC write)", STEADYFS_CALL_WRITE_DSYNC, 4096, 0, 0, 0},
-    {"stat", STEADYFS_CALL_STAT, 2, 0, 0, 0},
-    {"open (no create)", STEADYFS_CALL_OPEN, 2, 0, 0, 0},
-    {"read_4096", STEADYFS_CALL_READ, 4096, 0, 0, 0},
-    {"close", STEADYFS_CALL_CLOSE, 0, 0, 0, 0},
-    {"readdir", STEADYFS_CALL_READDIR, 0, 0, 0, 0},
-    {"stat (full directories)", STEADYFS_CALL_STAT, 2, 0, 0, 0},
-    {"open (full directories)", STEADYFS_CALL_OPEN, 2, 0, 0, 0},
-    {"create (full directories)", STEADYFS_CALL_CREATE, 2, 0, 0, 0},
-    {"unlink (full directories)", STEADYFS_CALL_UNLINK, 2, 0, 0, 0},
-    {"rename (full directories)", STEADYFS_CALL_RENAME, 2, 0, 0, 0},
-    {"readdir (full directory)", STEADYFS_CALL_READDIR, 0, 0, 0, 0},
-    {"create (filled device)", STEADYFS_CALL_CREATE, 2, 0, 0, 0},
-    {"write_65536_sync (implicit commits)", STEADYFS_CALL_WRITE_SYNC, 65536, 0, 0, 0},
-    {"rename (filled device)", STEADYFS_CALL_RENAME, 2, 0, 0, 0},
-    {"unlink (filled device)", STEADYFS_CALL_UNLINK, 2, 0, 0, 0},
+    {"write_4096_sync (write + sync)", STEADYFS_CALL_WRITE_SYNC, 4096, 0, 0, 0, {0}},
+    {"write_4096_dsync (O_DSYNC write)", STEADYFS_CALL_WRITE_DSYNC, 4096, 0, 0, 0, {0}},
+    {"stat", STEADYFS_CALL_STAT, 2, 0, 0, 0, {0}},
+    {"open (no create)", STEADYFS_CALL_OPEN, 2, 0, 0, 0, {0}},
+    {"read_4096", STEADYFS_CALL_READ, 4096, 0, 0, 0, {0}},
+    {"close", STEADYFS_CALL_CLOSE, 0, 0, 0, 0, {0}},
+    {"readdir", STEADYFS_CALL_READDIR, 0, 0, 0, 0, {0}},
+    {"stat (full directories)", STEADYFS_CALL_STAT, 2, 0, 0, 0, {0}},
+    {"open (full directories)", STEADYFS_CALL_OPEN, 2, 0, 0, 0, {0}},
+    {"create (full directories)", STEADYFS_CALL_CREATE, 2, 0, 0, 0, {0}},
+    {"unlink (full directories)", STEADYFS_CALL_UNLINK, 2, 0, 0, 0, {0}},
+    {"rename (full directories)", STEADYFS_CALL_RENAME, 2, 0, 0, 0, {0}},
+    {"readdir (full directory)", STEADYFS_CALL_READDIR, 0, 0, 0, 0, {0}},
+    {"create (filled device)", STEADYFS_CALL_CREATE, 2, 0, 0, 0, {0}},
+    {"write_65536_sync (implicit commits)", STEADYFS_CALL_WRITE_SYNC, 65536, 0, 0, 0, {0}},
+    {"rename (filled device)", STEADYFS_CALL_RENAME, 2, 0, 0, 0, {0}},
+    {"unlink (filled device)", STEADYFS_CALL_UNLINK, 2, 0, 0, 0, {0}},
 };
 enum { K_WS, K_DS, K_STAT, K_OPEN, K_READ, K_CLOSE, K_READDIR, K_DSTAT, K_DOPEN, K_DCREATE,
        K_DUNLINK, K_DRENAME, K_DREADDIR, K_NCREATE, K_BIG, K_NRENAME, K_NUNLINK };
+
+/* The counters when the call being measured began (started()). */
+static sim_stats start_dev;
+static struct {
+    uint32_t data, copy, map, ckpt, victim;
+} start_fs;
+
+/* Marks a measured call's start: returns the clock, keeps the counters. */
+static uint64_t started(void)
+{
+    start_dev = T.dev.stats;
+    start_fs.data = T.fs.stats.data;
+    start_fs.copy = T.fs.stats.copy;
+    start_fs.map = T.fs.stats.map;
+    start_fs.ckpt = T.fs.stats.ckpt;
+    start_fs.victim = T.fs.stats.victim;
+    return T.dev.now_ns;
+}
 
 static void measured(int k, uint64_t t0)
 {
@@ -97,8 +125,17 @@ static void measured(int k, uint64_t t0)
     if (!s->bound_ns)
         s->bound_ns = steady_fs_bound_ns(T.dev.prof, &T.cfg, s->call, s->n, SIM_WORST);
     s->count++;
-    if (dt > s->max_ns)
+    if (dt > s->max_ns) {
         s->max_ns = dt;
+        s->slowest.reads = T.dev.stats.reads - start_dev.reads;
+        s->slowest.progs = T.dev.stats.progs - start_dev.progs;
+        s->slowest.erases = T.dev.stats.erases - start_dev.erases;
+        s->slowest.data = T.fs.stats.data - start_fs.data;
+        s->slowest.copy = T.fs.stats.copy - start_fs.copy;
+        s->slowest.map = T.fs.stats.map - start_fs.map;
+        s->slowest.ckpt = T.fs.stats.ckpt - start_fs.ckpt;
+        s->slowest.victim = T.fs.stats.victim - start_fs.victim;
+    }
     if (dt > s->bound_ns) {
         check_failed++;
         fprintf(stderr, "adversary: %s took %llu ns > bound %llu ns\n", s->name,
@@ -188,7 +225,7 @@ static uint32_t readdir_all(const char *dir, int k)
     CHECK(dd >= 0);
     for (n = 0;; n++) {
         s0 = T.dev.stats;
-        t0 = T.dev.now_ns;
+        t0 = started();
         if (steadyfs_readdir(&T.fs, dd, &de) != 1)
             break;
         measured(k, t0);
@@ -204,13 +241,13 @@ static int stat_and_open(const char *path, int k_stat, int k_open)
 {
     steadyfs_stat st;
     sim_stats s0 = T.dev.stats;
-    uint64_t t0 = T.dev.now_ns;
+    uint64_t t0 = started();
     int fd;
     CHECK_EQ(steadyfs_stat_path(&T.fs, path, &st), 0);
     measured(k_stat, t0);
     read_only(&s0, K[k_stat].name);
     s0 = T.dev.stats;
-    t0 = T.dev.now_ns;
+    t0 = started();
     fd = steadyfs_open(&T.fs, path, STEADYFS_O_RDONLY);
     measured(k_open, t0);
     read_only(&s0, K[k_open].name);
@@ -290,7 +327,7 @@ static void dir_phase(void)
         fd = stat_and_open(path, K_DSTAT, K_DOPEN);
         CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
         s0 = T.dev.stats;
-        t0 = T.dev.now_ns;
+        t0 = started();
         CHECK_EQ(steadyfs_stat_path(&T.fs, sdir, &st), 0);
         measured(K_DSTAT, t0);
         read_only(&s0, "stat of a full directory");
@@ -302,19 +339,19 @@ static void dir_phase(void)
         memcpy(p2 + 1, dname, strlen(dname));
         p2[strlen(dname) + 1] = '/';
         s0 = T.dev.stats;
-        t0 = T.dev.now_ns;
+        t0 = started();
         CHECK_EQ(steadyfs_stat_path(&T.fs, p2, &st), STEADYFS_ENOENT);
         measured(K_DSTAT, t0);
         read_only(&s0, "stat of an absent name");
-        t0 = T.dev.now_ns;                        /* create in the last bucket */
+        t0 = started();                        /* create in the last bucket */
         fd = steadyfs_open(&T.fs, p2, STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
         measured(K_DCREATE, t0);
         CHECK(fd >= 0);
         CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
-        t0 = T.dev.now_ns;
+        t0 = started();
         CHECK_EQ(steadyfs_unlink(&T.fs, p2), 0);
         measured(K_DUNLINK, t0);
-        t0 = T.dev.now_ns;                        /* rename within the full directory */
+        t0 = started();                        /* rename within the full directory */
         CHECK_EQ(steadyfs_rename(&T.fs, path, p2), 0);
         measured(K_DRENAME, t0);
         CHECK_EQ(steadyfs_rename(&T.fs, p2, path), 0);
@@ -480,14 +517,14 @@ static uint64_t dsync_stream(uint64_t nrec_max, int aligned, uint32_t fsize, uin
         if (i % 8 == 7) {                             /* a read between records */
             steadyfs_seek(&T.fs, fd, rn(fsize - 4096), STEADYFS_SEEK_SET);
             s0 = T.dev.stats;
-            t0 = T.dev.now_ns;
+            t0 = started();
             CHECK_EQ(steadyfs_read(&T.fs, fd, buf + 4096, 4096), 4096);
             measured(K_READ, t0);
             read_only(&s0, "read");
         }
         steadyfs_seek(&T.fs, fd, aligned ? rn((fsize - 4096) / pay + 1) * pay : rn(fsize - 4096),
                       STEADYFS_SEEK_SET);
-        t0 = T.dev.now_ns;
+        t0 = started();
         rc = steadyfs_write(&T.fs, fd, buf + (i & 4095), 4096);
         if (held && rc == 4096)   /* (the sync commits in the held sector) */
             rc = steadyfs_sync(&T.fs, fd) ? -1 : 4096;
@@ -623,11 +660,11 @@ int main(void)
                 continue;
             steadyfs_seek(&T.fs, fd, rn(fsize - 4096), STEADYFS_SEEK_SET);
             s0 = T.dev.stats;
-            t0 = T.dev.now_ns;
+            t0 = started();
             CHECK_EQ(steadyfs_read(&T.fs, fd, buf, 4096), 4096);
             measured(K_READ, t0);
             read_only(&s0, "read");
-            t0 = T.dev.now_ns;
+            t0 = started();
             CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
             measured(K_CLOSE, t0);
             if (kind == 0) {
@@ -635,7 +672,7 @@ int main(void)
                 int dd = steadyfs_opendir(&T.fs, "/a");
                 CHECK(dd >= 0);
                 s0 = T.dev.stats;
-                t0 = T.dev.now_ns;
+                t0 = started();
                 CHECK_EQ(steadyfs_readdir(&T.fs, dd, &de), 1);
                 measured(K_READDIR, t0);
                 read_only(&s0, "opendir+readdir");
@@ -648,15 +685,15 @@ int main(void)
          * that change nothing, whose windows the guarantee covers */
         if (i % 64 == 63 && 2 * i < ncalls) {           /* namespace calls under load */
             records[nrec++] = WINDOW_BREAK;
-            t0 = T.dev.now_ns;
+            t0 = started();
             fd = steadyfs_open(&T.fs, "/a/new", STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
             measured(K_NCREATE, t0);
             if (fd >= 0) {
                 CHECK_EQ(steadyfs_close(&T.fs, fd), 0);
-                t0 = T.dev.now_ns;
+                t0 = started();
                 rc = steadyfs_rename(&T.fs, "/a/new", "/a/renamed");
                 measured(K_NRENAME, t0);
-                t0 = T.dev.now_ns;
+                t0 = started();
                 rc2 = steadyfs_unlink(&T.fs, rc ? "/a/new" : "/a/renamed");
                 measured(K_NUNLINK, t0);
                 CHECK(rc == 0 || rc == STEADYFS_ENOSPC);
@@ -676,7 +713,7 @@ int main(void)
              * partway (implicit commits), then the rest with the sync */
             off = rn(fsize - 65536 - 4096);
             steadyfs_seek(&T.fs, fd, off, STEADYFS_SEEK_SET);
-            t0 = T.dev.now_ns;
+            t0 = started();
             rc = steadyfs_write(&T.fs, fd, buf, 65536);
             if (rc == 65536 && !dsync)
                 rc = steadyfs_sync(&T.fs, fd) ? -1 : 65536;
@@ -704,7 +741,7 @@ int main(void)
         }
 #endif
         steadyfs_seek(&T.fs, fd, off, STEADYFS_SEEK_SET);
-        t0 = T.dev.now_ns;
+        t0 = started();
         rc = steadyfs_write(&T.fs, fd, buf + (i & 4095), 4096);
         if (rc == 4096 && !dsync)
             rc = steadyfs_sync(&T.fs, fd) ? -1 : 4096;
@@ -778,6 +815,16 @@ int main(void)
             printf("  %-32s %8llu calls  max %9.3f ms  bound %9.3f ms  ratio %.3f\n", K[f].name,
                    (unsigned long long)K[f].count, K[f].max_ns / 1e6, K[f].bound_ns / 1e6,
                    (double)K[f].max_ns / (double)K[f].bound_ns);
+    /* the slowest calls traced: what each was made of, so that a worst
+     * case can be told from the bound's count of the same call */
+    printf("adversary: each kind's slowest call: device reads / programs / erases; of the "
+           "programs data and inode sectors / collection copies / map and relocation sectors / checkpoints; victims begun\n");
+    for (f = 0; f < sizeof K / sizeof K[0]; f++)
+        if (K[f].count && (K[f].slowest.progs || K[f].slowest.erases))
+            printf("  %-32s %4llu / %4llu / %2llu   %3u / %4u / %3u / %2u   %u\n", K[f].name,
+                   (unsigned long long)K[f].slowest.reads, (unsigned long long)K[f].slowest.progs,
+                   (unsigned long long)K[f].slowest.erases, K[f].slowest.data, K[f].slowest.copy,
+                   K[f].slowest.map, K[f].slowest.ckpt, K[f].slowest.victim);
 #ifdef ADV_GREEDY
     printf("adversary: greedy targets: %u records overwrote a live sector of the fullest unit, %u found none\n",
            G.hits, G.misses);
