@@ -245,7 +245,7 @@ enum steadyfs_err {
 /* Open flags. */
 /* The on-media format this build reads and writes (docs/SPEC.md); an image
  * of any other version is refused with STEADYFS_EFORMAT. */
-#define STEADYFS_FORMAT_VERSION 19
+#define STEADYFS_FORMAT_VERSION 20
 
 /* Build option: 1 (default) compiles in what only media without erase
  * use (MRAM: a maybe-live bit per sector, the host head going on in a
@@ -554,9 +554,12 @@ typedef struct steadyfs {
  *     sync with nothing else to commit stays free, as fdatasync).  stat
  *     and fstat
  *     show the handle's times at once.  steadyfs_setattr sets ctime to now.
- *     A directory's times are not changed by adding or removing its
- *     entries (that would be one more program in every create, unlink and
- *     rename): they are those of its mkdir or its last setattr.
+ *     A directory's mtime and ctime are those of its last entry change
+ *     (create, mkdir, symlink, unlink, rmdir, rename into or out of it:
+ *     format 20 keeps the time in the bucket sector the change programs,
+ *     so it costs no program and no read) or of its mkdir or last
+ *     setattr, whichever came later: a setattr after the entries (cp -a,
+ *     tar) is kept until the next entry change.
  *   - mode: permission bits only (07777); the type is `type`.  Defaults at
  *     creation: 0644 files, 0755 directories, 0777 symlinks, uid = gid = 0;
  *     steadyfs_open_attr / steadyfs_mkdir_attr / steadyfs_symlink take

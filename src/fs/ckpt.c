@@ -58,7 +58,10 @@
  * anchor ring of two units holds TK_PTR records naming it (SPEC §7, §9);
  * 19: offset 112 (usable units) leaves out a second unit, the one the log
  * keeps for a checkpoint-unit switch (fs_internal.h SFS_CK_SWITCH), and
- * the live limit at 104 is that smaller pool's (SPEC §7) */
+ * the live limit at 104 is that smaller pool's (SPEC §7); 20: a
+ * directory bucket's header is 16 bytes, the time its entries last
+ * changed at byte 8, which stat gives as the directory's mtime and ctime
+ * where it is later than its inode's ctime (SPEC §6, dir.c) */
 #define CKPT_VERSION SFS_CKPT_VERSION
 #define CKPT_HDR SFS_CKPT_HDR
 

@@ -8,11 +8,20 @@
  * sorted by (hash, inode), which makes the readdir cookie
  * (sector, hash, inode) a stable position whatever else changes.
  *
- * Sector layout: u16 count, u16 bytes used, u8 overflow, 3 pad, then
- * entries {u32 hash, u32 ino, u8 type, u8 name_len, name}. */
+ * Sector layout: u16 count, u16 bytes used, u8 overflow, 3 pad, s64 the
+ * time its entries last changed, then entries {u32 hash, u32 ino, u8
+ * type, u8 name_len, name}.
+ *
+ * Why the time is in the bucket: a create, unlink or rename programs the
+ * buckets it edits anyway, and stat reads every bucket of a directory for
+ * its link count, so a directory's mtime and ctime follow its entries
+ * (POSIX) for no program and no read more.  Its inode sector would cost a
+ * program each change.  stat takes the bucket's time where it is later
+ * than the inode's ctime: a setattr after the last entry change (cp -a
+ * setting the times it copied) wins until the next one. */
 #include "fs/fs_internal.h"
 
-#define DH 8u
+#define DH SFS_DIR_HDR
 #define DE 10u
 
 uint32_t sfs_name_hash(const char *name, uint32_t len)
@@ -51,6 +60,8 @@ static void set_hdr(uint8_t *b, uint32_t n, uint32_t u)
     sfs_put16(b, n);
     sfs_put16(b + 2, u);
 }
+static int64_t changed_at(const uint8_t *b) { return (int64_t)sfs_get64(b + 8); }
+static void set_changed(const steadyfs *fs, uint8_t *b) { sfs_put64(b + 8, (uint64_t)sfs_now(fs)); }
 
 /* Offset of name in the loaded sector, or 0. */
 static uint32_t find(const uint8_t *b, uint32_t h, const char *name, uint32_t len)
@@ -155,6 +166,8 @@ static int edit(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint
                 fs->buf[4] = 1;   /* full: the overflow mark, then probe on */
                 wf = 0;
             }
+            if (!ino || o || fits)
+                set_changed(fs, fs->buf);   /* an entry came, went or changed */
             rc = write_page(fs, dir, d, txn, wf, ppn);
         } while (rc == SFS_RETRY);
         if (o || (ino && fits) || rc)
@@ -177,8 +190,9 @@ int sfs_dir_remove2(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, 
     return edit(fs, dir, name, len, 0, 0, txn, flags);
 }
 
-/* Entries of dir (of `type` only, unless 0); with stop, 1 at the first. */
-static int dir_count(steadyfs *fs, uint32_t dir, uint8_t type, int stop)
+/* Entries of dir (of `type` only, unless 0); with stop, 1 at the first.
+ * changed (unless NULL): the latest of the buckets' times. */
+static int dir_count(steadyfs *fs, uint32_t dir, uint8_t type, int stop, int64_t *changed)
 {
     uint32_t d, ppn, o, end;
     int rc, n = 0;
@@ -186,6 +200,8 @@ static int dir_count(steadyfs *fs, uint32_t dir, uint8_t type, int stop)
         rc = load(fs, dir, d, &ppn);
         if (rc)
             return rc;
+        if (changed && changed_at(fs->buf) > *changed)
+            *changed = changed_at(fs->buf);
         for (o = DH, end = DH + used(fs->buf); o + DE <= end; o += DE + fs->buf[o + 9])
             if (!type || fs->buf[o + 8] == type) {
                 if (stop)
@@ -198,11 +214,15 @@ static int dir_count(steadyfs *fs, uint32_t dir, uint8_t type, int stop)
 
 int sfs_dir_empty(steadyfs *fs, uint32_t dir)
 {
-    int rc = dir_count(fs, dir, 0, 1);
+    int rc = dir_count(fs, dir, 0, 1, NULL);
     return rc < 0 ? rc : !rc;
 }
 
-int sfs_dir_subdirs(steadyfs *fs, uint32_t dir) { return dir_count(fs, dir, STEADYFS_TYPE_DIR, 0); }
+int sfs_dir_subdirs(steadyfs *fs, uint32_t dir, int64_t *changed)
+{
+    *changed = 0;
+    return dir_count(fs, dir, STEADYFS_TYPE_DIR, 0, changed);
+}
 
 /* The entry at offset o of bucket d, loaded in fs->buf, into *ent. */
 static void entry_at(const steadyfs *fs, uint32_t d, uint32_t o, steadyfs_dirent *ent)
@@ -267,6 +287,7 @@ int sfs_dir_reset(steadyfs *fs, uint32_t dir, uint32_t d, uint32_t *txn)
         fs->cache.buf_ppn = SFS_NONE;
         memset(fs->buf, 0, fs->geo.payload);
         fs->buf[4] = 1;
+        set_changed(fs, fs->buf);
         rc = write_page(fs, dir, d, txn, TF_COMMIT, SFS_UNKNOWN);
     } while (rc == SFS_RETRY);
     return rc;

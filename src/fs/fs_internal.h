@@ -891,8 +891,12 @@ int sfs_dir_next(steadyfs *fs, uint32_t dir, uint64_t cookie, steadyfs_dirent *e
  * SFS_DAMAGED: the bucket cannot be read), and a bucket rewritten empty. */
 int sfs_dir_entry(steadyfs *fs, uint32_t dir, uint32_t d, uint32_t i, steadyfs_dirent *ent);
 int sfs_dir_reset(steadyfs *fs, uint32_t dir, uint32_t d, uint32_t *txn);
-/* Entries of type directory in dir (its link count less 2), or an error. */
-int sfs_dir_subdirs(steadyfs *fs, uint32_t dir);
+/* Entries of type directory in dir (its link count less 2), or an error;
+ * *changed: the latest time a bucket's entries changed (0: none known). */
+int sfs_dir_subdirs(steadyfs *fs, uint32_t dir, int64_t *changed);
+/* A bucket sector's header (SPEC §6): u16 count, u16 bytes used, u8
+ * overflow, 3 zero, s64 when its entries last changed (format 20). */
+#define SFS_DIR_HDR 16u
 
 /* ns.c */
 int sfs_ino_alloc(steadyfs *fs, uint32_t *ino);

@@ -657,18 +657,19 @@ static void scan_dir(fck *c, uint32_t dir)
         if (bucket(c, dir, d) > 0 && c->b1[4])
             setbit(ovf, d);
     for (d = 0; d < dp; d++) {
-        uint32_t n, u, o = 8, i, ph = 0, pi = 0;
+        uint32_t n, u, o = SFS_DIR_HDR, i, ph = 0, pi = 0;
         if (bucket(c, dir, d) <= 0)
             continue;
         n = (uint32_t)(c->b1[0] | c->b1[1] << 8);
         u = (uint32_t)(c->b1[2] | c->b1[3] << 8);
-        if (u > fs->geo.payload - 8u || c->b1[4] > 1 || c->b1[5] || c->b1[6] || c->b1[7]) {
+        /* (bytes 8-15, the time the entries last changed, may be any) */
+        if (u > fs->geo.payload - SFS_DIR_HDR || c->b1[4] > 1 || c->b1[5] || c->b1[6] || c->b1[7]) {
             say(c, 1, "directory %u bucket %u: header invalid (count %u, bytes %u)", dir, d, n, u);
             continue;
         }
         for (i = 0; i < n; i++) {
             uint32_t h, ino, nl;
-            if (o + 10u > 8u + u || (nl = c->b1[o + 9]) == 0 || o + 10u + nl > 8u + u) {
+            if (o + 10u > SFS_DIR_HDR + u || (nl = c->b1[o + 9]) == 0 || o + 10u + nl > SFS_DIR_HDR + u) {
                 say(c, 1, "directory %u bucket %u: entry %u runs past the %u bytes used", dir, d,
                     i, u);
                 break;
@@ -700,10 +701,10 @@ static void scan_dir(fck *c, uint32_t dir)
             pi = ino;
             o += 10u + nl;
         }
-        if (i == n && o != 8u + u)
+        if (i == n && o != SFS_DIR_HDR + u)
             say(c, 1, "directory %u bucket %u: %u entries use %u bytes, header says %u", dir, d, n,
-                o - 8u, u);
-        for (o = 8u + u; i == n && o < fs->geo.payload; o++)
+                o - SFS_DIR_HDR, u);
+        for (o = SFS_DIR_HDR + u; i == n && o < fs->geo.payload; o++)
             if (c->b1[o]) {
                 say(c, 1, "directory %u bucket %u: bytes after the entries are not zero", dir, d);
                 break;

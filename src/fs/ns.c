@@ -474,10 +474,15 @@ int sfs_inode_stat(steadyfs *fs, uint32_t ino, steadyfs_stat *st)
             st->mtime = st->ctime = p->mtime;
     }
     if (in.type == STEADYFS_TYPE_DIR) {
-        rc = sfs_dir_subdirs(fs, ino);
+        int64_t changed;
+        rc = sfs_dir_subdirs(fs, ino, &changed);
         if (rc < 0)
             return rc;
         st->nlink = 2u + (uint32_t)rc;
+        /* entries that came or went since the inode's last change
+         * (dir.c): the directory's mtime and ctime are theirs */
+        if (changed > in.ctime)
+            st->mtime = st->ctime = changed;
     }
     return 0;
 }

@@ -274,6 +274,89 @@ static void test_nlink(void)
     CHECK_EQ(st.nlink, 1);
 }
 
+/* A directory's mtime and ctime follow its entries (format 20: the time
+ * is in the bucket each create, unlink, rename and rmdir programs anyway,
+ * dir.c), across a remount; a setattr after them wins until the next
+ * change (cp -a sets the times it copied after a directory's entries). */
+static void dir_changed_in(const char *dir, int64_t before, int64_t after)
+{
+    steadyfs_stat st;
+    st_of(dir, &st);
+    CHECK(st.mtime > before && st.mtime <= after);
+    CHECK_EQ(st.ctime, st.mtime);
+}
+
+static void test_dir_times(void)
+{
+    steadyfs_stat st, root0, st2;
+    steadyfs_attr a = {STEADYFS_ATTR_MTIME, 0, 0, 0, 1500000000123456789LL};
+    int64_t t0;
+    int fd;
+    st_of("/", &root0);
+    CHECK_EQ(steadyfs_mkdir(FS, "/t"), 0);
+    CHECK_EQ(steadyfs_mkdir(FS, "/u"), 0);
+    st_of("/t", &st);
+    CHECK_EQ(st.mtime, st.ctime);
+    /* create */
+    t0 = now_ns;
+    fd = steadyfs_open(FS, "/t/x", STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
+    CHECK(fd >= 0);
+    dir_changed_in("/t", t0, now_ns);
+    CHECK_EQ(steadyfs_close(FS, fd), 0);
+    /* a write to a file in it is not an entry change */
+    st_of("/t", &st);
+    fd = steadyfs_open(FS, "/t/x", STEADYFS_O_WRONLY);
+    CHECK_EQ(steadyfs_write(FS, fd, "abc", 3), 3);
+    CHECK_EQ(steadyfs_close(FS, fd), 0);
+    st_of("/t", &st2);
+    CHECK_EQ(st2.mtime, st.mtime);
+    /* rename within, then across: both directories change */
+    t0 = now_ns;
+    CHECK_EQ(steadyfs_rename(FS, "/t/x", "/t/y"), 0);
+    dir_changed_in("/t", t0, now_ns);
+    t0 = now_ns;
+    CHECK_EQ(steadyfs_rename(FS, "/t/y", "/u/y"), 0);
+    dir_changed_in("/t", t0, now_ns);
+    dir_changed_in("/u", t0, now_ns);
+    /* unlink, mkdir, rmdir */
+    t0 = now_ns;
+    CHECK_EQ(steadyfs_unlink(FS, "/u/y"), 0);
+    dir_changed_in("/u", t0, now_ns);
+    t0 = now_ns;
+    CHECK_EQ(steadyfs_mkdir(FS, "/t/sub"), 0);
+    dir_changed_in("/t", t0, now_ns);
+    t0 = now_ns;
+    CHECK_EQ(steadyfs_rmdir(FS, "/t/sub"), 0);
+    dir_changed_in("/t", t0, now_ns);
+    /* the root changed only by /t and /u coming */
+    st_of("/", &st);
+    CHECK(st.mtime > root0.mtime);
+    /* kept across a remount */
+    st_of("/t", &st);
+    remount();
+    st_of("/t", &st2);
+    CHECK_EQ(st2.mtime, st.mtime);
+    CHECK_EQ(st2.ctime, st.ctime);
+    /* a setattr after the last change wins, remounted too ... */
+    t0 = now_ns;
+    CHECK_EQ(steadyfs_setattr(FS, "/t", &a), 0);
+    st_of("/t", &st);
+    CHECK_EQ(st.mtime, a.mtime);
+    CHECK(st.ctime > t0);
+    remount();
+    st_of("/t", &st2);
+    CHECK_EQ(st2.mtime, a.mtime);
+    CHECK_EQ(st2.ctime, st.ctime);
+    /* ... until the next entry change */
+    t0 = now_ns;
+    fd = steadyfs_open(FS, "/t/z", STEADYFS_O_WRONLY | STEADYFS_O_CREAT);
+    CHECK_EQ(steadyfs_close(FS, fd), 0);
+    dir_changed_in("/t", t0, now_ns);
+    CHECK_EQ(steadyfs_unlink(FS, "/t/z"), 0);
+    CHECK_EQ(steadyfs_rmdir(FS, "/t"), 0);
+    CHECK_EQ(steadyfs_rmdir(FS, "/u"), 0);
+}
+
 static void test_symlink(void)
 {
     static char target[5000], back[5000];
@@ -485,6 +568,7 @@ int main(void)
         test_dsync_times();
         test_nomtime();
         test_nlink();
+        test_dir_times();
         test_symlink();
         test_no_clock();
         CHECK(fsck_clean() > 0);

@@ -137,7 +137,7 @@ class Image:
             if self.tag(b, p)[0] != 1:
                 continue
             sec = bytearray(self.main(b, p))
-            at = sec.find(needle, 8)
+            at = sec.find(needle, 16)   # entries follow the 16-byte bucket header
             while at >= 0:
                 if sec[at + 9] == len(name) and sec[at + 10:at + 10 + len(name)] == name:
                     sec[at:at + 4] = struct.pack("<I", fnv1a(new))
