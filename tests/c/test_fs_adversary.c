@@ -100,21 +100,21 @@ static kind_stat K[] = {
 enum { K_WS, K_DS, K_STAT, K_OPEN, K_READ, K_CLOSE, K_READDIR, K_DSTAT, K_DOPEN, K_DCREATE,
        K_DUNLINK, K_DRENAME, K_DREADDIR, K_NCREATE, K_BIG, K_NRENAME, K_NUNLINK };
 
+/* The counters now, as a call_work (a call's is the difference). */
+static call_work work_now(void)
+{
+    call_work w = {T.dev.stats.reads, T.dev.stats.progs, T.dev.stats.erases, T.fs.stats.data,
+                   T.fs.stats.copy, T.fs.stats.map, T.fs.stats.ckpt, T.fs.stats.victim};
+    return w;
+}
+
 /* The counters when the call being measured began (started()). */
-static sim_stats start_dev;
-static struct {
-    uint32_t data, copy, map, ckpt, victim;
-} start_fs;
+static call_work start_work;
 
 /* Marks a measured call's start: returns the clock, keeps the counters. */
 static uint64_t started(void)
 {
-    start_dev = T.dev.stats;
-    start_fs.data = T.fs.stats.data;
-    start_fs.copy = T.fs.stats.copy;
-    start_fs.map = T.fs.stats.map;
-    start_fs.ckpt = T.fs.stats.ckpt;
-    start_fs.victim = T.fs.stats.victim;
+    start_work = work_now();
     return T.dev.now_ns;
 }
 
@@ -127,14 +127,15 @@ static void measured(int k, uint64_t t0)
     s->count++;
     if (dt > s->max_ns) {
         s->max_ns = dt;
-        s->slowest.reads = T.dev.stats.reads - start_dev.reads;
-        s->slowest.progs = T.dev.stats.progs - start_dev.progs;
-        s->slowest.erases = T.dev.stats.erases - start_dev.erases;
-        s->slowest.data = T.fs.stats.data - start_fs.data;
-        s->slowest.copy = T.fs.stats.copy - start_fs.copy;
-        s->slowest.map = T.fs.stats.map - start_fs.map;
-        s->slowest.ckpt = T.fs.stats.ckpt - start_fs.ckpt;
-        s->slowest.victim = T.fs.stats.victim - start_fs.victim;
+        call_work w = work_now();
+        s->slowest.reads = w.reads - start_work.reads;
+        s->slowest.progs = w.progs - start_work.progs;
+        s->slowest.erases = w.erases - start_work.erases;
+        s->slowest.data = w.data - start_work.data;
+        s->slowest.copy = w.copy - start_work.copy;
+        s->slowest.map = w.map - start_work.map;
+        s->slowest.ckpt = w.ckpt - start_work.ckpt;
+        s->slowest.victim = w.victim - start_work.victim;
     }
     if (dt > s->bound_ns) {
         check_failed++;
