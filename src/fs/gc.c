@@ -344,10 +344,22 @@ int sfs_collect(steadyfs *fs, int (*step)(steadyfs *, sfs_mode), sfs_mode mode)
 }
 
 /* The pool is full with `spare` units over collection's threshold and
- * no unit waits to be evacuated: the pace has nothing to pay. */
+ * no unit waits to be evacuated: the pace has nothing to pay.  The
+ * threshold keeps ahead the units relocation records may hold, R + 1,
+ * not only those they hold now: a victim's unit comes back only when its
+ * record retires, a whole sweep lap after it, so collection that starts
+ * with few records (after a fill, or a quiet spell) gives nothing back
+ * for R victims while both heads go on taking units.  Started at gc.low +
+ * the records held (none), that first lap ran the free units down to
+ * where the sweep was hurried or a host-head move collected on the spot
+ * (a catch-up): 4 of 33 draws of test_fs_adversary, each in its first
+ * lap, and their largest calls; none since (DESIGN.md §10). */
 static int pool_full(const steadyfs *fs, uint32_t spare)
 {
-    return sfs_free_blocks(fs) > fs->gc.low + fs->reloc.nrec + spare && fs->health.retire[0] == SFS_NONE &&
+    /* (media without erase: collection never runs where the pigeonhole
+     * holds, and the threaded head is asked only with the pool low) */
+    uint32_t held = sfs_maybe(fs) || fs->reloc.nrec > fs->geo.R + 1u ? fs->reloc.nrec : fs->geo.R + 1u;
+    return sfs_free_blocks(fs) > fs->gc.low + held + spare && fs->health.retire[0] == SFS_NONE &&
            fs->health.retire[1] == SFS_NONE;
 }
 

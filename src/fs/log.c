@@ -370,8 +370,9 @@ static int switch_short(const steadyfs *fs, uint32_t n)
     return fs->log.nqueued + fs->log.nheld + fs->log.nfree <= n + 2u && sfs_switch_units(fs) <= n;
 }
 
-/* The erased units are down to where collection would run (sfs_gc_pace:
- * gc.low + the units records hold); within `margin` of it. */
+/* The erased units are down to where steady collection runs (gc.low +
+ * the units records hold; sfs_gc_pace begins earlier, at gc.low + R + 1
+ * on media that erase, gc.c pool_full); within `margin` of it. */
 static int units_low(const steadyfs *fs, uint32_t margin)
 {
     return sfs_free_blocks(fs) <= SFS_Q_TARGET + 3u + fs->reloc.nrec + margin;
