@@ -357,8 +357,13 @@ int sfs_collect(steadyfs *fs, int (*step)(steadyfs *, sfs_mode), sfs_mode mode)
 static int pool_full(const steadyfs *fs, uint32_t spare)
 {
     /* (media without erase: collection never runs where the pigeonhole
-     * holds, and the threaded head is asked only with the pool low) */
-    uint32_t held = sfs_maybe(fs) || fs->reloc.nrec > fs->geo.R + 1u ? fs->reloc.nrec : fs->geo.R + 1u;
+     * holds, and the threaded head is asked only with the pool low; a
+     * small pool, where R + 1 units are more than an eighth of it, as the
+     * sweep judges in sfs_sweep_step: its own hurry serves there) */
+    uint32_t pool = fs->geo.usable > SFS_GC_RESERVE ? fs->geo.usable - SFS_GC_RESERVE : 0;
+    uint32_t held = sfs_maybe(fs) || fs->geo.R + 1u > pool / 8u || fs->reloc.nrec > fs->geo.R + 1u
+                        ? fs->reloc.nrec
+                        : fs->geo.R + 1u;
     return sfs_free_blocks(fs) > fs->gc.low + held + spare && fs->health.retire[0] == SFS_NONE &&
            fs->health.retire[1] == SFS_NONE;
 }
