@@ -354,14 +354,21 @@ int sfs_collect(steadyfs *fs, int (*step)(steadyfs *, sfs_mode), sfs_mode mode)
  * where the sweep was hurried or a host-head move collected on the spot
  * (a catch-up): 4 of 33 draws of test_fs_adversary, each in its first
  * lap, and their largest calls; none since (DESIGN.md §10). */
+/* The R + 1 units relocation records may hold are more than an eighth of
+ * the pool (mt25q128, em064lx, small test devices): the sweep walks past
+ * clean indices for them, and collection does not start R + 1 early. */
+static int records_weigh(const steadyfs *fs)
+{
+    uint32_t pool = fs->geo.usable > SFS_GC_RESERVE ? fs->geo.usable - SFS_GC_RESERVE : 0;
+    return fs->geo.R + 1u > pool / 8u;
+}
+
 static int pool_full(const steadyfs *fs, uint32_t spare)
 {
     /* (media without erase: collection never runs where the pigeonhole
-     * holds, and the threaded head is asked only with the pool low; a
-     * small pool, where R + 1 units are more than an eighth of it, as the
-     * sweep judges in sfs_sweep_step: its own hurry serves there) */
-    uint32_t pool = fs->geo.usable > SFS_GC_RESERVE ? fs->geo.usable - SFS_GC_RESERVE : 0;
-    uint32_t held = sfs_maybe(fs) || fs->geo.R + 1u > pool / 8u || fs->reloc.nrec > fs->geo.R + 1u
+     * holds, and the threaded head is asked only with the pool low; where
+     * the records weigh, the sweep's own hurry serves) */
+    uint32_t held = sfs_maybe(fs) || records_weigh(fs) || fs->reloc.nrec > fs->geo.R + 1u
                         ? fs->reloc.nrec
                         : fs->geo.R + 1u;
     return sfs_free_blocks(fs) > fs->gc.low + held + spare && fs->health.retire[0] == SFS_NONE &&
@@ -468,8 +475,7 @@ int sfs_sweep_step(steadyfs *fs, sfs_mode mode)
 {
     uint32_t m, lap;
     int rc, merged = 0;
-    uint32_t pool = fs->geo.usable > SFS_GC_RESERVE ? fs->geo.usable - SFS_GC_RESERVE : 0;
-    int short_of_units = fs->geo.R + 1u > pool / 8u && fs->reloc.nrec > sfs_free_blocks(fs);
+    int short_of_units = records_weigh(fs) && fs->reloc.nrec > sfs_free_blocks(fs);
     /* A step is one L1 merge, or nothing at a clean index.  On a device
      * where the R + 1 units records may hold are more than an eighth of
      * the pool (mt25q128, em064lx: 31 of 246, 28 of 118 units), and while
