@@ -478,7 +478,10 @@ int sfs_sweep_step(steadyfs *fs, sfs_mode mode)
     int short_of_units = records_weigh(fs) && fs->reloc.nrec > sfs_free_blocks(fs);
     /* A step is one L1 merge, or nothing at a clean index.  On a device
      * where the R + 1 units records may hold are more than an eighth of
-     * the pool (mt25q128, em064lx: 31 of 246, 28 of 118 units), and while
+     * the pool (the small devices of tests and of the torture: 13 of 12
+     * units on a 24-unit mt29f1g01, 16 of 115 on 128 units; when this came
+     * in, the default mt25q128 and em064lx too, 31 of 246 and 28 of 118,
+     * before their R fell to 15 and 13 with the inode count), and while
      * the records hold more units than are free, a clean index does not
      * even spend what the records owe: the walk goes on past it (up to one
      * lap), so where copies dirtied few L1 sectors (a log's sequential
