@@ -871,6 +871,28 @@ int steadyfs_guarantee(const steadyfs_config *cfg, const sbd_geometry *geo, uint
  * (also for an unknown flag). */
 int steadyfs_guarantee_of(const steadyfs_config *cfg, const sbd_geometry *geo, uint32_t record_size,
                           uint32_t flags, steadyfs_cost *per_record, steadyfs_cost *burst);
+/* What each part of a bound costs (`steady bound --explain`): the same
+ * counts with some parts left out, each with everything the count gives it
+ * (the reads and programs of its own, and the checkpoints, head moves and
+ * erases its programs bring).  A part's cost is the bound less the bound
+ * without it; parts overlap (rounds follow the pace's changes, erases
+ * every part's programs), so the costs of several add up to more than the
+ * bound without all of them.  The bound itself is steadyfs_bound's. */
+#define STEADYFS_PART_PACE 1u         /* collection steps the pace runs (sfs_gc_pace) */
+#define STEADYFS_PART_CATCH_UP 2u     /* a host-head move's catch-up collection */
+#define STEADYFS_PART_ROUNDS 4u       /* make-room rounds: merges a full pending table forces */
+#define STEADYFS_PART_CHECKPOINTS 8u  /* checkpoints and checkpoint-unit switches */
+#define STEADYFS_PART_ERASES 16u      /* every erase */
+#define STEADYFS_PART_UPKEEP 32u      /* trims, wear levelling, a light call's kill or cold merge */
+#define STEADYFS_PARTS_ALL 63u
+/* steadyfs_bound and steadyfs_guarantee_of without the STEADYFS_PART_*
+ * or'd in `parts` (0: the same as those).  0 or STEADYFS_EINVAL (also for
+ * an unknown part). */
+int steadyfs_bound_without(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs_call call,
+                           uint64_t n, uint32_t parts, steadyfs_cost *out);
+int steadyfs_guarantee_without(const steadyfs_config *cfg, const sbd_geometry *geo, uint32_t record_size,
+                               uint32_t flags, uint32_t parts, steadyfs_cost *per_record,
+                               steadyfs_cost *burst);
 /* Name of a call kind ("write_sync", ...), NULL past the end. */
 const char *steadyfs_call_name(steadyfs_call call);
 

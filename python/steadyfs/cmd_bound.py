@@ -136,6 +136,77 @@ def bound_ops(device: str, fmt: dict[str, int] | None = None) -> dict[str, dict[
     return out
 
 
+# the parts of a bound steadyfs_bound_without can leave out (STEADYFS_PART_*,
+# include/steadyfs/steadyfs.h), in the order `--explain` prints them
+PARTS: dict[str, int] = {
+    "pace": 1,          # collection steps the pace runs
+    "catch_up": 2,      # a host-head move's catch-up collection
+    "rounds": 4,        # make-room rounds: merges a full pending table forces
+    "checkpoints": 8,   # checkpoints and checkpoint-unit switches
+    "erases": 16,       # every erase
+    "upkeep": 32,       # trims, wear levelling, a light call's kill or cold merge
+}
+PARTS_ALL = 63
+# the records whose guarantee --explain takes apart: (name, steadyfs_guarantee_of flags)
+EXPLAIN_RECORDS = (("c: 4 KiB write + sync", 0), ("c: 4 KiB O_DSYNC, aligned", 1 | 2))
+
+
+def _bound_without_us(device: str, call: int, n: int, timing: str, fs: Fmt, parts: int) -> float:
+    fn = native.lib().steady_fs_bound_ns_without
+    fn.restype = ctypes.c_uint64
+    fn.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_uint64, ctypes.c_int, ctypes.POINTER(Fmt),
+                   ctypes.c_uint32]
+    return int(fn(device.encode(), call, n, TIMING[timing], ctypes.byref(fs), parts)) / 1000.0
+
+
+def _guarantee_without_us(device: str, flags: int, timing: str, fs: Fmt, parts: int) -> float:
+    fn = native.lib().steady_fs_guarantee_ns_without
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.c_char_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint32, ctypes.POINTER(Fmt),
+                   ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64)]
+    c_ns, d_ns = ctypes.c_uint64(), ctypes.c_uint64()
+    if fn(device.encode(), 4096, TIMING[timing], flags, ctypes.byref(fs), parts, ctypes.byref(c_ns),
+          ctypes.byref(d_ns)) != 0:
+        return float("nan")
+    return c_ns.value / 1000.0
+
+
+def explain(device: str, timing: str, fmt: dict[str, int] | None = None) -> dict[str, dict[str, float]]:
+    """What each part adds to each call's bound and to the guarantee's c of
+    4 KiB records, in microseconds: the bound less the bound without the
+    part (steadyfs_bound_without); "own" is the bound without every part,
+    "bound" the bound itself.  Parts overlap, so their costs do not add up
+    to bound - own."""
+    fs = fmt_struct(fmt)
+    rows: dict[str, dict[str, float]] = {}
+    for name, (call, n) in calls_for(fmt).items():
+        full = _bound_without_us(device, call, n, timing, fs, 0)
+        row = {"bound": full}
+        for part, bit in PARTS.items():
+            row[part] = full - _bound_without_us(device, call, n, timing, fs, bit)
+        row["own"] = _bound_without_us(device, call, n, timing, fs, PARTS_ALL)
+        rows[name] = row
+    for name, flags in EXPLAIN_RECORDS:
+        full = _guarantee_without_us(device, flags, timing, fs, 0)
+        row = {"bound": full}
+        for part, bit in PARTS.items():
+            row[part] = full - _guarantee_without_us(device, flags, timing, fs, bit)
+        row["own"] = _guarantee_without_us(device, flags, timing, fs, PARTS_ALL)
+        rows[name] = row
+    return {k: {f: round(v, 1) for f, v in r.items()} for k, r in rows.items()}
+
+
+def _print_explain(device: str, timing: str, rows: dict[str, dict[str, float]]) -> None:
+    print(f"what each part adds to a bound on {device} ({timing} timing), in ms: the bound less the "
+          "bound without that part")
+    print("(steadyfs_bound_without; parts overlap, so they add up to more than bound - own; "
+          "own: the bound without every part)")
+    heads = ["bound", *PARTS, "own"]
+    print(f"  {'call':26s}" + "".join(f"{h:>12s}" for h in heads))
+    for name, row in rows.items():
+        print(f"  {name:26s}" + "".join(f"{row[h] / 1000.0:12.3f}" for h in heads))
+
+
 def _run(args: argparse.Namespace) -> int:
     try:
         userprofile.apply(args, "mt29f1g01")
@@ -150,12 +221,19 @@ def _run(args: argparse.Namespace) -> int:
     try:
         b = bounds_us(args.device, args.timing, fmt)
         ops = bound_ops(args.device, fmt)
+        parts = explain(args.device, args.timing, fmt) if args.explain else None
     except native.NativeLibraryMissing as e:
         print(f"steady bound: {e}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps({"device": args.device, "timing": args.timing, "fs": "steadyfs",
-                          "format": fmt, "bounds_us": b, "ops": ops}, indent=2))
+        out = {"device": args.device, "timing": args.timing, "fs": "steadyfs",
+               "format": fmt, "bounds_us": b, "ops": ops}
+        if parts is not None:
+            out["explain_us"] = parts
+        print(json.dumps(out, indent=2))
+        return 0
+    if parts is not None:
+        _print_explain(args.device, args.timing, parts)
         return 0
     shown = ", ".join(f"{k}={v}" for k, v in fmt.items() if v)
     print(f"steadyfs worst-case bounds on {args.device} ({args.timing} timing; "
@@ -180,5 +258,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "ring_units and ring_sectors (a record ring: its calls listed too), "
                         "hold=1 (the held sector, steadyfs_config.hold_buf); "
                         "fs.KEY as `steady bench` takes it")
+    p.add_argument("--explain", action="store_true",
+                   help="what each part of each bound adds (the pace's collection, the catch-up, "
+                        "make-room rounds, checkpoints, erases, upkeep), and of the guarantee's c "
+                        "for 4 KiB records: the bound less the bound without that part")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_run)

@@ -48,6 +48,7 @@ typedef struct model {
     int old_later;     /* commits leave replaced sectors counted until a merge
                           (sfs_old_later_ok, map.c PF_OLD) */
     int real;      /* a window (window()): x / y is real division, not floor */
+    uint32_t without;   /* STEADYFS_PART_* left out of the count (steadyfs_bound_without) */
     int aligned;   /* every chunk lies in one L1 sector */
     int erases;    /* the medium erases (MRAM: sfs_erase issues nothing) */
     int hold;      /* the held sector is configured (cfg.hold_buf, file.c) */
@@ -159,7 +160,8 @@ static void wl(const model *m, acc *a, double n)
  * counted in settle() from all the calls of the stretch. */
 static void pace(const model *m, acc *a, double g)
 {
-    steps(m, a, (double)SFS_DEBT_STEP * m->s * g);
+    if (!(m->without & STEADYFS_PART_PACE))
+        steps(m, a, (double)SFS_DEBT_STEP * m->s * g);
     a->g += g;
 }
 
@@ -212,7 +214,8 @@ static void inode_write(const model *m, acc *a)
  * then the inode sector. */
 static void commit(const model *m, acc *a)
 {
-    steps(m, a, (double)m->s);
+    if (!(m->without & STEADYFS_PART_PACE))
+        steps(m, a, (double)m->s);
     a->g += 1;
     inode_write(m, a);
 }
@@ -377,7 +380,10 @@ static void settle(const model *m, acc *a, double calls, double lights, double a
                    int window)
 {
     double rounds, r1, r2, rp, cu, mv, q, unc, i;
-    if (!window) {
+    int upkeep = !(m->without & STEADYFS_PART_UPKEEP);
+    if (!window && !upkeep) {
+        a->e += aheads;
+    } else if (!window) {
         /* every changing call: its trim steps (a pace's, a write short of
          * live room, a light call's: at most SFS_TRIMS_PER_CALL,
          * chunk.steps); `aheads` erases-ahead beyond what the head moves
@@ -435,9 +441,12 @@ static void settle(const model *m, acc *a, double calls, double lights, double a
          *   next), and only head moves empty it, so at most the moves
          *   (below) + 5. */
         double kills = dmin(lights, m->orphans + 1.0), cold;
-        if (m->erases)
+        if (!upkeep)
+            kills = lights = 0;
+        if (m->erases && upkeep)
             wl(m, a, a->g / SFS_WL_STEP + 1);
-        trims(m, a, dmin(SFS_TRIMS_PER_CALL * calls, dmin(m->nl1 * (kills + 1), m->nc)));
+        if (upkeep)
+            trims(m, a, dmin(SFS_TRIMS_PER_CALL * calls, dmin(m->nl1 * (kills + 1), m->nc)));
         {
             acc k = {{0}};
             kill(m, &k, 0);
@@ -490,7 +499,7 @@ static void settle(const model *m, acc *a, double calls, double lights, double a
      * times for the units it empties (counted with the moves' sectors,
      * the catch-up's own included), plus once per unit a head takes
      * meanwhile (with the moves below). */
-    cu = m->thread ? 0 : dmin(calls, dv(m, a->sec + rp, m->P) + 1);
+    cu = m->thread || (m->without & STEADYFS_PART_CATCH_UP) ? 0 : dmin(calls, dv(m, a->sec + rp, m->P) + 1);
     steps(m, a, cu * 2.0 * (m->s + 1u));
     /* (where collection never runs no move asks for a catch-up and no
      * unit is emptied to LIMBO: sfs_log_reserve finds a unit to thread
@@ -503,6 +512,8 @@ static void settle(const model *m, acc *a, double calls, double lights, double a
                       : rounds;
     rp = dmin(rounds + 2 * r1, 3 * r1 + r2);
     by_episodes(m, a, rounds, q, cu, rounds + 2 * r1, window, &r1, &rp);
+    if (m->without & STEADYFS_PART_ROUNDS)
+        rp = r1 = 0;
     rd(m, a, rp);
     rds(m, a, 5 * r1);
     a->sec += rp;
@@ -525,7 +536,10 @@ static void settle(const model *m, acc *a, double calls, double lights, double a
      * checkpoint named) */
     a->ck += window ? a->sec / (m->R - 1.0) + 1 + (m->thread ? 1 : 4) * mv
                     : dv(m, a->sec, m->R) + 1 + (m->thread ? 1 : 3) * mv;
-    if (m->erases) {
+    if (m->without & STEADYFS_PART_CHECKPOINTS) {
+        a->ck = 0;   /* (and no checkpoint-unit switch) */
+        a->e += mv;
+    } else if (m->erases) {
         /* checkpoints in pool units (format 18): a switch every (P - 1)
          * / 2 checkpoints at most (a relocation sector before each; a
          * unit's last sector is not used, ckpt.c sfs_ckpt_write), each a
@@ -926,6 +940,7 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
     m->txn = fs->geo.txn_max;
     m->depth = depth;
     m->real = 0;
+    m->without = 0;
     m->ring_units = fs->cfg.ring_units;
     m->ring_k = fs->cfg.ring_units ? fs->cfg.ring_sectors : 0u;
     m->ring_rpu = m->ring_k ? fs->geo.P / m->ring_k : 0u;
@@ -965,10 +980,11 @@ static double up(double x)
  * counts, else they are whole already. */
 static void priced(const model *m, const acc *a, int round_up, steadyfs_cost *out)
 {
-    double sectors = a->sec + 2 * a->ck + a->pt;
+    int ck = !(m->without & STEADYFS_PART_CHECKPOINTS);
+    double sectors = a->sec + (ck ? 2 * a->ck + a->pt : 0.0);
     out->reads = clamp32(round_up ? up(a->r) : a->r);
     out->progs = clamp32(round_up ? up(sectors * m->pps) : sectors * m->pps);
-    out->erases = m->erases ? clamp32(round_up ? up(a->e) : a->e) : 0u;
+    out->erases = m->erases && !(m->without & STEADYFS_PART_ERASES) ? clamp32(round_up ? up(a->e) : a->e) : 0u;
     out->read_bytes = (uint64_t)(round_up ? up(a->rb) : a->rb);
     out->prog_bytes = (uint64_t)(round_up ? up(sectors * (m->S + m->spare)) : sectors * (m->S + m->spare));
     out->per = 1;
@@ -987,10 +1003,16 @@ static void priced_per(const model *m, const acc *a, uint32_t per, steadyfs_cost
 int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs_call call,
                    uint64_t n, steadyfs_cost *out)
 {
+    return steadyfs_bound_without(cfg, geo, call, n, 0, out);
+}
+
+int steadyfs_bound_without(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs_call call,
+                           uint64_t n, uint32_t parts, steadyfs_cost *out)
+{
     steadyfs fs;
     model m;
     acc a = {{0}};
-    if (!cfg || !geo || !out || (unsigned)call >= STEADYFS_CALL_COUNT ||
+    if (!cfg || !geo || !out || (unsigned)call >= STEADYFS_CALL_COUNT || (parts & ~STEADYFS_PARTS_ALL) ||
         ((call == STEADYFS_CALL_RING_APPEND || call == STEADYFS_CALL_RING_READ) && !cfg->ring_units))
         return STEADYFS_EINVAL;
     if (model_init(cfg, geo, &fs, &m,
@@ -999,6 +1021,7 @@ int steadyfs_bound(const steadyfs_config *cfg, const sbd_geometry *geo, steadyfs
                            call == STEADYFS_CALL_GC_STEP || !n
                        ? 4u : (uint32_t)(n > 64 ? 64 : n)))
         return STEADYFS_EINVAL;
+    m.without = parts;
     call_cost_any(&m, &fs, call, n, &a);
     priced(&m, &a, 0, out);
     return 0;
@@ -1064,6 +1087,13 @@ static void window(const model *m, const steadyfs *fs, double n, uint64_t b, uin
 int steadyfs_guarantee_of(const steadyfs_config *cfg, const sbd_geometry *geo, uint32_t record_size,
                           uint32_t flags, steadyfs_cost *per_record, steadyfs_cost *burst)
 {
+    return steadyfs_guarantee_without(cfg, geo, record_size, flags, 0, per_record, burst);
+}
+
+int steadyfs_guarantee_without(const steadyfs_config *cfg, const sbd_geometry *geo, uint32_t record_size,
+                               uint32_t flags, uint32_t parts, steadyfs_cost *per_record,
+                               steadyfs_cost *burst)
+{
     steadyfs fs;
     model m;
     acc w[3], c = {{0}}, d = {{0}};
@@ -1073,10 +1103,12 @@ int steadyfs_guarantee_of(const steadyfs_config *cfg, const sbd_geometry *geo, u
         (flags & ~(STEADYFS_RECORD_DSYNC | STEADYFS_RECORD_ALIGNED | STEADYFS_RECORD_RING |
                    STEADYFS_RECORD_HELD)) ||
         ((flags & STEADYFS_RECORD_RING) && flags != STEADYFS_RECORD_RING) ||
-        ((flags & STEADYFS_RECORD_HELD) && (!cfg->hold_buf || (flags & STEADYFS_RECORD_DSYNC))))
+        ((flags & STEADYFS_RECORD_HELD) && (!cfg->hold_buf || (flags & STEADYFS_RECORD_DSYNC))) ||
+        (parts & ~STEADYFS_PARTS_ALL))
         return STEADYFS_EINVAL;
     if (model_init(cfg, geo, &fs, &m, 4))
         return STEADYFS_EINVAL;
+    m.without = parts;
     if (flags & STEADYFS_RECORD_RING) {
         /* ring appends of record_size bytes (ring.c): each its k sector
          * programs; n of them start at most ceil(n / rpu) <= n / rpu + 1

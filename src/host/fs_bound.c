@@ -84,6 +84,37 @@ uint64_t steady_fs_bound_ns_fmt(const char *profile, int call, uint64_t n, int m
     return steady_fs_bound_ns(p, &cfg, (steadyfs_call)call, n, (sim_timing)mode);
 }
 
+uint64_t steady_fs_bound_ns_without(const char *profile, int call, uint64_t n, int mode,
+                                    const steady_fmt *fmt, uint32_t parts)
+{
+    const sim_profile *p = sim_profile_find(profile);
+    steadyfs_config cfg;
+    steadyfs_cost c;
+    if (!p)
+        return 0;
+    default_cfg(&cfg, p, fmt);
+    if (steadyfs_bound_without(&cfg, &p->geo, (steadyfs_call)call, n, parts, &c))
+        return 0;
+    return steady_fs_cost_ns(p, &cfg, &c, (sim_timing)mode);
+}
+
+int steady_fs_guarantee_ns_without(const char *profile, uint32_t record_size, int mode,
+                                   uint32_t flags, const steady_fmt *fmt, uint32_t parts,
+                                   uint64_t *c_ns, uint64_t *d_ns)
+{
+    const sim_profile *p = sim_profile_find(profile);
+    steadyfs_config cfg;
+    steadyfs_cost c, d;
+    if (!p || !c_ns || !d_ns)
+        return -1;
+    default_cfg(&cfg, p, fmt);
+    if (steadyfs_guarantee_without(&cfg, &p->geo, record_size, flags, parts, &c, &d))
+        return -1;
+    *c_ns = steady_fs_cost_ns(p, &cfg, &c, (sim_timing)mode);
+    *d_ns = steady_fs_cost_ns(p, &cfg, &d, (sim_timing)mode);
+    return 0;
+}
+
 uint64_t steady_fs_bound_ns_default(const char *profile, int call, uint64_t n, int mode)
 {
     return steady_fs_bound_ns_fmt(profile, call, n, mode, NULL);

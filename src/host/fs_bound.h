@@ -47,6 +47,15 @@ int steady_fs_guarantee_ns_kind(const char *profile, uint32_t record_size, uint3
                                 int mode, uint32_t flags, const steady_fmt *fmt, uint64_t *c_ns,
                                 uint64_t *d_ns, uint64_t *b_ns);
 
+/* The same bound and guarantee with the STEADYFS_PART_* in `parts` left out
+ * (steadyfs_bound_without, steadyfs_guarantee_without: `steady bound
+ * --explain`); 0 / -1 as above. */
+uint64_t steady_fs_bound_ns_without(const char *profile, int call, uint64_t n, int mode,
+                                    const steady_fmt *fmt, uint32_t parts);
+int steady_fs_guarantee_ns_without(const char *profile, uint32_t record_size, int mode,
+                                   uint32_t flags, const steady_fmt *fmt, uint32_t parts,
+                                   uint64_t *c_ns, uint64_t *d_ns);
+
 /* steadyfs_geometry() for the named profile with those options (one open
  * file): 0, or -1 if the profile is unknown or the configuration refused. */
 int steady_fs_geometry_fmt(const char *profile, const steady_fmt *fmt, steadyfs_info *out);

@@ -304,10 +304,73 @@ static void run(const char *profile, uint32_t blocks, uint64_t ncalls, uint32_t 
     calls = 0;
 }
 
+/* steadyfs_bound_without (`steady bound --explain`): with no part left out
+ * it is steadyfs_bound, leaving a part out never raises a bound or a
+ * guarantee, leaving all out is at most any one left out, and an unknown
+ * part is refused; on each default device, every call kind and the
+ * guarantee of four record kinds. */
+static void parts_apart(const char *profile)
+{
+    static const uint32_t kinds[] = {0, STEADYFS_RECORD_DSYNC, STEADYFS_RECORD_DSYNC | STEADYFS_RECORD_ALIGNED,
+                                     STEADYFS_RECORD_ALIGNED};
+    uint32_t call, part, k;
+    uint64_t full, one, all, c0, d0, c1, d1, ca, da;
+    steadyfs_cost a, b;
+    steady_fmt ring = {0, 0, 0, 0, 8, 2, 0};
+    const sim_profile *p = sim_profile_find(profile);
+    steadyfs_config cfg;
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.open_max = 1;
+    for (call = 0; call < STEADYFS_CALL_COUNT; call++) {
+        const steady_fmt *f = call == STEADYFS_CALL_RING_APPEND || call == STEADYFS_CALL_RING_READ ? &ring : NULL;
+        uint64_t n = call == STEADYFS_CALL_READ || call == STEADYFS_CALL_WRITE || call == STEADYFS_CALL_WRITE_SYNC ||
+                             call == STEADYFS_CALL_WRITE_DSYNC || call == STEADYFS_CALL_RING_APPEND
+                         ? 4096u : 2u;
+        full = steady_fs_bound_ns_fmt(profile, (int)call, n, SIM_WORST, f);
+        CHECK_EQ(steady_fs_bound_ns_without(profile, (int)call, n, SIM_WORST, f, 0), full);
+        all = steady_fs_bound_ns_without(profile, (int)call, n, SIM_WORST, f, STEADYFS_PARTS_ALL);
+        CHECK(all <= full && (all > 0) == (full > 0));   /* (0: info, seek, closedir) */
+        for (part = 1; part <= STEADYFS_PARTS_ALL; part <<= 1) {
+            one = steady_fs_bound_ns_without(profile, (int)call, n, SIM_WORST, f, part);
+            CHECK(one >= all && one <= full);
+        }
+    }
+    /* the counts themselves, part by part, for the record a logger makes */
+    CHECK_EQ(steadyfs_bound(&cfg, &p->geo, STEADYFS_CALL_WRITE_SYNC, 4096, &a), 0);
+    CHECK_EQ(steadyfs_bound_without(&cfg, &p->geo, STEADYFS_CALL_WRITE_SYNC, 4096, 0, &b), 0);
+    CHECK(memcmp(&a, &b, sizeof a) == 0);
+    for (part = 1; part <= STEADYFS_PARTS_ALL; part <<= 1) {
+        CHECK_EQ(steadyfs_bound_without(&cfg, &p->geo, STEADYFS_CALL_WRITE_SYNC, 4096, part, &b), 0);
+        CHECK(b.reads <= a.reads && b.progs <= a.progs && b.erases <= a.erases);
+    }
+    CHECK_EQ(steadyfs_bound_without(&cfg, &p->geo, STEADYFS_CALL_WRITE_SYNC, 4096, STEADYFS_PARTS_ALL + 1u, &b),
+             STEADYFS_EINVAL);
+    CHECK_EQ(steadyfs_guarantee_without(&cfg, &p->geo, 4096, 0, 64u, &a, &b), STEADYFS_EINVAL);
+    for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        CHECK_EQ(steady_fs_guarantee_ns_kind(profile, 4096, 0, SIM_WORST, kinds[k], NULL, &c0, &d0, NULL), 0);
+        CHECK_EQ(steady_fs_guarantee_ns_without(profile, 4096, SIM_WORST, kinds[k], NULL, 0, &c1, &d1), 0);
+        CHECK_EQ(c1, c0);
+        CHECK_EQ(d1, d0);
+        CHECK_EQ(steady_fs_guarantee_ns_without(profile, 4096, SIM_WORST, kinds[k], NULL, STEADYFS_PARTS_ALL,
+                                                &ca, &da), 0);
+        CHECK(ca > 0 && ca <= c0);
+        for (part = 1; part <= STEADYFS_PARTS_ALL; part <<= 1) {
+            CHECK_EQ(steady_fs_guarantee_ns_without(profile, 4096, SIM_WORST, kinds[k], NULL, part, &c1, &d1), 0);
+            CHECK(c1 >= ca && c1 <= c0);
+        }
+    }
+}
+
 int main(void)
 {
     const char *env = getenv("STEADYFS_BOUND_CALLS");
     uint64_t n = env ? strtoull(env, NULL, 0) : 100000;
+    parts_apart("mt29f1g01");
+    parts_apart("mt25q128");
+    parts_apart("em064lx");
     run("mt29f1g01", 48, n * 6 / 10, 0, 0);
     run("mt25q128", 512, n * 2 / 10, 0, 0);
     run("em064lx", 32, n * 2 / 10, 0, 0);

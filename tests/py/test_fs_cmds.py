@@ -115,3 +115,35 @@ def test_bound_with_the_held_sector() -> None:
         assert held[k] == base[k]
     r = _steady("bound", "--param", "hold=2")
     assert r.returncode != 0 and "hold=2" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.skipif(not native.library_path().exists(), reason="native library not built")
+def test_bound_explain_takes_each_bound_apart() -> None:
+    """steady bound --explain: for every call and for the guarantee's c, what
+    each part adds (the bound less the bound without it) and what is left
+    without any part.  Read-only calls have no part at all; a write + sync
+    has every one; a part never adds more than the bound, the bound's own
+    figure is the one `steady bound` states, and the record ring's calls
+    come with a ring."""
+    r = _steady("bound", "--device", "mt29f1g01", "--explain", "--json")
+    assert r.returncode == 0, r.stderr
+    j = json.loads(r.stdout)
+    rows, b = j["explain_us"], j["bounds_us"]
+    for name, us in b.items():
+        assert rows[name]["bound"] == pytest.approx(us, abs=0.2)
+    for name, row in rows.items():
+        assert 0 < row["own"] <= row["bound"] or row["bound"] == 0
+        for part in cmd_bound.PARTS:
+            assert -0.05 <= row[part] <= row["bound"] - row["own"] + 0.05, (name, part)
+    for name in ("open", "stat", "read_4096", "readdir", "mount"):
+        assert all(rows[name][p] == 0 for p in cmd_bound.PARTS)
+    assert all(rows["write_4096_sync"][p] > 0 for p in cmd_bound.PARTS)
+    # the guarantee's c: the pace is its largest part on the default NAND
+    c = rows["c: 4 KiB write + sync"]
+    assert max(cmd_bound.PARTS, key=lambda p: c[p]) == "pace"
+    text = _steady("bound", "--device", "em064lx", "--explain", "--param", "ring_units=8")
+    assert text.returncode == 0, text.stderr
+    assert "ring_append_4096" in text.stdout and "c: 4 KiB O_DSYNC, aligned" in text.stdout
+    # MRAM has no erase: that part adds nothing anywhere
+    mram = cmd_bound.explain("em064lx", "worst")
+    assert all(row["erases"] == 0 for row in mram.values())
