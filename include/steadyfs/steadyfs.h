@@ -42,8 +42,9 @@
  *        + nblocks                         block table: 1 byte per erase unit
  *        + 2 * ceil(n_c / 8)               chunks: used and dying bitmaps
  *        + ceil(max_inodes / 8)            inode allocation bitmap
- *        + 34 * (6 + ceil(P / 8))          relocation records (unit, the
- *                                          copy count before it, a bitmap)
+ *        + (R + 4) * (6 + ceil(P / 8))     relocation records (unit, the
+ *                                          copy count before it, a bitmap;
+ *                                          R = min(n_l1 / 4, 32), at least 1)
  *        + 4 * (42 + replay_max)           copy runs (unit, first, count)
  *        + ceil(n_l1 / 8)                  the sweep's dirty L1 bits
  *        + ceil(nblocks * P / 8)           maybe-live bits (media without
@@ -71,7 +72,7 @@
  *   64 on MRAM (byte-addressable without erase), where a lookup costs a
  *   fifth of a 4 KiB write; 80 B a handle (192 B on MRAM).
  *
- *   sizeof(steadyfs) is fixed (no config term): 704 B on Cortex-M3, with
+ *   sizeof(steadyfs) is fixed (no config term): 728 B on Cortex-M3, with
  *   the read savers (src/fs/cache.c: the sector the buffer holds, 4 runs
  *   of 4 map words, the last directory path component), the clock pointer
  *   in the configuration, the orphan list (16 inode numbers of open files
@@ -81,15 +82,15 @@
  *   pointer (+16 B).
  *
  *   mt29f1g01 (1024 blocks) defaults, 256 inodes, one open file (open_max = 1):
- *     work 80 + 512 + 4 + 1024 + 2 * 128 + 32 + 752 = 2660 B (n_c = 1006,
- *     n_l1 = 134, C = 64), + 2048 B sector buffer, + sizeof(steadyfs)
- *     (704 B on Cortex-M3) = 5412 B; 7460 B with the held sector's 2048.
+ *     work 80 + 512 + 4 + 1024 + 2 * 128 + 32 + 780 = 2688 B (n_c = 1006,
+ *     n_l1 = 136, R = 32, C = 64), + 2048 B sector buffer, + sizeof(steadyfs)
+ *     (728 B on Cortex-M3) = 5464 B; 7512 B with the held sector's 2048.
  *     On media without erase (MRAM) the work
  *     area holds a bit per sector more: ceil(blocks * P / 8) B, 496 B on
  *     em064lx (the host head goes on in a closed unit's dead sectors),
  *     MRAM's defaults (pending_max 64, replay_max 64) add 16 * 32 + 4 * 42,
  *     and its 64-slot chunk window 112 B a handle: em064lx, one open
- *     file, 816 + 3092 + 2080 = 5988 B on the host.
+ *     file, 840 + 2924 + 2080 = 5844 B on the host (R = 13: 17 records).
  *
  * Threads.  None: calls on one steadyfs must not run concurrently.
  *
@@ -245,7 +246,7 @@ enum steadyfs_err {
 /* Open flags. */
 /* The on-media format this build reads and writes (docs/SPEC.md); an image
  * of any other version is refused with STEADYFS_EFORMAT. */
-#define STEADYFS_FORMAT_VERSION 20
+#define STEADYFS_FORMAT_VERSION 21
 
 /* Build option: 1 (default) compiles in what only media without erase
  * use (MRAM: a maybe-live bit per sector, the host head going on in a
@@ -472,12 +473,15 @@ typedef struct steadyfs {
      * `cu_base`.  `dirty`: one bit per L1 index whose sector may still
      * point at a copied sector; the sweep walks the L1 indices (`cursor`,
      * `ticks` steps so far, `owed` steps the completed records still call
-     * for).  `table`: the relocation sector the last checkpoint names. */
+     * for).  `table`: the relocation sector the last checkpoint names;
+     * `saved` the records it holds, `added` the records begun since (what
+     * a replay after a cut would hold: saved + added). */
     struct {
         uint16_t *unit, *cu_unit;
         uint32_t *done;
         uint8_t *map, *cu_off, *cu_n, *dirty;
         uint32_t nrec, ncu, base, cu_base, cursor, ticks, owed, table, nsrc;
+        uint16_t saved, added;
         uint8_t active, changed;
     } reloc;
     /* Counters since mount (statistics; nothing depends on them). */

@@ -61,7 +61,11 @@
  * the live limit at 104 is that smaller pool's (SPEC §7); 20: a
  * directory bucket's header is 16 bytes, the time its entries last
  * changed at byte 8, which stat gives as the directory's mtime and ctime
- * where it is later than its inode's ctime (SPEC §6, dir.c) */
+ * where it is later than its inode's ctime (SPEC §6, dir.c); 21: a
+ * relocation sector holds at most R + 4 records (34 before, whatever R),
+ * what a replay may rebuild: run time begins a victim only while the
+ * records of the relocation sector the last checkpoint names plus those
+ * begun since stay below that (SPEC §7, reloc.c sfs_reloc_room) */
 #define CKPT_VERSION SFS_CKPT_VERSION
 #define CKPT_HDR SFS_CKPT_HDR
 
@@ -669,6 +673,9 @@ int sfs_ckpt_write(steadyfs *fs)
         fs->stats.ckpt++;
         fs->log.need_ckpt = 0;
         fs->log.since_ckpt = 0;
+        /* a replay now starts from the relocation sector just named */
+        fs->reloc.saved = (uint16_t)fs->reloc.nrec;
+        fs->reloc.added = 0;
         /* blocks emptied before this checkpoint may now be erased: no
          * replay from it can need their old contents */
         for (i = 0; i < fs->geo.nblocks; i++)

@@ -730,7 +730,19 @@ static inline int sfs_trim_place(steadyfs *fs)
  * ceil(n_l1 / SFS_RELOC_RECS) sweep steps, so a record retires within
  * SFS_RELOC_RECS later ones. */
 #define SFS_RELOC_RECS 32u
-#define SFS_RELOC_CAP (SFS_RELOC_RECS + 2u)   /* records kept (+ in progress, + 1) */
+/* Records kept: the R + 1 run time holds at most, and replay's: replay
+ * starts from the relocation sector the last checkpoint names and adds a
+ * record for each victim whose copies follow it, but retires none (sweep
+ * steps are not replayed), so after a cut it holds the records that
+ * sector held plus those begun since -- those that retired since
+ * included.  Run time begins a victim only while that sum stays within
+ * the cap (sfs_reloc_room: `saved` + `added`); SFS_RELOC_SLACK more than
+ * the R + 1 let a few victims begin between two checkpoints while the
+ * records are full (with a cap of R + 2, a fixed 34, two retired and two
+ * begun between checkpoints made the mount after a cut fail with
+ * ECORRUPT: DESIGN.md §10). */
+#define SFS_RELOC_SLACK 2u
+#define SFS_RELOC_CAP(fs) ((fs)->geo.R + 2u + SFS_RELOC_SLACK)
 /* Copy runs kept: a victim is started only with SFS_RELOC_RUN_ROOM runs
  * free, and replay adds one run per sector at most after the checkpoint
  * without the retirements run time made (sweep steps are not replayed). */

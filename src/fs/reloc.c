@@ -42,9 +42,9 @@ static uint8_t *map_of(const steadyfs *fs, uint32_t k) { return fs->reloc.map + 
 
 void sfs_reloc_place(steadyfs *fs, uint8_t *w, uint32_t *off)
 {
-    fs->reloc.done = sfs_carve(w, off, SFS_RELOC_CAP * 4u);
-    fs->reloc.unit = sfs_carve(w, off, SFS_RELOC_CAP * 2u);
-    fs->reloc.map = sfs_carve(w, off, SFS_RELOC_CAP * mbytes(fs));
+    fs->reloc.done = sfs_carve(w, off, SFS_RELOC_CAP(fs) * 4u);
+    fs->reloc.unit = sfs_carve(w, off, SFS_RELOC_CAP(fs) * 2u);
+    fs->reloc.map = sfs_carve(w, off, SFS_RELOC_CAP(fs) * mbytes(fs));
     fs->reloc.cu_unit = sfs_carve(w, off, SFS_RELOC_RUNS(fs) * 2u);
     fs->reloc.cu_off = sfs_carve(w, off, SFS_RELOC_RUNS(fs));
     fs->reloc.cu_n = sfs_carve(w, off, SFS_RELOC_RUNS(fs));
@@ -96,7 +96,7 @@ int sfs_reloc_holds(const steadyfs *fs, uint32_t b)
 uint32_t sfs_copy_of(const steadyfs *fs, uint32_t ppn)
 {
     uint32_t hops, k, b, j, a;
-    for (hops = 0; hops <= SFS_RELOC_CAP; hops++) {
+    for (hops = 0; hops <= SFS_RELOC_CAP(fs); hops++) {
         if (ppn >= SFS_UNKNOWN || ppn / fs->geo.P >= fs->geo.nblocks || !fs->reloc.nrec)
             return ppn;
         b = ppn / fs->geo.P;
@@ -120,7 +120,9 @@ uint32_t sfs_copy_of(const steadyfs *fs, uint32_t ppn)
 
 int sfs_reloc_room(const steadyfs *fs)
 {
-    return fs->reloc.nrec < fs->geo.R + 1u &&
+    /* (a victim begun now may add one record to what a replay from the
+     * last checkpoint rebuilds: SFS_RELOC_CAP) */
+    return fs->reloc.nrec < fs->geo.R + 1u && fs->reloc.saved + fs->reloc.added < SFS_RELOC_CAP(fs) &&
            fs->reloc.ncu + SFS_RELOC_RUN_ROOM + fs->cfg.replay_max + 2u < SFS_RELOC_RUNS(fs);
 }
 
@@ -186,9 +188,10 @@ int sfs_reloc_copy(steadyfs *fs, const sfs_tag *t, uint32_t src, uint32_t dst)
     if (!fs->reloc.active || fs->reloc.unit[fs->reloc.nrec - 1u] != b) {
         if (fs->reloc.active)
             complete(fs);   /* replay: collection went on to another victim */
-        if (fs->reloc.nrec >= SFS_RELOC_CAP)
+        if (fs->reloc.nrec >= SFS_RELOC_CAP(fs))
             return STEADYFS_ECORRUPT;
         k = fs->reloc.nrec++;
+        fs->reloc.added++;   /* (replay rebuilds it from the copies) */
         fs->reloc.unit[k] = (uint16_t)b;
         fs->reloc.done[k] = 0;
         memset(map_of(fs, k), 0, mbytes(fs));
@@ -371,7 +374,7 @@ int sfs_reloc_load(steadyfs *fs, const uint8_t *b)
     if (sfs_get32(b) != RELOC_MAGIC)
         return STEADYFS_ECORRUPT;
     hdr_io(fs, img, 0);
-    if (fs->reloc.nrec > SFS_RELOC_CAP || fs->reloc.ncu > SFS_RELOC_RUNS(fs) ||
+    if (fs->reloc.nrec > SFS_RELOC_CAP(fs) || fs->reloc.ncu > SFS_RELOC_RUNS(fs) ||
         fs->reloc.cursor >= fs->geo.n_l1 || fs->reloc.active > 1u || (fs->reloc.active && !fs->reloc.nrec) ||
         RELOC_HDR + fs->reloc.nrec * (6u + mb) + 4u * fs->reloc.ncu + (fs->geo.n_l1 + 7u) / 8u > fs->geo.payload)
         return STEADYFS_ECORRUPT;
@@ -384,6 +387,8 @@ int sfs_reloc_load(steadyfs *fs, const uint8_t *b)
             return STEADYFS_ECORRUPT;
     count_sources(fs);
     fs->reloc.changed = 0;
+    fs->reloc.saved = (uint16_t)fs->reloc.nrec;
+    fs->reloc.added = 0;
     return 0;
 }
 
