@@ -44,8 +44,8 @@
  *        + ceil(max_inodes / 8)            inode allocation bitmap
  *        + (R + 4) * (6 + ceil(P / 8))     relocation records (unit, the
  *                                          copy count before it, a bitmap;
- *                                          R = min(n_l1 / 4, 32), at least 1)
- *        + 4 * (42 + replay_max)           copy runs (unit, first, count)
+ *                                          R = min(n_l1 / 4, 34), at least 1)
+ *        + 4 * (44 + replay_max)           copy runs (unit, first, count)
  *        + ceil(n_l1 / 8)                  the sweep's dirty L1 bits
  *        + ceil(nblocks * P / 8)           maybe-live bits (media without
  *                                          erase only)
@@ -82,9 +82,9 @@
  *   pointer (+16 B).
  *
  *   mt29f1g01 (1024 blocks) defaults, 256 inodes, one open file (open_max = 1):
- *     work 80 + 512 + 4 + 1024 + 2 * 128 + 32 + 780 = 2688 B (n_c = 1006,
- *     n_l1 = 136, R = 32, C = 64), + 2048 B sector buffer, + sizeof(steadyfs)
- *     (728 B on Cortex-M3) = 5464 B; 7512 B with the held sector's 2048.
+ *     work 80 + 512 + 4 + 1024 + 2 * 128 + 32 + 820 = 2728 B (n_c = 1006,
+ *     n_l1 = 136, R = 34, C = 64), + 2048 B sector buffer, + sizeof(steadyfs)
+ *     (728 B on Cortex-M3) = 5504 B; 7552 B with the held sector's 2048.
  *     On media without erase (MRAM) the work
  *     area holds a bit per sector more: ceil(blocks * P / 8) B, 496 B on
  *     em064lx (the host head goes on in a closed unit's dead sectors),

@@ -729,7 +729,9 @@ static inline int sfs_trim_place(steadyfs *fs)
 /* Records one sweep cycle spans: each completed record calls for
  * ceil(n_l1 / SFS_RELOC_RECS) sweep steps, so a record retires within
  * SFS_RELOC_RECS later ones. */
-#define SFS_RELOC_RECS 32u
+/* (34: mt29f1g01's n_l1 / 4, so its records cost the sweep 4 steps each,
+ * not ceil(136 / 32) = 5, and the pace s is 7, not 8: DESIGN.md §6) */
+#define SFS_RELOC_RECS 34u
 /* Records kept: the R + 1 run time holds at most, and replay's: replay
  * starts from the relocation sector the last checkpoint names and adds a
  * record for each victim whose copies follow it, but retires none (sweep
