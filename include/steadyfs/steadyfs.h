@@ -90,7 +90,7 @@
  *     em064lx (the host head goes on in a closed unit's dead sectors),
  *     MRAM's defaults (pending_max 64, replay_max 64) add 16 * 32 + 4 * 42,
  *     and its 64-slot chunk window 112 B a handle: em064lx, one open
- *     file, 840 + 2924 + 2080 = 5844 B on the host (R = 13: 17 records).
+ *     file, 840 + 2928 + 2080 = 5848 B on the host (R = 13: 17 records).
  *
  * Threads.  None: calls on one steadyfs must not run concurrently.
  *
