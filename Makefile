@@ -87,6 +87,13 @@ $(BUILD)/tests/%: tests/c/%.c $(SAN_OBJS)
 	@echo "  LD/san  $@"
 	@$(CC) $(SAN_CFLAGS) -MMD -MP $< $(SAN_OBJS) -o $@ -lm
 
+# The replay's room for relocation records, tested at the smallest margin:
+# the core compiled into the test with SFS_RELOC_SLACK 0 (DESIGN.md §10).
+$(BUILD)/tests/test_fs_replay_room: tests/c/test_fs_replay_room.c $(CORE_SRCS) $(HOST_SRCS) $(TEST_SUPPORT) $(wildcard include/steadyfs/*.h src/*/*.h tests/c/*.h)
+	@mkdir -p $(@D)
+	@echo "  LD/san  $@"
+	@$(CC) $(SAN_CFLAGS) -DSFS_RELOC_SLACK=0 $< $(CORE_SRCS) $(HOST_SRCS) $(TEST_SUPPORT) -o $@ -lm
+
 # The adversary's variants include its source (fill, medium, victims).
 $(patsubst %,$(BUILD)/tests/test_fs_adversary_%,full nor mram greedy): tests/c/test_fs_adversary.c
 
