@@ -381,9 +381,7 @@ static void settle(const model *m, acc *a, double calls, double lights, double a
 {
     double rounds, r1, r2, rp, cu, mv, q, unc, i;
     int upkeep = !(m->without & STEADYFS_PART_UPKEEP);
-    if (!window && !upkeep) {
-        a->e += aheads;
-    } else if (!window) {
+    if (!window) {
         /* every changing call: its trim steps (a pace's, a write short of
          * live room, a light call's: at most SFS_TRIMS_PER_CALL,
          * chunk.steps); `aheads` erases-ahead beyond what the head moves
@@ -402,12 +400,12 @@ static void settle(const model *m, acc *a, double calls, double lights, double a
          * anchor switches), within the moves' and switches' count below
          * (at least two moves); a write, and a write with its sync, at
          * most 1 + F + A: one more (aheads = 1). */
-        if (m->erases)   /* (none without erase: sfs_wl_one) */
+        if (m->erases && upkeep)   /* (none without erase: sfs_wl_one) */
             wl(m, a, dv(m, a->g + SFS_WL_STEP - 1, SFS_WL_STEP));
-        for (i = 0; i < calls; i++)
+        for (i = 0; upkeep && i < calls; i++)
             trims(m, a, SFS_TRIMS_PER_CALL);
         a->e += aheads;
-        for (i = 0; i < lights; i++) {
+        for (i = 0; upkeep && i < lights; i++) {
             kill(m, a, 0);
             a->ck += 1;
         }
