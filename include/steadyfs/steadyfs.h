@@ -416,7 +416,8 @@ typedef struct steadyfs {
     } log;
     /* Collection: the greedy victim and its pace, static wear levelling. */
     struct {
-        uint32_t victim, idx, c0, s, low, drift, victims;
+        uint32_t victim, idx, c0, low, drift, victims;
+        uint32_t pace;   /* steps a sector of debt, in 1/256 steps (sfs_pace_steps) */
         uint32_t waiting;   /* a victim examined whole that still counts dying
                                chunks' sectors: not picked again until trimmed */
         uint32_t wl_victim, wl_idx, wl_next, wl_tick, wl_cursor;
@@ -431,6 +432,8 @@ typedef struct steadyfs {
         uint8_t erase_next;     /* an optional erase a light call chose, done at the start of
                                    the next write unless a close or namespace change comes
                                    first (sfs_end, sfs_write_start_erase) */
+        uint8_t pace_carry;     /* the fraction of a step (1/256) the pace owes beyond the
+                                   whole steps it ran (sfs_gc_pace) */
     } gc;
     /* Units whose data must move (a program or erase failed on them, or a
      * read corrected bits near the ECC limit; bit 31: a refresh, the unit

@@ -38,6 +38,8 @@ typedef union acc {
 
 typedef struct model {
     uint32_t S, spare, pps, small, K, R, D, s, P, txn, depth, pay, C, nl2, nl1, nc, open, orphans;
+    uint32_t pace;     /* the pace in 1/SFS_PACE_ONE steps (sfs_pace_steps); s: in
+                          whole steps, rounded up (the catch-up's) */
     uint32_t A;        /* units in the anchor ring (sfs_anchors) */
     uint32_t cwb;      /* bytes of a chunk-window fill (file.c slot_chunk) */
     uint32_t rsplit;   /* device reads per read (2 where a sector can straddle two device blocks) */
@@ -70,6 +72,13 @@ static double dv(const model *m, double x, double y)
 }
 
 static double dmin(double x, double y) { return x < y ? x : y; }
+
+/* x rounded up to a whole number (x >= 0; no libm in the core) */
+static double up(double x)
+{
+    double w = (double)(uint64_t)x;
+    return w < x ? w + 1 : w;
+}
 
 /* The steps of a binary search over x places: ceil(log2 x). */
 static double log2_up(uint32_t x)
@@ -151,17 +160,30 @@ static void wl(const model *m, acc *a, double n)
     a->t1 += n;
 }
 
-/* g calls of sfs_gc_pace: each runs at most s steps per sector's worth of
- * debt and pays at most SFS_DEBT_STEP of them (log.debt counts every sector
- * programmed outside collection, merges and inode sectors included: this
- * is the only place the pace is counted); its trim step is one of the
- * call's SFS_TRIMS_PER_CALL and takes the place of a step.  Its
+/* The steps of sfs_gc_pace calls that pay `worth` sectors' worth of debt
+ * between them: the pace (1/SFS_PACE_ONE steps) times that, and the
+ * fraction earlier calls left owed (gc.pace_carry, less than a step), in
+ * whole steps: at most ceil(pace x worth / SFS_PACE_ONE).  Counted apart,
+ * each group's whole steps add up to no less than the calls' together
+ * run.  In a window (m->real) the pace times the worth; window() adds the
+ * step the carry may give once. */
+static void pace_steps(const model *m, acc *a, double worth)
+{
+    double x = (double)m->pace * worth / SFS_PACE_ONE;
+    if (!(m->without & STEADYFS_PART_PACE))
+        steps(m, a, m->real ? x : up(x));
+}
+
+/* g calls of sfs_gc_pace: each runs at most the pace per sector's worth
+ * of debt and pays at most SFS_DEBT_STEP of them (log.debt counts every
+ * sector programmed outside collection, merges and inode sectors included:
+ * this is the only place the pace is counted); its trim step is one of
+ * the call's SFS_TRIMS_PER_CALL and takes the place of a step.  Its
  * wear-levelling step, one per SFS_WL_STEP of its calls (wl_tick), is
  * counted in settle() from all the calls of the stretch. */
 static void pace(const model *m, acc *a, double g)
 {
-    if (!(m->without & STEADYFS_PART_PACE))
-        steps(m, a, (double)SFS_DEBT_STEP * m->s * g);
+    pace_steps(m, a, (double)SFS_DEBT_STEP * g);
     a->g += g;
 }
 
@@ -214,8 +236,7 @@ static void inode_write(const model *m, acc *a)
  * then the inode sector. */
 static void commit(const model *m, acc *a)
 {
-    if (!(m->without & STEADYFS_PART_PACE))
-        steps(m, a, (double)m->s);
+    pace_steps(m, a, 1);
     a->g += 1;
     inode_write(m, a);
 }
@@ -576,10 +597,10 @@ static void write_n(const model *m, acc *a, uint64_t n, int first, int aligned)
      * write's (in a window every record's sync programmed its own) */
     if (first && n)
         hold_flush(m, a, 0);
-    for (i = 0; i < h; i++) {
-        pace(m, a, 1);
+    /* (the h sectors' pace together: whole steps for them all) */
+    pace(m, a, (double)h);
+    for (i = 0; i < h; i++)
         host_sector(m, a);
-    }
     if (h && (!aligned || n % m->pay))
         rmw(m, a);
     if (h > 1 && !aligned)
@@ -945,12 +966,13 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
     /* the pace, as derive() computes it at mount (the same function),
      * from the format fill limit with every block good.  Bad blocks lower
      * the limit with the pool but not the R + 1 held units, so v creeps up:
-     * the s stated here first falls short at 453 bad units on mt29f1g01,
-     * 136 on mt25q128, 18 on em064lx (DESIGN.md §7) */
+     * the pace stated here first falls short with the 137th unit lost on
+     * mt29f1g01, the 192nd on mt25q128, the 67th on em064lx (DESIGN.md §7) */
     closed = fs->geo.nblocks - sfs_reserved(fs) - (m->erases ? SFS_CK_UNITS : 0u);
     fs->geo.usable = closed;
     v = sfs_live_limit(fs);
-    m->s = sfs_pace_steps(fs, closed, v);
+    m->pace = sfs_pace_steps(fs, closed, v);
+    m->s = sfs_pace_whole(m->pace);
     /* media without erase where the pigeonhole holds (log.c
      * sfs_thread_min): no collection step, no catch-up, no wear levelling
      * (sfs_wl_one), and a host-head move gives at least thread_min
@@ -959,7 +981,7 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
     m->thread = sfs_thread_min(fs, !m->erases);
     m->old_later = sfs_old_later_ok(fs, !m->erases);
     if (m->thread) {
-        m->s = 0;
+        m->s = m->pace = 0;
         m->pmove = m->thread;
     }
     return 0;
@@ -967,12 +989,6 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
 
 static uint32_t clamp32(double x) { return x > 4294967295.0 ? 0xFFFFFFFFu : (uint32_t)x; }
 
-/* x rounded up to a whole number (x >= 0; no libm in the core) */
-static double up(double x)
-{
-    double w = (double)(uint64_t)x;
-    return w < x ? w + 1 : w;
-}
 
 /* A count as the operations it prices to; round_up: a window's real
  * counts, else they are whole already. */
@@ -1077,6 +1093,10 @@ static void window(const model *m, const steadyfs *fs, double n, uint64_t b, uin
     }
     rec.rec = 1;
     add(a, &rec, n - 1);
+    /* (the pace's whole steps over the window: the fraction the first
+     * record's calls left owed may make one more, gc.pace_carry) */
+    if (m->pace)
+        pace_steps(m, a, (double)SFS_PACE_ONE / m->pace);
     /* (a write that holds its last sector is never a light call, call.c
      * SFS_END_HELD: a held record has one that may be, its sync) */
     settle(m, a, (dsync ? 1 : 2) * (n - 1), (dsync || held ? 1 : 2) * (n - 1), 0, 2 * h + 1, 1);

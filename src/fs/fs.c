@@ -288,7 +288,8 @@ static int find_anchors(steadyfs *fs)
 
 /* Garbage-collection pace from the fill limit (DESIGN.md §6): with at most
  * v live sectors per closed unit on average, the greedy victim has at most
- * v, so ceil(33 (P + sw) / (32 (P - v - sw))) steps per written sector --
+ * v, so 33 (P + sw) / (32 (P - v - sw)) steps per written sector (in
+ * 1/SFS_PACE_ONE steps, rounded up) --
  * a victim's P sectors examined and its record's sw sweep steps -- free
  * space as fast as writes use it, the static wear-levelling copy (one per
  * SFS_WL_STEP = 32 sectors written) included. */
@@ -304,12 +305,13 @@ uint32_t sfs_pace_steps(const steadyfs *fs, uint32_t usable, uint32_t live_max)
     /* a victim: P sectors examined and sw sweep steps free P - v - sw
      * sectors (each sweep step may program one) */
     net = fs->geo.P > v + sw ? fs->geo.P - v - sw : 1u;
-    return ((SFS_WL_STEP + 1u) * (fs->geo.P + sw) + SFS_WL_STEP * net - 1) / (SFS_WL_STEP * net);
+    return (SFS_PACE_ONE * (SFS_WL_STEP + 1u) * (fs->geo.P + sw) + SFS_WL_STEP * net - 1) / (SFS_WL_STEP * net);
 }
 
 static void derive(steadyfs *fs)
 {
-    fs->gc.s = sfs_pace_steps(fs, fs->geo.usable, fs->live_max);
+    fs->gc.pace = sfs_pace_steps(fs, fs->geo.usable, fs->live_max);
+    fs->gc.pace_carry = 0;
 }
 
 int steadyfs_format(steadyfs *fs, const steadyfs_config *cfg)
@@ -485,6 +487,6 @@ int steadyfs_info_get(steadyfs *fs, steadyfs_info *info)
     info->block_sectors = fs->geo.P;
     info->blocks = fs->geo.nblocks;
     info->txn_sectors = fs->geo.txn_max;
-    info->gc_ratio = fs->gc.s;
+    info->gc_ratio = sfs_pace_whole(fs->gc.pace);
     return 0;
 }

@@ -992,8 +992,12 @@ void sfs_dc_put(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint
 
 /* Collection steps per sector programmed outside collection (DESIGN.md
  * §6): from the format's usable units and live limit (fs.c; steadyfs_bound
- * uses the same). */
+ * uses the same), in 1/SFS_PACE_ONE steps, rounded up, so that a pace of
+ * 6.375 steps a sector is not run as 7 (gc.c keeps the fraction owed). */
+#define SFS_PACE_ONE 256u
 uint32_t sfs_pace_steps(const steadyfs *fs, uint32_t usable, uint32_t live_max);
+/* ... and in whole steps, rounded up (the catch-up's allowance, gc_ratio). */
+static inline uint32_t sfs_pace_whole(uint32_t pace) { return (pace + SFS_PACE_ONE - 1u) / SFS_PACE_ONE; }
 /* The anchor ring (DESIGN.md §5): two units.  On media that erase
  * (format 18) it holds only pointer records, one each time checkpoints
  * move to another unit of the pool (sfs_ck_pool); without erase it holds

@@ -121,9 +121,9 @@ static void run(const char *profile, uint32_t blocks, uint32_t permille, uint32_
         if (dt > mx)
             mx = dt;
         if (getenv("LOG4K_VERBOSE") && i % 1000 == 999)
-            printf("  %llu: data %u copies %u map %u ckpt %u erases %u victims %u live %u/%u free %u s %u\n",
+            printf("  %llu: data %u copies %u map %u ckpt %u erases %u victims %u live %u/%u free %u pace %u/256\n",
                    (unsigned long long)i, t.fs.stats.data, t.fs.stats.copy, t.fs.stats.map, t.fs.stats.ckpt,
-                   t.fs.stats.erase, t.fs.stats.victim, t.fs.live, t.fs.live_max, sfs_free_blocks(&t.fs), t.fs.gc.s);
+                   t.fs.stats.erase, t.fs.stats.victim, t.fs.live, t.fs.live_max, sfs_free_blocks(&t.fs), t.fs.gc.pace);
     }
     if (fails) {
         CHECK_EQ(steadyfs_info_get(&t.fs, &in), 0);

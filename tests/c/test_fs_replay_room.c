@@ -9,7 +9,10 @@
  * records retired and victims begun between two checkpoints, then a cut --
  * within a few thousand calls: each of these runs, before that count,
  * failed the mount after a cut with ECORRUPT (`steady torture --device
- * mt25q128 --seed S --ops N --powercut 200 --file-max 100000 --fill 65`). */
+ * mt25q128 --seed S --ops N --powercut 200 --file-max 100000 --fill 65`;
+ * with the guard taken out of sfs_reloc_room, at ops 2123, 628 and 3346
+ * since the pace is kept in fractions of a step, 38th session -- seed 3
+ * had failed at 1721 before -- and seeds 4-12 all within 4000). */
 #include <stdio.h>
 
 #include "check.h"
@@ -21,7 +24,7 @@ int main(void)
     static const struct {
         uint64_t seed;
         uint32_t ops;
-    } runs[] = {{1, 3162}, {2, 1261}, {3, 1721}};
+    } runs[] = {{1, 3162}, {2, 1261}, {3, 4000}};
     unsigned i;
     CHECK_EQ(SFS_RELOC_SLACK, 0u);   /* (the Makefile's rule for this test) */
     for (i = 0; i < sizeof runs / sizeof runs[0]; i++) {
