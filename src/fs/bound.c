@@ -37,9 +37,8 @@ typedef union acc {
 } acc;
 
 typedef struct model {
-    uint32_t S, spare, pps, small, K, R, D, s, P, txn, depth, pay, C, nl2, nl1, nc, open, orphans;
-    uint32_t pace;     /* the pace in 1/SFS_PACE_ONE steps (sfs_pace_steps); s: in
-                          whole steps, rounded up (the catch-up's) */
+    uint32_t S, spare, pps, small, K, R, D, P, txn, depth, pay, C, nl2, nl1, nc, open, orphans;
+    uint32_t pace;     /* the pace in 1/SFS_PACE_ONE steps (sfs_pace_steps) */
     uint32_t A;        /* units in the anchor ring (sfs_anchors) */
     uint32_t cwb;      /* bytes of a chunk-window fill (file.c slot_chunk) */
     uint32_t rsplit;   /* device reads per read (2 where a sector can straddle two device blocks) */
@@ -511,7 +510,7 @@ static void settle(const model *m, acc *a, double calls, double lights, double a
     by_episodes(m, a, rounds, q, 0, 0, window, &r1, &rp);
     /* Catch-up collection (sfs_log_reserve): a host-head move that finds
      * fewer than `keep` erased units first collects, at most 2 (s + 1)
-     * steps, once a call (gc.caught_up), never nested (SFS_MODE_GC); the
+     * steps rounded up (sfs_catch_up_steps), once a call (gc.caught_up), never nested (SFS_MODE_GC); the
      * host head takes everything but collection copies, so its moves are
      * at most the sectors / P + 1 (a head full at the start).  At every
      * such move, catch-up or not, it checkpoints at most `keep` (<= 4)
@@ -519,7 +518,7 @@ static void settle(const model *m, acc *a, double calls, double lights, double a
      * the catch-up's own included), plus once per unit a head takes
      * meanwhile (with the moves below). */
     cu = m->thread || (m->without & STEADYFS_PART_CATCH_UP) ? 0 : dmin(calls, dv(m, a->sec + rp, m->P) + 1);
-    steps(m, a, cu * 2.0 * (m->s + 1u));
+    steps(m, a, cu * sfs_catch_up_steps(m->pace));
     /* (where collection never runs no move asks for a catch-up and no
      * unit is emptied to LIMBO: sfs_log_reserve finds a unit to thread
      * whenever the erased units are low, so none of these) */
@@ -972,7 +971,6 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
     fs->geo.usable = closed;
     v = sfs_live_limit(fs);
     m->pace = sfs_pace_steps(fs, closed, v);
-    m->s = sfs_pace_whole(m->pace);
     /* media without erase where the pigeonhole holds (log.c
      * sfs_thread_min): no collection step, no catch-up, no wear levelling
      * (sfs_wl_one), and a host-head move gives at least thread_min
@@ -981,7 +979,7 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
     m->thread = sfs_thread_min(fs, !m->erases);
     m->old_later = sfs_old_later_ok(fs, !m->erases);
     if (m->thread) {
-        m->s = m->pace = 0;
+        m->pace = 0;
         m->pmove = m->thread;
     }
     return 0;
@@ -1196,7 +1194,7 @@ int steadyfs_geometry(const steadyfs_config *cfg, const sbd_geometry *geo, stead
     info->block_sectors = fs.geo.P;
     info->blocks = fs.geo.nblocks;
     info->txn_sectors = fs.geo.txn_max;
-    info->gc_ratio = m.s;
+    info->gc_ratio = sfs_pace_whole(m.pace);
     return 0;
 }
 

@@ -996,8 +996,11 @@ void sfs_dc_put(steadyfs *fs, uint32_t dir, const char *name, uint32_t len, uint
  * 6.375 steps a sector is not run as 7 (gc.c keeps the fraction owed). */
 #define SFS_PACE_ONE 256u
 uint32_t sfs_pace_steps(const steadyfs *fs, uint32_t usable, uint32_t live_max);
-/* ... and in whole steps, rounded up (the catch-up's allowance, gc_ratio). */
+/* ... and in whole steps, rounded up (gc_ratio). */
 static inline uint32_t sfs_pace_whole(uint32_t pace) { return (pace + SFS_PACE_ONE - 1u) / SFS_PACE_ONE; }
+/* The steps a catch-up may run (gc.c catch_up): twice a sector's pace and
+ * one, 2 (s + 1), rounded up (15 on mt29f1g01, where s = 6.375). */
+static inline uint32_t sfs_catch_up_steps(uint32_t pace) { return sfs_pace_whole(2u * (pace + SFS_PACE_ONE)); }
 /* The anchor ring (DESIGN.md §5): two units.  On media that erase
  * (format 18) it holds only pointer records, one each time checkpoints
  * move to another unit of the pool (sfs_ck_pool); without erase it holds

@@ -533,7 +533,8 @@ int sfs_sweep_step(steadyfs *fs, sfs_mode mode)
 
 /* The host head's catch-up (DESIGN.md §6), asked for by a host-head move
  * short of erased units (SFS_NEED_ROOM): at most 2 (s + 1) collection
- * steps, twice a sector's pace, once a call, counted in every bound
+ * steps, twice a sector's pace and one, rounded up (sfs_catch_up_steps:
+ * the pace's fraction counts), once a call, counted in every bound
  * (steadyfs_bound); if that is not enough the move fails with ENOSPC,
  * cleanly and within its bound.  (Once per host-head move instead, a
  * catch-up's own merges at the host head could bring the next one in the
@@ -544,7 +545,7 @@ static int catch_up(steadyfs *fs, sfs_mode mode)
 {
     uint32_t b, steps = 0, keep = 4u - (mode & SFS_MODE_KIND);
     int rc;
-    while (sfs_ready_units(fs) < keep && steps < 2 * (sfs_pace_whole(fs->gc.pace) + 1)) {
+    while (sfs_ready_units(fs) < keep && steps < sfs_catch_up_steps(fs->gc.pace)) {
         if (fs->log.nlimbo) {
             rc = sfs_ckpt_write(fs);   /* emptied blocks become erasable */
             if (rc)
