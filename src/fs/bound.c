@@ -510,7 +510,8 @@ static void settle(const model *m, acc *a, double calls, double lights, double a
     by_episodes(m, a, rounds, q, 0, 0, window, &r1, &rp);
     /* Catch-up collection (sfs_log_reserve): a host-head move that finds
      * fewer than `keep` erased units first collects, at most 2 (s + 1)
-     * steps rounded up (sfs_catch_up_steps), once a call (gc.caught_up), never nested (SFS_MODE_GC); the
+     * steps rounded up (sfs_catch_up_steps), once a call (gc.caught_up),
+     * never nested (SFS_MODE_GC); the
      * host head takes everything but collection copies, so its moves are
      * at most the sectors / P + 1 (a head full at the start).  At every
      * such move, catch-up or not, it checkpoints at most `keep` (<= 4)
@@ -987,7 +988,6 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
 
 static uint32_t clamp32(double x) { return x > 4294967295.0 ? 0xFFFFFFFFu : (uint32_t)x; }
 
-
 /* A count as the operations it prices to; round_up: a window's real
  * counts, else they are whole already. */
 static void priced(const model *m, const acc *a, int round_up, steadyfs_cost *out)
@@ -1093,8 +1093,8 @@ static void window(const model *m, const steadyfs *fs, double n, uint64_t b, uin
     add(a, &rec, n - 1);
     /* (the pace's whole steps over the window: the fraction the first
      * record's calls left owed may make one more, gc.pace_carry) */
-    if (m->pace)
-        pace_steps(m, a, (double)SFS_PACE_ONE / m->pace);
+    if (m->pace && !(m->without & STEADYFS_PART_PACE))
+        steps(m, a, 1);
     /* (a write that holds its last sector is never a light call, call.c
      * SFS_END_HELD: a held record has one that may be, its sync) */
     settle(m, a, (dsync ? 1 : 2) * (n - 1), (dsync || held ? 1 : 2) * (n - 1), 0, 2 * h + 1, 1);
