@@ -28,7 +28,7 @@ typedef union acc {
         double a2;      /* the same, PT_L2 (an L1 sector written) */
         double g;       /* calls of sfs_gc_pace */
         double t1;      /* in a window: episodes of L1-level map sectors its
-                           work starts (by_episodes()) */
+                           work starts (rounds_of()) */
         double rec;     /* in a window: records after the first */
         double pt;      /* media that erase: pointer records in the anchor ring,
                            one a checkpoint-unit switch (ckpt.c ck_switch) */
@@ -52,6 +52,8 @@ typedef struct model {
     uint32_t without;   /* STEADYFS_PART_* left out of the count (steadyfs_bound_without) */
     int aligned;   /* every chunk lies in one L1 sector */
     int erases;    /* the medium erases (MRAM: sfs_erase issues nothing) */
+    int runs;      /* data sectors may go in runs of SFS_RUN_MAX (sfs_runs_offered) */
+    uint32_t Q;    /* the L2 changes a round lets gather: ceil(K / 4) (map.c room_pick) */
     int hold;      /* the held sector is configured (cfg.hold_buf, file.c) */
     int by_hold;   /* with hold: this count is the variant where a call's one
                       commit that may ride in the held sector does (the other
@@ -354,34 +356,65 @@ static void dir_edit(const model *m, acc *a, int insert)
     a->a1 += insert ? m->D : 1u;
 }
 
-/* The make-room rounds of a stretch counted by map sector (settle()): a
- * round merges the sector of the oldest committed change with every
- * committed change it has (sfs_merge_l1; a size merge takes a file's size
- * and chunk entries into its inode sector and adds that sector's L1
- * change, then the round may merge that L1 sector and the L2 sector).
- * Call the committed changes of one sector between two merges of it an
- * episode: each L1-level program of a round or of a cold merge ends one
- * (its sector's), so there are at most as many as episodes were open at
- * the start (one entry each: K) or started since.  One call's: one per
- * L1-level entry added (a1), one per size merge (its inode's L1 sector: at
- * most one per inode-sector episode, K + a1), one per catch-up (which may
- * take a round's entry).  A window's (window): a->t1 by its records (their
- * pages' L1 sectors, their inode sector, their inode's L1 sector), the
- * wear-levelling copies and the kills, one per size merge (K + the
- * records), one per catch-up.  Each program adds one L2 entry; the L2
- * rounds are counted as before.  The smaller of that and the per-entry
- * count (*r1, *rp) is kept; r1 then counts the L1-level rounds for their
- * reads. */
-static void by_episodes(const model *m, const acc *a, double rounds, double q, double cu,
-                        double later, int window, double *r1, double *rp)
+/* The make-room rounds of a stretch (sfs_make_room, room_pick in map.c):
+ * the device operations they add, *r1 the rounds that look up map words
+ * (5 small reads each: the words a size merge and an L1 merge read).
+ *
+ * Rounds run only while the table is within W entries of full (need + 1
+ * <= W: W = 5, 6 where a data sector may bring the change of a second
+ * one in its run, m->runs).  An L1-level round takes the oldest
+ * committed L1-level entry away in at most two programs (a size or chunk
+ * entry into its inode sector, then, if that left the count as it was,
+ * the inode's L1 sector: n1, the L1-level entries, drops by one at
+ * least) and adds at most one L2 entry.  room_pick chooses one only while
+ * the L2 entries n2 are fewer than qr = ceil(K / 4), so only while n1 >=
+ * K - W - qr + 2; n1 grows only by a1 (a size merge adds no more than it
+ * takes), so a stretch has at most W - 1 + qr + a1 of them (+ one per
+ * catch-up, which may take a round's entry).  Each L1-level program ends
+ * an episode (the committed changes of one map sector between two of its
+ * merges), so there are at most as many as episodes were open at the
+ * start (one entry each: K) or started since: one call's, one per
+ * L1-level entry added (a1), one per size merge (its inode's L1 sector:
+ * at most one per inode-sector episode, K + a1), one per catch-up; a
+ * window's (window), a->t1 by its records (their pages' L1 sectors, their
+ * inode sector, their inode's L1 sector), the wear-levelling copies and
+ * the kills, one per size merge (K + the records), one per catch-up.
+ *
+ * Every other round merges an L2 sector (one program) and takes at least
+ * one entry off the count (an L1-level round at least none), so there are
+ * at most W + a1 + a2 (+ catch-ups) of them.  With one L2 sector (n_l2 ==
+ * 1, every device up to e1 * e1 pages) each takes every L2 entry: the
+ * first of a stretch what was there, every later one only entries added
+ * since the one before, at least qr of them when chosen for their number,
+ * at least K - W + 1 - the uncommitted ones when no L1-level entry could
+ * be merged (q: the smaller), at least one when chosen for a cold one
+ * (older than 4 K sectors: one per 4 K + 1 sectors, as an L2 merge leaves
+ * none behind).  L2 entries come from a2 and from the L1 merges.
+ *
+ * lr: light calls' room steps on media with runs (call.c sfs_room_step:
+ * one merge, chosen as above, from W + 8 entries short of full on), each
+ * one program: an L1-level one adds to the L1-level programs (within the
+ * episodes still) and to the L2 entries; an L2 one counts among the L2
+ * merges, each taking at least q unless no L1-level entry could be merged
+ * (then at least K - W - 7 - the uncommitted ones): lf of them, where
+ * that is below q, count one each. */
+static double rounds_of(const model *m, const acc *a, double q, double cu, double lr, double lf,
+                        int window, double *r1)
 {
-    double ep = window ? 2.0 * m->K + a->t1 + a->rec + cu : 2.0 * m->K + 2 * a->a1 + cu, r2;
-    r2 = m->nl2 == 1u ? dv(m, m->K + a->a2 + ep, q) + dv(m, a->sec + later, 4.0 * m->K + 1) + 1
-                      : rounds;
-    if (ep + r2 < *rp) {
-        *rp = ep + r2;
-        *r1 = dmin(*r1, ep);
-    }
+    double w = m->runs ? 6.0 : 5.0, qr = m->Q;
+    double ep = window ? 2.0 * m->K + a->t1 + a->rec + cu : 2.0 * m->K + 2 * a->a1 + cu;
+    double l1 = dmin(w - 1 + qr + a->a1 + cu, ep);
+    double p1 = dmin(2 * l1 + lr, ep);
+    double r2 = w + a->a1 + a->a2 + cu + lr;
+    /* (the rounds' own sectors, for the cold ones: at most p1 + r2) */
+    if (m->nl2 == 1u)
+        r2 = dmin(r2, 2 + lf + dv(m, a->a2 + dmin(l1 + lr, ep), q) +
+                          dv(m, a->sec + p1 + r2, 4.0 * m->K + 1));
+    /* (small reads: 5 for each round or light step that merges at the
+     * L1 level, all within the episodes; one for a light step that reads
+     * the word of its merge first, map.c words_first) */
+    *r1 = dmin(l1 + lr, ep) + lr / 5;
+    return p1 + r2;
 }
 
 /* What the parts of `calls` consecutive changing calls force (one call,
@@ -399,7 +432,7 @@ static void by_episodes(const model *m, const acc *a, double rounds, double q, d
 static void settle(const model *m, acc *a, double calls, double lights, double aheads, double xunc,
                    int window)
 {
-    double rounds, r1, r2, rp, cu, mv, q, unc, i;
+    double r1, rp, cu, mv, q, unc, lr, lf, i;
     int upkeep = !(m->without & STEADYFS_PART_UPKEEP);
     if (!window) {
         /* every changing call: its trim steps (a pace's, a write short of
@@ -477,37 +510,20 @@ static void settle(const model *m, acc *a, double calls, double lights, double a
         a->a2 += cold;
         a->e += 5;
     }
-    /* Make-room rounds (sfs_make_room).  A round runs only while the
-     * table is within need + 1 <= 5 entries of full and leaves it at least
-     * one entry emptier, so the rounds of any stretch of calls are at most
-     * 5 + the entries added outside rounds (+ one per catch-up, which may
-     * run inside a round's reserve and take that round's entry from it).
-     * A round that takes an L1-level entry is at most three programs (a
-     * size or chunk entry into its inode sector, that sector's L1 merge,
-     * the L2 merge after it: 5 small and 3 sector reads) and takes at least
-     * one L1-level entry away for good, so there are at most K (the table
-     * at the start) + a1 (+ catch-ups) of those (r1).  Any other round
-     * merges an L2 sector: one read, one program.  With one L2 sector
-     * (n_l2 == 1, every device up to e1 * e1 pages) such a round takes
-     * every L2 entry with it, and is only chosen with at least K / 4 of
-     * them (4 n2 >= K), or with no L1-level entry left (then the committed
-     * entries, at least K - 4 - the uncommitted ones, are all L2), or for
-     * a cold one (older than 4 K sectors: one per 4 K + 1 sectors, as an
-     * L2 merge leaves none behind): so at most (n2 at the start + L2
-     * entries added) / q + the cold ones (r2). */
-    /* (in a window after its first record every record's sync commits
-     * what it wrote, so the writing file holds at most its record's
-     * changes, xunc, and only the other open files a whole transaction
-     * each: window()) */
+    /* Make-room rounds: rounds_of().  (In a window after its first record
+     * every record's sync commits what it wrote, so the writing file holds
+     * at most its record's changes, xunc, and only the other open files a
+     * whole transaction each: window()) */
     unc = (double)(window ? m->open - 1u : m->open) * (m->txn + 1u) + xunc;
-    q = (double)(m->K / 4u);
-    if (m->K < 4u + unc + q)
-        q = m->K > 4u + unc ? m->K - 4u - unc : 1u;
-    rounds = 5 + a->a1 + a->a2;
-    r1 = dmin(rounds, m->K + a->a1);
-    r2 = m->nl2 == 1u ? dv(m, m->K + a->a2 + r1, q) + dv(m, a->sec, 4.0 * m->K + 1) + 1 : rounds;
-    rp = dmin(rounds + 2 * r1, 3 * r1 + r2);
-    by_episodes(m, a, rounds, q, 0, 0, window, &r1, &rp);
+    {
+        double w = m->runs ? 6.0 : 5.0;
+        q = m->Q;
+        if (m->K + 1.0 < w + unc + q)
+            q = m->K + 1.0 > w + unc ? m->K + 1.0 - w - unc : 1.0;
+        lr = m->runs ? lights : 0;
+        lf = m->K + 1.0 < w + 8 + unc + q ? lr : 0;
+    }
+    rp = rounds_of(m, a, q, 0, lr, lf, window, &r1);
     /* Catch-up collection (sfs_log_reserve): a host-head move that finds
      * fewer than `keep` erased units first collects, at most 2 (s + 1)
      * steps rounded up (sfs_catch_up_steps), once a call (gc.caught_up),
@@ -525,12 +541,7 @@ static void settle(const model *m, acc *a, double calls, double lights, double a
      * whenever the erased units are low, so none of these) */
     if (!m->thread)
         a->ck += 4 * (dv(m, a->sec + rp, m->P) + 1);
-    rounds = 5 + a->a1 + a->a2 + cu;
-    r1 = dmin(rounds, m->K + a->a1 + cu);
-    r2 = m->nl2 == 1u ? dv(m, m->K + a->a2 + r1, q) + dv(m, a->sec + rounds + 2 * r1, 4.0 * m->K + 1) + 1
-                      : rounds;
-    rp = dmin(rounds + 2 * r1, 3 * r1 + r2);
-    by_episodes(m, a, rounds, q, cu, rounds + 2 * r1, window, &r1, &rp);
+    rp = rounds_of(m, a, q, cu, lr, lf, window, &r1);
     if (m->without & STEADYFS_PART_ROUNDS)
         rp = r1 = 0;
     rd(m, a, rp);
@@ -942,6 +953,9 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
     m->nc = fs->geo.n_c;
     m->aligned = fs->geo.cbase % fs->geo.C == 0 && fs->geo.e1 % fs->geo.C == 0;
     m->erases = geo->needs_erase != 0;
+    /* (sfs_runs_offered also asks the driver for progv: a bound for any
+     * driver counts runs wherever the geometry allows them) */
+    m->runs = STEADYFS_ERASELESS_MEDIA && fs->geo.tag_inline && !geo->needs_erase;
     m->hold = cfg->hold_buf != NULL;
     m->by_hold = 0;
     m->pmove = !m->erases && fs->geo.P <= 32u && fs->geo.P / SFS_THREAD_DIV ? fs->geo.P / SFS_THREAD_DIV : fs->geo.P;
@@ -952,6 +966,7 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
     if (m->cwb < m->small)
         m->cwb = m->small;
     m->K = fs->cfg.pending_max;
+    m->Q = (m->K + 3u) / 4u;
     m->R = fs->cfg.replay_max;
     m->D = fs->cfg.dir_pages;
     m->P = fs->geo.P;
@@ -1080,7 +1095,7 @@ static void window(const model *m, const steadyfs *fs, double n, uint64_t b, uin
     if (!dsync && !held)
         commit(m, &rec);
     data_lookups(m, &rec, h + 1);
-    /* its L1-level episodes (by_episodes()): the L1 sectors of its pages
+    /* its L1-level episodes (rounds_of()): the L1 sectors of its pages
      * (h consecutive file pages lie in at most (h - 1) / C + 2 chunks, and
      * a chunk in one L1 sector when chunks are aligned to C: C divides
      * e1, a power of 2, and the chunk base), its inode sector (size and

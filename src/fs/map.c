@@ -890,11 +890,15 @@ static int room_steps(steadyfs *fs, sfs_mode mode)
                 fs->room.key = sfs_shared_lpn(fs, key, 0) / fs->geo.e1;
             }
         } else {
+            /* (its L2 change waits with the others: the next round merges
+             * the L2 sector only once they are a quarter of the table,
+             * room_pick, so a round of L1-level entries in distinct
+             * sectors costs two programs, not three, and the L2 changes
+             * collection's steps add cost an L2 merge per quarter table
+             * instead of an L1-level round each: DESIGN.md §4) */
             rc = sfs_merge_l1(fs, key, mode);
-            if (!rc) {
-                fs->room.step = fs->npend >= fs->room.n0 ? ROOM_L2 : 0;
-                fs->room.key = key / fs->geo.e1;
-            }
+            if (!rc)
+                fs->room.step = 0;
         }
     }
     if (rc && rc != SFS_NEED_CKPT && rc != SFS_NEED_ROOM)
@@ -956,11 +960,14 @@ int sfs_make_room(steadyfs *fs, uint32_t need, sfs_mode mode)
         j = room_pick(fs);
         if (j == SFS_NONE)
             return STEADYFS_ENOSPC;
-        /* Each round frees at least one entry in at most three programs
-         * (steadyfs_bound's free_one): a size goes into its inode sector,
-         * which adds an L1 change; an L1 merge adds an L2 change.  When
-         * that left the count as it was, the next level is merged at once
-         * (the L1 sector of the inode, the L2 sector of the L1 sector). */
+        /* A round takes at least one L1-level entry away in at most two
+         * programs (a size goes into its inode sector, which adds an L1
+         * change; when that left the count as it was, the inode's L1
+         * sector is merged at once), adding at most one L2 change; or it
+         * merges an L2 sector, chosen only with a quarter of the table
+         * L2 changes (or a cold one, or nothing else to merge), which
+         * takes them all.  steadyfs_bound counts the rounds so
+         * (bound.c rounds_of). */
         fs->room.n0 = (uint16_t)fs->npend;
         if (fs->pend[j].type == PT_SIZE || fs->pend[j].type == PT_CHUNK) {
             fs->room.step = ROOM_SIZE;
