@@ -525,11 +525,11 @@ int32_t steadyfs_write(steadyfs *fs, int fd, const void *buf, uint32_t len)
         return sfs_end(fs, STEADYFS_EBADF);
     sfs_budget_arm(fs, o->acc & SFS_ACC_DSYNC ? STEADYFS_CALL_WRITE_DSYNC : STEADYFS_CALL_WRITE,
                    len);
-    if (len && (rc = sfs_write_start_erase(fs, len)) < 0)
-        return sfs_end(fs, rc);
     p = sfs_primary(fs, o->ino);
     if (o->acc & SFS_ACC_APPEND)
         o->pos = p->size;
+    if (len && (rc = sfs_write_start_erase(fs, len, o->pos + len)) < 0)
+        return sfs_end(fs, rc);
     kind = o->pos == p->size ? SFS_END_APPEND : SFS_END_CALL;
     /* the held sector, unless this write starts in it, is programmed
      * first: one sector is held at a time, and it is the last one's */

@@ -586,9 +586,10 @@ enum {
     SFS_MARK_PREV_HELD_KEPT = 16u   /* the call before it did both (one up) */
 };
 int sfs_end_write(steadyfs *fs, int rc, sfs_end_kind kind);
-/* A write's start (len bytes): the erase an append's end chose, or a large
- * write's refill of the erase queue (NAND). */
-int sfs_write_start_erase(steadyfs *fs, uint32_t len);
+/* A write's start (len bytes, ending at file offset `end`): the erase an
+ * append's end chose, or a large write's refill of the erase queue
+ * (NAND). */
+int sfs_write_start_erase(steadyfs *fs, uint32_t len, uint64_t end);
 
 /* budget.c: in test builds (STEADYFS_CHECK_BUDGET) every call spends
  * against the budget steadyfs_bound states for it (DESIGN.md §7, issue 12
