@@ -530,17 +530,18 @@ static void settle(const model *m, acc *a, double calls, double lights, double a
      * never nested (SFS_MODE_GC); the
      * host head takes everything but collection copies, so its moves are
      * at most the sectors / P + 1 (a head full at the start).  At every
-     * such move, catch-up or not, it checkpoints at most `keep` (<= 4)
-     * times for the units it empties (counted with the moves' sectors,
-     * the catch-up's own included), plus once per unit a head takes
-     * meanwhile (with the moves below). */
+     * such move, catch-up or not, it checkpoints once for the units it
+     * empties, all of them together (counted with the moves' sectors, the
+     * catch-up's own included; until the thirty-ninth session once a unit,
+     * up to `keep`), plus once per unit a head takes meanwhile (with the
+     * moves below). */
     cu = m->thread || (m->without & STEADYFS_PART_CATCH_UP) ? 0 : dmin(calls, dv(m, a->sec + rp, m->P) + 1);
     steps(m, a, cu * sfs_catch_up_steps(m->pace));
     /* (where collection never runs no move asks for a catch-up and no
      * unit is emptied to LIMBO: sfs_log_reserve finds a unit to thread
      * whenever the erased units are low, so none of these) */
     if (!m->thread)
-        a->ck += 4 * (dv(m, a->sec + rp, m->P) + 1);
+        a->ck += dv(m, a->sec + rp, m->P) + 1;
     rp = rounds_of(m, a, q, cu, lr, lf, window, &r1);
     if (m->without & STEADYFS_PART_ROUNDS)
         rp = r1 = 0;

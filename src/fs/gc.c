@@ -545,13 +545,11 @@ static int catch_up(steadyfs *fs, sfs_mode mode)
 {
     uint32_t b, steps = 0, keep = 4u - (mode & SFS_MODE_KIND);
     int rc;
-    while (sfs_ready_units(fs) < keep && steps < sfs_catch_up_steps(fs->gc.pace)) {
-        if (fs->log.nlimbo) {
-            rc = sfs_ckpt_write(fs);   /* emptied blocks become erasable */
-            if (rc)
-                return rc;
-            continue;
-        }
+    /* Emptied units (LIMBO) count as ready: one checkpoint after the loop
+     * makes them all erasable, instead of one for each unit emptied (up
+     * to `keep` a move, each two programs: steadyfs_bound counts one a
+     * host-head move, DESIGN.md §7) */
+    while (sfs_ready_units(fs) + fs->log.nlimbo < keep && steps < sfs_catch_up_steps(fs->gc.pace)) {
         for (b = 0; b < fs->geo.nblocks; b++)
             if (fs->blk[b] == 0 && b != fs->gc.victim && b != fs->gc.wl_victim && b != fs->gc.waiting)
                 break;
@@ -571,6 +569,8 @@ static int catch_up(steadyfs *fs, sfs_mode mode)
         }
     }
     fs->stats.catch_up += steps != 0;
+    if (fs->log.nlimbo && (rc = sfs_ckpt_write(fs)) != 0)
+        return rc;   /* emptied blocks become erasable */
     do
         rc = sfs_log_host_move(fs, mode);
     while (rc == SFS_NEED_CKPT && (rc = sfs_ckpt_write(fs)) == 0);
