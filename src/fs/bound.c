@@ -53,6 +53,7 @@ typedef struct model {
     int aligned;   /* every chunk lies in one L1 sector */
     int erases;    /* the medium erases (MRAM: sfs_erase issues nothing) */
     int runs;      /* data sectors may go in runs of SFS_RUN_MAX (sfs_runs_offered) */
+    double W;      /* rounds run within W entries of a full table: 5, 6 with runs (rounds_of) */
     uint32_t Q;    /* the L2 changes a round lets gather: ceil(K / 4) (map.c room_pick) */
     int hold;      /* the held sector is configured (cfg.hold_buf, file.c) */
     int by_hold;   /* with hold: this count is the variant where a call's one
@@ -357,8 +358,11 @@ static void dir_edit(const model *m, acc *a, int insert)
 }
 
 /* The make-room rounds of a stretch (sfs_make_room, room_pick in map.c):
- * the device operations they add, *r1 the rounds that look up map words
- * (5 small reads each: the words a size merge and an L1 merge read).
+ * the programs (and sector reads) they add, *small their small reads: 5
+ * for each round or light step that merges at the L1 level (the words a
+ * size merge and an L1 merge read), all within the episodes, and one for
+ * a light step that reads the word of its merge first (map.c
+ * words_first).
  *
  * Rounds run only while the table is within W entries of full (need + 1
  * <= W: W = 5, 6 where a data sector may bring the change of a second
@@ -399,9 +403,9 @@ static void dir_edit(const model *m, acc *a, int insert)
  * (then at least K - W - 7 - the uncommitted ones): lf of them, where
  * that is below q, count one each. */
 static double rounds_of(const model *m, const acc *a, double q, double cu, double lr, double lf,
-                        int window, double *r1)
+                        int window, double *small)
 {
-    double w = m->runs ? 6.0 : 5.0, qr = m->Q;
+    double w = m->W, qr = m->Q;
     double ep = window ? 2.0 * m->K + a->t1 + a->rec + cu : 2.0 * m->K + 2 * a->a1 + cu;
     double l1 = dmin(w - 1 + qr + a->a1 + cu, ep);
     double p1 = dmin(2 * l1 + lr, ep);
@@ -410,10 +414,7 @@ static double rounds_of(const model *m, const acc *a, double q, double cu, doubl
     if (m->nl2 == 1u)
         r2 = dmin(r2, 2 + lf + dv(m, a->a2 + dmin(l1 + lr, ep), q) +
                           dv(m, a->sec + p1 + r2, 4.0 * m->K + 1));
-    /* (small reads: 5 for each round or light step that merges at the
-     * L1 level, all within the episodes; one for a light step that reads
-     * the word of its merge first, map.c words_first) */
-    *r1 = dmin(l1 + lr, ep) + lr / 5;
+    *small = 5 * dmin(l1 + lr, ep) + lr;
     return p1 + r2;
 }
 
@@ -432,7 +433,7 @@ static double rounds_of(const model *m, const acc *a, double q, double cu, doubl
 static void settle(const model *m, acc *a, double calls, double lights, double aheads, double xunc,
                    int window)
 {
-    double r1, rp, cu, mv, q, unc, lr, lf, i;
+    double small, rp, cu, mv, q, unc, lr, lf, i;
     int upkeep = !(m->without & STEADYFS_PART_UPKEEP);
     if (!window) {
         /* every changing call: its trim steps (a pace's, a write short of
@@ -515,15 +516,12 @@ static void settle(const model *m, acc *a, double calls, double lights, double a
      * at most its record's changes, xunc, and only the other open files a
      * whole transaction each: window()) */
     unc = (double)(window ? m->open - 1u : m->open) * (m->txn + 1u) + xunc;
-    {
-        double w = m->runs ? 6.0 : 5.0;
-        q = m->Q;
-        if (m->K + 1.0 < w + unc + q)
-            q = m->K + 1.0 > w + unc ? m->K + 1.0 - w - unc : 1.0;
-        lr = m->runs ? lights : 0;
-        lf = m->K + 1.0 < w + 8 + unc + q ? lr : 0;
-    }
-    rp = rounds_of(m, a, q, 0, lr, lf, window, &r1);
+    q = m->Q;
+    if (m->K + 1.0 < m->W + unc + q)
+        q = m->K + 1.0 > m->W + unc ? m->K + 1.0 - m->W - unc : 1.0;
+    lr = m->runs ? lights : 0;
+    lf = m->K + 1.0 < m->W + 8 + unc + q ? lr : 0;
+    rp = rounds_of(m, a, q, 0, lr, lf, window, &small);
     /* Catch-up collection (sfs_log_reserve): a host-head move that finds
      * fewer than `keep` erased units first collects, at most 2 (s + 1)
      * steps rounded up (sfs_catch_up_steps), once a call (gc.caught_up),
@@ -542,11 +540,11 @@ static void settle(const model *m, acc *a, double calls, double lights, double a
      * whenever the erased units are low, so none of these) */
     if (!m->thread)
         a->ck += dv(m, a->sec + rp, m->P) + 1;
-    rp = rounds_of(m, a, q, cu, lr, lf, window, &r1);
+    rp = rounds_of(m, a, q, cu, lr, lf, window, &small);
     if (m->without & STEADYFS_PART_ROUNDS)
-        rp = r1 = 0;
+        rp = small = 0;
     rd(m, a, rp);
-    rds(m, a, 5 * r1);
+    rds(m, a, small);
     a->sec += rp;
     /* Head moves, both heads: at most the sectors / P + 2.  Each may erase
      * (head_move erases a FREE unit when none is queued), may checkpoint
@@ -957,6 +955,7 @@ static int model_init(const steadyfs_config *cfg, const sbd_geometry *geo, stead
     /* (sfs_runs_offered also asks the driver for progv: a bound for any
      * driver counts runs wherever the geometry allows them) */
     m->runs = STEADYFS_ERASELESS_MEDIA && fs->geo.tag_inline && !geo->needs_erase;
+    m->W = m->runs ? 6.0 : 5.0;
     m->hold = cfg->hold_buf != NULL;
     m->by_hold = 0;
     m->pmove = !m->erases && fs->geo.P <= 32u && fs->geo.P / SFS_THREAD_DIV ? fs->geo.P / SFS_THREAD_DIV : fs->geo.P;
